@@ -1,0 +1,50 @@
+# video-research: `make run` serves, `make test` tests. Both create .venv on first use.
+#
+# torch is installed first, pinned to the CPU build: without that, pip resolves the
+# embedding model's torch dependency to a multi-GB CUDA build. Off this project's build
+# machines, point TORCH_INDEX at the CPU wheel index:
+#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
+BENCH_VENV ?= .venv-fastmcp
+PYTEST_ARGS ?=
+
+.PHONY: install run test bench lint clean
+
+$(PY):
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "video-research needs Python 3.11+"'
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(PY) -m video_research serve
+
+test: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
+
+# The FastMCP baseline runs in its own environment, so fastmcp never enters .venv.
+$(BENCH_VENV)/bin/python:
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet "fastmcp>=3"
+
+bench: install $(BENCH_VENV)/bin/python
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FASTMCP_PYTHON=$(BENCH_VENV)/bin/python $(PY) -m tests.bench $(BENCH)
+
+lint: install
+	$(PY) -m ruff check video_research tests
+	$(PY) -m ruff format --check video_research tests
+
+clean:
+	rm -rf $(VENV) $(BENCH_VENV) .pytest_cache .ruff_cache

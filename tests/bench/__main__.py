@@ -1,0 +1,41 @@
+"""Run the benchmarks: `python -m tests.bench [name ...]` (names are bench_<name>.py)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+import time
+
+import tests.bench as package
+
+
+def main(argv: list[str]) -> int:
+    available = sorted(
+        m.name[len("bench_") :]
+        for m in pkgutil.iter_modules(package.__path__)
+        if m.name.startswith("bench_")
+    )
+    chosen = argv or available
+    unknown = set(chosen) - set(available)
+    if unknown:
+        print(
+            f"unknown benchmark(s): {', '.join(sorted(unknown))}; available: {', '.join(available)}",
+            file=sys.stderr,
+        )
+        return 2
+    failures = 0
+    for name in chosen:
+        module = importlib.import_module(f"tests.bench.bench_{name}")
+        started = time.perf_counter()
+        try:
+            module.main()
+        except Exception as exc:  # keep going: one broken benchmark must not hide the others
+            failures += 1
+            print(f"!! benchmark {name} failed: {type(exc).__name__}: {exc}", flush=True)
+        print(f"   ({name} took {time.perf_counter() - started:.1f} s)", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,63 @@
+"""Benchmark helpers: every figure is printed beside a baseline measured in the same run.
+
+A line reads: `name  value unit  | baseline  value unit  | ratio xN (better/worse)`. Run
+everything with `make bench`, or one module with `python -m tests.bench startup`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = (len(ordered) - 1) * pct / 100
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+@contextmanager
+def stopwatch():
+    box: dict[str, float] = {}
+    start = time.perf_counter()
+    try:
+        yield box
+    finally:
+        box["s"] = time.perf_counter() - start
+
+
+def report(
+    name: str,
+    value: float,
+    unit: str,
+    baseline_name: str,
+    baseline_value: float,
+    *,
+    higher_is_better: bool,
+) -> float:
+    """Print one figure with its same-run baseline and return value/baseline."""
+    ratio = value / baseline_value if baseline_value else float("inf")
+    better = ratio >= 1 if higher_is_better else ratio <= 1
+    verdict = "better" if better else "worse"
+    print(
+        f"{name:<44} {value:>12.3f} {unit:<8} | {baseline_name:<34} {baseline_value:>12.3f} {unit:<8}"
+        f" | ratio x{ratio:.2f} ({verdict})",
+        flush=True,
+    )
+    return ratio
+
+
+def header(title: str) -> None:
+    print(f"\n== {title}", flush=True)
+
+
+Bench = Callable[[], None]

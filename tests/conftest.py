@@ -1,0 +1,31 @@
+"""Every test runs with its own data and cache directories and no inherited credentials."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.helpers import _SCRUB_PREFIXES, base_env
+
+
+@pytest.fixture(autouse=True)
+def isolated_config(tmp_path, monkeypatch):
+    """Point the in-process config at tmp_path and forget any loaded settings."""
+    from video_research import config
+
+    for key in list(os.environ):
+        if key.startswith(_SCRUB_PREFIXES):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("VIDEO_RESEARCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("GEMINI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    config.reset_config()
+    yield
+    config.reset_config()
+
+
+@pytest.fixture
+def server_env(tmp_path):
+    """Environment for a spawned server subprocess, isolated under tmp_path."""
+    return base_env(tmp_path)

@@ -1,0 +1,79 @@
+"""Shared test helpers: spawning the real server over stdio with the real MCP client.
+
+Every end-to-end test goes through `mcp_client`, which runs `python -m video_research`
+in a subprocess (the way MCP clients do) with an isolated environment: its own data and
+cache directories, no inherited API keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Variables a test environment must never inherit from the developer's shell.
+_SCRUB_PREFIXES = ("GEMINI_", "YOUTUBE_", "WEAVIATE_", "NATS_", "VIDEO_RESEARCH_", "GOOGLE_")
+
+
+def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
+    """A clean environment for a server subprocess rooted in `tmp_path`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
+    env.update(
+        {
+            "VIDEO_RESEARCH_DATA_DIR": str(tmp_path / "data"),
+            "GEMINI_CACHE_DIR": str(tmp_path / "cache"),
+            "PYTHONPATH": str(REPO_ROOT),
+            "PYTHONUNBUFFERED": "1",
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+        }
+    )
+    env.update(overrides)
+    return env
+
+
+@asynccontextmanager
+async def mcp_client(
+    env: Mapping[str, str],
+    *,
+    args: list[str] | None = None,
+    command: str | None = None,
+    cwd: str | Path | None = None,
+    errlog: Any = None,
+) -> AsyncIterator[Any]:
+    """An initialized ClientSession talking to a freshly spawned server over stdio."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=command or sys.executable,
+        args=args if args is not None else ["-m", "video_research"],
+        env=dict(env),
+        cwd=str(cwd or REPO_ROOT),
+    )
+    log = errlog if errlog is not None else sys.stderr
+    async with (
+        stdio_client(params, errlog=log) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def tool_json(result: Any) -> dict[str, Any]:
+    """The JSON object a tool result carries in its one text content."""
+    assert result.content, "tool result has no content"
+    return json.loads(result.content[0].text)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

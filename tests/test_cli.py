@@ -1,0 +1,77 @@
+"""The command line: tools, call (exit codes), doctor (never secret values), bad config."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.helpers import REPO_ROOT
+
+
+def run(env, *args, timeout=60):
+    return subprocess.run(
+        [sys.executable, "-m", "video_research", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=timeout,
+    )
+
+
+def test_tools_lists_infra(server_env):
+    proc = run(server_env, "tools")
+    assert proc.returncode == 0, proc.stderr
+    assert "infra_cache" in proc.stdout and "infra_configure" in proc.stdout
+    for line in proc.stdout.splitlines():
+        assert len(line.split(None, 1)) == 2, f"missing one-line description: {line!r}"
+    rows = json.loads(run(server_env, "tools", "--json").stdout)
+    assert {"infra_cache", "infra_configure"} <= {r["name"] for r in rows}
+
+
+def test_call_prints_json_and_exit_codes(server_env):
+    ok = run(server_env, "call", "infra_cache", "--json", '{"action": "stats"}')
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["action"] == "stats"
+
+    bad = run(server_env, "call", "infra_cache", "--json", '{"action": "nuke"}')
+    assert bad.returncode == 1
+    assert json.loads(bad.stdout)["category"] == "invalid_input"
+
+    unknown = run(server_env, "call", "no_tool")
+    assert unknown.returncode == 2 and "unknown tool" in unknown.stderr
+
+    broken = run(server_env, "call", "infra_cache", "--json", "{oops")
+    assert broken.returncode == 2 and "not valid JSON" in broken.stderr
+
+
+def test_doctor_reports_keys_without_values(server_env):
+    secret = "AIzaSyDOCTORSECRET00000000000000000000"
+    server_env["GEMINI_API_KEY"] = secret
+    server_env["WEAVIATE_API_KEY"] = "weaviate-secret-value"
+    proc = run(server_env, "doctor")
+    assert proc.returncode == 0, proc.stderr
+    assert secret not in proc.stdout + proc.stderr
+    assert "weaviate-secret-value" not in proc.stdout + proc.stderr
+    assert "GEMINI_API_KEY" in proc.stdout and "set" in proc.stdout
+    report = json.loads(run(server_env, "doctor", "--json").stdout)
+    assert report["keys_set"]["GEMINI_API_KEY"] is True
+    assert report["keys_set"]["YOUTUBE_API_KEY"] is False
+    assert report["paths"]["data_dir"] == server_env["VIDEO_RESEARCH_DATA_DIR"]
+    assert report["services"]["weaviate"].startswith("not configured")
+
+
+def test_bad_config_exits_2_with_a_clear_message(server_env):
+    server_env["GEMINI_CACHE_TTL_DAYS"] = "-3"
+    proc = run(server_env, "tools")
+    assert proc.returncode == 2
+    assert "GEMINI_CACHE_TTL_DAYS" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_serve_with_bad_toolset_exits_2(server_env):
+    server_env["VIDEO_RESEARCH_TOOLSETS"] = "infra,bogus"
+    proc = run(server_env, "serve")
+    assert proc.returncode == 2
+    assert "bogus" in proc.stderr

@@ -1,0 +1,198 @@
+"""The file cache of analysis results (seed 000 section 9).
+
+One JSON file per (content, tool, instruction, model):
+`{content_id}_{tool}_{instruction_hash}_{model_hash}.json`, holding an envelope
+`{cached_at, content_id, tool, model, instruction_hash, analysis}`. Entries older than
+`cache_ttl_days` (by file mtime) are misses. Writes go to a temp file in the same
+directory and are renamed into place, so a reader never sees half a file and a crash
+never leaves a corrupt entry behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+_SAFE = re.compile(r"[^A-Za-z0-9_\-]")
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:8]
+
+
+def instruction_hash(instruction: str | None) -> str:
+    return _short_hash(instruction) if instruction else "default"
+
+
+def safe_id(content_id: str) -> str:
+    """A content id usable in a file name: no separators, no traversal, bounded length."""
+    cleaned = _SAFE.sub("-", content_id)[:120]
+    return cleaned or "unknown"
+
+
+@dataclass(frozen=True)
+class Cache:
+    directory: Path
+    ttl_days: int
+
+    @property
+    def ttl_seconds(self) -> float:
+        return self.ttl_days * 86400.0
+
+    def path_for(
+        self, content_id: str, tool: str, model: str, instruction: str | None = None
+    ) -> Path:
+        name = f"{safe_id(content_id)}_{safe_id(tool)}_{instruction_hash(instruction)}_{_short_hash(model)}.json"
+        return self.directory / name
+
+    def _expired(self, path: Path, now: float | None = None) -> bool:
+        try:
+            age = (now or time.time()) - path.stat().st_mtime
+        except FileNotFoundError:
+            return True
+        return age > self.ttl_seconds
+
+    def load(
+        self, content_id: str, tool: str, model: str, instruction: str | None = None
+    ) -> dict[str, Any] | None:
+        """The cached analysis, or None on a miss, an expired entry or an unreadable file."""
+        path = self.path_for(content_id, tool, model, instruction)
+        if self._expired(path):
+            return None
+        envelope = _read_envelope(path)
+        if envelope is None or not isinstance(envelope.get("analysis"), dict):
+            return None
+        return envelope["analysis"]
+
+    def save(
+        self,
+        content_id: str,
+        tool: str,
+        model: str,
+        analysis: dict[str, Any],
+        instruction: str | None = None,
+    ) -> Path:
+        """Write an entry atomically (temp file + rename); returns its path."""
+        path = self.path_for(content_id, tool, model, instruction)
+        envelope = {
+            "cached_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "content_id": content_id,
+            "tool": tool,
+            "model": model,
+            "instruction_hash": instruction_hash(instruction),
+            "analysis": analysis,
+        }
+        atomic_write_json(path, envelope)
+        return path
+
+    def _files(self) -> list[Path]:
+        if not self.directory.is_dir():
+            return []
+        return sorted(p for p in self.directory.glob("*.json") if p.is_file())
+
+    def clear(self, content_id: str | None = None) -> int:
+        """Remove every entry, or only those of one content id; returns how many."""
+        removed = 0
+        for path in self._files():
+            if content_id is not None:
+                envelope = _read_envelope(path)
+                if envelope is None or envelope.get("content_id") != content_id:
+                    continue
+            try:
+                path.unlink()
+                removed += 1
+            except FileNotFoundError:
+                continue
+        return removed
+
+    def stats(self) -> dict[str, Any]:
+        now = time.time()
+        files = self._files()
+        sizes = []
+        expired = 0
+        for path in files:
+            try:
+                sizes.append(path.stat().st_size)
+            except FileNotFoundError:
+                continue
+            expired += self._expired(path, now)
+        return {
+            "cache_dir": str(self.directory),
+            "total_files": len(sizes),
+            "total_size_bytes": sum(sizes),
+            "expired_files": expired,
+            "ttl_days": self.ttl_days,
+        }
+
+    def list_entries(
+        self, content_id: str | None = None, limit: int = 100
+    ) -> tuple[list[dict[str, Any]], int]:
+        """(entries, total matching) newest first; `limit` bounds the list, not the total."""
+        now = time.time()
+        entries = []
+        for path in self._files():
+            envelope = _read_envelope(path)
+            if envelope is None:
+                continue
+            if content_id is not None and envelope.get("content_id") != content_id:
+                continue
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                continue
+            entries.append(
+                {
+                    "file": path.name,
+                    "content_id": str(envelope.get("content_id", "")),
+                    "tool": str(envelope.get("tool", "")),
+                    "model": str(envelope.get("model", "")),
+                    "cached_at": str(envelope.get("cached_at", "")),
+                    "size_bytes": size,
+                    "expired": self._expired(path, now),
+                }
+            )
+        entries.sort(key=lambda e: e["cached_at"], reverse=True)
+        return entries[:limit], len(entries)
+
+
+def _read_envelope(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    """Write JSON so that readers see the old file or the new one, never a torn one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, ensure_ascii=False, default=str)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def get_cache() -> Cache:
+    from video_research.config import get_config
+
+    cfg = get_config()
+    return Cache(directory=cfg.cache_dir, ttl_days=cfg.cache_ttl_days)

@@ -1,0 +1,221 @@
+"""Command line: `video-research [serve|tools|call|doctor]`.
+
+With no subcommand it serves MCP on stdio, which is what MCP clients spawn
+(`python -m video_research`). Anything meant for a person goes to stdout only for the
+`tools`, `call` and `doctor` subcommands; `serve` writes nothing but protocol to stdout.
+
+Exit codes: 0 ok, 1 the tool call failed (its ToolError JSON is printed), 2 usage or
+configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import sys
+from typing import Any
+from urllib.parse import urlparse
+
+from video_research import __version__
+from video_research.config import ConfigError, Settings, env_names, get_config, secret_fields
+from video_research.logs import setup_logging
+
+EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="video-research",
+        description="MCP server for video research. Without a subcommand, serves MCP on stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"video-research {__version__}")
+    sub = parser.add_subparsers(dest="command")
+
+    serve = sub.add_parser("serve", help="serve MCP (stdio by default)")
+    serve.add_argument("--transport", choices=["stdio", "http", "sse"], default="stdio")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address for http/sse (default 127.0.0.1)"
+    )
+    serve.add_argument("--port", type=int, default=None, help="port for http/sse (default 8089)")
+
+    tools = sub.add_parser("tools", help="list the tools with one-line descriptions")
+    tools.add_argument("--json", action="store_true", help="print the tools as JSON")
+
+    call = sub.add_parser("call", help="run one tool in-process and print its JSON result")
+    call.add_argument("tool")
+    call.add_argument(
+        "--json", dest="arguments", default="{}", help="tool arguments as a JSON object"
+    )
+
+    doctor = sub.add_parser(
+        "doctor", help="show how the configuration resolved (never secret values)"
+    )
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings = get_config()
+    except ConfigError as exc:
+        print(f"video-research: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    setup_logging(settings.log_level, settings.log_format)
+    command = args.command or "serve"
+    try:
+        if command == "serve":
+            return _serve(
+                settings,
+                getattr(args, "transport", "stdio"),
+                getattr(args, "host", "127.0.0.1"),
+                getattr(args, "port", None),
+            )
+        if command == "tools":
+            return _tools(settings, args.json)
+        if command == "call":
+            return asyncio.run(_call(settings, args.tool, args.arguments))
+        if command == "doctor":
+            return _doctor(settings, args.json)
+    except ConfigError as exc:
+        print(f"video-research: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    return EXIT_USAGE
+
+
+def _serve(settings: Settings, transport: str, host: str, port: int | None) -> int:
+    from video_research import dispatch, transports
+
+    dispatch.enabled_tools(settings)  # fail fast on a bad VIDEO_RESEARCH_TOOLSETS
+    transports.run(settings, transport, host, port or transports.DEFAULT_PORT)
+    return EXIT_OK
+
+
+def _tools(settings: Settings, as_json: bool) -> int:
+    from video_research import dispatch
+
+    specs = dispatch.enabled_tools(settings)
+    if as_json:
+        rows = [
+            {"name": s.name, "toolset": s.toolset, "role": s.role, "description": s.summary}
+            for s in specs
+        ]
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    width = max((len(s.name) for s in specs), default=0)
+    for spec in specs:
+        print(f"{spec.name.ljust(width)}  {spec.summary}")
+    return EXIT_OK
+
+
+async def _call(settings: Settings, tool: str, raw_arguments: str) -> int:
+    from video_research import auth, dispatch, lifecycle
+    from video_research.context import CallContext
+
+    spec = dispatch.lookup(tool, settings)
+    if spec is None:
+        known = ", ".join(s.name for s in dispatch.enabled_tools(settings))
+        print(f"video-research: unknown tool {tool!r}. Available: {known}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        arguments = json.loads(raw_arguments)
+    except json.JSONDecodeError as exc:
+        print(f"video-research: --json is not valid JSON: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        of = f"/{total:g}" if total is not None else ""
+        print(f"progress {done:g}{of} {message or ''}".rstrip(), file=sys.stderr)
+
+    caller = await auth.resolve_caller(None, settings)
+    ctx = CallContext(tool=tool, caller=caller, progress_fn=progress)
+    try:
+        outcome = await dispatch.call(spec, arguments, ctx)
+    finally:
+        await lifecycle.shutdown()
+    if outcome.error is not None:
+        print(json.dumps(outcome.error.to_json_dict(), indent=2, ensure_ascii=False))
+        return EXIT_TOOL_ERROR
+    print(json.dumps(outcome.result, indent=2, ensure_ascii=False, default=str))
+    return EXIT_OK
+
+
+def _reachable(url: str, default_port: int, timeout: float = 2.0) -> str:
+    parsed = urlparse(url if "://" in url else f"tcp://{url}")
+    host = parsed.hostname
+    if not host:
+        return "invalid URL"
+    port = parsed.port or (443 if parsed.scheme == "https" else default_port)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return "reachable"
+    except OSError as exc:
+        return f"unreachable ({exc.__class__.__name__})"
+
+
+def doctor_report(settings: Settings) -> dict[str, Any]:
+    from video_research import dispatch
+
+    names = env_names()
+    secrets = secret_fields()
+    keys = {names[f]: bool(getattr(settings, f).get_secret_value()) for f in sorted(secrets)}
+    paths = {
+        "data_dir": str(settings.data_dir),
+        "cache_dir": str(settings.cache_dir),
+        "session_db": settings.session_db,
+    }
+    services: dict[str, str] = {
+        "gemini": _reachable(
+            settings.gemini_base_url or "https://generativelanguage.googleapis.com", 443
+        ),
+    }
+    services["weaviate"] = (
+        _reachable(settings.weaviate_url, 8080)
+        if settings.weaviate_url
+        else "not configured (embedded store)"
+    )
+    services["nats"] = (
+        _reachable(settings.nats_url, 4222)
+        if settings.nats_url
+        else "not configured (SQLite queue)"
+    )
+    settings_view = {k: v for k, v in settings.public_dict().items() if not k.endswith("_set")}
+    return {
+        "version": __version__,
+        "keys_set": keys,
+        "paths": paths,
+        "services": services,
+        "toolsets": settings.toolsets,
+        "tools_enabled": len(dispatch.enabled_tools(settings)),
+        "settings": settings_view,
+    }
+
+
+def _doctor(settings: Settings, as_json: bool) -> int:
+    report = doctor_report(settings)
+    if as_json:
+        print(json.dumps(report, indent=2, default=str))
+        return EXIT_OK
+    print(f"video-research {report['version']}")
+    print("\nKeys (set or not; values are never shown):")
+    for name, is_set in report["keys_set"].items():
+        print(f"  {name:<20} {'set' if is_set else 'not set'}")
+    print("\nPaths:")
+    for name, path in report["paths"].items():
+        print(f"  {name:<20} {path}")
+    print("\nServices:")
+    for name, state in report["services"].items():
+        print(f"  {name:<20} {state}")
+    print(f"\nToolsets: {', '.join(report['toolsets'])} ({report['tools_enabled']} tools enabled)")
+    print("\nSettings:")
+    for name, value in report["settings"].items():
+        print(f"  {name:<24} {value}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,398 @@
+"""Server configuration: one pydantic model, read from a JSON file and the environment.
+
+Resolution order, last wins: field defaults -> the JSON file named by
+`VIDEO_RESEARCH_CONFIG` -> environment variables. An empty environment variable counts
+as unset, so a client config can list a variable with "" without overriding the file.
+
+The file's keys may be the field names (`default_model`) or the environment variable
+names (`GEMINI_MODEL`). Unknown keys and bad values stop the server with a message that
+names the variable; secret values are never echoed.
+
+Names and defaults of the Gemini, cache, session, retry, YouTube and Weaviate settings
+are those of seed 000 section 10.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from video_research.redact import register_secret
+
+ThinkingLevel = Literal["minimal", "low", "medium", "high"]
+Role = Literal["viewer", "blessed", "admin"]
+
+APP_NAME = "video-research"
+
+PRESETS: dict[str, dict[str, str]] = {
+    "best": {
+        "default_model": "gemini-3.1-pro-preview",
+        "flash_model": "gemini-3-flash-preview",
+        "description": "Max quality (lowest rate limits)",
+    },
+    "stable": {
+        "default_model": "gemini-3-pro-preview",
+        "flash_model": "gemini-3-flash-preview",
+        "description": "Fallback (higher rate limits)",
+    },
+    "budget": {
+        "default_model": "gemini-3-flash-preview",
+        "flash_model": "gemini-3-flash-preview",
+        "description": "Cost-optimized (highest rate limits)",
+    },
+}
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says which setting and why."""
+
+
+def _env(name: str, description: str, *, secret: bool = False) -> dict[str, Any]:
+    return {"env": name, "description": description, "secret": secret}
+
+
+def _default_cache_dir() -> Path:
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("video-research-mcp", appauthor=False))
+
+
+def _default_data_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+def split_list(value: Any) -> Any:
+    """Comma-separated string -> list of stripped, non-empty items; lists pass through."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class Settings(BaseModel):
+    """Every setting the server reads. Field metadata names the environment variable."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+
+    # --- Gemini (seed 000 section 10) ---
+    gemini_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        json_schema_extra=_env(
+            "GEMINI_API_KEY", "Gemini API key (required by the Gemini tools)", secret=True
+        ),
+    )
+    default_model: str = Field(
+        default="gemini-3.1-pro-preview",
+        min_length=1,
+        json_schema_extra=_env("GEMINI_MODEL", "Model for analysis and research"),
+    )
+    flash_model: str = Field(
+        default="gemini-3-flash-preview",
+        min_length=1,
+        json_schema_extra=_env("GEMINI_FLASH_MODEL", "Fast model (web_search, light tasks)"),
+    )
+    default_thinking_level: ThinkingLevel = Field(
+        default="high",
+        json_schema_extra=_env("GEMINI_THINKING_LEVEL", "minimal | low | medium | high"),
+    )
+    default_temperature: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=2.0,
+        json_schema_extra=_env("GEMINI_TEMPERATURE", "Sampling temperature, 0.0-2.0"),
+    )
+    gemini_base_url: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "GEMINI_BASE_URL", "Override the Gemini API endpoint (proxies, local stubs)"
+        ),
+    )
+    gemini_timeout_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        json_schema_extra=_env("GEMINI_TIMEOUT_SECONDS", "Per-request timeout for Gemini calls"),
+    )
+
+    # --- cache (seed 000 section 9) ---
+    cache_dir: Path = Field(
+        default_factory=_default_cache_dir,
+        json_schema_extra=_env("GEMINI_CACHE_DIR", "Analysis cache directory"),
+    )
+    cache_ttl_days: int = Field(
+        default=30,
+        ge=1,
+        json_schema_extra=_env("GEMINI_CACHE_TTL_DAYS", "Cache entry lifetime in days"),
+    )
+
+    # --- sessions (seed 000 section 8) ---
+    max_sessions: int = Field(
+        default=50, ge=1, json_schema_extra=_env("GEMINI_MAX_SESSIONS", "Most video sessions kept")
+    )
+    session_timeout_hours: float = Field(
+        default=2,
+        gt=0,
+        json_schema_extra=_env(
+            "GEMINI_SESSION_TIMEOUT_HOURS", "Idle hours before a session expires"
+        ),
+    )
+    session_max_turns: int = Field(
+        default=24,
+        ge=1,
+        json_schema_extra=_env("GEMINI_SESSION_MAX_TURNS", "Turns kept in a session's history"),
+    )
+    session_db_path: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "GEMINI_SESSION_DB",
+            "Session database file (default: sessions.db in the data dir; ':memory:' keeps none)",
+        ),
+    )
+
+    # --- retries (seed 000 section 3) ---
+    retry_max_attempts: int = Field(
+        default=3,
+        ge=1,
+        json_schema_extra=_env("GEMINI_RETRY_MAX_ATTEMPTS", "Attempts per Gemini call"),
+    )
+    retry_base_delay: float = Field(
+        default=1.0,
+        gt=0,
+        json_schema_extra=_env("GEMINI_RETRY_BASE_DELAY", "First backoff delay, seconds"),
+    )
+    retry_max_delay: float = Field(
+        default=60.0,
+        gt=0,
+        json_schema_extra=_env("GEMINI_RETRY_MAX_DELAY", "Longest backoff delay, seconds"),
+    )
+
+    # --- YouTube ---
+    youtube_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        json_schema_extra=_env(
+            "YOUTUBE_API_KEY", "YouTube Data API key (falls back to GEMINI_API_KEY)", secret=True
+        ),
+    )
+    youtube_api_endpoint: str = Field(
+        default="",
+        json_schema_extra=_env("YOUTUBE_API_ENDPOINT", "Override the YouTube Data API endpoint"),
+    )
+
+    # --- knowledge store ---
+    weaviate_url: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "WEAVIATE_URL", "Use Weaviate at this URL instead of the embedded store"
+        ),
+    )
+    weaviate_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        json_schema_extra=_env("WEAVIATE_API_KEY", "Weaviate API key", secret=True),
+    )
+
+    # --- queue / sessions registry ---
+    nats_url: str = Field(
+        default="",
+        json_schema_extra=_env("NATS_URL", "Keep the watch queue in NATS JetStream KV at this URL"),
+    )
+
+    # --- server ---
+    data_dir: Path = Field(
+        default_factory=_default_data_dir,
+        json_schema_extra=_env("VIDEO_RESEARCH_DATA_DIR", "Where SQLite databases live"),
+    )
+    toolsets: list[str] = Field(
+        default_factory=lambda: ["all"],
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_TOOLSETS", "Comma list of tool groups to expose (default all)"
+        ),
+    )
+    local_role: Role = Field(
+        default="admin",
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_LOCAL_ROLE",
+            "Role of the local stdio user when no session registry is set",
+        ),
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO",
+        json_schema_extra=_env("VIDEO_RESEARCH_LOG_LEVEL", "DEBUG | INFO | WARNING | ERROR"),
+    )
+    log_format: Literal["human", "json"] = Field(
+        default="human",
+        json_schema_extra=_env("VIDEO_RESEARCH_LOG_FORMAT", "human | json (stderr)"),
+    )
+
+    @field_validator("toolsets", mode="before")
+    @classmethod
+    def _split_toolsets(cls, value: Any) -> Any:
+        value = split_list(value)
+        if isinstance(value, list):
+            value = [str(v).strip().lower() for v in value if str(v).strip()]
+            return value or ["all"]
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("cache_dir", "data_dir", mode="after")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    # --- derived values ---
+    @property
+    def weaviate_enabled(self) -> bool:
+        return bool(self.weaviate_url)
+
+    @property
+    def effective_youtube_api_key(self) -> str:
+        return self.youtube_api_key.get_secret_value() or self.gemini_api_key.get_secret_value()
+
+    @property
+    def session_db(self) -> str:
+        """The session database path, ':memory:' when persistence is switched off."""
+        return self.session_db_path or str(self.data_dir / "sessions.db")
+
+    def public_dict(self) -> dict[str, Any]:
+        """Every setting, with secrets replaced by whether they are set."""
+        out: dict[str, Any] = {}
+        for name, _field in type(self).model_fields.items():
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                out[f"{name}_set"] = bool(value.get_secret_value())
+            elif isinstance(value, Path):
+                out[name] = str(value)
+            else:
+                out[name] = value
+        return out
+
+
+def env_names() -> dict[str, str]:
+    """field name -> environment variable name, for every setting."""
+    return {name: field.json_schema_extra["env"] for name, field in Settings.model_fields.items()}  # type: ignore[index]
+
+
+def secret_fields() -> set[str]:
+    return {
+        name
+        for name, field in Settings.model_fields.items()
+        if field.json_schema_extra.get("secret")
+    }  # type: ignore[union-attr]
+
+
+def _read_config_file(path: str) -> dict[str, Any]:
+    file = Path(path).expanduser()
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"VIDEO_RESEARCH_CONFIG points to {file}, which does not exist."
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"VIDEO_RESEARCH_CONFIG file {file} is not valid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"VIDEO_RESEARCH_CONFIG file {file} must hold a JSON object of settings.")
+    by_env = {env: name for name, env in env_names().items()}
+    data: dict[str, Any] = {}
+    unknown = []
+    for key, value in raw.items():
+        if key in Settings.model_fields:
+            data[key] = value
+        elif key in by_env:
+            data[by_env[key]] = value
+        else:
+            unknown.append(key)
+    if unknown:
+        known = ", ".join(sorted(Settings.model_fields))
+        raise ConfigError(
+            f"Unknown setting(s) {', '.join(sorted(unknown))} in {file}. Known settings: {known}."
+        )
+    return data
+
+
+def _explain(exc: ValidationError, sources: dict[str, str]) -> str:
+    lines = ["Invalid configuration:"]
+    secrets = secret_fields()
+    for err in exc.errors():
+        field = str(err["loc"][0]) if err["loc"] else "?"
+        where = sources.get(field, "default")
+        name = env_names().get(field, field)
+        shown = "(value hidden)" if field in secrets else f"(got {err.get('input')!r})"
+        lines.append(f"  {name} [{where}]: {err['msg']} {shown}")
+    return "\n".join(lines)
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Build Settings from the config file and environment; ConfigError explains any problem."""
+    environ = os.environ if environ is None else environ
+    data: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    config_path = environ.get("VIDEO_RESEARCH_CONFIG", "").strip()
+    if config_path:
+        for key, value in _read_config_file(config_path).items():
+            data[key] = value
+            sources[key] = f"file {config_path}"
+    for field, env in env_names().items():
+        value = environ.get(env)
+        if value is not None and value.strip() != "":
+            data[field] = value.strip()
+            sources[field] = "env"
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, sources)) from None
+    _register_secrets(settings)
+    return settings
+
+
+def _register_secrets(settings: Settings) -> None:
+    for name in secret_fields():
+        register_secret(getattr(settings, name).get_secret_value())
+
+
+_config: Settings | None = None
+_config_lock = threading.Lock()
+
+
+def get_config() -> Settings:
+    """The live settings of this process, loaded from the environment on first use."""
+    global _config
+    if _config is None:
+        with _config_lock:
+            if _config is None:
+                _config = load_settings()
+    return _config
+
+
+def set_config(settings: Settings) -> Settings:
+    global _config
+    _register_secrets(settings)
+    _config = settings
+    return settings
+
+
+def update_config(**overrides: Any) -> Settings:
+    """Patch the live settings (infra_configure); values are re-validated, None means keep."""
+    current = get_config()
+    data = {name: getattr(current, name) for name in Settings.model_fields}
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        updated = Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, {k: "runtime" for k in overrides})) from None
+    return set_config(updated)
+
+
+def reset_config() -> None:
+    """Forget the loaded settings so the next get_config() re-reads the environment."""
+    global _config
+    _config = None

@@ -1,0 +1,252 @@
+"""The dispatch table: every tool, and the one path every call takes through it.
+
+`TOOLS` maps a tool name to its spec: handler, contracts (schemas/tools/<name>.*.json),
+annotations, toolset and the role it needs. `tools/list`, `tools/call`, the CLI and the
+contract tests all read this one table.
+
+A call goes: look up (unknown -> JSON-RPC invalid params) -> role check -> input
+defaults + validation -> handler -> output validation -> result. Whatever a handler
+raises becomes a structured ToolError; a result that breaks its own output contract is
+a server bug, logged and answered as `internal_error`.
+
+Handlers are named as "module:function" and imported on first call, so listing tools
+never imports an SDK and the server starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from video_research import contracts
+from video_research.config import ConfigError, Settings
+from video_research.context import CallContext
+from video_research.errors import ErrorCategory, ToolError, ToolFailure, make_tool_error
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[dict[str, Any], CallContext], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    handler: str
+    """"module:function" under video_research.handlers (or a dotted absolute module),
+    imported on first call."""
+    toolset: str
+    description: str
+    title: str
+    role: Literal["viewer", "blessed", "admin"] = "viewer"
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = False
+    audited: bool = False
+    """Record every call in the audit log (writes to shared state)."""
+
+    @property
+    def summary(self) -> str:
+        return self.description.strip().splitlines()[0]
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return contracts.tool_schema(self.name, "input")
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        return contracts.tool_schema(self.name, "output")
+
+    @property
+    def input_path(self) -> str:
+        return contracts.tool_schema_path(self.name, "input")
+
+    @property
+    def output_path(self) -> str:
+        return contracts.tool_schema_path(self.name, "output")
+
+
+def _table(*specs: ToolSpec) -> dict[str, ToolSpec]:
+    table: dict[str, ToolSpec] = {}
+    for spec in specs:
+        if spec.name in table:
+            raise RuntimeError(f"tool {spec.name} is listed twice in the dispatch table")
+        table[spec.name] = spec
+    return table
+
+
+TOOLS: dict[str, ToolSpec] = _table(
+    # ---------------------------------------------------------------- infra
+    ToolSpec(
+        name="infra_cache",
+        handler="infra:infra_cache",
+        toolset="infra",
+        title="Analysis cache",
+        description=(
+            "Inspect or clear the analysis cache (stats, list, clear).\n"
+            "The cache keeps Gemini results per content, tool, instruction and model so a repeated "
+            "analysis costs nothing. `clear` with content_id removes one video's entries; without it, all."
+        ),
+        read_only=False,
+        destructive=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        name="infra_configure",
+        handler="infra:infra_configure",
+        toolset="infra",
+        title="Runtime configuration",
+        description=(
+            "Show or change the model preset, model, thinking level and temperature at runtime.\n"
+            "Presets: best (max quality), stable (higher rate limits), budget (cheapest). An explicit "
+            "model wins over the preset. Changes apply to every later call of this server process; "
+            "called with no arguments it only reports the current settings."
+        ),
+        read_only=False,
+        destructive=False,
+        idempotent=True,
+    ),
+    # ---------------------------------------------------------------- video (issue 3)
+    # ---------------------------------------------------------------- youtube (issue 3)
+    # ---------------------------------------------------------------- research (issue 3)
+    # ---------------------------------------------------------------- content (issue 3)
+    # ---------------------------------------------------------------- search (issue 3)
+    # ---------------------------------------------------------------- knowledge (issue 4)
+    # ---------------------------------------------------------------- transcripts (issue 5)
+    # ---------------------------------------------------------------- documents (issue 6)
+    # ---------------------------------------------------------------- catalog (issue 7)
+)
+
+
+def toolset_names() -> list[str]:
+    return sorted({spec.toolset for spec in TOOLS.values()})
+
+
+@cache
+def _enabled_names(toolsets: tuple[str, ...]) -> frozenset[str]:
+    wanted = set(toolsets)
+    if "all" in wanted:
+        return frozenset(TOOLS)
+    unknown = wanted - set(toolset_names())
+    if unknown:
+        raise ConfigError(
+            f"VIDEO_RESEARCH_TOOLSETS names unknown toolset(s): {', '.join(sorted(unknown))}. "
+            f"Known: all, {', '.join(toolset_names())}."
+        )
+    return frozenset(name for name, spec in TOOLS.items() if spec.toolset in wanted)
+
+
+def enabled_tools(settings: Settings) -> list[ToolSpec]:
+    """The tools this server exposes under VIDEO_RESEARCH_TOOLSETS, in table order."""
+    names = _enabled_names(tuple(settings.toolsets))
+    return [spec for name, spec in TOOLS.items() if name in names]
+
+
+def lookup(name: str, settings: Settings) -> ToolSpec | None:
+    """The spec of an enabled tool, or None when unknown or switched off."""
+    if name not in _enabled_names(tuple(settings.toolsets)):
+        return None
+    return TOOLS[name]
+
+
+@cache
+def resolve_handler(ref: str) -> Handler:
+    module_name, _, function = ref.partition(":")
+    if "." not in module_name:
+        module_name = f"video_research.handlers.{module_name}"
+    module = importlib.import_module(module_name)
+    return getattr(module, function)
+
+
+@dataclass
+class Outcome:
+    """A finished call: exactly one of `result` and `error` is set."""
+
+    result: dict[str, Any] | None = None
+    error: ToolError | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None
+
+
+async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContext) -> Outcome:
+    """Run one tool call through roles, contracts and the handler. Never raises Exception."""
+    started = time.perf_counter()
+    outcome = await _call(spec, arguments or {}, ctx)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    if outcome.error is not None:
+        logger.info(
+            "tool %s failed in %.0f ms: %s (%s)",
+            spec.name,
+            elapsed_ms,
+            outcome.error.category,
+            outcome.error.error,
+        )
+    else:
+        logger.debug("tool %s ok in %.0f ms", spec.name, elapsed_ms)
+    if spec.audited:
+        await _audit(spec, arguments or {}, ctx, outcome)
+    return outcome
+
+
+async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> Outcome:
+    if not ctx.caller.has_role(spec.role):
+        return Outcome(
+            error=ToolFailure(
+                ErrorCategory.FORBIDDEN,
+                f"{spec.name} requires the '{spec.role}' role; {ctx.caller.username} has '{ctx.caller.role}'.",
+            ).to_tool_error()
+        )
+    if not isinstance(arguments, dict):
+        return Outcome(
+            error=_invalid(spec, [{"path": "$", "message": "arguments must be a JSON object"}])
+        )
+    arguments = contracts.apply_defaults(spec.input_schema, arguments)
+    problems = contracts.validation_errors(spec.input_path, arguments)
+    if problems:
+        return Outcome(error=_invalid(spec, problems))
+    try:
+        handler = resolve_handler(spec.handler)
+        result = await handler(arguments, ctx)
+    except ToolFailure as failure:
+        return Outcome(error=failure.to_tool_error())
+    except Exception as exc:
+        error = make_tool_error(exc)
+        level = logging.ERROR if error.category == ErrorCategory.UNKNOWN else logging.WARNING
+        logger.log(level, "tool %s raised %s", spec.name, type(exc).__name__, exc_info=exc)
+        return Outcome(error=error)
+    problems = contracts.validation_errors(spec.output_path, result)
+    if problems:
+        logger.error("tool %s broke its output contract (server bug): %s", spec.name, problems)
+        return Outcome(
+            error=ToolFailure(
+                ErrorCategory.INTERNAL_ERROR,
+                f"{spec.name} produced a result that does not match its output schema.",
+                details={"errors": problems},
+            ).to_tool_error()
+        )
+    return Outcome(result=result)
+
+
+def _invalid(spec: ToolSpec, problems: list[dict[str, str]]) -> ToolError:
+    first = problems[0]
+    where = "" if first["path"] == "$" else f" at {first['path']}"
+    return ToolFailure(
+        ErrorCategory.INVALID_INPUT,
+        f"Invalid arguments for {spec.name}{where}: {first['message']}",
+        hint=f"Fix the arguments listed in details.errors; the input schema of {spec.name} is in tools/list.",
+        details={"errors": problems},
+    ).to_tool_error()
+
+
+async def _audit(
+    spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext, outcome: Outcome
+) -> None:
+    """Audit hook for tools marked `audited` (the audit log arrives with the catalog tools)."""
+    return None

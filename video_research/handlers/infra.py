@@ -1,0 +1,78 @@
+"""infra_cache and infra_configure: the analysis cache and the runtime configuration."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from video_research.cache import get_cache
+from video_research.config import PRESETS, ConfigError, Settings, get_config, update_config
+from video_research.context import CallContext
+from video_research.errors import invalid_input
+
+
+async def infra_cache(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    cache = get_cache()
+    action = args["action"]
+    content_id = args.get("content_id")
+    if action == "stats":
+        return {"action": action, "stats": cache.stats()}
+    if action == "list":
+        entries, total = cache.list_entries(content_id=content_id, limit=args["limit"])
+        return {"action": action, "entries": entries, "total": total}
+    removed = cache.clear(content_id=content_id)
+    return {"action": action, "removed": removed, "content_id": content_id}
+
+
+def _active_preset(cfg: Settings) -> str | None:
+    for name, preset in PRESETS.items():
+        if (
+            preset["default_model"] == cfg.default_model
+            and preset["flash_model"] == cfg.flash_model
+        ):
+            return name
+    return None
+
+
+def _report(cfg: Settings, changed: list[str]) -> dict[str, Any]:
+    return {
+        "current_config": {
+            "default_model": cfg.default_model,
+            "flash_model": cfg.flash_model,
+            "default_thinking_level": cfg.default_thinking_level,
+            "default_temperature": cfg.default_temperature,
+            "gemini_api_key_set": bool(cfg.gemini_api_key.get_secret_value()),
+        },
+        "active_preset": _active_preset(cfg),
+        "available_presets": {
+            name: {
+                "default_model": p["default_model"],
+                "flash_model": p["flash_model"],
+                "description": p["description"],
+            }
+            for name, p in PRESETS.items()
+        },
+        "changed": changed,
+    }
+
+
+async def infra_configure(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    preset = args.get("preset")
+    if preset is not None:
+        overrides["default_model"] = PRESETS[preset]["default_model"]
+        overrides["flash_model"] = PRESETS[preset]["flash_model"]
+    if args.get("model") is not None:
+        overrides["default_model"] = args["model"]
+    if args.get("thinking_level") is not None:
+        overrides["default_thinking_level"] = args["thinking_level"]
+    if args.get("temperature") is not None:
+        overrides["default_temperature"] = args["temperature"]
+    before = get_config()
+    if not overrides:
+        return _report(before, [])
+    try:
+        after = update_config(**overrides)
+    except ConfigError as exc:
+        raise invalid_input(str(exc)) from None
+    changed = sorted(k for k in overrides if getattr(before, k) != getattr(after, k))
+    return _report(after, changed)
