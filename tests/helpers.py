@@ -77,3 +77,21 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+DATA = REPO_ROOT / "tests" / "data"
+API_SAMPLES = DATA / "api"
+"""Real API responses (copied from ../shared/data/api with their PROVENANCE.md)."""
+
+
+def shared_data() -> Path | None:
+    """The workspace's shared data folder (../shared/data or ./shared/data), if present."""
+    for candidate in (REPO_ROOT.parent / "shared" / "data", REPO_ROOT / "shared" / "data"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def api_sample(relative: str) -> Any:
+    """A real API response sample, e.g. api_sample("gemini/error_503_unavailable_overloaded.json")."""
+    return json.loads((API_SAMPLES / relative).read_text())
