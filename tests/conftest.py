@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from tests.helpers import _SCRUB_PREFIXES, base_env
+
+# Each area keeps its fixtures (local stubs of outside services) in tests/fixtures/<area>.py.
+pytest_plugins = sorted(
+    f"tests.fixtures.{path.stem}"
+    for path in (Path(__file__).parent / "fixtures").glob("*.py")
+    if path.stem != "__init__"
+)
 
 
 @pytest.fixture(autouse=True)

@@ -202,6 +202,16 @@ class Settings(BaseModel):
         json_schema_extra=_env("NATS_URL", "Keep the watch queue in NATS JetStream KV at this URL"),
     )
 
+    # --- video sessions, files, batch (issue 3): add fields here ---
+
+    # --- knowledge store and embeddings (issue 4): add fields here ---
+
+    # --- transcripts (issue 5): add fields here ---
+
+    # --- documents (issue 6): add fields here ---
+
+    # --- catalog, queue, roles, HTTP auth (issue 7): add fields here ---
+
     # --- server ---
     data_dir: Path = Field(
         default_factory=_default_data_dir,
