@@ -16,20 +16,24 @@ PYTEST_ARGS ?=
 
 .PHONY: install run test bench lint clean
 
+# Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
+# client's command.
 $(PY):
-	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "video-research needs Python 3.11+"'
-	$(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "video-research needs Python 3.11+"' >&2
+	@echo "creating $(VENV)" >&2
+	@$(PYTHON) -m venv $(VENV) >&2
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(PY) -m pip install --quiet -e ".[test]"
-	touch $(STAMP)
+	@echo "installing video-research and its dependencies into $(VENV)" >&2
+	@$(PY) -m pip install --quiet --upgrade pip >&2
+	@$(PY) -m pip install --quiet "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) >&2
+	@$(PY) -m pip install --quiet -e ".[test]" >&2
+	@touch $(STAMP)
 
 install: $(STAMP)
 
 run: install
-	$(PY) -m video_research serve
+	@exec $(PY) -m video_research serve
 
 test: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
