@@ -202,7 +202,29 @@ class Settings(BaseModel):
         json_schema_extra=_env("NATS_URL", "Keep the watch queue in NATS JetStream KV at this URL"),
     )
 
-    # --- video sessions, files, batch (issue 3): add fields here ---
+    # --- video files and batch ---
+    file_poll_interval_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        json_schema_extra=_env(
+            "GEMINI_FILE_POLL_INTERVAL", "Seconds between File API state checks"
+        ),
+    )
+    file_poll_timeout_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        json_schema_extra=_env(
+            "GEMINI_FILE_POLL_TIMEOUT", "Longest wait for an uploaded video to become ACTIVE"
+        ),
+    )
+    batch_concurrency: int = Field(
+        default=3,
+        ge=1,
+        le=16,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_BATCH_CONCURRENCY", "Parallel Gemini calls in video_batch_analyze"
+        ),
+    )
 
     # --- knowledge store and embeddings (issue 4): add fields here ---
 

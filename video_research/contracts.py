@@ -120,6 +120,18 @@ def load_schema(relative: str) -> dict[str, Any]:
     return resolved
 
 
+@cache
+def load_definition(relative: str, name: str) -> dict[str, Any]:
+    """One `$defs` entry of a shared schema file (e.g. a research phase), refs inlined."""
+    anchor = schema_root() / "_"  # refs resolve relative to schemas/
+    resolved = _inline({"$ref": f"{relative}#/$defs/{name}"}, anchor, {}, ())
+    try:
+        Draft202012Validator.check_schema(resolved)
+    except Exception as exc:
+        raise SchemaError(f"{relative}#/$defs/{name} is not a valid schema: {exc}") from None
+    return resolved
+
+
 def tool_schema_path(tool: str, kind: str) -> str:
     if kind not in ("input", "output"):
         raise ValueError(kind)
@@ -165,6 +177,11 @@ def apply_defaults(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[st
     return filled
 
 
+def gemini_definition(relative: str, name: str) -> dict[str, Any]:
+    """A `$defs` entry of a shared schema file, for Gemini's `response_json_schema`."""
+    return copy.deepcopy(load_definition(relative, name))
+
+
 def gemini_response_schema(relative: str, *, drop: tuple[str, ...] = ()) -> dict[str, Any]:
     """A schema file shaped for Gemini's `response_json_schema`.
 
@@ -179,4 +196,32 @@ def gemini_response_schema(relative: str, *, drop: tuple[str, ...] = ()) -> dict
         schema.get("properties", {}).pop(name, None)
         if name in schema.get("required", []):
             schema["required"] = [r for r in schema["required"] if r != name]
+    return schema
+
+
+def check_caller_schema(schema: Any, argument: str) -> dict[str, Any]:
+    """A JSON Schema a caller passed (output_schema, content_extract's schema), checked.
+
+    It must be a valid draft 2020-12 schema describing an object: results are MCP
+    structured content, which is always a JSON object. Raises invalid_input otherwise.
+    """
+    from jsonschema.exceptions import SchemaError as JsonSchemaError
+
+    from video_research.errors import invalid_input
+
+    if not isinstance(schema, dict):
+        raise invalid_input(f"{argument} must be a JSON Schema object.")
+    try:
+        Draft202012Validator.check_schema(schema)
+    except JsonSchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        raise invalid_input(
+            f"{argument} is not a valid JSON Schema at {where}: {exc.message}",
+            hint='Pass a draft 2020-12 JSON Schema such as {"type": "object", "properties": {...}}.',
+        ) from None
+    if schema.get("type") != "object":
+        raise invalid_input(
+            f'{argument} must describe an object ("type": "object" at its root).',
+            hint='Wrap lists in an object, e.g. {"type": "object", "properties": {"items": {"type": "array"}}}.',
+        )
     return schema

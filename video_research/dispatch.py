@@ -111,11 +111,135 @@ TOOLS: dict[str, ToolSpec] = _table(
         destructive=False,
         idempotent=True,
     ),
-    # ---------------------------------------------------------------- video (issue 3)
-    # ---------------------------------------------------------------- youtube (issue 3)
-    # ---------------------------------------------------------------- research (issue 3)
-    # ---------------------------------------------------------------- content (issue 3)
-    # ---------------------------------------------------------------- search (issue 3)
+    # ---------------------------------------------------------------- video
+    ToolSpec(
+        name="video_analyze",
+        handler="video:video_analyze",
+        toolset="video",
+        title="Analyze a video",
+        description=(
+            "Analyze a YouTube video or a local video file with Gemini, following any instruction.\n"
+            "Pass exactly one of url (YouTube) or file_path (mp4, webm, mov, avi, mkv, mpeg, wmv, flv, 3gp; "
+            "files over 20 MB are uploaded through the Gemini File API). Returns title, summary, key points, "
+            "timestamps and topics, or the shape of your own output_schema. Results are cached per video, "
+            "instruction and model (`cached: true` on a hit) and written to the knowledge base."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="video_create_session",
+        handler="video:video_create_session",
+        toolset="video",
+        title="Start a video session",
+        description=(
+            "Start a multi-turn conversation about one video (YouTube URL or local file).\n"
+            "Returns a session_id for video_continue_session. Sessions persist across server restarts and "
+            "expire after GEMINI_SESSION_TIMEOUT_HOURS idle; local files are uploaded once for the session."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="video_continue_session",
+        handler="video:video_continue_session",
+        toolset="video",
+        title="Ask about a session's video",
+        description=(
+            "Ask a follow-up question in a video session; the model sees the video and the conversation so far.\n"
+            "History keeps the last GEMINI_SESSION_MAX_TURNS turns. Each turn is written to the knowledge base."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="video_batch_analyze",
+        handler="video:video_batch_analyze",
+        toolset="video",
+        title="Analyze a directory of videos",
+        description=(
+            "Analyze every video file in a directory (glob_pattern, at most max_files) with one instruction.\n"
+            "Runs VIDEO_RESEARCH_BATCH_CONCURRENCY (3) analyses at a time and reports progress per finished "
+            "file. A file that fails is reported in its item; it never fails the batch."
+        ),
+        open_world=True,
+    ),
+    # ---------------------------------------------------------------- youtube
+    # ---------------------------------------------------------------- research
+    ToolSpec(
+        name="research_deep",
+        handler="research:research_deep",
+        toolset="research",
+        title="Deep research",
+        description=(
+            "Research a question in three phases — scope, evidence, synthesis — with every claim labelled "
+            "CONFIRMED, STRONG INDICATOR, INFERENCE, SPECULATION or UNKNOWN.\n"
+            "Reports progress per phase. Findings are written to the knowledge base."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_plan",
+        handler="research:research_plan",
+        toolset="research",
+        title="Plan multi-agent research",
+        description=(
+            "Draft a phased multi-agent research plan (tasks, agent counts, model assignments) for a topic.\n"
+            "A blueprint only: it runs nothing. Falls back to a text plan when structured output fails."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_assess_evidence",
+        handler="research:research_assess_evidence",
+        toolset="research",
+        title="Assess a claim against sources",
+        description=(
+            "Judge how well the given sources support a claim: evidence tier, confidence (0-1), reasoning, "
+            "supporting and contradicting sources.\n"
+            "The assessment is written to the knowledge base."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    # ---------------------------------------------------------------- content
+    ToolSpec(
+        name="content_analyze",
+        handler="content:content_analyze",
+        toolset="content",
+        title="Analyze a document, page or text",
+        description=(
+            "Analyze a local PDF or text file, a web page (Gemini fetches it) or raw text with any instruction.\n"
+            "Pass exactly one of file_path, url or text. Returns title, summary, key points and entities, or "
+            "the shape of your own output_schema. Written to the knowledge base."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="content_extract",
+        handler="content:content_extract",
+        toolset="content",
+        title="Extract structured data",
+        description=(
+            "Extract an object of your JSON Schema's shape from text.\n"
+            "The schema is checked first (draft 2020-12, object root); the answer is checked against it."
+        ),
+        open_world=True,
+    ),
+    # ---------------------------------------------------------------- search
+    ToolSpec(
+        name="web_search",
+        handler="search:web_search",
+        toolset="search",
+        title="Web search",
+        description=(
+            "Search the web through Gemini's Google Search grounding and get a sourced answer.\n"
+            "Returns the answer, its sources (title, url) and the queries Gemini ran. Uses the flash model."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
     # ---------------------------------------------------------------- knowledge (issue 4)
     # ---------------------------------------------------------------- transcripts (issue 5)
     # ---------------------------------------------------------------- documents (issue 6)

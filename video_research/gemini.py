@@ -1,9 +1,489 @@
 """The Gemini client: the one module that talks to the Gemini API (google-genai).
 
-(The Gemini issue fills this module. Its contract for other modules so far:)
+Every Gemini call of every tool goes through `generate`, `generate_json`, `upload_file`
+or `embed_content`. They share one SDK client per (key, endpoint, timeout), one retry
+policy and one error mapping:
+
+- Retries are ours (tenacity), the SDK's are switched off: 429, 5xx, timeouts and
+  dropped connections are retried with exponential backoff and jitter, waiting at least
+  what the server's RetryInfo `retryDelay` asks for, within GEMINI_RETRY_MAX_ATTEMPTS and
+  GEMINI_RETRY_MAX_DELAY. 400/403/404 fail at once: retrying cannot fix them.
+- Failures leave this module as ToolFailure with a category (seed 000 section 12), a
+  hint, `retryable` and `retry_after_seconds`, so handlers never see an SDK exception.
+- Thought parts are stripped: callers get only the user-visible text.
+
+google-genai is imported inside the functions: importing this module costs nothing.
 """
 
 from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import mimetypes
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from video_research import lifecycle
+from video_research.config import Settings, get_config
+from video_research.errors import ErrorCategory, ToolFailure, categorize_error
+
+logger = logging.getLogger(__name__)
+
+TOOL_NAMES = ("google_search", "url_context")
+
+API_KEY_HINT = (
+    'Set GEMINI_API_KEY in the server\'s environment (for Claude Desktop or kryten-llm: the "env" block '
+    "of the server's entry; or a VIDEO_RESEARCH_CONFIG file), then restart the server. "
+    "Keys come from https://aistudio.google.com/apikey."
+)
+
+_RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}
+_clients: dict[tuple[str, str, float], Any] = {}
+
+
+@dataclass
+class Generation:
+    """What one generateContent call produced, thought parts removed."""
+
+    text: str
+    model: str
+    finish_reason: str | None = None
+    grounding: dict[str, Any] = field(default_factory=dict)
+    url_context: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    name: str
+    uri: str
+    mime_type: str
+
+
+def require_api_key(settings: Settings | None = None) -> str:
+    settings = settings or get_config()
+    key = settings.gemini_api_key.get_secret_value()
+    if not key:
+        raise ToolFailure(
+            ErrorCategory.CONFIG_ERROR, "GEMINI_API_KEY is not set.", hint=API_KEY_HINT
+        )
+    return key
+
+
+def client(settings: Settings | None = None) -> Any:
+    """The shared SDK client for the current settings (created on first use)."""
+    settings = settings or get_config()
+    key = require_api_key(settings)
+    cache_key = (key, settings.gemini_base_url, settings.gemini_timeout_seconds)
+    existing = _clients.get(cache_key)
+    if existing is not None:
+        return existing
+    from google import genai
+    from google.genai import types
+
+    http_options = types.HttpOptions(
+        base_url=settings.gemini_base_url or None,
+        timeout=int(settings.gemini_timeout_seconds * 1000),
+        api_version="v1beta",
+        retry_options=types.HttpRetryOptions(attempts=1),  # retries are ours (tenacity)
+    )
+    made = genai.Client(api_key=key, http_options=http_options)
+    _clients[cache_key] = made
+    lifecycle.on_shutdown("gemini", close_all)
+    return made
+
+
+async def close_all() -> None:
+    clients = list(_clients.values())
+    _clients.clear()
+    for made in clients:
+        try:
+            await made.aio.aclose()
+        except Exception as exc:  # pragma: no cover - best effort at shutdown
+            logger.debug("closing a Gemini client failed: %s", exc)
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+def _parse_duration(text: str) -> float | None:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)s\s*", text or "")
+    return float(match.group(1)) if match else None
+
+
+def server_retry_delay(exc: BaseException) -> float | None:
+    """The RetryInfo `retryDelay` of a Gemini error, in seconds, when it sent one."""
+    details = getattr(exc, "details", None)
+    if not isinstance(details, dict):
+        return None
+    for detail in (details.get("error") or {}).get("details") or []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            return _parse_duration(str(detail.get("retryDelay", "")))
+    return None
+
+
+def _is_transport_error(exc: BaseException) -> bool:
+    """Timeouts and dropped connections of the SDK's HTTP stack (httpx2)."""
+    if isinstance(exc, TimeoutError | ConnectionError):
+        return True
+    module = type(exc).__module__ or ""
+    return module.startswith(("httpx", "httpcore")) and type(exc).__name__ in {
+        "ConnectError",
+        "ConnectTimeout",
+        "ReadTimeout",
+        "WriteTimeout",
+        "PoolTimeout",
+        "TimeoutException",
+        "ReadError",
+        "WriteError",
+        "RemoteProtocolError",
+        "NetworkError",
+        "TransportError",
+    }
+
+
+def is_retryable(exc: BaseException) -> bool:
+    code = getattr(exc, "code", None)
+    if (
+        isinstance(code, int)
+        and code in _RETRYABLE_STATUS
+        and type(exc).__module__.startswith("google")
+    ):
+        return True
+    return _is_transport_error(exc)
+
+
+def to_failure(exc: BaseException) -> ToolFailure:
+    """A ToolFailure for any error a Gemini call raised."""
+    if isinstance(exc, ToolFailure):
+        return exc
+    code = getattr(exc, "code", None)
+    if _is_transport_error(exc):
+        return ToolFailure(
+            ErrorCategory.NETWORK_ERROR,
+            f"Could not reach the Gemini API ({type(exc).__name__}: {exc}).",
+            hint="Check connectivity (and GEMINI_BASE_URL if set), then retry.",
+        )
+    category, hint = categorize_error(exc)
+    status = getattr(exc, "status", None)
+    message = getattr(exc, "message", None) or str(exc)
+    text = (
+        f"Gemini API error {code} {status}: {message}" if code else f"Gemini call failed: {message}"
+    )
+    retry_after = server_retry_delay(exc)
+    if retry_after is None and category is ErrorCategory.API_QUOTA_EXCEEDED:
+        retry_after = 60
+    return ToolFailure(
+        category,
+        text,
+        hint=hint,
+        retry_after_seconds=None if retry_after is None else max(1, round(retry_after)),
+    )
+
+
+async def _with_retry(operation: str, call: Any, settings: Settings) -> Any:
+    """Run `call()` under the project's retry policy; raise ToolFailure when it gives up."""
+    import tenacity
+
+    exponential = tenacity.wait_exponential_jitter(
+        initial=settings.retry_base_delay,
+        max=settings.retry_max_delay,
+        jitter=settings.retry_base_delay,
+    )
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        delay = exponential(state)
+        exc = state.outcome.exception() if state.outcome else None
+        asked = server_retry_delay(exc) if exc is not None else None
+        if asked is not None:
+            delay = max(delay, asked)
+        return min(delay, settings.retry_max_delay)
+
+    def log_retry(state: tenacity.RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        asked = server_retry_delay(exc) if exc is not None else None
+        logger.warning(
+            "Gemini %s attempt %d failed (%s); retrying in %.2f s%s",
+            operation,
+            state.attempt_number,
+            getattr(exc, "code", None) or type(exc).__name__,
+            state.upcoming_sleep,
+            f" (server asked {asked:g} s)" if asked is not None else "",
+        )
+
+    retrying = tenacity.AsyncRetrying(
+        stop=tenacity.stop_after_attempt(settings.retry_max_attempts),
+        wait=wait,
+        retry=tenacity.retry_if_exception(is_retryable),
+        before_sleep=log_retry,
+        reraise=True,
+    )
+    try:
+        return await retrying(call)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        raise to_failure(exc) from exc
+
+
+# ----------------------------------------------------------------------------- generation
+
+
+def _config(
+    *,
+    thinking_level: str | None,
+    temperature: float | None,
+    system_instruction: str | None,
+    response_schema: dict[str, Any] | None,
+    tools: tuple[str, ...],
+    settings: Settings,
+) -> Any:
+    from google.genai import types
+
+    unknown = set(tools) - set(TOOL_NAMES)
+    if unknown:
+        raise ValueError(f"unknown Gemini tools {unknown}")
+    config: dict[str, Any] = {
+        "temperature": settings.default_temperature if temperature is None else temperature,
+        "thinking_config": types.ThinkingConfig(
+            thinking_level=(thinking_level or settings.default_thinking_level).upper()
+        ),
+    }
+    if system_instruction:
+        config["system_instruction"] = system_instruction
+    if response_schema is not None:
+        config["response_mime_type"] = "application/json"
+        config["response_json_schema"] = response_schema
+    wired = []
+    if "google_search" in tools:
+        wired.append(types.Tool(google_search=types.GoogleSearch()))
+    if "url_context" in tools:
+        wired.append(types.Tool(url_context=types.UrlContext()))
+    if wired:
+        config["tools"] = wired
+    return types.GenerateContentConfig(**config)
+
+
+def _visible_text(response: Any) -> str:
+    candidates = getattr(response, "candidates", None) or []
+    if not candidates:
+        return ""
+    content = candidates[0].content
+    parts = getattr(content, "parts", None) or []
+    return "".join(
+        part.text
+        for part in parts
+        if getattr(part, "text", None) and not getattr(part, "thought", False)
+    )
+
+
+def _dump(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    return value.model_dump(mode="json", exclude_none=True)
+
+
+async def generate(
+    contents: Any,
+    *,
+    model: str | None = None,
+    thinking_level: str | None = None,
+    temperature: float | None = None,
+    system_instruction: str | None = None,
+    response_schema: dict[str, Any] | None = None,
+    tools: tuple[str, ...] = (),
+    settings: Settings | None = None,
+) -> Generation:
+    """One generateContent call with retries; the visible text and grounding metadata."""
+    settings = settings or get_config()
+    sdk = client(settings)
+    model = model or settings.default_model
+    config = _config(
+        thinking_level=thinking_level,
+        temperature=temperature,
+        system_instruction=system_instruction,
+        response_schema=response_schema,
+        tools=tools,
+        settings=settings,
+    )
+
+    async def call() -> Any:
+        return await sdk.aio.models.generate_content(model=model, contents=contents, config=config)
+
+    response = await _with_retry(f"generate_content({model})", call, settings)
+    feedback = getattr(response, "prompt_feedback", None)
+    if feedback is not None and getattr(feedback, "block_reason", None):
+        raise ToolFailure(
+            ErrorCategory.API_INVALID_ARGUMENT,
+            f"Gemini blocked the request ({feedback.block_reason}).",
+            hint="Rephrase the instruction or use other content; the safety filter rejected this request.",
+        )
+    candidate = (getattr(response, "candidates", None) or [None])[0]
+    finish = str(getattr(candidate, "finish_reason", None) or "") or None
+    if finish and "." in finish:
+        finish = finish.rsplit(".", 1)[1]
+    text = _visible_text(response)
+    if not text.strip():
+        raise ToolFailure(
+            ErrorCategory.UNKNOWN,
+            f"Gemini returned no text (finish reason {finish or 'unknown'}).",
+            hint="Retry; if it keeps happening lower thinking_level or shorten the request "
+            "(the model can spend its whole output budget thinking).",
+            retryable=True,
+        )
+    return Generation(
+        text=text,
+        model=model,
+        finish_reason=finish,
+        grounding=_dump(getattr(candidate, "grounding_metadata", None)),
+        url_context=_dump(getattr(candidate, "url_context_metadata", None)),
+        usage=_dump(getattr(response, "usage_metadata", None)),
+    )
+
+
+def _strip_fences(text: str) -> str:
+    text = text.strip()
+    if text.startswith("```"):
+        text = re.sub(r"^```(?:json)?\s*", "", text)
+        text = re.sub(r"\s*```$", "", text)
+    return text
+
+
+async def generate_json(
+    contents: Any, *, schema: dict[str, Any], **kwargs: Any
+) -> tuple[dict[str, Any], Generation]:
+    """Structured output: the model's JSON object, checked against `schema`.
+
+    `schema` goes to Gemini as `response_json_schema` and is enforced again here, so a
+    caller never receives a shape other than the one it asked for.
+    """
+    generation = await generate(contents, response_schema=schema, **kwargs)
+    try:
+        data = json.loads(_strip_fences(generation.text))
+    except ValueError:
+        raise ToolFailure(
+            ErrorCategory.UNKNOWN,
+            "Gemini returned malformed JSON for a structured request.",
+            hint="Retry the call; structured output occasionally breaks on very long answers.",
+            retryable=True,
+        ) from None
+    if not isinstance(data, dict):
+        raise ToolFailure(
+            ErrorCategory.UNKNOWN,
+            f"Gemini returned a JSON {type(data).__name__}, not an object.",
+            hint="Retry the call.",
+            retryable=True,
+        )
+    problems = schema_problems(schema, data)
+    if problems:
+        raise ToolFailure(
+            ErrorCategory.UNKNOWN,
+            f"Gemini's answer does not match the requested schema at {problems[0]['path']}: {problems[0]['message']}",
+            hint="Retry the call; if it persists, simplify the output schema.",
+            retryable=True,
+            details={"errors": problems},
+        )
+    return data, generation
+
+
+def schema_problems(schema: dict[str, Any], instance: Any, limit: int = 10) -> list[dict[str, str]]:
+    from jsonschema import Draft202012Validator
+
+    errors = sorted(Draft202012Validator(schema).iter_errors(instance), key=lambda e: e.json_path)
+    return [{"path": e.json_path, "message": e.message[:300]} for e in errors[:limit]]
+
+
+# ----------------------------------------------------------------------------- parts
+
+
+def youtube_part(url: str) -> Any:
+    return file_uri_part(url, "video/mp4")
+
+
+def file_uri_part(uri: str, mime_type: str) -> Any:
+    from google.genai import types
+
+    return types.Part(file_data=types.FileData(file_uri=uri, mime_type=mime_type))
+
+
+def bytes_part(data: bytes, mime_type: str) -> Any:
+    from google.genai import types
+
+    return types.Part.from_bytes(data=data, mime_type=mime_type)
+
+
+def text_part(text: str) -> Any:
+    from google.genai import types
+
+    return types.Part(text=text)
+
+
+def content(role: str, *parts: Any) -> Any:
+    from google.genai import types
+
+    return types.Content(role=role, parts=list(parts))
+
+
+def user_content(*parts: Any) -> Any:
+    return content("user", *parts)
+
+
+# ----------------------------------------------------------------------------- files
+
+
+async def upload_file(
+    path: Path, mime_type: str | None = None, settings: Settings | None = None
+) -> UploadedFile:
+    """Upload through the File API and wait until the file is ACTIVE.
+
+    Polls every GEMINI_FILE_POLL_INTERVAL seconds for at most GEMINI_FILE_POLL_TIMEOUT;
+    a FAILED file or one still PROCESSING at the deadline is a clear error.
+    """
+    settings = settings or get_config()
+    sdk = client(settings)
+    mime_type = mime_type or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+
+    async def upload() -> Any:
+        return await sdk.aio.files.upload(
+            file=str(path), config={"mime_type": mime_type, "display_name": path.name}
+        )
+
+    uploaded = await _with_retry("files.upload", upload, settings)
+    deadline = time.monotonic() + settings.file_poll_timeout_seconds
+    current = uploaded
+    while True:
+        state = str(getattr(current, "state", "") or "").rsplit(".", 1)[-1]
+        if state == "ACTIVE":
+            return UploadedFile(
+                name=current.name, uri=current.uri, mime_type=current.mime_type or mime_type
+            )
+        if state == "FAILED":
+            reason = getattr(getattr(current, "error", None), "message", None) or "no reason given"
+            raise ToolFailure(
+                ErrorCategory.API_INVALID_ARGUMENT,
+                f"Gemini could not process {path.name} ({reason}).",
+                hint="Check that the file plays and is a supported format; re-encode it (e.g. H.264 MP4) and retry.",
+            )
+        if time.monotonic() >= deadline:
+            raise ToolFailure(
+                ErrorCategory.TIMEOUT_ERROR,
+                f"{path.name} was still {state or 'PROCESSING'} after {settings.file_poll_timeout_seconds:g} s.",
+                hint="Gemini is slow to process large videos; retry later or raise GEMINI_FILE_POLL_TIMEOUT.",
+            )
+        await asyncio.sleep(settings.file_poll_interval_seconds)
+        name = current.name
+
+        async def get(name: str = name) -> Any:
+            return await sdk.aio.files.get(name=name)
+
+        current = await _with_retry("files.get", get, settings)
+
+
+# ----------------------------------------------------------------------------- embeddings
 
 
 async def embed_content(
@@ -12,6 +492,29 @@ async def embed_content(
     model: str,
     output_dimensionality: int,
     task_type: str = "RETRIEVAL_DOCUMENT",
+    settings: Settings | None = None,
 ) -> list[list[float]]:
     """One embedding per text from gemini-embedding (Matryoshka `output_dimensionality`)."""
-    raise NotImplementedError("the Gemini client is not built yet")
+    if not texts:
+        return []
+    settings = settings or get_config()
+    sdk = client(settings)
+    from google.genai import types
+
+    config = types.EmbedContentConfig(
+        output_dimensionality=output_dimensionality, task_type=task_type
+    )
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), 100):  # the API takes at most 100 per batch
+        batch = texts[start : start + 100]
+
+        async def call(batch: list[str] = batch) -> Any:
+            return await sdk.aio.models.embed_content(model=model, contents=batch, config=config)
+
+        response = await _with_retry(f"embed_content({model})", call, settings)
+        vectors.extend(list(e.values or []) for e in response.embeddings or [])
+    if len(vectors) != len(texts):
+        raise ToolFailure(
+            ErrorCategory.UNKNOWN, "Gemini returned fewer embeddings than texts.", retryable=True
+        )
+    return vectors
