@@ -231,3 +231,9 @@ async def test_local_file_session_uploads_once(gemini_stub, tmp_path):
     await call("video_continue_session", {"session_id": created["session_id"], "prompt": "two"})
     assert len(gemini_stub.calls("upload_start")) == 1
     assert "fileData" in gemini_stub.calls("generateContent")[-1].parts[0]
+
+
+async def test_session_title_comes_from_youtube_when_available(youtube_stub, gemini_stub):
+    created = await call("video_create_session", {"url": "https://youtu.be/D-lhorsDlUQ"})
+    assert created.result["video_title"] == "What are Actions on Google (Assistant on Air)"
+    assert gemini_stub.calls("generateContent") == [], "no Gemini call needed for the title"

@@ -164,6 +164,30 @@ TOOLS: dict[str, ToolSpec] = _table(
         open_world=True,
     ),
     # ---------------------------------------------------------------- youtube
+    ToolSpec(
+        name="video_metadata",
+        handler="youtube:video_metadata",
+        toolset="youtube",
+        title="YouTube video metadata",
+        description=(
+            "Fetch a YouTube video's metadata from the Data API (no Gemini): title, description, channel, "
+            "duration, views, likes, comments, tags, category, thumbnail.\n"
+            "Costs 1 YouTube quota unit. Written to the knowledge base and the video catalog."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="video_playlist",
+        handler="youtube:video_playlist",
+        toolset="youtube",
+        title="YouTube playlist",
+        description=(
+            "List a YouTube playlist's videos (up to max_items, 1-50) with titles, positions and durations.\n"
+            "Deleted or private entries are listed with available: false. Costs about 3 quota units. "
+            "The videos are added to the video catalog."
+        ),
+        open_world=True,
+    ),
     # ---------------------------------------------------------------- research
     ToolSpec(
         name="research_deep",

@@ -2,17 +2,13 @@
 
 It serves what the server uses: `models/{model}:generateContent`, `:batchEmbedContents`,
 the resumable `upload/v1beta/files` protocol (start, chunked upload, finalize) and
-`files/{id}` polling. Responses are built from the real samples in tests/data/api/gemini:
-a thought part first (the server must strip it), grounding metadata when the request asked
-for Google Search, URL-context metadata for UrlContext, and for structured output an
-instance of the requested `responseJsonSchema`.
+`files/{id}` polling. Default replies are built from the real samples in
+tests/data/api/gemini: a thought part first (the server must strip it), grounding
+metadata when the request asked for Google Search, URL-context metadata for UrlContext,
+and for structured output an instance of the requested `responseJsonSchema`.
 
-Tests script it per route: `stub.enqueue("generateContent", reply)` where a reply is a
-JSON body, `Status(code, body)`, `Close()` (headers then half a body, then the socket
-closes) or a callable `request -> reply`. Queued replies are used first, then the default.
-Every request is recorded (`stub.requests`) with its path, headers (the API key
-redacted) and JSON body. It listens on 127.0.0.1 and works for in-process clients and for
-a spawned server alike (pass `stub.base_url` as GEMINI_BASE_URL).
+Routes for `enqueue`: generateContent, batchEmbedContents, upload_start, upload_chunk,
+files.get. Scripting and recording are those of tests/stubs/base.py.
 """
 
 from __future__ import annotations
@@ -24,38 +20,42 @@ import json
 import math
 import re
 import threading
-import time
-from collections import defaultdict, deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections import deque
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from tests.helpers import api_sample
+from tests.stubs.base import Close, Recorded, ScriptedStub, Status
+
+__all__ = [
+    "BAD_REQUEST",
+    "OVERLOADED",
+    "QUOTA",
+    "Close",
+    "GeminiStub",
+    "GeminiRequest",
+    "Status",
+    "error",
+]
+
+OVERLOADED = "error_503_unavailable_overloaded.json"
+QUOTA = "error_429_resource_exhausted_quotafailure_retryinfo.json"
+BAD_REQUEST = "error_400_invalid_argument_unknown_field.cookbook.json"
+
+_UPLOAD = re.compile(r"/upload/v1(?:beta|alpha)?/files")
+_FILE = re.compile(r"/v1(?:beta|alpha)?/files/([^/]+)")
 
 
-@dataclass
-class Status:
-    """An HTTP error reply: `code` with a JSON `body` (e.g. a real error sample)."""
-
-    code: int
-    body: dict[str, Any]
-
-
-@dataclass
-class Close:
-    """Send headers and part of a body, then drop the connection mid-response."""
+def _camel(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            re.sub(r"_([a-z])", lambda m: m.group(1).upper(), k): _camel(v)
+            for k, v in value.items()
+        }
+    return value
 
 
-@dataclass
-class Recorded:
-    method: str
-    path: str
-    route: str
-    headers: dict[str, str]
-    body: Any
-    at: float = field(default_factory=time.monotonic)
+class GeminiRequest(Recorded):
+    """A recorded Gemini request with accessors for what tests assert on."""
 
     @property
     def model(self) -> str | None:
@@ -83,25 +83,6 @@ class Recorded:
         return "\n".join(p.get("text", "") for p in self.parts)
 
 
-def _camel(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            re.sub(r"_([a-z])", lambda m: m.group(1).upper(), k): _camel(v)
-            for k, v in value.items()
-        }
-    return value
-
-
-_UPLOAD = re.compile(r"/upload/v1(?:beta|alpha)?/files")
-_FILE = re.compile(r"/v1(?:beta|alpha)?/files/([^/]+)")
-
-Reply = dict[str, Any] | Status | Close | Callable[[Recorded], Any]
-
-OVERLOADED = "error_503_unavailable_overloaded.json"
-QUOTA = "error_429_resource_exhausted_quotafailure_retryinfo.json"
-BAD_REQUEST = "error_400_invalid_argument_unknown_field.cookbook.json"
-
-
 def error(sample: str, *, retry_delay: str | None = None) -> Status:
     """A real error sample as a reply; `retry_delay` rewrites its RetryInfo (e.g. "0.2s")."""
     body = copy.deepcopy(api_sample(f"gemini/{sample}"))
@@ -114,14 +95,17 @@ def error(sample: str, *, retry_delay: str | None = None) -> Status:
 
 def instance_of(schema: dict[str, Any], seed: str = "stub") -> Any:
     """A small instance that satisfies a (non-recursive) JSON schema."""
-    if "anyOf" in schema:
-        return instance_of(schema["anyOf"][0], seed)
-    if "oneOf" in schema:
-        return instance_of(schema["oneOf"][0], seed)
+    for combinator in ("anyOf", "oneOf"):
+        if combinator in schema:
+            return instance_of(schema[combinator][0], seed)
     if "allOf" in schema:
         merged: dict[str, Any] = {}
         for sub in schema["allOf"]:
-            merged.update(sub)
+            merged = {
+                **merged,
+                **sub,
+                "properties": {**merged.get("properties", {}), **sub.get("properties", {})},
+            }
         return instance_of(merged, seed)
     if "const" in schema:
         return schema["const"]
@@ -131,8 +115,10 @@ def instance_of(schema: dict[str, Any], seed: str = "stub") -> Any:
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "null")
     if kind == "object":
-        props = schema.get("properties", {})
-        return {name: instance_of(sub, f"{seed} {name}") for name, sub in props.items()}
+        return {
+            name: instance_of(sub, f"{seed} {name}")
+            for name, sub in schema.get("properties", {}).items()
+        }
     if kind == "array":
         count = max(1, schema.get("minItems", 1))
         return [instance_of(schema.get("items", {"type": "string"}), seed) for _ in range(count)]
@@ -153,7 +139,7 @@ def instance_of(schema: dict[str, Any], seed: str = "stub") -> Any:
 
 def embedding(text: str, dims: int) -> list[float]:
     """A deterministic unit vector per text, so similarity tests are repeatable."""
-    values = []
+    values: list[float] = []
     counter = 0
     while len(values) < dims:
         digest = hashlib.sha256(f"{counter}:{text}".encode()).digest()
@@ -164,91 +150,80 @@ def embedding(text: str, dims: int) -> list[float]:
     return [v / norm for v in values]
 
 
-class GeminiStub:
+_SAMPLE_TEXT = api_sample("gemini/generateContent_youtube_url.gemini-2.5-flash.json")["candidates"][
+    0
+]["content"]["parts"][0]["text"]
+_THOUGHT_PART = next(
+    p
+    for p in api_sample("gemini/generateContent_thinking_thought_parts.gemini-3-pro-preview.json")[
+        "candidates"
+    ][0]["content"]["parts"]
+    if p.get("thought")
+)
+_GROUNDING = api_sample("gemini/generateContent_google_search_grounding.gemini-2.5-pro.json")[
+    "candidates"
+][0]["groundingMetadata"]
+_URL_CONTEXT = api_sample("gemini/generateContent_url_context.gemini-2.5-flash.json")["candidates"][
+    0
+]["urlContextMetadata"]
+_FILE_RESOURCE = api_sample("gemini/files_get_video_active.cookbook.json")
+
+
+class GeminiStub(ScriptedStub):
+    record_class = GeminiRequest
+
     def __init__(self) -> None:
-        self.requests: list[Recorded] = []
-        self.latency: float = 0.0
+        super().__init__()
         self.file_states: dict[str, deque[str]] = {}
         """Per file id, the states files.get reports in turn (the last one repeats)."""
         self.default_file_states: list[str] = ["PROCESSING", "ACTIVE"]
-        self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self._uploads: dict[str, dict[str, Any]] = {}
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="gemini-stub", daemon=True
-        )
-
-    # --- lifecycle ---
-    def start(self) -> GeminiStub:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    # --- scripting ---
-    def enqueue(self, route: str, *replies: Reply) -> None:
-        with self._lock:
-            self._queues[route].extend(replies)
-
-    def calls(self, route: str) -> list[Recorded]:
-        return [r for r in self.requests if r.route == route]
+        self._upload_lock = threading.Lock()
 
     def reset(self) -> None:
-        with self._lock:
-            self.requests.clear()
-            self._queues.clear()
-            self.file_states.clear()
-            self.default_file_states = ["PROCESSING", "ACTIVE"]
-            self.latency = 0.0
+        super().reset()
+        self.file_states.clear()
+        self.default_file_states = ["PROCESSING", "ACTIVE"]
 
-    def _next(self, route: str) -> Reply | None:
-        with self._lock:
-            queue = self._queues.get(route)
-            return queue.popleft() if queue else None
+    def route(self, method: str, path: str, headers: dict[str, str]) -> str:
+        if method == "POST" and path.endswith(":generateContent"):
+            return "generateContent"
+        if method == "POST" and path.endswith(":batchEmbedContents"):
+            return "batchEmbedContents"
+        if method == "POST" and _UPLOAD.fullmatch(path):
+            return (
+                "upload_start"
+                if headers.get("x-goog-upload-command") == "start"
+                else "upload_chunk"
+            )
+        if method == "GET" and _FILE.fullmatch(path):
+            return "files.get"
+        return "unknown"
+
+    def default(self, request: GeminiRequest) -> Any:  # type: ignore[override]
+        handler = {
+            "generateContent": self.generate_reply,
+            "batchEmbedContents": self.embed_reply,
+            "upload_start": self.upload_start_reply,
+            "upload_chunk": self.upload_chunk_reply,
+            "files.get": lambda r: self.file_resource(_FILE.fullmatch(r.path).group(1)),
+        }.get(request.route)
+        return handler(request) if handler else super().default(request)
 
     # --- default replies ---
-    def generate_reply(self, request: Recorded) -> dict[str, Any]:
-        config = request.generation_config
-        schema = config.get("responseJsonSchema")
-        if schema is not None:
-            text = json.dumps(instance_of(schema))
-        else:
-            text = api_sample("gemini/generateContent_youtube_url.gemini-2.5-flash.json")[
-                "candidates"
-            ][0]["content"]["parts"][0]["text"]
-        thought = api_sample(
-            "gemini/generateContent_thinking_thought_parts.gemini-3-pro-preview.json"
-        )
-        thought_part = next(
-            p for p in thought["candidates"][0]["content"]["parts"] if p.get("thought")
-        )
+    def generate_reply(self, request: GeminiRequest) -> dict[str, Any]:
+        schema = request.generation_config.get("responseJsonSchema")
+        text = json.dumps(instance_of(schema)) if schema is not None else _SAMPLE_TEXT
         candidate: dict[str, Any] = {
-            "content": {"parts": [copy.deepcopy(thought_part), {"text": text}], "role": "model"},
+            "content": {"parts": [copy.deepcopy(_THOUGHT_PART), {"text": text}], "role": "model"},
             "finishReason": "STOP",
             "index": 0,
         }
         tools = json.dumps((request.body or {}).get("tools", []))
         if "googleSearch" in tools or "google_search" in tools:
-            grounded = api_sample(
-                "gemini/generateContent_google_search_grounding.gemini-2.5-pro.json"
-            )
-            candidate["groundingMetadata"] = copy.deepcopy(
-                grounded["candidates"][0]["groundingMetadata"]
-            )
+            candidate["groundingMetadata"] = copy.deepcopy(_GROUNDING)
         if "urlContext" in tools or "url_context" in tools:
-            with_url = api_sample("gemini/generateContent_url_context.gemini-2.5-flash.json")
-            candidate["urlContextMetadata"] = copy.deepcopy(
-                with_url["candidates"][0]["urlContextMetadata"]
-            )
+            candidate["urlContextMetadata"] = copy.deepcopy(_URL_CONTEXT)
         return {
             "candidates": [candidate],
             "modelVersion": request.model or "gemini-stub",
@@ -259,188 +234,63 @@ class GeminiStub:
             },
         }
 
-    def embed_reply(self, request: Recorded) -> dict[str, Any]:
+    def embed_reply(self, request: GeminiRequest) -> dict[str, Any]:
         out = []
         for item in (request.body or {}).get("requests", []):
             text = " ".join(p.get("text", "") for p in item.get("content", {}).get("parts", []))
-            dims = item.get("outputDimensionality") or 768
-            out.append({"values": embedding(text, dims)})
+            out.append({"values": embedding(text, item.get("outputDimensionality") or 768)})
         return {"embeddings": out}
+
+    def upload_start_reply(self, request: GeminiRequest) -> Status:
+        meta = (request.body or {}).get("file", {})
+        with self._upload_lock:
+            file_id = f"stub{len(self._uploads) + 1:04d}"
+            self._uploads[file_id] = {
+                "size": int(
+                    request.headers.get("x-goog-upload-header-content-length")
+                    or meta.get("sizeBytes")
+                    or 0
+                ),
+                "mimeType": request.headers.get("x-goog-upload-header-content-type")
+                or meta.get("mimeType"),
+                "displayName": meta.get("displayName"),
+                "received": 0,
+            }
+        url = f"{self.base_url}/upload/v1beta/files?upload_id={file_id}"
+        return Status(200, {}, {"X-Goog-Upload-URL": url, "X-Goog-Upload-Status": "active"})
+
+    def upload_chunk_reply(self, request: GeminiRequest) -> Status:
+        file_id = request.query.get("upload_id", "")
+        upload = self._uploads.get(file_id)
+        if upload is None:
+            return Status(
+                404, {"error": {"code": 404, "message": "unknown upload", "status": "NOT_FOUND"}}
+            )
+        upload["received"] += len(request.raw)
+        if "finalize" not in (request.headers.get("x-goog-upload-command") or ""):
+            return Status(200, {}, {"X-Goog-Upload-Status": "active"})
+        resource = self.file_resource(file_id, state="PROCESSING")
+        return Status(200, {"file": resource}, {"X-Goog-Upload-Status": "final"})
 
     def file_resource(self, file_id: str, state: str | None = None) -> dict[str, Any]:
         """The File resource as files.get reports it; the state advances per call."""
-        base = copy.deepcopy(api_sample("gemini/files_get_video_active.cookbook.json"))
+        base = copy.deepcopy(_FILE_RESOURCE)
         base.pop("videoMetadata", None)
         upload = self._uploads.get(file_id, {})
         if state is None:
-            with self._lock:
+            with self._upload_lock:
                 states = self.file_states.setdefault(file_id, deque(self.default_file_states))
                 state = states.popleft() if len(states) > 1 else states[0]
         base.update(
             {
                 "name": f"files/{file_id}",
                 "uri": f"{self.base_url}/v1beta/files/{file_id}",
-                "mimeType": upload.get("mimeType", base["mimeType"]),
+                "mimeType": upload.get("mimeType") or base["mimeType"],
                 "sizeBytes": str(upload.get("size", 0)),
-                "displayName": upload.get("displayName", file_id),
+                "displayName": upload.get("displayName") or file_id,
                 "state": state,
             }
         )
         if state == "FAILED":
             base["error"] = {"code": 400, "message": "The video could not be processed."}
         return base
-
-    # --- HTTP plumbing ---
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # keep pytest output clean
-                return
-
-            def _body(self) -> bytes:
-                length = int(self.headers.get("Content-Length") or 0)
-                return self.rfile.read(length) if length else b""
-
-            def _record(self, route: str, raw: bytes) -> Recorded:
-                try:
-                    body = json.loads(raw) if raw else None
-                except ValueError:
-                    body = {"_bytes": len(raw)}
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                if "x-goog-api-key" in headers:
-                    headers["x-goog-api-key"] = "[set]"
-                record = Recorded(self.command, self.path, route, headers, body)
-                with stub._lock:
-                    stub.requests.append(record)
-                return record
-
-            def _send_json(
-                self, code: int, body: Any, headers: dict[str, str] | None = None
-            ) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json; charset=UTF-8")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _reply(
-                self, route: str, record: Recorded, default: Callable[[Recorded], Any]
-            ) -> None:
-                if stub.latency:
-                    time.sleep(stub.latency)
-                reply = stub._next(route)
-                if callable(reply) and not isinstance(reply, dict | Status | Close):
-                    reply = reply(record)
-                if reply is None:
-                    reply = default(record)
-                if isinstance(reply, Close):
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", "4096")
-                    self.end_headers()
-                    self.wfile.write(b'{"candidates": [{"content": {"parts": [{"text": "trunc')
-                    self.wfile.flush()
-                    self.close_connection = True
-                    self.connection.shutdown(2)
-                    return
-                if isinstance(reply, Status):
-                    self._send_json(reply.code, reply.body)
-                    return
-                self._send_json(200, reply)
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
-                raw = self._body()
-                path = urlsplit(self.path).path
-                if path.endswith(":generateContent"):
-                    record = self._record("generateContent", raw)
-                    self._reply("generateContent", record, stub.generate_reply)
-                elif path.endswith(":batchEmbedContents"):
-                    record = self._record("batchEmbedContents", raw)
-                    self._reply("batchEmbedContents", record, stub.embed_reply)
-                elif (
-                    _UPLOAD.fullmatch(path) and self.headers.get("X-Goog-Upload-Command") == "start"
-                ):
-                    self._upload_start(raw)
-                elif _UPLOAD.fullmatch(path):
-                    self._upload_chunk(raw)
-                else:
-                    self._record("unknown", raw)
-                    self._send_json(
-                        404,
-                        {
-                            "error": {
-                                "code": 404,
-                                "message": f"stub: no route {path}",
-                                "status": "NOT_FOUND",
-                            }
-                        },
-                    )
-
-            def _upload_start(self, raw: bytes) -> None:
-                record = self._record("upload_start", raw)
-                file_id = f"stub{len(stub._uploads) + 1:04d}"
-                meta = (record.body or {}).get("file", {})
-                stub._uploads[file_id] = {
-                    "received": 0,
-                    "size": int(
-                        self.headers.get("X-Goog-Upload-Header-Content-Length")
-                        or meta.get("sizeBytes")
-                        or 0
-                    ),
-                    "mimeType": self.headers.get("X-Goog-Upload-Header-Content-Type")
-                    or meta.get("mimeType"),
-                    "displayName": meta.get("displayName"),
-                }
-                url = f"{stub.base_url}/upload/v1beta/files?upload_id={file_id}"
-                self._send_json(
-                    200, {}, {"X-Goog-Upload-URL": url, "X-Goog-Upload-Status": "active"}
-                )
-
-            def _upload_chunk(self, raw: bytes) -> None:
-                file_id = parse_qs(urlsplit(self.path).query).get("upload_id", [""])[0]
-                self._record("upload_chunk", b"")
-                upload = stub._uploads.get(file_id)
-                if upload is None:
-                    self._send_json(
-                        404,
-                        {
-                            "error": {
-                                "code": 404,
-                                "message": "unknown upload",
-                                "status": "NOT_FOUND",
-                            }
-                        },
-                    )
-                    return
-                upload["received"] += len(raw)
-                if "finalize" not in (self.headers.get("X-Goog-Upload-Command") or ""):
-                    self._send_json(200, {}, {"X-Goog-Upload-Status": "active"})
-                    return
-                resource = stub.file_resource(file_id, state="PROCESSING")
-                self._send_json(200, {"file": resource}, {"X-Goog-Upload-Status": "final"})
-
-            def do_GET(self) -> None:  # noqa: N802
-                path = urlsplit(self.path).path
-                match = _FILE.fullmatch(path)
-                record = self._record("files.get" if match else "unknown", b"")
-                if not match:
-                    self._send_json(
-                        404,
-                        {
-                            "error": {
-                                "code": 404,
-                                "message": "stub: no route",
-                                "status": "NOT_FOUND",
-                            }
-                        },
-                    )
-                    return
-                self._reply("files.get", record, lambda r: stub.file_resource(match.group(1)))
-
-        return Handler

@@ -1,0 +1,25 @@
+"""video_metadata and video_playlist: YouTube Data API, no Gemini."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from video_research import youtube
+from video_research.catalog import feed
+from video_research.context import CallContext
+from video_research.knowledge import writethrough
+from video_research.youtube_urls import parse_playlist_id, parse_video_id
+
+
+async def video_metadata(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    metadata = await youtube.get_video(parse_video_id(args["url"]))
+    await writethrough.store_video_metadata(metadata)
+    await feed.from_youtube([metadata], source_tool="video_metadata")
+    return metadata
+
+
+async def video_playlist(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    playlist = await youtube.get_playlist(parse_playlist_id(args["url"]), args["max_items"])
+    available = [item for item in playlist["items"] if item["available"]]
+    await feed.from_youtube(available, source_tool="video_playlist")
+    return playlist
