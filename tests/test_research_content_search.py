@@ -130,7 +130,7 @@ async def test_content_analyze_url_two_step_fallback(gemini_stub):
         ({}, "invalid_input"),
         ({"text": "a", "url": "https://example.com"}, "invalid_input"),
         ({"url": "ftp://example.com/x"}, "invalid_input"),
-        ({"file_path": "/nope/missing.pdf"}, "FILE_NOT_FOUND"),
+        ({"file_path": "/nope/missing.pdf"}, "forbidden_path"),
     ],
 )
 async def test_content_analyze_bad_input(gemini_stub, arguments, category):

@@ -102,12 +102,31 @@ async def test_invalid_output_schema_is_invalid_input(gemini_stub, schema, needl
         ({"url": URL, "file_path": "/tmp/x.mp4"}, "invalid_input"),
         ({"url": "https://youtube.com.evil.com/watch?v=dQw4w9WgXcQ"}, "URL_INVALID"),
         ({"url": "https://www.youtube.com/channel/UCxyz1234567"}, "URL_PARSE_FAILED"),
-        ({"file_path": "/definitely/not/here.mp4"}, "FILE_NOT_FOUND"),
+        ({"file_path": "/definitely/not/here.mp4"}, "forbidden_path"),
     ],
 )
 async def test_bad_sources(gemini_stub, arguments, category):
     outcome = await call("video_analyze", arguments)
     assert outcome.error.category == category, outcome.error
+
+
+async def test_local_files_are_confined_to_the_roots(gemini_stub, tmp_path):
+    """Tests run with VIDEO_RESEARCH_FILE_ROOTS=tmp_path: missing inside, forbidden outside."""
+    missing = await call("video_analyze", {"file_path": str(tmp_path / "missing.mp4")})
+    assert missing.error.category == "FILE_NOT_FOUND"
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.mp4"
+    outside.write_bytes(b"SECRET")
+    try:
+        (tmp_path / "link.mp4").symlink_to(outside)
+        for path in (tmp_path / "link.mp4", tmp_path / ".." / outside.name):
+            outcome = await call("video_analyze", {"file_path": str(path)})
+            assert outcome.error.category == "forbidden_path", path
+            assert "VIDEO_RESEARCH_FILE_ROOTS" in outcome.error.hint
+        batch = await call("video_batch_analyze", {"directory": str(tmp_path.parent)})
+        assert batch.error.category == "forbidden_path"
+    finally:
+        outside.unlink()
+    assert gemini_stub.calls("generateContent") == []
 
 
 async def test_unsupported_extension(gemini_stub, tmp_path):

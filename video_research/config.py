@@ -230,6 +230,14 @@ class Settings(BaseModel):
 
     # --- transcripts (issue 5): add fields here ---
 
+    # --- local files ---
+    file_roots: list[str] = Field(
+        default_factory=lambda: [str(Path.home())],
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_FILE_ROOTS", "Comma list of directories the local-file tools may read (default: home)"
+        ),
+    )
+
     # --- documents (issue 6): add fields here ---
 
     # --- catalog, queue, roles, HTTP auth (issue 7): add fields here ---
@@ -269,6 +277,11 @@ class Settings(BaseModel):
             value = [str(v).strip().lower() for v in value if str(v).strip()]
             return value or ["all"]
         return value
+
+    @field_validator("file_roots", mode="before")
+    @classmethod
+    def _split_roots(cls, value: Any) -> Any:
+        return split_list(value)
 
     @field_validator("log_level", mode="before")
     @classmethod

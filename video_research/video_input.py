@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from video_research import gemini
+from video_research import gemini, paths
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.youtube_urls import normalize_youtube_url, parse_video_id
 
@@ -59,17 +59,10 @@ def _sha256_prefix(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def check_video_file(file_path: str) -> Path:
-    """The resolved path of a readable, supported video file, or a clear error."""
-    path = Path(file_path).expanduser()
-    try:
-        path = path.resolve(strict=True)
-    except FileNotFoundError:
-        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}") from None
-    except OSError as exc:
-        raise ToolFailure(
-            ErrorCategory.FILE_NOT_FOUND, f"Cannot read {file_path}: {exc.strerror}"
-        ) from None
+def check_video_file(path: Path, file_path: str) -> Path:
+    """`path` (already resolved and confined) if it is a readable, supported video file."""
+    if not path.exists():
+        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}")
     if not path.is_file():
         raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"Not a file: {file_path}")
     if path.suffix.lower() not in VIDEO_MIME_TYPES:
@@ -82,8 +75,9 @@ def check_video_file(file_path: str) -> Path:
     return path
 
 
-async def from_file(file_path: str) -> VideoSource:
-    path = check_video_file(file_path)
+async def from_file(file_path: str, ctx: Any = None) -> VideoSource:
+    """A local video, after checking it lies under the allowed roots (paths.confine)."""
+    path = check_video_file(await paths.confine(file_path, ctx), file_path)
     size = path.stat().st_size
     if size == 0:
         raise ToolFailure(
@@ -106,14 +100,14 @@ def from_url(url: str) -> VideoSource:
     )
 
 
-async def resolve(url: str | None, file_path: str | None) -> VideoSource:
+async def resolve(url: str | None, file_path: str | None, ctx: Any = None) -> VideoSource:
     """The one video a call names: exactly one of url and file_path."""
     if bool(url) == bool(file_path):
         raise invalid_input(
             "Pass exactly one of url or file_path.",
             hint="url takes a YouTube link; file_path a video file on the server's machine.",
         )
-    return from_url(url) if url else await from_file(file_path or "")
+    return from_url(url) if url else await from_file(file_path or "", ctx)
 
 
 async def video_part(source: VideoSource, *, upload: bool = False) -> Any:

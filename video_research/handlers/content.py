@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from video_research import contracts, gemini, prompts
+from video_research import contracts, gemini, paths, prompts
 from video_research.context import CallContext
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.knowledge import writethrough
@@ -36,9 +36,8 @@ TEXT_SUFFIXES = {
 }
 
 
-def _read_file(file_path: str) -> tuple[Any, str]:
-    """(Gemini part, resolved path) for a PDF or text file."""
-    path = Path(file_path).expanduser()
+def _read_file(path: Path, file_path: str) -> tuple[Any, str]:
+    """(Gemini part, resolved path) for a PDF or text file (already confined)."""
     if not path.is_file():
         raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}")
     size = path.stat().st_size
@@ -50,10 +49,10 @@ def _read_file(file_path: str) -> tuple[Any, str]:
         )
     suffix = path.suffix.lower()
     if suffix == ".pdf":
-        return gemini.bytes_part(path.read_bytes(), "application/pdf"), str(path.resolve())
+        return gemini.bytes_part(path.read_bytes(), "application/pdf"), str(path)
     if suffix in TEXT_SUFFIXES:
         text = path.read_text(encoding="utf-8", errors="replace")
-        return gemini.text_part(text), str(path.resolve())
+        return gemini.text_part(text), str(path)
     raise ToolFailure(
         ErrorCategory.FILE_UNSUPPORTED,
         f"Unsupported file type {suffix or '(none)'!r} for {path.name}.",
@@ -117,7 +116,8 @@ async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         data, generation = await _analyze_url(source, instruction, schema, custom, thinking)
     else:
         if kind == "file_path":
-            part, source = await asyncio.to_thread(_read_file, args["file_path"])
+            confined = await paths.confine(args["file_path"], ctx)
+            part, source = await asyncio.to_thread(_read_file, confined, args["file_path"])
         else:
             part, source = gemini.text_part(args["text"]), "text"
         template = "content_custom" if custom else "content_analysis"

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from video_research import contracts, gemini, prompts, sessions, video_input
+from video_research import contracts, gemini, paths, prompts, sessions, video_input
 from video_research.cache import get_cache
 from video_research.config import get_config
 from video_research.context import CallContext
@@ -78,7 +78,7 @@ async def video_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any
     output_schema = args.get("output_schema")
     if output_schema is not None:
         contracts.check_caller_schema(output_schema, "output_schema")
-    source = await video_input.resolve(args.get("url"), args.get("file_path"))
+    source = await video_input.resolve(args.get("url"), args.get("file_path"), ctx)
     return await analyze(
         source,
         instruction=args["instruction"],
@@ -107,10 +107,9 @@ async def video_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[st
     output_schema = args.get("output_schema")
     if output_schema is not None:
         contracts.check_caller_schema(output_schema, "output_schema")
-    directory = Path(args["directory"]).expanduser()
+    directory = await paths.confine(args["directory"], ctx)
     if not directory.is_dir():
         raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such directory: {args['directory']}")
-    directory = directory.resolve()
     files, skipped = await asyncio.to_thread(
         _batch_files, directory, args["glob_pattern"], args["max_files"]
     )
@@ -124,7 +123,7 @@ async def video_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[st
         item: dict[str, Any] = {"file_path": str(path), "file_name": path.name}
         async with semaphore:
             try:
-                source = await video_input.from_file(str(path))
+                source = await video_input.from_file(str(path), ctx)
                 item["result"] = await analyze(
                     source,
                     instruction=args["instruction"],
@@ -186,7 +185,7 @@ def _iso(timestamp: float) -> str:
 
 async def video_create_session(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     settings = get_config()
-    source = await video_input.resolve(args.get("url"), args.get("file_path"))
+    source = await video_input.resolve(args.get("url"), args.get("file_path"), ctx)
     gemini.require_api_key(settings)
     if source.kind == "youtube":
         video_uri, mime_type = source.source, "video/mp4"

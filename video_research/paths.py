@@ -1,0 +1,74 @@
+"""Which local files a tool may read: only those under the allowed roots.
+
+The roots are VIDEO_RESEARCH_FILE_ROOTS (default: the user's home directory). When the MCP
+client declares its own roots (the `roots` capability), a path must also lie under one of
+those: the client's roots narrow the server's, never widen them.
+
+Paths are resolved before the check — `~`, `..` and symbolic links included — so a link
+inside a root that points outside it is refused, and so is `root/../elsewhere`. Every
+tool that reads local files (videos, documents, transcripts, content) goes through
+`confine`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from video_research.config import Settings, get_config
+from video_research.errors import ErrorCategory, ToolFailure
+
+logger = logging.getLogger(__name__)
+
+
+def configured_roots(settings: Settings | None = None) -> list[Path]:
+    settings = settings or get_config()
+    return [Path(os.path.realpath(Path(root).expanduser())) for root in settings.file_roots]
+
+
+async def client_roots(ctx: Any) -> list[Path] | None:
+    """The directories the MCP client shares (file:// roots), or None when it declares none."""
+    session = getattr(ctx, "session", None)
+    if session is None:
+        return None
+    try:
+        import mcp_types as types
+
+        if not session.check_client_capability(types.ClientCapabilities(roots=types.RootsCapability())):
+            return None
+        listed = await session.list_roots()
+    except Exception as exc:  # a client that cannot answer is treated as declaring no roots
+        logger.debug("could not list the client's roots: %s", exc)
+        return None
+    roots = []
+    for root in listed.roots:
+        parsed = urlparse(str(root.uri))
+        if parsed.scheme == "file":
+            roots.append(Path(os.path.realpath(unquote(parsed.path))))
+    return roots
+
+
+def _under(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or path.is_relative_to(root) for root in roots)
+
+
+def confine_to(path: str | os.PathLike[str], roots: list[Path], extra_roots: list[Path] | None = None) -> Path:
+    """The resolved path, or FORBIDDEN_PATH when it leaves the roots."""
+    resolved = Path(os.path.realpath(Path(path).expanduser()))
+    allowed = _under(resolved, roots) and (extra_roots is None or _under(resolved, extra_roots))
+    if not allowed:
+        shown = ", ".join(str(r) for r in (roots if extra_roots is None else extra_roots)) or "(none)"
+        raise ToolFailure(
+            ErrorCategory.FORBIDDEN_PATH,
+            f"{path} is outside the directories this server may read.",
+            hint=f"Allowed roots: {shown}. Set VIDEO_RESEARCH_FILE_ROOTS (comma-separated) to widen them.",
+        )
+    return resolved
+
+
+async def confine(path: str | os.PathLike[str], ctx: Any = None) -> Path:
+    """`path` resolved and checked against the configured roots and the client's roots."""
+    return confine_to(path, configured_roots(), await client_roots(ctx) if ctx is not None else None)
