@@ -21,7 +21,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from video_research.redact import register_secret
 
@@ -29,6 +37,9 @@ ThinkingLevel = Literal["minimal", "low", "medium", "high"]
 Role = Literal["viewer", "blessed", "admin"]
 
 APP_NAME = "video-research"
+
+GEMINI_DIMENSIONS = (768, 1536, 3072)
+"""Matryoshka sizes gemini-embedding is trained for (KNOWLEDGE_EMBEDDING_DIMENSIONS)."""
 
 PRESETS: dict[str, dict[str, str]] = {
     "best": {
@@ -227,6 +238,88 @@ class Settings(BaseModel):
     )
 
     # --- knowledge store and embeddings (issue 4): add fields here ---
+    knowledge_db_path: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "KNOWLEDGE_DB",
+            "Embedded knowledge store file (default: knowledge.db in the data dir)",
+        ),
+    )
+    knowledge_write_through: bool = Field(
+        default=True,
+        json_schema_extra=_env(
+            "KNOWLEDGE_WRITE_THROUGH",
+            "Store every producer tool's result in the knowledge store (true/false)",
+        ),
+    )
+    embedding_provider: Literal["local", "gemini"] = Field(
+        default="local",
+        json_schema_extra=_env(
+            "KNOWLEDGE_EMBEDDING_PROVIDER",
+            "local (all-MiniLM-L6-v2 on CPU, offline) or gemini (gemini-embedding)",
+        ),
+    )
+    embedding_model: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "KNOWLEDGE_EMBEDDING_MODEL",
+            "Embedding model (default: all-MiniLM-L6-v2 for local, gemini-embedding-001 for gemini)",
+        ),
+    )
+    embedding_dimensions: int = Field(
+        default=0,
+        ge=0,
+        json_schema_extra=_env(
+            "KNOWLEDGE_EMBEDDING_DIMENSIONS",
+            "Vector size (default: 384 local; 768, 1536 or 3072 for gemini, default 768)",
+        ),
+    )
+    embedding_batch_size: int = Field(
+        default=32,
+        ge=1,
+        le=1024,
+        json_schema_extra=_env(
+            "KNOWLEDGE_EMBEDDING_BATCH_SIZE", "Texts embedded per model call (1-1024)"
+        ),
+    )
+    weaviate_grpc_port: int = Field(
+        default=0,
+        ge=0,
+        le=65535,
+        json_schema_extra=_env(
+            "WEAVIATE_GRPC_PORT", "Weaviate gRPC port (default 50051; cloud URLs need none)"
+        ),
+    )
+    weaviate_distance: Literal["cosine", "dot", "l2-squared"] = Field(
+        default="cosine",
+        json_schema_extra=_env(
+            "WEAVIATE_DISTANCE", "HNSW distance metric for new Weaviate collections"
+        ),
+    )
+    weaviate_max_connections: int = Field(
+        default=32,
+        ge=4,
+        le=2048,
+        json_schema_extra=_env(
+            "WEAVIATE_HNSW_MAX_CONNECTIONS", "HNSW max connections per node (new collections)"
+        ),
+    )
+    weaviate_ef_construction: int = Field(
+        default=128,
+        ge=4,
+        le=4096,
+        json_schema_extra=_env(
+            "WEAVIATE_HNSW_EF_CONSTRUCTION", "HNSW build-time candidate list size (new collections)"
+        ),
+    )
+    weaviate_ef: int = Field(
+        default=-1,
+        ge=-1,
+        le=4096,
+        json_schema_extra=_env(
+            "WEAVIATE_HNSW_EF", "HNSW query-time candidate list size; -1 lets Weaviate pick"
+        ),
+    )
 
     # --- transcripts (issue 5): add fields here ---
 
@@ -293,6 +386,15 @@ class Settings(BaseModel):
     def _expand(cls, value: Path) -> Path:
         return value.expanduser()
 
+    @field_validator("embedding_dimensions", mode="after")
+    @classmethod
+    def _gemini_dimensions(cls, value: int, info: ValidationInfo) -> int:
+        if info.data.get("embedding_provider") == "gemini" and value not in (0, *GEMINI_DIMENSIONS):
+            raise ValueError(
+                f"gemini-embedding vectors come in {', '.join(map(str, GEMINI_DIMENSIONS))} dimensions"
+            )
+        return value
+
     # --- derived values ---
     @property
     def weaviate_enabled(self) -> bool:
@@ -306,6 +408,15 @@ class Settings(BaseModel):
     def session_db(self) -> str:
         """The session database path, ':memory:' when persistence is switched off."""
         return self.session_db_path or str(self.data_dir / "sessions.db")
+
+    @property
+    def knowledge_db(self) -> Path:
+        """The embedded knowledge store file (used when WEAVIATE_URL is not set)."""
+        return (
+            Path(self.knowledge_db_path).expanduser()
+            if self.knowledge_db_path
+            else self.data_dir / "knowledge.db"
+        )
 
     def public_dict(self) -> dict[str, Any]:
         """Every setting, with secrets replaced by whether they are set."""

@@ -265,6 +265,67 @@ TOOLS: dict[str, ToolSpec] = _table(
         open_world=True,
     ),
     # ---------------------------------------------------------------- knowledge (issue 4)
+    ToolSpec(
+        name="knowledge_search",
+        handler="knowledge:knowledge_search",
+        toolset="knowledge",
+        title="Search the knowledge base",
+        description=(
+            "Hybrid search (keywords + meaning) over everything the tools have stored: video and content "
+            "analyses, research findings and plans, video metadata, session turns, web searches.\n"
+            "alpha 0 is keyword (BM25) only, 1 vector only. filters narrow by stored properties, e.g. "
+            '[{"property": "video_id", "op": "eq", "value": "dQw4w9WgXcQ"}]. Results from all searched '
+            "collections are merged best first."
+        ),
+    ),
+    ToolSpec(
+        name="knowledge_related",
+        handler="knowledge:knowledge_related",
+        toolset="knowledge",
+        title="Related knowledge",
+        description=(
+            "Objects closest in meaning to a stored object (an object_id from knowledge_search), "
+            "nearest first, the object itself excluded."
+        ),
+    ),
+    ToolSpec(
+        name="knowledge_stats",
+        handler="knowledge:knowledge_stats",
+        toolset="knowledge",
+        title="Knowledge base statistics",
+        description=(
+            "Object counts per knowledge collection, the store in use (embedded SQLite file or Weaviate) "
+            "and the embedding model; flags collections whose vectors need knowledge_reembed."
+        ),
+    ),
+    ToolSpec(
+        name="knowledge_ingest",
+        handler="knowledge:knowledge_ingest",
+        toolset="knowledge",
+        title="Add to the knowledge base",
+        description=(
+            "Store an object of your own in a knowledge collection; it is embedded and searchable at once.\n"
+            "Properties are checked against the collection (unknown keys are rejected with the allowed "
+            "list). With object_id the object under that UUID is replaced."
+        ),
+        read_only=False,
+        idempotent=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="knowledge_reembed",
+        handler="knowledge:knowledge_reembed",
+        toolset="knowledge",
+        title="Re-embed a knowledge collection",
+        description=(
+            "Recompute every vector of a collection with the configured embedding model, after "
+            "KNOWLEDGE_EMBEDDING_PROVIDER, _MODEL or _DIMENSIONS changed.\n"
+            "Reports progress; the old vectors stay in use until the new ones are all written."
+        ),
+        read_only=False,
+        idempotent=True,
+        audited=True,
+    ),
     # ---------------------------------------------------------------- transcripts (issue 5)
     # ---------------------------------------------------------------- documents (issue 6)
     # ---------------------------------------------------------------- catalog (issue 7)

@@ -1,8 +1,9 @@
 """Write-through from producer tools to the knowledge store (seed 000 section 4 table).
 
 Each producer tool calls exactly one of these after its result is ready. They never
-raise: a store failure is logged and the tool's result is still returned. They return
-the stored object's UUID, or None when nothing was stored.
+raise: a store failure is logged (WARNING, with the collection) and the tool's result is
+still returned. They return the stored object's UUID, or None when nothing was stored
+(a failure, or KNOWLEDGE_WRITE_THROUGH=false).
 
 | tool                      | function                    | collection         |
 |---------------------------|-----------------------------|--------------------|
@@ -16,16 +17,102 @@ the stored object's UUID, or None when nothing was stored.
 | content_analyze           | store_content_analysis      | ContentAnalyses    |
 | web_search                | store_web_search            | WebSearchResults   |
 
-(The knowledge-store issue replaces these no-op bodies with real writes; the signatures
-are the contract the producer tools code against.)
+Results come from Gemini (or a caller's own output_schema), so fields may be missing or
+shaped differently: each function keeps what fits the collection's types and leaves the
+rest out (the whole result is kept as JSON in `raw_result` where the collection has it).
+`store_video_metadata` uses a deterministic UUID (`generate_uuid5(video_id)`, the same
+on both backends), so fetching a video again updates its object instead of adding one.
+`store_research_finding` stores the report and each of its findings as separate objects
+(findings carry `report_uuid`) and returns the report's UUID.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import uuid as uuid_lib
+from collections.abc import Mapping
 from typing import Any
 
+from video_research.config import get_config
+from video_research.knowledge.collections import coerce, get_collection
+from video_research.knowledge.store import generate_uuid5, get_store
+
 logger = logging.getLogger(__name__)
+
+_TEXT_KEYS = ("text", "point", "claim", "title", "description", "name", "summary")
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool | int | float):
+        return str(value)
+    if isinstance(value, Mapping):
+        for key in _TEXT_KEYS:
+            if isinstance(value.get(key), str):
+                return value[key]
+    return _dumps(value)
+
+
+def _as_texts(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    items = value if isinstance(value, list | tuple) else [value]
+    texts = [_as_text(item) for item in items]
+    return [t for t in texts if t]
+
+
+def _dumps(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _fitted(collection: str, properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The properties the collection can hold, each coerced to its type; the rest dropped."""
+    definition = get_collection(collection)
+    kept: dict[str, Any] = {}
+    for name, value in properties.items():
+        if value is None or value == "" or name not in definition.by_name:
+            continue
+        data_type = definition.by_name[name].data_type
+        if data_type.is_text:
+            value = _as_texts(value) if data_type.value == "text[]" else _as_text(value)
+        elif data_type.value in ("int", "number") and isinstance(value, str):
+            value = _number(value)
+        elif data_type.value == "boolean" and isinstance(value, str):
+            value = value.strip().lower() in ("true", "1", "yes")
+        try:
+            kept[name] = coerce(data_type, value)
+        except ValueError as exc:
+            logger.debug("write-through to %s: dropping %s (%s)", collection, name, exc)
+    return kept
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+async def _write(
+    collection: str, objects: list[dict[str, Any]], uuids: list[str] | None = None
+) -> str | None:
+    """Store objects (upserting when UUIDs are given); the first UUID, or None on failure."""
+    if not get_config().knowledge_write_through:
+        return None
+    try:
+        store = await get_store()
+        fitted = [_fitted(collection, o) for o in objects]
+        ids = await store.insert_many(collection, fitted, uuids=uuids, upsert=uuids is not None)
+        return ids[0]
+    except Exception as exc:
+        logger.warning(
+            "knowledge write-through to %s failed (the tool result is unaffected): %s",
+            collection,
+            exc,
+        )
+        return None
 
 
 async def store_video_analysis(
@@ -35,7 +122,24 @@ async def store_video_analysis(
     source_url: str = "",
     source_tool: str = "video_analyze",
 ) -> str | None:
-    return None
+    return await _write(
+        "VideoAnalyses",
+        [
+            {
+                "video_id": content_id,
+                "source_url": source_url,
+                "instruction": instruction,
+                "title": result.get("title"),
+                "summary": result.get("summary"),
+                "key_points": result.get("key_points"),
+                "topics": result.get("topics"),
+                "sentiment": result.get("sentiment"),
+                "timestamps_json": _dumps(result.get("timestamps")),
+                "raw_result": _dumps(result),
+                "source_tool": source_tool,
+            }
+        ],
+    )
 
 
 async def store_session_turn(
@@ -46,33 +150,132 @@ async def store_session_turn(
     response: str,
     source_url: str = "",
 ) -> str | None:
-    return None
+    return await _write(
+        "SessionTranscripts",
+        [
+            {
+                "session_id": session_id,
+                "video_title": video_title,
+                "turn_index": turn_index,
+                "turn_prompt": prompt,
+                "turn_response": response,
+                "source_url": source_url,
+                "source_tool": "video_continue_session",
+            }
+        ],
+    )
 
 
 async def store_video_metadata(metadata: dict[str, Any]) -> str | None:
     """Deterministic UUID from metadata["video_id"]: a repeated fetch updates, never duplicates."""
-    return None
+    video_id = metadata.get("video_id")
+    if not video_id:
+        logger.warning("knowledge write-through to VideoMetadata skipped: no video_id")
+        return None
+    properties = {
+        **metadata,
+        "channel_title": metadata.get("channel_title") or metadata.get("channel"),
+        "has_captions": metadata.get("has_captions", metadata.get("caption")),
+        "source_tool": "video_metadata",
+    }
+    return await _write("VideoMetadata", [properties], [generate_uuid5(video_id)])
 
 
 async def store_research_finding(report: dict[str, Any]) -> str | None:
-    return None
+    report_uuid = str(uuid_lib.uuid4())
+    common = {"topic": report.get("topic"), "scope": report.get("scope"), "source_tool": "research_deep"}
+    summary = {
+        **common,
+        "executive_summary": report.get("executive_summary"),
+        "open_questions": report.get("open_questions"),
+        "methodology_critique": report.get("methodology_critique"),
+        "recommendations": report.get("recommendations"),
+    }
+    findings = [f for f in report.get("findings") or [] if isinstance(f, Mapping)]
+    objects = [summary] + [
+        {
+            **common,
+            "claim": finding.get("claim"),
+            "evidence_tier": finding.get("evidence_tier") or finding.get("tier"),
+            "confidence": finding.get("confidence"),
+            "reasoning": finding.get("reasoning"),
+            "supporting": finding.get("supporting"),
+            "contradicting": finding.get("contradicting"),
+            "report_uuid": report_uuid,
+        }
+        for finding in findings
+    ]
+    uuids = [report_uuid] + [str(uuid_lib.uuid4()) for _ in findings]
+    return await _write("ResearchFindings", objects, uuids)
 
 
 async def store_research_plan(plan: dict[str, Any]) -> str | None:
-    return None
+    return await _write(
+        "ResearchPlans",
+        [
+            {
+                "topic": plan.get("topic"),
+                "scope": plan.get("scope"),
+                "task_decomposition": plan.get("task_decomposition"),
+                "phases_json": _dumps(plan.get("phases")),
+                "recommended_models_json": _dumps(plan.get("recommended_models")),
+                "source_tool": "research_plan",
+            }
+        ],
+    )
 
 
 async def store_evidence_assessment(
     assessment: dict[str, Any], claim: str, sources: list[str]
 ) -> str | None:
-    return None
+    return await _write(
+        "ResearchFindings",
+        [
+            {
+                "claim": assessment.get("claim") or claim,
+                "evidence_tier": assessment.get("tier") or assessment.get("evidence_tier"),
+                "confidence": assessment.get("confidence"),
+                "reasoning": assessment.get("reasoning"),
+                "supporting": assessment.get("supporting"),
+                "contradicting": assessment.get("contradicting"),
+                "sources": sources,
+                "source_tool": "research_assess_evidence",
+            }
+        ],
+    )
 
 
 async def store_content_analysis(
     result: dict[str, Any], source: str, instruction: str
 ) -> str | None:
-    return None
+    return await _write(
+        "ContentAnalyses",
+        [
+            {
+                "source": source,
+                "instruction": instruction,
+                "title": result.get("title"),
+                "summary": result.get("summary"),
+                "key_points": result.get("key_points"),
+                "entities": result.get("entities"),
+                "structure_notes": result.get("structure_notes"),
+                "quality_assessment": result.get("quality_assessment"),
+                "raw_result": _dumps(result),
+                "source_tool": "content_analyze",
+            }
+        ],
+    )
 
 
 async def store_web_search(query: str, response: str, sources: list[dict[str, Any]]) -> str | None:
-    return None
+    return await _write(
+        "WebSearchResults",
+        [
+            {
+                "query": query,
+                "response": response,
+                "sources_json": _dumps(sources),
+                "source_tool": "web_search",
+            }
+        ],
+    )

@@ -1,0 +1,182 @@
+"""The embedded store's SQLite specifics: getting sqlite-vec loaded, and crash safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO_ROOT
+from video_research.knowledge import sqlite_ext
+
+EXT_MODULE = Path(sqlite_ext.__file__)
+
+
+def test_this_python_uses_auto_extension(tmp_path):
+    """pyenv's build lacks enable_load_extension: vec0 must come through sqlite3_auto_extension."""
+    conn, route = sqlite_ext.connect(str(tmp_path / "a.db"))
+    try:
+        assert conn.execute("SELECT vec_version()").fetchone()[0].startswith("v")
+        expected = "load_extension" if sqlite_ext.can_load_extensions(conn) else "auto_extension"
+        assert route == expected
+        conn.execute("CREATE VIRTUAL TABLE v USING vec0(embedding float[2])")
+    finally:
+        conn.close()
+
+
+def _interpreters() -> list[str]:
+    """Pythons on this machine other than ours whose sqlite3 can load extensions."""
+    found = []
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if not Path(candidate).exists() or Path(candidate).resolve() == Path(sys.executable).resolve():
+            continue
+        probe = subprocess.run(
+            [candidate, "-c", "import sqlite3; sqlite3.connect(':memory:').enable_load_extension"],
+            capture_output=True,
+        )
+        if probe.returncode == 0:
+            found.append(candidate)
+    return found
+
+
+@pytest.mark.parametrize("route", ["load_extension", "auto_extension"])
+def test_both_routes_under_a_python_that_can_load_extensions(tmp_path, route):
+    """sqlite_ext is standard library only, so a system Python can run it as is."""
+    pythons = _interpreters()
+    if not pythons:
+        pytest.skip("no Python with enable_load_extension on this machine")
+    import sqlite_vec
+
+    script = textwrap.dedent(
+        f"""
+        import importlib.util, sys
+        spec = importlib.util.spec_from_file_location("sqlite_ext", {str(EXT_MODULE)!r})
+        ext = importlib.util.module_from_spec(spec); spec.loader.exec_module(ext)
+        if {route!r} == "auto_extension":
+            ext.register_auto_extension({sqlite_vec.loadable_path()!r})
+        conn, route = ext.connect(":memory:", {sqlite_vec.loadable_path()!r})
+        print(route, conn.execute("SELECT vec_distance_cosine('[1,0]', '[0,1]')").fetchone()[0])
+        """
+    )
+    out = subprocess.run([pythons[0], "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [route, "1.0"]
+
+
+WRITER = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    import numpy as np
+    from video_research.knowledge.store import get_store
+
+    async def main():
+        store = await get_store()
+        rng = np.random.default_rng(0)
+        batch = 0
+        while True:
+            objects = [{"title": f"b{batch} o{i}", "summary": "x " * 200} for i in range(200)]
+            await store.insert_many("VideoAnalyses", objects, vectors=rng.normal(size=(200, 384)))
+            batch += 1
+            print(batch, flush=True)
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_killed_writer_leaves_no_half_objects(tmp_path, server_env):
+    """SIGKILL a process in the middle of batch writes; every object keeps text and vector."""
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER],
+        env=server_env,
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        for _ in range(3):  # let a few batches commit, then kill it wherever it is
+            assert writer.stdout.readline(), "writer died before committing"
+        time.sleep(0.05)
+        os.kill(writer.pid, signal.SIGKILL)
+    finally:
+        writer.wait(timeout=30)
+    db = Path(server_env["VIDEO_RESEARCH_DATA_DIR"]) / "knowledge.db"
+    conn, _ = sqlite_ext.connect(str(db))
+    try:
+        (vec_table,) = conn.execute(
+            "SELECT vec_table FROM collections WHERE name = 'VideoAnalyses'"
+        ).fetchone()
+        objects = conn.execute('SELECT count(*) FROM "obj_VideoAnalyses"').fetchone()[0]
+        texts = conn.execute('SELECT count(*) FROM "fts_VideoAnalyses"').fetchone()[0]
+        vectors = conn.execute(f'SELECT count(*) FROM "{vec_table}"').fetchone()[0]
+        orphans = conn.execute(
+            f'SELECT count(*) FROM "obj_VideoAnalyses" WHERE id NOT IN (SELECT rowid FROM "{vec_table}")'
+        ).fetchone()[0]
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+    assert objects >= 600 and objects % 200 == 0
+    assert objects == texts == vectors and orphans == 0
+
+
+async def test_model_change_is_refused_until_reembedded(gemini_stub, monkeypatch):
+    """Vectors of two models never mix: writes refuse with a hint, keyword search still works."""
+    from video_research import config
+    from video_research.errors import ToolFailure
+    from video_research.knowledge.store import get_store
+
+    local = await get_store()
+    uuid = await local.insert("VideoAnalyses", {"title": "Bread", "summary": "sourdough loaf"})
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_DIMENSIONS", "768")
+    config.reset_config()
+    store = await get_store()
+    with pytest.raises(ToolFailure) as refused:
+        await store.insert("VideoAnalyses", {"title": "Cake"})
+    assert refused.value.category == "config_error"
+    assert "knowledge_reembed" in refused.value.hint and "384" in refused.value.message
+    assert [h.uuid for h in await store.hybrid("VideoAnalyses", "sourdough", alpha=0.0)] == [uuid]
+    with pytest.raises(ToolFailure):
+        await store.hybrid("VideoAnalyses", "sourdough", alpha=0.5)
+
+    assert await store.reembed("VideoAnalyses") == 1
+    info = await store.info("VideoAnalyses")
+    assert (info.embedding_model, info.dimensions, info.compatible) == (
+        "gemini:gemini-embedding-001",
+        768,
+        True,
+    )
+    sent = gemini_stub.calls("batchEmbedContents")[-1].body["requests"][0]
+    assert sent["outputDimensionality"] == 768 and sent["taskType"] == "RETRIEVAL_DOCUMENT"
+    hits = await store.hybrid("VideoAnalyses", "sourdough", alpha=1.0)
+    assert [h.uuid for h in hits] == [uuid] and len((await store.get("VideoAnalyses", uuid, include_vector=True)).vector) == 768
+
+
+def test_store_file_layout_is_documented(tmp_path):
+    """The tables the module docstring promises exist, so a user can inspect the file."""
+    import asyncio
+
+    from video_research.knowledge.store import close_store, get_store
+
+    async def write():
+        store = await get_store()
+        await store.insert("WebSearchResults", {"query": "q", "response": "r"}, vector=[1.0] + [0.0] * 383)
+        await close_store()
+
+    asyncio.run(write())
+    db = sqlite3.connect(tmp_path / "data" / "knowledge.db")
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"collections", "obj_WebSearchResults", "fts_WebSearchResults", "vec_WebSearchResults"} <= tables
+    definition = json.loads(
+        db.execute("SELECT definition FROM collections WHERE name='WebSearchResults'").fetchone()[0]
+    )
+    assert [p["name"] for p in definition["properties"]][:2] == ["created_at", "source_tool"]

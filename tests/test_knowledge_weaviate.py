@@ -1,0 +1,172 @@
+"""The Weaviate backend's translation layer, checked without a server.
+
+No Weaviate server can run on the CI machines, so these tests pin what the backend
+hands to weaviate-client: connection choice, collection schema, filters, hybrid
+arguments and how results come back. The live contract tests in
+test_knowledge_store.py run the same store API against a real server when WEAVIATE_URL
+is set.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from types import SimpleNamespace
+
+import pytest
+
+from video_research.config import load_settings
+from video_research.errors import ToolFailure
+from video_research.knowledge import weaviate_store as ws
+from video_research.knowledge.collections import get_collection
+from video_research.knowledge.filters import Filter, bind
+
+METADATA = get_collection("VideoMetadata")
+
+
+@pytest.mark.parametrize(
+    ("url", "kind", "expected"),
+    [
+        ("http://localhost:8080", "local", {"host": "localhost", "port": 8080, "grpc_port": 50051}),
+        ("http://127.0.0.1:9090", "local", {"host": "127.0.0.1", "port": 9090, "grpc_port": 50051}),
+        ("https://my-cluster.weaviate.cloud", "cloud", {"cluster_url": "https://my-cluster.weaviate.cloud"}),
+        ("https://abc.weaviate.network", "cloud", {"cluster_url": "https://abc.weaviate.network"}),
+        (
+            "https://vectors.example.com",
+            "custom",
+            {
+                "http_host": "vectors.example.com",
+                "http_port": 443,
+                "http_secure": True,
+                "grpc_host": "vectors.example.com",
+                "grpc_port": 50051,
+                "grpc_secure": True,
+            },
+        ),
+        # A spoofed host that merely contains the cloud domain is not the cloud.
+        ("http://weaviate.cloud.evil.com:8080", "custom", None),
+    ],
+)
+def test_connection_plan(url, kind, expected):
+    got_kind, kwargs = ws.connection_plan(url)
+    assert got_kind == kind
+    if expected is not None:
+        assert kwargs == expected
+
+
+def test_connection_plan_grpc_port_and_bad_url():
+    assert ws.connection_plan("http://localhost:8080", 50052)[1]["grpc_port"] == 50052
+    with pytest.raises(ToolFailure) as failure:
+        ws.connection_plan("http://:8080")
+    assert failure.value.category == "config_error"
+
+
+def test_collection_config_carries_properties_and_hnsw():
+    settings = load_settings(
+        {
+            "WEAVIATE_URL": "http://localhost:8080",
+            "WEAVIATE_DISTANCE": "dot",
+            "WEAVIATE_HNSW_MAX_CONNECTIONS": "64",
+            "WEAVIATE_HNSW_EF_CONSTRUCTION": "256",
+            "WEAVIATE_HNSW_EF": "100",
+        }
+    )
+    config = ws.collection_config(METADATA, settings)
+    assert config["name"] == "VideoMetadata"
+    props = {p.name: p for p in config["properties"]}
+    assert list(props)[:2] == ["created_at", "source_tool"]
+    assert props["video_id"].tokenization.value == "field" and props["video_id"].indexSearchable is False
+    assert props["title"].skip_vectorization is False and props["view_count"].skip_vectorization
+    assert props["view_count"].indexRangeFilters is True
+    assert props["tags"].dataType.value == "text[]"
+    index = config["vector_config"].vectorIndexConfig
+    assert (index.distance.value, index.maxConnections, index.efConstruction, index.ef) == (
+        "dot",
+        64,
+        256,
+        100,
+    )
+    assert config["vector_config"].vectorizer.vectorizer.value == "none"
+
+
+def _rest(filter_obj) -> dict:
+    """The filter as weaviate-client's own converter writes it for the REST API."""
+    from weaviate.collections.filters import _FilterToREST
+
+    return _FilterToREST.convert(filter_obj)
+
+
+def test_filters_translate():
+    where = bind(
+        Filter.eq("video_id", "abc")
+        & Filter.gte("view_count", 10)
+        & Filter.between("published_at", "2024-01-01", "2024-12-31")
+        & Filter.contains_any("tags", ["a", "b"])
+        & Filter.prefix("channel_id", "UC")
+        & Filter.in_("definition", ["hd", "sd"]),
+        METADATA,
+    )
+    rest = _rest(ws.to_weaviate_filter(where, METADATA))
+    assert rest["operator"] == "And"
+    flat: dict[str, list] = {}
+
+    def walk(node):
+        if "operands" in node:
+            for operand in node["operands"]:
+                walk(operand)
+            return
+        value = next(v for k, v in node.items() if k.startswith("value"))
+        flat.setdefault(node["path"][0], []).append((node["operator"], value))
+
+    walk(rest)
+    assert flat["video_id"] == [("Equal", "abc")]
+    assert flat["view_count"] == [("GreaterThanEqual", 10)]
+    assert [op for op, _ in flat["published_at"]] == ["GreaterThanEqual", "LessThanEqual"]
+    assert flat["published_at"][0][1].startswith("2024-01-01T00:00:00")
+    assert flat["tags"] == [("ContainsAny", ["a", "b"])]
+    assert flat["channel_id"] == [("Like", "UC*")]
+    assert flat["definition"] == [("Equal", "hd"), ("Equal", "sd")]
+    assert ws.to_weaviate_filter(None, METADATA) is None
+
+
+def test_hybrid_arguments_use_relative_score_fusion():
+    args = ws.hybrid_arguments("q", [0.5, 0.5], 0.3, None, 10, 0, 0.8)
+    assert args["fusion_type"].value == "FUSION_TYPE_RELATIVE_SCORE"
+    assert args["vector"] == [0.5, 0.5] and args["alpha"] == 0.3 and args["offset"] is None
+    assert args["max_vector_distance"] == 0.8
+    assert args["return_metadata"].score and args["return_metadata"].distance
+
+
+def test_results_come_back_in_our_form():
+    moment = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+    obj = SimpleNamespace(
+        uuid="0b6e4f3c-2f4c-4d67-9a2f-2f5c1c6b2a10",
+        properties={"video_id": "v", "published_at": moment, "title": None, "stray": 1},
+        metadata=SimpleNamespace(score=0.7, distance=0.25),
+        vector={"default": [1.0, 0.0]},
+    )
+    hit = ws.to_search_hit(METADATA, obj, vector_only=False)
+    assert hit.score == 0.7 and hit.distance == 0.25
+    assert hit.properties == {"video_id": "v", "published_at": "2024-05-01T12:00:00.000000Z"}
+    assert ws.to_search_hit(METADATA, obj, vector_only=True).score == pytest.approx(0.75)
+    assert ws.to_stored_object(METADATA, obj).vector == [1.0, 0.0]
+
+
+def test_client_errors_map_to_categories():
+    from weaviate import exceptions as wx
+
+    assert ws.failure(wx.WeaviateConnectionError("down")).category == "WEAVIATE_CONNECTION"
+    assert ws.failure(ValueError("bad query")).category == "WEAVIATE_QUERY"
+
+
+async def test_unreachable_server_is_a_clear_error(monkeypatch):
+    """Nothing listens on port 9: a knowledge call fails with a connection error and a hint."""
+    from video_research.knowledge.store import get_store
+
+    monkeypatch.setenv("WEAVIATE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("WEAVIATE_GRPC_PORT", "10")
+    store = await get_store()
+    assert store.backend == "weaviate"
+    with pytest.raises(ToolFailure) as failure:
+        await store.count("VideoMetadata")
+    assert failure.value.category == "WEAVIATE_CONNECTION"
+    assert "127.0.0.1:9" in failure.value.message + (failure.value.hint or "")

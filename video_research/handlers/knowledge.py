@@ -1,0 +1,169 @@
+"""knowledge_search, knowledge_related, knowledge_stats, knowledge_ingest, knowledge_reembed.
+
+They read and write the seven knowledge collections of seed 000 through the one store
+(`knowledge.store.get_store`): the embedded SQLite file by default, Weaviate when
+WEAVIATE_URL is set. Results look the same on both backends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from video_research.context import CallContext
+from video_research.errors import invalid_input
+from video_research.knowledge import filters
+from video_research.knowledge.collections import (
+    KNOWLEDGE_COLLECTIONS,
+    get_collection,
+    knowledge_collection,
+)
+from video_research.knowledge.store import SearchHit, get_store
+
+HIDDEN_PROPERTIES = frozenset({"raw_result"})
+"""Kept in the store (the whole Gemini result) but too large to repeat in every hit."""
+
+
+def _shown(properties: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in properties.items() if k not in HIDDEN_PROPERTIES}
+
+
+def _hit(hit: SearchHit) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "collection": hit.collection,
+        "object_id": hit.uuid,
+        "score": round(hit.score, 6),
+        "properties": _shown(hit.properties),
+    }
+    if hit.distance is not None:
+        out["distance"] = round(hit.distance, 6)
+    return out
+
+
+def _applies(where: filters.FilterNode | None, collection: str) -> bool:
+    """Whether every property the filter names is filterable in `collection`."""
+    definition = get_collection(collection)
+    return all(
+        name in definition.by_name and definition.by_name[name].filterable
+        for name in filters.properties_used(where)
+    )
+
+
+async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    query = args["query"].strip()
+    if not query:
+        raise invalid_input("query is empty.", hint="Say what you are looking for in a few words.")
+    named = args.get("collections")
+    collections = list(dict.fromkeys(named)) if named else list(KNOWLEDGE_COLLECTIONS)
+    where = filters.from_json(args.get("filters"))
+    searched, skipped = [], []
+    for name in collections:
+        knowledge_collection(name)
+        if _applies(where, name):
+            searched.append(name)
+        elif named:
+            # bind() says exactly which property or operator is wrong for this collection.
+            filters.bind(where, get_collection(name))
+        else:
+            skipped.append(name)
+    store = await get_store()
+    hits: list[SearchHit] = []
+    for name in searched:
+        hits += await store.hybrid(
+            name,
+            query,
+            alpha=args["alpha"],
+            where=where,
+            limit=args["limit"],
+            min_score=args.get("min_score"),
+        )
+    hits.sort(key=lambda hit: (-hit.score, hit.distance if hit.distance is not None else 2.0))
+    results = [_hit(hit) for hit in hits]
+    return {
+        "query": query,
+        "alpha": args["alpha"],
+        "collections_searched": searched,
+        "collections_skipped": skipped,
+        "results": results,
+        "total": len(results),
+    }
+
+
+async def knowledge_related(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    collection = knowledge_collection(args["collection"]).name
+    store = await get_store()
+    hits = await store.near_object(collection, args["object_id"], limit=args["limit"])
+    hits.sort(key=lambda hit: hit.distance if hit.distance is not None else 2.0)
+    results = [_hit(hit) for hit in hits]
+    return {
+        "object_id": args["object_id"],
+        "collection": collection,
+        "results": results,
+        "total": len(results),
+    }
+
+
+async def knowledge_stats(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    names = (
+        [knowledge_collection(args["collection"]).name]
+        if args.get("collection")
+        else list(KNOWLEDGE_COLLECTIONS)
+    )
+    store = await get_store()
+    infos = [await store.info(name) for name in names]
+    return {
+        "backend": store.backend,
+        "location": store.location,
+        "embedding": {
+            "provider": store.embedder.provider,
+            "model": store.embedder.model,
+            "dimensions": store.embedder.dimensions,
+        },
+        "collections": [
+            {
+                "name": info.name,
+                "count": info.count,
+                "embedding_model": info.embedding_model,
+                "dimensions": info.dimensions,
+                "compatible": info.compatible,
+            }
+            for info in infos
+        ],
+        "total": sum(info.count for info in infos),
+    }
+
+
+async def knowledge_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    collection = knowledge_collection(args["collection"]).name
+    properties = {"source_tool": "knowledge_ingest", **args["properties"]}
+    store = await get_store()
+    object_id = args.get("object_id")
+    if object_id is None:
+        uuid = await store.insert(collection, properties)
+        replaced = False
+    else:
+        replaced = await store.get(collection, object_id) is not None
+        uuid = await store.upsert(collection, properties, uuid=object_id)
+    stored = await store.get(collection, uuid)
+    return {
+        "collection": collection,
+        "object_id": uuid,
+        "replaced": replaced,
+        "properties": _shown(stored.properties if stored else properties),
+    }
+
+
+async def knowledge_reembed(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    collection = knowledge_collection(args["collection"]).name
+    store = await get_store()
+
+    async def progress(done: int, total: int) -> None:
+        await ctx.report_progress(done, total, f"re-embedded {done} of {total} objects")
+
+    count = await store.reembed(collection, progress)
+    info = await store.info(collection)
+    return {
+        "collection": collection,
+        "reembedded": count,
+        "embedding_model": info.embedding_model,
+        "dimensions": info.dimensions,
+    }

