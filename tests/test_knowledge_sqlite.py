@@ -36,7 +36,10 @@ def _interpreters() -> list[str]:
     """Pythons on this machine other than ours whose sqlite3 can load extensions."""
     found = []
     for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
-        if not Path(candidate).exists() or Path(candidate).resolve() == Path(sys.executable).resolve():
+        if (
+            not Path(candidate).exists()
+            or Path(candidate).resolve() == Path(sys.executable).resolve()
+        ):
             continue
         probe = subprocess.run(
             [candidate, "-c", "import sqlite3; sqlite3.connect(':memory:').enable_load_extension"],
@@ -158,7 +161,9 @@ async def test_model_change_is_refused_until_reembedded(gemini_stub, monkeypatch
     sent = gemini_stub.calls("batchEmbedContents")[-1].body["requests"][0]
     assert sent["outputDimensionality"] == 768 and sent["taskType"] == "RETRIEVAL_DOCUMENT"
     hits = await store.hybrid("VideoAnalyses", "sourdough", alpha=1.0)
-    assert [h.uuid for h in hits] == [uuid] and len((await store.get("VideoAnalyses", uuid, include_vector=True)).vector) == 768
+    assert [h.uuid for h in hits] == [uuid] and len(
+        (await store.get("VideoAnalyses", uuid, include_vector=True)).vector
+    ) == 768
 
 
 def test_store_file_layout_is_documented(tmp_path):
@@ -169,13 +174,20 @@ def test_store_file_layout_is_documented(tmp_path):
 
     async def write():
         store = await get_store()
-        await store.insert("WebSearchResults", {"query": "q", "response": "r"}, vector=[1.0] + [0.0] * 383)
+        await store.insert(
+            "WebSearchResults", {"query": "q", "response": "r"}, vector=[1.0] + [0.0] * 383
+        )
         await close_store()
 
     asyncio.run(write())
     db = sqlite3.connect(tmp_path / "data" / "knowledge.db")
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"collections", "obj_WebSearchResults", "fts_WebSearchResults", "vec_WebSearchResults"} <= tables
+    assert {
+        "collections",
+        "obj_WebSearchResults",
+        "fts_WebSearchResults",
+        "vec_WebSearchResults",
+    } <= tables
     definition = json.loads(
         db.execute("SELECT definition FROM collections WHERE name='WebSearchResults'").fetchone()[0]
     )

@@ -149,7 +149,11 @@ async def test_required_property_and_dates(store):
         await store.insert("VideoMetadata", {"title": "no id"})
     uuid = await store.insert(
         "VideoMetadata",
-        {"video_id": "d1", "published_at": "2024-05-01T12:00:00+02:00", "source_tool": "contract-test"},
+        {
+            "video_id": "d1",
+            "published_at": "2024-05-01T12:00:00+02:00",
+            "source_tool": "contract-test",
+        },
     )
     stored = await store.get("VideoMetadata", uuid)
     assert stored.properties["published_at"] == "2024-05-01T10:00:00.000000Z"
@@ -172,7 +176,9 @@ async def test_required_property_and_dates(store):
 async def test_filters(store, where, expected):
     ids = await load_corpus(store)
     names = {v: k for k, v in ids.items()}
-    page = await store.fetch("VideoMetadata", where=where & Filter.eq("source_tool", "contract-test"))
+    page = await store.fetch(
+        "VideoMetadata", where=where & Filter.eq("source_tool", "contract-test")
+    )
     assert {names[o.uuid] for o in page.objects} == expected
     hits = await store.hybrid("VideoMetadata", "video", alpha=0.5, where=where, limit=20)
     assert {names[h.uuid] for h in hits} <= expected

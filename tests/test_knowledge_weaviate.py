@@ -28,7 +28,11 @@ METADATA = get_collection("VideoMetadata")
     [
         ("http://localhost:8080", "local", {"host": "localhost", "port": 8080, "grpc_port": 50051}),
         ("http://127.0.0.1:9090", "local", {"host": "127.0.0.1", "port": 9090, "grpc_port": 50051}),
-        ("https://my-cluster.weaviate.cloud", "cloud", {"cluster_url": "https://my-cluster.weaviate.cloud"}),
+        (
+            "https://my-cluster.weaviate.cloud",
+            "cloud",
+            {"cluster_url": "https://my-cluster.weaviate.cloud"},
+        ),
         ("https://abc.weaviate.network", "cloud", {"cluster_url": "https://abc.weaviate.network"}),
         (
             "https://vectors.example.com",
@@ -74,7 +78,10 @@ def test_collection_config_carries_properties_and_hnsw():
     assert config["name"] == "VideoMetadata"
     props = {p.name: p for p in config["properties"]}
     assert list(props)[:2] == ["created_at", "source_tool"]
-    assert props["video_id"].tokenization.value == "field" and props["video_id"].indexSearchable is False
+    assert (
+        props["video_id"].tokenization.value == "field"
+        and props["video_id"].indexSearchable is False
+    )
     assert props["title"].skip_vectorization is False and props["view_count"].skip_vectorization
     assert props["view_count"].indexRangeFilters is True
     assert props["tags"].dataType.value == "text[]"

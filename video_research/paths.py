@@ -37,7 +37,9 @@ async def client_roots(ctx: Any) -> list[Path] | None:
     try:
         import mcp_types as types
 
-        if not session.check_client_capability(types.ClientCapabilities(roots=types.RootsCapability())):
+        if not session.check_client_capability(
+            types.ClientCapabilities(roots=types.RootsCapability())
+        ):
             return None
         listed = await session.list_roots()
     except Exception as exc:  # a client that cannot answer is treated as declaring no roots
@@ -55,12 +57,16 @@ def _under(path: Path, roots: list[Path]) -> bool:
     return any(path == root or path.is_relative_to(root) for root in roots)
 
 
-def confine_to(path: str | os.PathLike[str], roots: list[Path], extra_roots: list[Path] | None = None) -> Path:
+def confine_to(
+    path: str | os.PathLike[str], roots: list[Path], extra_roots: list[Path] | None = None
+) -> Path:
     """The resolved path, or FORBIDDEN_PATH when it leaves the roots."""
     resolved = Path(os.path.realpath(Path(path).expanduser()))
     allowed = _under(resolved, roots) and (extra_roots is None or _under(resolved, extra_roots))
     if not allowed:
-        shown = ", ".join(str(r) for r in (roots if extra_roots is None else extra_roots)) or "(none)"
+        shown = (
+            ", ".join(str(r) for r in (roots if extra_roots is None else extra_roots)) or "(none)"
+        )
         raise ToolFailure(
             ErrorCategory.FORBIDDEN_PATH,
             f"{path} is outside the directories this server may read.",
@@ -71,4 +77,6 @@ def confine_to(path: str | os.PathLike[str], roots: list[Path], extra_roots: lis
 
 async def confine(path: str | os.PathLike[str], ctx: Any = None) -> Path:
     """`path` resolved and checked against the configured roots and the client's roots."""
-    return confine_to(path, configured_roots(), await client_roots(ctx) if ctx is not None else None)
+    return confine_to(
+        path, configured_roots(), await client_roots(ctx) if ctx is not None else None
+    )

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from abc import ABC, abstractmethod
 from functools import cache
@@ -115,15 +116,26 @@ def _normalised(rows: Any) -> np.ndarray:
 
 
 class LocalEmbedder(Embedder):
-    """The bundled all-MiniLM-L6-v2 on CPU, run by `knowledge.minilm` (numpy, no torch)."""
+    """The bundled all-MiniLM-L6-v2 on CPU: numpy for a few texts, torch for many.
+
+    `knowledge.minilm` runs the weights with numpy: loaded in a fraction of a second, so a
+    search or a single write answers at once. torch (through sentence-transformers, the
+    package the weights ship for) computes the same vectors about 2.5x faster, but its
+    import costs seconds; it is loaded the first time a write brings `BULK_TEXTS` or more
+    texts (ingesting documents or transcripts) and used for such writes from then on.
+    """
 
     provider = "local"
     model = LOCAL_MODEL
     dimensions = LOCAL_DIMENSIONS
 
+    BULK_TEXTS = 64
+
     def __init__(self, batch_size: int = 32) -> None:
         self.batch_size = batch_size
         self._model: Any = None
+        self._bulk_model: Any = None
+        self._bulk_unavailable = False
         self._lock = threading.Lock()
 
     def load(self) -> Any:
@@ -137,8 +149,28 @@ class LocalEmbedder(Embedder):
                 self._model = MiniLM(path)
             return self._model
 
+    def load_bulk(self) -> Any:
+        """sentence-transformers on torch, or None where torch cannot be imported."""
+        with self._lock:
+            if self._bulk_model is None and not self._bulk_unavailable:
+                # A local directory needs no hub; make sure nothing is tried anyway.
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                try:
+                    from sentence_transformers import SentenceTransformer
+
+                    self._bulk_model = SentenceTransformer(str(local_model_dir()), device="cpu")
+                except Exception as exc:  # no torch here: numpy does all the work
+                    logger.info("bulk embeddings stay on numpy (torch unavailable: %s)", exc)
+                    self._bulk_unavailable = True
+            return self._bulk_model
+
     def encode(self, texts: list[str]) -> np.ndarray:
         """Synchronous embedding (call from a worker thread)."""
+        if len(texts) >= self.BULK_TEXTS and (bulk := self.load_bulk()) is not None:
+            rows = bulk.encode(
+                texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
+            )
+            return _normalised(rows)
         return self.load().encode(texts, self.batch_size)
 
     async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:

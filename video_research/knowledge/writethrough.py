@@ -183,7 +183,11 @@ async def store_video_metadata(metadata: dict[str, Any]) -> str | None:
 
 async def store_research_finding(report: dict[str, Any]) -> str | None:
     report_uuid = str(uuid_lib.uuid4())
-    common = {"topic": report.get("topic"), "scope": report.get("scope"), "source_tool": "research_deep"}
+    common = {
+        "topic": report.get("topic"),
+        "scope": report.get("scope"),
+        "source_tool": "research_deep",
+    }
     summary = {
         **common,
         "executive_summary": report.get("executive_summary"),

@@ -1,0 +1,38 @@
+"""The local embedder: numpy MiniLM and the torch path compute the same vectors.
+
+Both engines serve the same store (numpy for a few texts, torch for bulk writes), so
+their vectors must be interchangeable, including texts the model has to truncate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from video_research.knowledge.embeddings import LocalEmbedder, count_tokens
+
+TEXTS = [
+    "A volcano erupts, sending ash over the valley.",
+    "How to bake sourdough bread with a wild yeast starter",
+    "x",
+    "Gradient descent nudges each weight against the slope of the loss. " * 40,  # truncated
+] + [f"Chunk {n}: the speaker moves on to topic number {n} of the lecture." for n in range(60)]
+
+
+def test_numpy_and_torch_engines_agree():
+    embedder = LocalEmbedder()
+    bulk = embedder.encode(TEXTS)  # >= BULK_TEXTS: the torch path
+    assert embedder._bulk_model is not None, "a bulk write should use torch where it is installed"
+    small = np.vstack([embedder.encode(TEXTS[i : i + 4]) for i in range(0, len(TEXTS), 4)])
+    assert bulk.shape == small.shape == (len(TEXTS), 384)
+    assert np.allclose(np.linalg.norm(small, axis=1), 1.0, atol=1e-5)
+    cosines = (bulk * small).sum(axis=1)
+    assert cosines.min() > 0.9999, cosines.min()
+    # Meaning, not just agreement: the bread query lands on the bread text.
+    query = embedder.encode(["making a loaf of bread"])[0]
+    assert int(np.argmax(small[:4] @ query)) == 1
+
+
+def test_count_tokens_uses_the_model_vocabulary():
+    assert count_tokens("") == 0
+    assert count_tokens("hello world") == 2
+    assert count_tokens("unbelievably") > 1  # word pieces, not words
