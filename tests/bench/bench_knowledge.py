@@ -153,41 +153,18 @@ async def _store_figures(workdir: Path) -> None:
             recalls.append(len(found & set(truth.tolist())) / 10)
         return times, baseline, sum(recalls) / len(recalls)
 
+    def latency(name: str, ours: list[float], base_name: str, base: list[float]) -> None:
+        for pct in (50, 95):
+            ms = (percentile(ours, pct) * 1e3, percentile(base, pct) * 1e3)
+            report(
+                f"{name} p{pct}", ms[0], "ms", f"{base_name} p{pct}", ms[1], higher_is_better=False
+            )
+
     knn, numpy_knn, recall = await timed_knn(None, None)
-    report(
-        "knn p50",
-        percentile(knn, 50) * 1e3,
-        "ms",
-        "numpy exact p50",
-        percentile(numpy_knn, 50) * 1e3,
-        higher_is_better=False,
-    )
-    report(
-        "knn p95",
-        percentile(knn, 95) * 1e3,
-        "ms",
-        "numpy exact p95",
-        percentile(numpy_knn, 95) * 1e3,
-        higher_is_better=False,
-    )
+    latency("knn", knn, "numpy exact", numpy_knn)
     report("knn recall@10", recall, "", "numpy exact", 1.0, higher_is_better=True)
     fknn, numpy_fknn, frecall = await timed_knn(popular, where)
-    report(
-        "knn p50, filter (10%)",
-        percentile(fknn, 50) * 1e3,
-        "ms",
-        "numpy exact p50, masked",
-        percentile(numpy_fknn, 50) * 1e3,
-        higher_is_better=False,
-    )
-    report(
-        "knn p95, filter (10%)",
-        percentile(fknn, 95) * 1e3,
-        "ms",
-        "numpy exact p95, masked",
-        percentile(numpy_fknn, 95) * 1e3,
-        higher_is_better=False,
-    )
+    latency("knn, filter (10%)", fknn, "numpy exact, masked", numpy_fknn)
     report("knn recall@10, filter", frecall, "", "numpy exact", 1.0, higher_is_better=True)
 
     hybrid = []
