@@ -44,7 +44,8 @@ def record_from_youtube(video: dict[str, Any]) -> VideoRecord:
 
 async def from_youtube(videos: list[dict[str, Any]], *, source_tool: str) -> int:
     """Upsert videos into the catalog; returns how many were written."""
-    from video_research.catalog import db, videos as catalog
+    from video_research.catalog import db
+    from video_research.catalog import videos as catalog
 
     records = []
     for video in videos:

@@ -15,6 +15,7 @@ an update.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Callable
@@ -91,10 +92,8 @@ async def close() -> None:
     """Close the clients of the running event loop."""
     loop = id(asyncio.get_running_loop())
     for key in [k for k in _clients if k[1] == loop]:
-        try:
+        with contextlib.suppress(Exception):  # best effort at exit
             await asyncio.wait_for(_clients.pop(key).close(), 2)
-        except Exception:  # pragma: no cover - best effort at exit
-            pass
 
 
 async def bucket(name: str, settings: Settings | None = None, *, history: int = 10) -> Any:
