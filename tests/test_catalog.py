@@ -7,59 +7,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from video_research import dispatch
+from tests.catalog_helpers import BLESSED, VIEWER, call, ok
 from video_research.catalog import feed
-from video_research.context import CallContext, Caller
-
-ADMIN = Caller(username="owner", role="admin", verified=True)
-BLESSED = Caller(username="dj", role="blessed", verified=True)
-VIEWER = Caller(username="guest", role="viewer")
-
-MOVIES = [
-    ("f13-1", "Friday the 13th", ["Horror", "Slasher"], 5700),
-    ("f13-2", "Friday the 13th Part 2", ["Horror", "Slasher"], 5220),
-    ("halloween", "Halloween", ["Horror"], 5460),
-    ("elm", "A Nightmare on Elm Street", ["Horror"], 5460),
-    ("airplane", "Airplane!", ["Comedy"], 5280),
-    ("unknown", "Mystery Reel", [], None),
-]
-
-
-async def call(tool, arguments=None, caller=ADMIN):
-    ctx = CallContext(tool=tool, caller=caller)
-    return await dispatch.call(dispatch.TOOLS[tool], arguments or {}, ctx)
-
-
-async def ok(tool, arguments=None, caller=ADMIN):
-    outcome = await call(tool, arguments, caller)
-    assert outcome.error is None, outcome.error
-    return outcome.result
-
-
-async def seed_catalog():
-    for video_id, title, categories, seconds in MOVIES:
-        await ok(
-            "catalog_add",
-            {
-                "video_id": video_id,
-                "title": title,
-                "categories": categories,
-                "duration_seconds": seconds,
-                "manifest_url": f"https://media.example/{video_id}.json",
-            },
-        )
-
-
-@pytest.fixture
-async def catalog():
-    await seed_catalog()
 
 
 async def test_search_partial_and_prefix(catalog):
     page = await ok("catalog_search", {"q": "friday 13"})
     assert [v["video_id"] for v in page["items"]] == ["f13-1", "f13-2"]
     assert page["total"] == 2 and page["snapshot_id"]
-    assert [v["video_id"] for v in (await ok("catalog_search", {"q": "nightm"}))["items"]] == ["elm"]
+    assert [v["video_id"] for v in (await ok("catalog_search", {"q": "nightm"}))["items"]] == [
+        "elm"
+    ]
     # a fragment inside a word still matches
     assert [v["video_id"] for v in (await ok("catalog_search", {"q": "ween"}))["items"]] == [
         "halloween"
@@ -82,7 +40,9 @@ async def test_search_categories_paging_and_snapshot(catalog):
     ids = {v["video_id"] for v in horror["items"] + rest["items"]}
     assert ids == {"f13-1", "f13-2", "halloween", "elm"}
     assert rest["snapshot_id"] == horror["snapshot_id"]
-    await ok("catalog_add", {"video_id": "scream", "title": "Scream", "manifest_url": "https://m/s"})
+    await ok(
+        "catalog_add", {"video_id": "scream", "title": "Scream", "manifest_url": "https://m/s"}
+    )
     after = await ok("catalog_search", {"categories": ["Horror"]})
     assert after["snapshot_id"] != horror["snapshot_id"]
     both = await ok("catalog_search", {"q": "friday", "categories": ["Slasher"]})
@@ -102,9 +62,13 @@ async def test_categories_and_get_video(catalog):
 
 
 async def test_catalog_add_updates_and_youtube_default_url():
-    first = await ok("catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Talk", "categories": ["A"]})
+    first = await ok(
+        "catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Talk", "categories": ["A"]}
+    )
     assert first["created"] and first["video"]["manifest_url"].endswith("v=D-lhorsDlUQ")
-    again = await ok("catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Talk 2", "categories": ["B"]})
+    again = await ok(
+        "catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Talk 2", "categories": ["B"]}
+    )
     assert not again["created"] and again["video"]["categories"] == ["B"]
     no_url = await call("catalog_add", {"video_id": "custom-token", "title": "Custom"})
     assert no_url.error.category == "invalid_input" and "manifest_url" in no_url.error.error
@@ -126,7 +90,12 @@ async def test_remove_reports_playlists(catalog):
 async def test_from_youtube_feeds_the_catalog():
     written = await feed.from_youtube(
         [
-            {"video_id": "abcdefghijk", "title": "A talk", "duration_seconds": 60, "category_id": "28"},
+            {
+                "video_id": "abcdefghijk",
+                "title": "A talk",
+                "duration_seconds": 60,
+                "category_id": "28",
+            },
             {"video_id": "", "title": "broken"},
         ],
         source_tool="video_metadata",
@@ -138,7 +107,13 @@ async def test_from_youtube_feeds_the_catalog():
 
 async def test_import_json_and_csv(tmp_path, catalog):
     rows = [
-        {"video_id": "new-1", "title": "New One", "categories": "Drama; Indie", "duration": "1:30:00", "url": "https://m/1"},
+        {
+            "video_id": "new-1",
+            "title": "New One",
+            "categories": "Drama; Indie",
+            "duration": "1:30:00",
+            "url": "https://m/1",
+        },
         {"video_id": "halloween", "title": "Halloween (1978)", "manifest_url": "https://m/h"},
         {"video_id": "bad", "title": ""},
         "not an object",
@@ -164,7 +139,10 @@ async def test_import_json_and_csv(tmp_path, catalog):
     )
     result = await ok("catalog_import", {"file_path": str(csv_path), "categories": ["Imported"]})
     assert result["imported"] == 1 and result["failed"][0]["video_id"] == "c2"
-    assert (await ok("catalog_get_video", {"video_id": "c1"}))["categories"] == ["Comedy", "Imported"]
+    assert (await ok("catalog_get_video", {"video_id": "c1"}))["categories"] == [
+        "Comedy",
+        "Imported",
+    ]
 
 
 async def test_import_refuses_paths_outside_roots(tmp_path):
@@ -181,7 +159,9 @@ async def test_import_youtube_playlist(youtube_stub):
     from tests.stubs.youtube import PLAYLIST
 
     url = f"https://www.youtube.com/playlist?list={PLAYLIST}"
-    result = await ok("catalog_import", {"playlist_url": url, "max_items": 5, "playlist_name": "IO"})
+    result = await ok(
+        "catalog_import", {"playlist_url": url, "max_items": 5, "playlist_name": "IO"}
+    )
     assert result["imported"] + len(result["failed"]) == 5 and result["imported"] >= 1
     playlist = await ok("playlist_get", {"playlist_id": result["playlist_id"]})
     assert playlist["name"] == "IO" and playlist["total_duration_seconds"] > 0
@@ -189,7 +169,9 @@ async def test_import_youtube_playlist(youtube_stub):
 
 async def test_playlist_lifecycle(catalog):
     made = await ok(
-        "playlist_create", {"name": "Horror Night", "video_ids": ["halloween", "elm", "unknown"]}, BLESSED
+        "playlist_create",
+        {"name": "Horror Night", "video_ids": ["halloween", "elm", "unknown"]},
+        BLESSED,
     )
     assert made["item_count"] == 3
     dup = await call("playlist_create", {"name": "horror night", "video_ids": ["elm"]}, BLESSED)
@@ -206,7 +188,11 @@ async def test_playlist_lifecycle(catalog):
 
     updated = await ok(
         "playlist_update",
-        {"playlist_id": made["playlist_id"], "name": "Scary Night", "video_ids": ["elm", "halloween"]},
+        {
+            "playlist_id": made["playlist_id"],
+            "name": "Scary Night",
+            "video_ids": ["elm", "halloween"],
+        },
         BLESSED,
     )
     assert updated["changed"] == ["name", "video_ids"] and updated["item_count"] == 2
@@ -253,14 +239,20 @@ async def test_marathons(catalog):
     in_use = await call("playlist_delete", {"playlist_id": b["playlist_id"]})
     assert in_use.error.category == "conflict"
     bad_time = await call(
-        "marathon_create", {"name": "X", "starts_at": "tomorrow-ish", "playlist_ids": [a["playlist_id"]]}
+        "marathon_create",
+        {"name": "X", "starts_at": "tomorrow-ish", "playlist_ids": [a["playlist_id"]]},
     )
     assert bad_time.error.category == "invalid_input"
     no_playlist = await call(
-        "marathon_create", {"name": "X", "starts_at": "2030-01-01T00:00:00Z", "playlist_ids": ["pl_nope"]}
+        "marathon_create",
+        {"name": "X", "starts_at": "2030-01-01T00:00:00Z", "playlist_ids": ["pl_nope"]},
     )
     assert no_playlist.error.category == "not_found"
 
-    assert (await ok("marathon_get", {"marathon_id": made["marathon_id"]}))["name"] == "Friday marathon"
+    assert (await ok("marathon_get", {"marathon_id": made["marathon_id"]}))[
+        "name"
+    ] == "Friday marathon"
     await ok("marathon_delete", {"marathon_id": past["marathon_id"]})
-    assert (await call("marathon_get", {"marathon_id": past["marathon_id"]})).error.category == "not_found"
+    assert (
+        await call("marathon_get", {"marathon_id": past["marathon_id"]})
+    ).error.category == "not_found"

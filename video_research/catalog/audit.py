@@ -47,7 +47,11 @@ def _bounded(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def make_entry(
-    *, tool: str, caller: Any, arguments: dict[str, Any], result: dict[str, Any] | None,
+    *,
+    tool: str,
+    caller: Any,
+    arguments: dict[str, Any],
+    result: dict[str, Any] | None,
     error: dict[str, Any] | None,
 ) -> dict[str, Any]:
     return {

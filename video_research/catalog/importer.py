@@ -90,14 +90,14 @@ def _rows(path: Path) -> list[dict[str, Any]]:
         except json.JSONDecodeError as exc:
             raise invalid_input(
                 f"{path.name} is not valid JSON: {exc}",
-                hint="Fix the file: a list of video objects, or {\"videos\": [...]}.",
+                hint='Fix the file: a list of video objects, or {"videos": [...]}.',
             ) from None
         if isinstance(data, dict):
             data = data.get("videos")
         if not isinstance(data, list):
             raise invalid_input(
                 f"{path.name} holds no list of videos.",
-                hint="Use a JSON list of video objects, or {\"videos\": [...]}.",
+                hint='Use a JSON list of video objects, or {"videos": [...]}.',
             )
         return [row if isinstance(row, dict) else {"_bad": row} for row in data]
     if suffix in (".csv", ".tsv"):
@@ -129,8 +129,14 @@ def read_file(
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             failed.append(
-                {"row": number, "video_id": str(row.get("video_id") or ""), "error": f"{where}: {first['msg']}"}
+                {
+                    "row": number,
+                    "video_id": str(row.get("video_id") or ""),
+                    "error": f"{where}: {first['msg']}",
+                }
             )
         except ValueError as exc:
-            failed.append({"row": number, "video_id": str(row.get("video_id") or ""), "error": str(exc)})
+            failed.append(
+                {"row": number, "video_id": str(row.get("video_id") or ""), "error": str(exc)}
+            )
     return good, failed

@@ -44,7 +44,9 @@ class Ambiguous(ToolFailure):
 def nats_failure(exc: BaseException, settings: Settings, *, what: str) -> ToolFailure:
     return ToolFailure(
         ErrorCategory.NATS_ERROR,
-        redact(f"NATS at {settings.nats_url} failed while {what}: {type(exc).__name__} {exc}".strip()),
+        redact(
+            f"NATS at {settings.nats_url} failed while {what}: {type(exc).__name__} {exc}".strip()
+        ),
         hint="Nothing was changed. Check that the NATS server (with JetStream) is running at "
         "NATS_URL, then retry.",
     )
@@ -75,6 +77,9 @@ async def client(settings: Settings | None = None) -> Any:
                 reconnect_time_wait=0.5,
                 allow_reconnect=True,
                 name="video-research",
+                # No buffering while disconnected: a write either reaches the server now
+                # or fails now, so a nats_error never turns into a late write.
+                pending_size=0,
                 error_cb=_log_error,
             )
         except Exception as exc:
@@ -169,6 +174,7 @@ async def update_json(
                         f"({type(exc).__name__}); it may or may not have been applied."
                     ),
                     hint="Check the current state (queue_status) once NATS is back before retrying.",
+                    retryable=False,
                 ) from None
     return new, new_revision
 

@@ -38,7 +38,13 @@ RECENT_COMMANDS = 20
 
 
 def empty_state(channel: str) -> dict[str, Any]:
-    return {"channel": channel, "current": None, "items": [], "updated_at": None, "recent_commands": []}
+    return {
+        "channel": channel,
+        "current": None,
+        "items": [],
+        "updated_at": None,
+        "recent_commands": [],
+    }
 
 
 def media_of(video: dict[str, Any]) -> dict[str, str]:
@@ -83,12 +89,16 @@ def _stamp(state: dict[str, Any], cmd: Command) -> dict[str, Any]:
     return state
 
 
-def add(state: dict[str, Any], items: list[dict[str, Any]], position: Position, cmd: Command) -> dict[str, Any]:
+def add(
+    state: dict[str, Any], items: list[dict[str, Any]], position: Position, cmd: Command
+) -> dict[str, Any]:
     state["items"] = items + state["items"] if position == "next" else state["items"] + items
     return _stamp(state, cmd)
 
 
-def apply_playlist(state: dict[str, Any], items: list[dict[str, Any]], mode: Mode, cmd: Command) -> dict[str, Any]:
+def apply_playlist(
+    state: dict[str, Any], items: list[dict[str, Any]], mode: Mode, cmd: Command
+) -> dict[str, Any]:
     if mode == "append":
         state["items"] = state["items"] + items
     elif mode == "preserve_current":
@@ -158,6 +168,7 @@ def status(state: dict[str, Any], revision: int) -> dict[str, Any]:
         "items": items,
         "revision": revision,
         "updated_at": state.get("updated_at"),
+        "recent_commands": state.get("recent_commands", []),
     }
 
 
@@ -235,9 +246,15 @@ class NatsQueue:
         from video_research.errors import ToolFailure
 
         kv = await nats_kv.bucket(self.settings.nats_queue_bucket, self.settings)
-        state, revision = await nats_kv.update_json(
-            kv, self.channel, lambda old: fn(old or empty_state(self.channel)), self.settings
-        )
+        try:
+            state, revision = await nats_kv.update_json(
+                kv, self.channel, lambda old: fn(old or empty_state(self.channel)), self.settings
+            )
+        except nats_kv.Ambiguous as failure:
+            # queue_status lists the recent correlation IDs: the caller can see whether
+            # this one landed before retrying.
+            failure.details = {"correlation_id": cmd["correlation_id"]}
+            raise
         try:
             await nats_kv.publish(
                 command_subject(self.settings),
@@ -257,7 +274,9 @@ def backend(settings: Settings | None = None) -> QueueBackend:
     return NatsQueue(settings) if settings.nats_url else SqliteQueue(settings)
 
 
-async def items_for(video_ids: list[str], added_by: str) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+async def items_for(
+    video_ids: list[str], added_by: str
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """Queue items for catalog videos, in order; unknown IDs come back as failures."""
     from video_research.catalog import videos
 

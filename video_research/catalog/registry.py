@@ -134,7 +134,9 @@ async def list_all() -> list[dict[str, Any]]:
                 found.append(_public(key, record))
         return sorted(found, key=lambda s: (s["username"], s["fingerprint"]))
     rows = await get_db().read(
-        lambda conn: conn.execute("SELECT * FROM sessions ORDER BY username, session_key").fetchall()
+        lambda conn: conn.execute(
+            "SELECT * FROM sessions ORDER BY username, session_key"
+        ).fetchall()
     )
     return [_public(row["session_key"], dict(row)) for row in rows]
 
