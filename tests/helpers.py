@@ -48,8 +48,12 @@ async def mcp_client(
     command: str | None = None,
     cwd: str | Path | None = None,
     errlog: Any = None,
+    message_handler: Any = None,
 ) -> AsyncIterator[Any]:
-    """An initialized ClientSession talking to a freshly spawned server over stdio."""
+    """An initialized ClientSession talking to a freshly spawned server over stdio.
+
+    `message_handler` receives the server's notifications (e.g. resources/updated).
+    """
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -62,7 +66,7 @@ async def mcp_client(
     log = errlog if errlog is not None else sys.stderr
     async with (
         stdio_client(params, errlog=log) as (read, write),
-        ClientSession(read, write) as session,
+        ClientSession(read, write, message_handler=message_handler) as session,
     ):
         await session.initialize()
         yield session
