@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.catalog_helpers import ADMIN, BLESSED, VIEWER, call, ok
-from video_research.catalog import nats_kv
+from tests.fixtures.nats import wait_connected
 from video_research.catalog import queue as q
 from video_research.config import get_config
 from video_research.errors import ToolFailure
@@ -131,19 +131,10 @@ async def test_nats_concurrent_appends_in_one_process_lose_nothing(nats_config, 
     assert {i["uid"] for i in status["items"]} == {r["uid"] for r in results}
 
 
-async def _wait_until(predicate, timeout: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "condition never held"
-        await asyncio.sleep(0.05)
-
-
 async def test_nats_going_away_fails_cleanly_and_changes_nothing(nats_config, catalog):
     await ok("queue_add_video", {"video_id": "halloween"}, BLESSED)
-    nc = await nats_kv.client()
-
     nats_config.stop()
-    await _wait_until(lambda: not nc.is_connected)
+    await wait_connected(False)
     failed = await call("queue_add_video", {"video_id": "elm"}, BLESSED)
     assert failed.error.category == "nats_error" and failed.error.retryable
     assert "NATS" in failed.error.error and "Nothing was changed" in failed.error.hint
@@ -151,7 +142,7 @@ async def test_nats_going_away_fails_cleanly_and_changes_nothing(nats_config, ca
     assert (await ok("catalog_search", {"q": "elm"}, VIEWER))["total"] == 1  # SQLite still up
 
     nats_config.start()
-    await _wait_until(lambda: nc.is_connected)
+    await wait_connected()
     assert await queued_ids() == ["halloween"]  # the failed call left no trace
     await ok("queue_add_video", {"video_id": "elm"}, BLESSED)  # the retry works
     assert await queued_ids() == ["halloween", "elm"]
@@ -177,8 +168,7 @@ async def test_nats_going_away_between_read_and_write(nats_config, catalog):
     assert raised.value.category == "nats_error"
 
     nats_config.start()
-    nc = await nats_kv.client()
-    await _wait_until(lambda: nc.is_connected)
+    await wait_connected()
     status = await ok("queue_status")
     ids = [i["video_id"] for i in status["items"]]
     if cmd["correlation_id"] in status["recent_commands"]:

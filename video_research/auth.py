@@ -30,11 +30,15 @@ logger = logging.getLogger(__name__)
 
 
 def session_claim(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The `_meta.session` object of a request, or None when absent or malformed."""
-    if not meta:
+    """The `_meta.session` object of a request, or None when there is none.
+
+    A `session` that is present but not an object is a claim that cannot verify (an
+    empty one), never a reason to fall back to the local user's role.
+    """
+    if not meta or meta.get("session") is None:
         return None
-    claim = meta.get("session")
-    return claim if isinstance(claim, dict) else None
+    claim = meta["session"]
+    return claim if isinstance(claim, dict) else {}
 
 
 async def verify_claim(claim: dict[str, Any], settings: Settings) -> str | None:
