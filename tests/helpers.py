@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -82,6 +84,22 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+async def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+    """Wait until a spawned HTTP server accepts connections on 127.0.0.1:`port`."""
+    import anyio
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
+        try:
+            stream = await anyio.connect_tcp("127.0.0.1", port)
+            await stream.aclose()
+            return
+        except OSError:
+            await anyio.sleep(0.1)
+    raise AssertionError("server did not start listening")
 
 
 DATA = REPO_ROOT / "tests" / "data"

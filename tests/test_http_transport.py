@@ -4,24 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
-import anyio
-
-from tests.helpers import REPO_ROOT, free_port
-
-
-async def _wait_listening(port: int, proc: subprocess.Popen, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
-        try:
-            stream = await anyio.connect_tcp("127.0.0.1", port)
-            await stream.aclose()
-            return
-        except OSError:
-            await anyio.sleep(0.1)
-    raise AssertionError("server did not start listening")
+from tests.helpers import REPO_ROOT, free_port, wait_listening
 
 
 async def test_http_transport_lists_and_calls(server_env):
@@ -46,7 +30,7 @@ async def test_http_transport_lists_and_calls(server_env):
         stderr=subprocess.PIPE,
     )
     try:
-        await _wait_listening(port, proc)
+        await wait_listening(port, proc)
         async with (
             streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write),
             ClientSession(read, write) as session,
