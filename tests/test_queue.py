@@ -175,3 +175,34 @@ async def test_nats_going_away_between_read_and_write(nats_config, catalog):
         assert ids == ["halloween", "elm", "airplane"]
     else:
         assert ids == ["halloween"]
+
+
+async def test_two_servers_appending_at_once_lose_nothing(nats_server, server_env):
+    """Two server processes (say, two bots' MCP servers) share one NATS queue."""
+    import anyio
+
+    from tests.helpers import mcp_client, tool_json
+
+    env = {**server_env, "NATS_URL": nats_server.url}
+    async with mcp_client(env) as one, mcp_client(env) as two:
+        added = await one.call_tool(
+            "catalog_add",
+            {"video_id": "airplane", "title": "Airplane!", "manifest_url": "https://m/a"},
+        )
+        assert not added.is_error, added.content
+        uids: list[str] = []
+
+        async def append(session, n: int) -> None:
+            for _ in range(n):
+                result = await session.call_tool("queue_add_video", {"video_id": "airplane"})
+                assert not result.is_error, result.content
+                uids.append(tool_json(result)["uid"])
+
+        async with anyio.create_task_group() as group:
+            for session in (one, two):
+                for _ in range(4):
+                    group.start_soon(append, session, 5)
+
+        status = tool_json(await two.call_tool("queue_status", {}))
+        assert status["backend"] == "nats" and status["queue_length"] == 40
+        assert sorted(i["uid"] for i in status["items"]) == sorted(uids)
