@@ -31,15 +31,20 @@ async def ok(tool, arguments=None, caller=ADMIN):
     return outcome.result
 
 
+def movie_arguments() -> list[dict]:
+    """catalog_add arguments for every film of MOVIES."""
+    return [
+        {
+            "video_id": video_id,
+            "title": title,
+            "categories": categories,
+            "duration_seconds": seconds,
+            "manifest_url": f"https://media.example/{video_id}.json",
+        }
+        for video_id, title, categories, seconds in MOVIES
+    ]
+
+
 async def seed_catalog():
-    for video_id, title, categories, seconds in MOVIES:
-        await ok(
-            "catalog_add",
-            {
-                "video_id": video_id,
-                "title": title,
-                "categories": categories,
-                "duration_seconds": seconds,
-                "manifest_url": f"https://media.example/{video_id}.json",
-            },
-        )
+    for arguments in movie_arguments():
+        await ok("catalog_add", arguments)

@@ -102,6 +102,37 @@ async def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 30.
     raise AssertionError("server did not start listening")
 
 
+@asynccontextmanager
+async def http_server(env: Mapping[str, str], transport: str = "http") -> AsyncIterator[Any]:
+    """`video-research serve --transport http|sse` on a free port; yields (port, process).
+
+    stdout and stderr are piped: read them after the block to check what it wrote.
+    """
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "video_research",
+            "serve",
+            "--transport",
+            transport,
+            "--port",
+            str(port),
+        ],
+        env=dict(env),
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        await wait_listening(port, proc)
+        yield port, proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 DATA = REPO_ROOT / "tests" / "data"
 API_SAMPLES = DATA / "api"
 """Real API responses (copied from ../shared/data/api with their PROVENANCE.md)."""

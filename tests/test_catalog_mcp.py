@@ -9,7 +9,7 @@ import anyio
 import mcp_types as types
 import pytest
 
-from tests.catalog_helpers import MOVIES
+from tests.catalog_helpers import MOVIES, movie_arguments
 from tests.helpers import mcp_client, tool_json
 
 
@@ -18,17 +18,8 @@ def _resource_json(result) -> dict:
 
 
 async def _seed(session) -> str:
-    for video_id, title, categories, seconds in MOVIES:
-        result = await session.call_tool(
-            "catalog_add",
-            {
-                "video_id": video_id,
-                "title": title,
-                "categories": categories,
-                "duration_seconds": seconds,
-                "manifest_url": f"https://media.example/{video_id}.json",
-            },
-        )
+    for arguments in movie_arguments():
+        result = await session.call_tool("catalog_add", arguments)
         assert not result.is_error, result.content
     made = await session.call_tool(
         "playlist_create", {"name": "Friday Night", "video_ids": ["f13-1", "f13-2"]}

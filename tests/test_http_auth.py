@@ -4,13 +4,10 @@ token's username and role become the caller."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from contextlib import contextmanager
 
 import pytest
 
-from tests.helpers import REPO_ROOT, free_port, tool_json, wait_listening
+from tests.helpers import http_server, tool_json
 
 VIEWER_TOKEN = "viewer-token-0123456789abcdef"
 ADMIN_TOKEN = "admin-token-0123456789abcdef"
@@ -20,30 +17,8 @@ TOKENS = {
 }
 
 
-@contextmanager
 def serving(env, transport: str):
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "video_research",
-            "serve",
-            "--transport",
-            transport,
-            "--port",
-            str(port),
-        ],
-        env={**env, "VIDEO_RESEARCH_HTTP_TOKENS": json.dumps(TOKENS)},
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        yield port, proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    return http_server({**env, "VIDEO_RESEARCH_HTTP_TOKENS": json.dumps(TOKENS)}, transport)
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -54,8 +29,7 @@ def _auth(token: str) -> dict[str, str]:
 async def test_requests_without_a_valid_token_get_401(server_env, transport, path):
     import httpx2
 
-    with serving(server_env, transport) as (port, proc):
-        await wait_listening(port, proc)
+    async with serving(server_env, transport) as (port, proc):
         url = f"http://127.0.0.1:{port}{path}"
         async with httpx2.AsyncClient() as http:
             for headers in ({}, _auth("not-a-token-at-all"), {"Authorization": ADMIN_TOKEN}):
@@ -71,14 +45,10 @@ async def test_http_token_names_the_caller(server_env):
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async def client(token: str):
-        return create_mcp_http_client(headers=_auth(token))
-
-    with serving(server_env, "http") as (port, proc):
-        await wait_listening(port, proc)
+    async with serving(server_env, "http") as (port, proc):
         url = f"http://127.0.0.1:{port}/mcp"
         async with (
-            await client(VIEWER_TOKEN) as http,
+            create_mcp_http_client(headers=_auth(VIEWER_TOKEN)) as http,
             streamable_http_client(url, http_client=http) as (read, write),
             ClientSession(read, write) as viewer,
         ):
@@ -92,7 +62,7 @@ async def test_http_token_names_the_caller(server_env):
                 and "kiosk" in tool_json(denied)["error"]
             )
         async with (
-            await client(ADMIN_TOKEN) as http,
+            create_mcp_http_client(headers=_auth(ADMIN_TOKEN)) as http,
             streamable_http_client(url, http_client=http) as (read, write),
             ClientSession(read, write) as admin,
         ):
@@ -113,16 +83,12 @@ async def test_sse_token_names_the_caller(server_env):
     from mcp import ClientSession
     from mcp.client.sse import sse_client
 
-    with serving(server_env, "sse") as (port, proc):
-        await wait_listening(port, proc)
-        async with (
-            sse_client(f"http://127.0.0.1:{port}/sse", headers=_auth(VIEWER_TOKEN)) as (
-                read,
-                write,
-            ),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            assert not (await session.call_tool("playlist_list", {})).is_error
-            denied = await session.call_tool("playlist_create", {"name": "x", "video_ids": ["a"]})
-            assert tool_json(denied)["category"] == "forbidden"
+    async with (
+        serving(server_env, "sse") as (port, _),
+        sse_client(f"http://127.0.0.1:{port}/sse", headers=_auth(VIEWER_TOKEN)) as streams,
+        ClientSession(*streams) as session,
+    ):
+        await session.initialize()
+        assert not (await session.call_tool("playlist_list", {})).is_error
+        denied = await session.call_tool("playlist_create", {"name": "x", "video_ids": ["a"]})
+        assert tool_json(denied)["category"] == "forbidden"

@@ -5,15 +5,14 @@ queue_add_video on SQLite vs catalog_add (one plain write) as a per-write baseli
 
 from __future__ import annotations
 
-import asyncio
 import os
 import random
 import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.common import header, median, percentile, report
-from video_research import config, dispatch, lifecycle
+from tests.bench.common import header, median, percentile, report, run_with_env
+from video_research import dispatch
 from video_research.catalog import videos
 from video_research.catalog.db import get_db
 from video_research.context import CallContext, Caller
@@ -144,22 +143,4 @@ def main() -> None:
             "VIDEO_RESEARCH_DATA_DIR": str(Path(tmp) / "data"),
             "VIDEO_RESEARCH_AUDIT_LOG": str(Path(tmp) / "audit.jsonl"),
         }
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        config.reset_config()
-
-        async def run_and_close() -> None:
-            try:
-                await _run()
-            finally:
-                await lifecycle.shutdown()
-
-        try:
-            asyncio.run(run_and_close())
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
-            config.reset_config()
+        run_with_env(env, _run)

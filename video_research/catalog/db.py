@@ -262,3 +262,19 @@ def snapshot_id(conn: sqlite3.Connection) -> str:
 def escape_like(text: str) -> str:
     """`text` with LIKE's wildcards escaped (use with ESCAPE '\\')."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def ids_by_prefix(
+    conn: sqlite3.Connection, table: str, id_column: str, prefix: str, order: str, limit: int
+) -> list[str]:
+    """IDs of `table` rows whose ID or name starts with `prefix` (for completions).
+
+    `table`, `id_column` and `order` are the callers' constants, never user input.
+    """
+    pattern = escape_like(prefix) + "%"
+    rows = conn.execute(
+        f"SELECT {id_column} FROM {table} WHERE {id_column} LIKE ? ESCAPE '\\'"
+        f" OR name LIKE ? ESCAPE '\\' ORDER BY {order} LIMIT ?",
+        (pattern, pattern, limit),
+    ).fetchall()
+    return [row[id_column] for row in rows]

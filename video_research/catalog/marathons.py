@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from video_research.catalog import playlists
-from video_research.catalog.db import escape_like, now_iso
+from video_research.catalog.db import ids_by_prefix, now_iso
 from video_research.errors import invalid_input, not_found
 
 
@@ -87,13 +87,8 @@ def list_all(conn: sqlite3.Connection, *, include_past: bool) -> list[dict[str, 
 
 
 def ids_matching(conn: sqlite3.Connection, prefix: str, limit: int = 100) -> list[str]:
-    escaped = escape_like(prefix) + "%"
-    rows = conn.execute(
-        "SELECT marathon_id FROM marathons WHERE marathon_id LIKE ? ESCAPE '\\'"
-        " OR name LIKE ? ESCAPE '\\' ORDER BY starts_at LIMIT ?",
-        (escaped, escaped, limit),
-    ).fetchall()
-    return [r["marathon_id"] for r in rows]
+    """Marathon IDs whose ID or name starts with `prefix` (for completions)."""
+    return ids_by_prefix(conn, "marathons", "marathon_id", prefix, "starts_at", limit)
 
 
 def get(conn: sqlite3.Connection, marathon_id: str) -> dict[str, Any]:

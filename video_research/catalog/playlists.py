@@ -11,7 +11,7 @@ import secrets
 import sqlite3
 from typing import Any
 
-from video_research.catalog.db import escape_like, now_iso
+from video_research.catalog.db import ids_by_prefix, now_iso
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
 
 
@@ -50,13 +50,7 @@ def list_all(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 def ids_matching(conn: sqlite3.Connection, prefix: str, limit: int = 100) -> list[str]:
     """Playlist IDs whose ID or name starts with `prefix` (for completions)."""
-    escaped = escape_like(prefix) + "%"
-    rows = conn.execute(
-        "SELECT playlist_id FROM playlists WHERE playlist_id LIKE ? ESCAPE '\\'"
-        " OR name LIKE ? ESCAPE '\\' ORDER BY name COLLATE NOCASE LIMIT ?",
-        (escaped, escaped, limit),
-    ).fetchall()
-    return [r["playlist_id"] for r in rows]
+    return ids_by_prefix(conn, "playlists", "playlist_id", prefix, "name COLLATE NOCASE", limit)
 
 
 def get(conn: sqlite3.Connection, playlist_id: str) -> dict[str, Any]:
