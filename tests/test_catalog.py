@@ -256,3 +256,22 @@ async def test_marathons(catalog):
     assert (
         await call("marathon_get", {"marathon_id": past["marathon_id"]})
     ).error.category == "not_found"
+
+
+async def test_youtube_tools_feed_the_catalog(youtube_stub):
+    """video_metadata and video_playlist (real googleapiclient against the stub) add
+    their videos to the catalog, keeping categories a user gave them."""
+    from tests.stubs.youtube import SMALL_PLAYLIST
+
+    await ok("catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Old", "categories": ["Mine"]})
+    metadata = await ok("video_metadata", {"url": "https://youtu.be/D-lhorsDlUQ"})
+    video = await ok("catalog_get_video", {"video_id": "D-lhorsDlUQ"}, VIEWER)
+    assert video["title"] == metadata["title"] and "Mine" in video["categories"]
+    assert video["duration_seconds"] == metadata["duration_seconds"]
+
+    playlist = await ok(
+        "video_playlist", {"url": f"https://www.youtube.com/playlist?list={SMALL_PLAYLIST}"}
+    )
+    available = [i["video_id"] for i in playlist["items"] if i["available"]]
+    found = await ok("catalog_search", {"limit": 100}, VIEWER)
+    assert set(available) <= {v["video_id"] for v in found["items"]}
