@@ -336,8 +336,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         title="Search the video catalog",
         description=(
             "Search the video catalog by title and/or category.\n"
-            "q matches word prefixes and fragments anywhere in the title (\"fri 13\" finds \"Friday the "
-            "13th\"), best matches first; categories keeps videos in any of the named categories. Pages "
+            'q matches word prefixes and fragments anywhere in the title ("fri 13" finds "Friday the '
+            '13th"), best matches first; categories keeps videos in any of the named categories. Pages '
             "with limit (1-100) and offset; total counts every match, and snapshot_id changes when the "
             "catalog does."
         ),

@@ -52,7 +52,12 @@ class BearerAuth:
 
             token = auth.bearer_token(Headers(scope=scope))
             if auth.token_identity(token, self.settings) is None:
-                await self._reject(send, "a bearer token is required" if token is None else "the bearer token is not valid")
+                await self._reject(
+                    send,
+                    "a bearer token is required"
+                    if token is None
+                    else "the bearer token is not valid",
+                )
                 return
         await self.app(scope, receive, send)
 

@@ -15,7 +15,14 @@ from video_research.context import CallContext
 from video_research.errors import invalid_input, not_found
 from video_research.paths import confine
 
-_PUBLIC_FIELDS = ("video_id", "title", "categories", "duration_seconds", "thumbnail_url", "manifest_url")
+_PUBLIC_FIELDS = (
+    "video_id",
+    "title",
+    "categories",
+    "duration_seconds",
+    "thumbnail_url",
+    "manifest_url",
+)
 
 
 def public_video(video: dict[str, Any]) -> dict[str, Any]:
@@ -66,7 +73,9 @@ async def catalog_add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         first = exc.errors()[0]
         raise invalid_input(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
     except ValueError as exc:
-        raise invalid_input(str(exc), hint="Pass manifest_url: the URL the video plays from.") from None
+        raise invalid_input(
+            str(exc), hint="Pass manifest_url: the URL the video plays from."
+        ) from None
 
     def write(conn: sqlite3.Connection) -> dict[str, Any]:
         created = catalog.upsert(conn, record, source="catalog_add")
@@ -102,7 +111,9 @@ async def catalog_remove(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     return result
 
 
-async def _records_from_youtube(url: str, max_items: int) -> tuple[list[tuple[int, Any]], list[dict[str, Any]], str]:
+async def _records_from_youtube(
+    url: str, max_items: int
+) -> tuple[list[tuple[int, Any]], list[dict[str, Any]], str]:
     from video_research import youtube
     from video_research.catalog.feed import record_from_youtube
     from video_research.youtube_urls import parse_playlist_id
@@ -112,13 +123,23 @@ async def _records_from_youtube(url: str, max_items: int) -> tuple[list[tuple[in
     for number, item in enumerate(playlist["items"], start=1):
         if not item.get("available", True):
             failed.append(
-                {"row": number, "video_id": item.get("video_id", ""), "error": "private or deleted on YouTube"}
+                {
+                    "row": number,
+                    "video_id": item.get("video_id", ""),
+                    "error": "private or deleted on YouTube",
+                }
             )
             continue
         try:
             good.append((number, record_from_youtube(item)))
         except ValidationError as exc:
-            failed.append({"row": number, "video_id": item.get("video_id", ""), "error": str(exc.errors()[0]["msg"])})
+            failed.append(
+                {
+                    "row": number,
+                    "video_id": item.get("video_id", ""),
+                    "error": str(exc.errors()[0]["msg"]),
+                }
+            )
     return good, failed, playlist.get("title") or ""
 
 
@@ -134,7 +155,9 @@ async def catalog_import(args: dict[str, Any], ctx: CallContext) -> dict[str, An
         good, failed = importer.read_file(path, extra)
         source, default_name = "catalog_import:file", path.stem
     else:
-        good, failed, default_name = await _records_from_youtube(args["playlist_url"], args["max_items"])
+        good, failed, default_name = await _records_from_youtube(
+            args["playlist_url"], args["max_items"]
+        )
         good = [(n, r.model_copy(update={"categories": r.categories + extra})) for n, r in good]
         source = "catalog_import:youtube"
     playlist_name = args.get("playlist_name")

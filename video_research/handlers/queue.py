@@ -53,7 +53,12 @@ async def queue_add_videos(args: dict[str, Any], ctx: CallContext) -> dict[str, 
     q.require_items(items, failed)
     cmd = q.command("add", _actor(ctx), position=args["position"], items=items)
     result = await _apply(ctx, lambda s: q.add(s, items, args["position"], cmd), cmd)
-    return {**result, "enqueued_count": len(items), "uids": [i["uid"] for i in items], "failed": failed}
+    return {
+        **result,
+        "enqueued_count": len(items),
+        "uids": [i["uid"] for i in items],
+        "failed": failed,
+    }
 
 
 async def queue_apply_playlist(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -66,7 +71,9 @@ async def queue_apply_playlist(args: dict[str, Any], ctx: CallContext) -> dict[s
             hint="Use mode 'append' or 'preserve_current', or ask an admin.",
         )
     playlist = await get_db().read(playlists.get, args["playlist_id"])
-    items, failed = await q.items_for([i["video_id"] for i in playlist["items"]], ctx.caller.username)
+    items, failed = await q.items_for(
+        [i["video_id"] for i in playlist["items"]], ctx.caller.username
+    )
     q.require_items(items, failed)
     cmd = q.command(
         "apply_playlist", _actor(ctx), mode=mode, playlist_id=playlist["playlist_id"], items=items
