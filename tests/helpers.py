@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -48,8 +50,12 @@ async def mcp_client(
     command: str | None = None,
     cwd: str | Path | None = None,
     errlog: Any = None,
+    message_handler: Any = None,
 ) -> AsyncIterator[Any]:
-    """An initialized ClientSession talking to a freshly spawned server over stdio."""
+    """An initialized ClientSession talking to a freshly spawned server over stdio.
+
+    `message_handler` receives the server's notifications (e.g. resources/updated).
+    """
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -62,7 +68,7 @@ async def mcp_client(
     log = errlog if errlog is not None else sys.stderr
     async with (
         stdio_client(params, errlog=log) as (read, write),
-        ClientSession(read, write) as session,
+        ClientSession(read, write, message_handler=message_handler) as session,
     ):
         await session.initialize()
         yield session
@@ -78,6 +84,53 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+async def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+    """Wait until a spawned HTTP server accepts connections on 127.0.0.1:`port`."""
+    import anyio
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
+        try:
+            stream = await anyio.connect_tcp("127.0.0.1", port)
+            await stream.aclose()
+            return
+        except OSError:
+            await anyio.sleep(0.1)
+    raise AssertionError("server did not start listening")
+
+
+@asynccontextmanager
+async def http_server(env: Mapping[str, str], transport: str = "http") -> AsyncIterator[Any]:
+    """`video-research serve --transport http|sse` on a free port; yields (port, process).
+
+    stdout and stderr are piped: read them after the block to check what it wrote.
+    """
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "video_research",
+            "serve",
+            "--transport",
+            transport,
+            "--port",
+            str(port),
+        ],
+        env=dict(env),
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        await wait_listening(port, proc)
+        yield port, proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 DATA = REPO_ROOT / "tests" / "data"

@@ -2,61 +2,21 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-
-import anyio
-
-from tests.helpers import REPO_ROOT, free_port
-
-
-async def _wait_listening(port: int, proc: subprocess.Popen, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "server exited"
-        try:
-            stream = await anyio.connect_tcp("127.0.0.1", port)
-            await stream.aclose()
-            return
-        except OSError:
-            await anyio.sleep(0.1)
-    raise AssertionError("server did not start listening")
+from tests.helpers import http_server
 
 
 async def test_http_transport_lists_and_calls(server_env):
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "video_research",
-            "serve",
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-        ],
-        env=server_env,
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        await _wait_listening(port, proc)
-        async with (
-            streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            names = {t.name for t in (await session.list_tools()).tools}
-            assert "infra_cache" in names
-            result = await session.call_tool("infra_cache", {"action": "stats"})
-            assert not result.is_error
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    async with (
+        http_server(server_env) as (port, proc),
+        streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        names = {t.name for t in (await session.list_tools()).tools}
+        assert "infra_cache" in names
+        result = await session.call_tool("infra_cache", {"action": "stats"})
+        assert not result.is_error
     assert proc.stdout.read() == b"", "the HTTP server must not print to stdout"

@@ -105,6 +105,7 @@ async def test_stdout_carries_only_json_rpc(server_env):
         stderr=asyncio.subprocess.PIPE,
         env=server_env,
         cwd=REPO_ROOT,
+        limit=16 * 1024 * 1024,  # tools/list with every schema is one line of a few hundred KB
     )
     proc.stdin.write(("\n".join(lines) + "\n").encode())
     await proc.stdin.drain()

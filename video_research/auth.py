@@ -5,13 +5,22 @@ Rules (seed 004 section 5):
   claimed role only when the session registry confirms it; otherwise it gets `viewer`.
 - A call with no session claim comes from the owner of the process (the local stdio
   user) and gets `VIDEO_RESEARCH_LOCAL_ROLE` (default admin).
-- Over HTTP the bearer token decides the identity instead (see the transport).
+- Over HTTP and SSE with VIDEO_RESEARCH_HTTP_TOKENS set, the bearer token names the
+  caller (`identity_from_request`); a request without a valid token never reaches the
+  server (401, see transports.py). A call that also claims a session is resolved as
+  above but never gets more than its token's role: a bot's token caps its users.
+- Without tokens, HTTP callers are the local user, like stdio (the listener binds to
+  127.0.0.1 by default).
+
+The registry is video_research/catalog/registry.py (SQLite, or NATS KV with NATS_URL).
 """
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from video_research.config import Settings
@@ -21,24 +30,54 @@ logger = logging.getLogger(__name__)
 
 
 def session_claim(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The `_meta.session` object of a request, or None when absent or malformed."""
-    if not meta:
+    """The `_meta.session` object of a request, or None when there is none.
+
+    A `session` that is present but not an object is a claim that cannot verify (an
+    empty one), never a reason to fall back to the local user's role.
+    """
+    if not meta or meta.get("session") is None:
         return None
-    claim = meta.get("session")
-    return claim if isinstance(claim, dict) else None
+    claim = meta["session"]
+    return claim if isinstance(claim, dict) else {}
 
 
 async def verify_claim(claim: dict[str, Any], settings: Settings) -> str | None:
     """The role the session registry grants this claim, or None when it cannot be verified.
 
-    The session registry arrives with the catalog tools; until then no claim verifies.
+    Fails closed: when the registry cannot be read (NATS down) the claim is unverified.
     """
+    from video_research.catalog import registry
+    from video_research.errors import ToolFailure
+
+    try:
+        return await registry.granted_role(claim, settings)
+    except (ToolFailure, OSError, ValueError) as exc:
+        logger.warning("session registry unavailable, claim not verified: %s", exc)
+        return None
+
+
+def bearer_token(headers: Mapping[str, str]) -> str | None:
+    value = headers.get("authorization") or ""
+    scheme, _, token = value.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def token_identity(token: str | None, settings: Settings) -> Caller | None:
+    """The caller a bearer token names, or None when the token is unknown."""
+    if not token:
+        return None
+    for known, (username, role) in settings.token_identities.items():
+        if hmac.compare_digest(known.encode(), token.encode()):
+            return Caller(username=username, role=role, verified=True)
     return None
 
 
 async def identity_from_request(request: Any, settings: Settings) -> Caller | None:
     """The caller an HTTP transport authenticated (bearer token), or None (stdio, no auth)."""
-    return None
+    headers = getattr(request, "headers", None)
+    if headers is None or not settings.token_identities:
+        return None
+    return token_identity(bearer_token(headers), settings)
 
 
 async def resolve_caller(
@@ -47,11 +86,18 @@ async def resolve_caller(
     *,
     transport_identity: Caller | None = None,
 ) -> Caller:
-    if transport_identity is not None:
-        return transport_identity
     claim = session_claim(meta)
     if claim is None:
-        return Caller(username="local", role=settings.local_role, verified=True)
+        return transport_identity or Caller(
+            username="local", role=settings.local_role, verified=True
+        )
+    caller = await _claimed_caller(claim, settings)
+    if transport_identity is not None and not transport_identity.has_role(caller.role):
+        return replace(caller, role=transport_identity.role)
+    return caller
+
+
+async def _claimed_caller(claim: dict[str, Any], settings: Settings) -> Caller:
     username = str(claim.get("username") or "anonymous")[:100]
     session_id = claim.get("session_id")
     session_id = str(session_id)[:200] if session_id is not None else None

@@ -14,6 +14,7 @@ are those of seed 000 section 10.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -85,6 +86,35 @@ def split_list(value: Any) -> Any:
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
     return value
+
+
+@functools.lru_cache(maxsize=8)
+def parse_http_tokens(raw: str) -> dict[str, tuple[str, Role]]:
+    """Parse the VIDEO_RESEARCH_HTTP_TOKENS JSON ({"token": {"username", "role"}}).
+
+    Raises ValueError naming the first bad entry (never the token itself). Every token is
+    registered as a secret so no log line or error can show it.
+    """
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError:
+        raise ValueError("must be a JSON object of token -> {username, role}") from None
+    if not isinstance(data, dict):
+        raise ValueError("must be a JSON object of token -> {username, role}")
+    tokens: dict[str, tuple[str, Role]] = {}
+    for number, (token, identity) in enumerate(data.items(), start=1):
+        register_secret(token)
+        if len(token) < 16:
+            raise ValueError(f"token #{number} is shorter than 16 characters")
+        if not isinstance(identity, dict) or not str(identity.get("username") or "").strip():
+            raise ValueError(f"token #{number} needs an object with a username")
+        role = identity.get("role", "viewer")
+        if role not in ("viewer", "blessed", "admin"):
+            raise ValueError(f"token #{number} has role {role!r}; use viewer, blessed or admin")
+        tokens[token] = (str(identity["username"]).strip()[:100], role)
+    return tokens
 
 
 class Settings(BaseModel):
@@ -335,6 +365,80 @@ class Settings(BaseModel):
     # --- documents (issue 6): add fields here ---
 
     # --- catalog, queue, roles, HTTP auth (issue 7): add fields here ---
+    catalog_db_path: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_CATALOG_DB",
+            "Catalog database file: videos, playlists, marathons, queue, sessions, audit "
+            "(default: catalog.db in the data dir)",
+        ),
+    )
+    nats_subject_prefix: str = Field(
+        default="kryten",
+        pattern=r"^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$",
+        json_schema_extra=_env(
+            "NATS_SUBJECT_PREFIX", "First tokens of the queue command subject (default kryten)"
+        ),
+    )
+    queue_channel: str = Field(
+        default="default",
+        pattern=r"^[A-Za-z0-9_\-]{1,64}$",
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_QUEUE_CHANNEL",
+            "Which channel's queue this server manages (KV key and subject token; default 'default')",
+        ),
+    )
+    nats_queue_bucket: str = Field(
+        default="video_research_queue",
+        pattern=r"^[A-Za-z0-9_\-]{1,64}$",
+        json_schema_extra=_env("NATS_QUEUE_BUCKET", "JetStream KV bucket holding the queue"),
+    )
+    nats_sessions_bucket: str = Field(
+        default="video_research_sessions",
+        pattern=r"^[A-Za-z0-9_\-]{1,64}$",
+        json_schema_extra=_env(
+            "NATS_SESSIONS_BUCKET", "JetStream KV bucket holding the session registry"
+        ),
+    )
+    nats_timeout_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=120,
+        json_schema_extra=_env(
+            "NATS_TIMEOUT_SECONDS", "Connect and per-operation timeout for NATS calls"
+        ),
+    )
+    audit_log_path: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_AUDIT_LOG",
+            "Append audit JSON lines to this file (default: JSON lines on stderr)",
+        ),
+    )
+    http_tokens: SecretStr = Field(
+        default=SecretStr(""),
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_HTTP_TOKENS",
+            'Bearer tokens for --transport http/sse: JSON {"token": {"username": ..., "role": ...}}',
+            secret=True,
+        ),
+    )
+
+    @field_validator("http_tokens", mode="after")
+    @classmethod
+    def _check_tokens(cls, value: SecretStr) -> SecretStr:
+        """Fail at start-up on a malformed token map, and mask every token in logs."""
+        parse_http_tokens(value.get_secret_value())
+        return value
+
+    @property
+    def catalog_db(self) -> str:
+        return self.catalog_db_path or str(self.data_dir / "catalog.db")
+
+    @property
+    def token_identities(self) -> dict[str, tuple[str, Role]]:
+        """bearer token -> (username, role), from VIDEO_RESEARCH_HTTP_TOKENS."""
+        return parse_http_tokens(self.http_tokens.get_secret_value())
 
     # --- server ---
     data_dir: Path = Field(

@@ -329,6 +329,311 @@ TOOLS: dict[str, ToolSpec] = _table(
     # ---------------------------------------------------------------- transcripts (issue 5)
     # ---------------------------------------------------------------- documents (issue 6)
     # ---------------------------------------------------------------- catalog (issue 7)
+    ToolSpec(
+        name="catalog_search",
+        handler="catalog:catalog_search",
+        toolset="catalog",
+        title="Search the video catalog",
+        description=(
+            "Search the video catalog by title and/or category.\n"
+            'q matches word prefixes and fragments anywhere in the title ("fri 13" finds "Friday the '
+            '13th"), best matches first; categories keeps videos in any of the named categories. Pages '
+            "with limit (1-100) and offset; total counts every match, and snapshot_id changes when the "
+            "catalog does."
+        ),
+    ),
+    ToolSpec(
+        name="catalog_categories",
+        handler="catalog:catalog_categories",
+        toolset="catalog",
+        title="Catalog categories",
+        description="List all available categories in the catalog, with how many videos each has.",
+    ),
+    ToolSpec(
+        name="catalog_get_video",
+        handler="catalog:catalog_get_video",
+        toolset="catalog",
+        title="Catalog video",
+        description=(
+            "Get details for a specific video by ID: title, categories, duration, thumbnail, manifest URL."
+        ),
+    ),
+    ToolSpec(
+        name="catalog_add",
+        handler="catalog:catalog_add",
+        toolset="catalog",
+        title="Add a video to the catalog",
+        description=(
+            "Add a video to the catalog, or update the one with that video_id.\n"
+            "categories replace the video's categories. manifest_url may be left out for a YouTube "
+            "video ID. Requires the blessed role."
+        ),
+        role="blessed",
+        read_only=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="catalog_remove",
+        handler="catalog:catalog_remove",
+        toolset="catalog",
+        title="Remove videos from the catalog",
+        description=(
+            "Remove videos from the catalog (1-100 IDs); they also leave every playlist.\n"
+            "Reports which IDs were not in the catalog and which playlists changed. Requires admin."
+        ),
+        role="admin",
+        read_only=False,
+        destructive=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="catalog_import",
+        handler="catalog:catalog_import",
+        toolset="catalog",
+        title="Import videos into the catalog",
+        description=(
+            "Import videos from a JSON or CSV file, or from a YouTube playlist URL.\n"
+            "Existing video_ids are updated. Bad entries are listed in failed and never stop the good "
+            "ones; dry_run checks without writing; playlist_name also saves the videos as a playlist. "
+            "Files must lie under VIDEO_RESEARCH_FILE_ROOTS. Requires admin."
+        ),
+        role="admin",
+        read_only=False,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="playlist_list",
+        handler="playlists:playlist_list",
+        toolset="playlists",
+        title="Saved playlists",
+        description="List all saved playlists with their item counts and total durations.",
+    ),
+    ToolSpec(
+        name="playlist_get",
+        handler="playlists:playlist_get",
+        toolset="playlists",
+        title="Playlist details",
+        description="Get full details of a playlist including its items in order and its total duration.",
+    ),
+    ToolSpec(
+        name="playlist_create",
+        handler="playlists:playlist_create",
+        toolset="playlists",
+        title="Create a playlist",
+        description=(
+            "Create a new playlist from catalog video IDs.\n"
+            "Names are unique (case-insensitive): an existing name is a conflict. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="playlist_update",
+        handler="playlists:playlist_update",
+        toolset="playlists",
+        title="Update a playlist",
+        description=(
+            "Rename a playlist, change its description, or replace its items (video_ids in order).\n"
+            "Fields left out (or null) stay as they are. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="playlist_delete",
+        handler="playlists:playlist_delete",
+        toolset="playlists",
+        title="Delete a playlist",
+        description=(
+            "Delete a playlist (not its videos). A playlist scheduled in a marathon cannot be deleted "
+            "until the marathon is. Requires admin."
+        ),
+        role="admin",
+        read_only=False,
+        destructive=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="queue_status",
+        handler="queue:queue_status",
+        toolset="queue",
+        title="Watch queue",
+        description=(
+            "Get the current queue state: the video playing now (with elapsed time), the upcoming "
+            "items with their uids, and the total duration."
+        ),
+    ),
+    ToolSpec(
+        name="queue_add_video",
+        handler="queue:queue_add_video",
+        toolset="queue",
+        title="Queue a video",
+        description=(
+            "Add a single catalog video to the queue, at the end or next (after the current video).\n"
+            "Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="queue_add_videos",
+        handler="queue:queue_add_videos",
+        toolset="queue",
+        title="Queue several videos",
+        description=(
+            "Add 1-50 catalog videos to the queue in order, at the end or next.\n"
+            "IDs not in the catalog are listed in failed; the rest are queued. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="queue_apply_playlist",
+        handler="queue:queue_apply_playlist",
+        toolset="queue",
+        title="Queue a playlist",
+        description=(
+            "Apply a saved playlist to the live queue.\n"
+            "mode append adds it at the end; preserve_current replaces the upcoming items but keeps the "
+            "video playing now; hard_replace replaces everything (admin only). Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        destructive=True,
+        idempotent=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="queue_advance",
+        handler="queue:queue_advance",
+        toolset="queue",
+        title="Play the next video",
+        description=(
+            "Skip to the next queued video: it becomes the current one. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="queue_remove",
+        handler="queue:queue_remove",
+        toolset="queue",
+        title="Remove a queued video",
+        description="Remove one upcoming item from the queue by its uid (see queue_status). Requires blessed.",
+        role="blessed",
+        read_only=False,
+        destructive=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="queue_clear",
+        handler="queue:queue_clear",
+        toolset="queue",
+        title="Clear the queue",
+        description="Remove every upcoming item; the video playing now keeps playing. Requires admin.",
+        role="admin",
+        read_only=False,
+        destructive=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="marathon_list",
+        handler="playlists:marathon_list",
+        toolset="marathons",
+        title="Scheduled marathons",
+        description=(
+            "List scheduled and running marathons with their playlists, start and computed end times.\n"
+            "include_past also lists the finished ones."
+        ),
+    ),
+    ToolSpec(
+        name="marathon_get",
+        handler="playlists:marathon_get",
+        toolset="marathons",
+        title="Marathon details",
+        description="Get a marathon's schedule: each playlist's start and end time, in order.",
+    ),
+    ToolSpec(
+        name="marathon_create",
+        handler="playlists:marathon_create",
+        toolset="marathons",
+        title="Schedule a marathon",
+        description=(
+            "Schedule saved playlists back to back from a start time.\n"
+            "The end time is computed from the playlists' durations (and follows them when they "
+            "change). Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="marathon_delete",
+        handler="playlists:marathon_delete",
+        toolset="marathons",
+        title="Delete a marathon",
+        description="Delete a scheduled marathon (its playlists stay). Requires admin.",
+        role="admin",
+        read_only=False,
+        destructive=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="audit_log",
+        handler="admin:audit_log",
+        toolset="admin",
+        title="Audit log",
+        description=(
+            "Read the audit log of write operations, newest first: who (username, role), which tool, "
+            "the input and the result or error.\n"
+            "Filter by tool, username, since or failed_only; page with before_id. Requires admin."
+        ),
+        role="admin",
+    ),
+    ToolSpec(
+        name="session_register",
+        handler="admin:session_register",
+        toolset="admin",
+        title="Register a session",
+        description=(
+            "Register a chat session so its _meta.session role claim is trusted.\n"
+            "A call claiming {username, role, session_id} gets at most the registered role, and only "
+            "while the session is registered and unexpired; unverified claims get viewer. Requires admin."
+        ),
+        role="admin",
+        read_only=False,
+        audited=True,
+    ),
+    ToolSpec(
+        name="session_revoke",
+        handler="admin:session_revoke",
+        toolset="admin",
+        title="Revoke a session",
+        description="Remove a session from the registry: its claims are treated as viewer from now on. Requires admin.",
+        role="admin",
+        read_only=False,
+        destructive=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="session_list",
+        handler="admin:session_list",
+        toolset="admin",
+        title="Registered sessions",
+        description="List the registered sessions (usernames, roles, expiry; session IDs as fingerprints). Requires admin.",
+        role="admin",
+    ),
 )
 
 
@@ -457,5 +762,14 @@ def _invalid(spec: ToolSpec, problems: list[dict[str, str]]) -> ToolError:
 async def _audit(
     spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext, outcome: Outcome
 ) -> None:
-    """Audit hook for tools marked `audited` (the audit log arrives with the catalog tools)."""
-    return None
+    """Record a call of a tool marked `audited` (see video_research/catalog/audit.py)."""
+    from video_research.catalog import audit
+
+    entry = audit.make_entry(
+        tool=spec.name,
+        caller=ctx.caller,
+        arguments=arguments if isinstance(arguments, dict) else {"arguments": arguments},
+        result=outcome.result,
+        error=outcome.error.to_json_dict() if outcome.error is not None else None,
+    )
+    await audit.record(entry)

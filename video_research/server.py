@@ -32,7 +32,8 @@ logger = logging.getLogger(__name__)
 INSTRUCTIONS = (
     "video-research: tools to analyse videos with Gemini (YouTube URLs or local files), read YouTube "
     "metadata and playlists, run evidence-tiered research, analyse and extract from content, search "
-    "the web, and search a knowledge base that every result is written to. Failed calls return a "
+    "the web, search a knowledge base that every result is written to, and manage a channel's video "
+    "catalog, playlists, marathons and watch queue (roles viewer/blessed/admin). Failed calls return a "
     "JSON ToolError with category, hint and retryable."
 )
 

@@ -2,21 +2,29 @@
 
 stdio is the default and what MCP clients spawn. HTTP and SSE bind to 127.0.0.1 unless
 told otherwise; binding to any other address is the user's explicit choice.
+
+With VIDEO_RESEARCH_HTTP_TOKENS set, every HTTP request must carry
+`Authorization: Bearer <token>` for one of the configured tokens, or it is answered 401
+before it reaches MCP; the token's username and role become the caller (auth.py).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
+from typing import Any
 
 import anyio
 
+from video_research import auth
 from video_research.config import Settings
 from video_research.server import build_server, initialization_options
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_PORT = 8089
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 async def serve_stdio(settings: Settings) -> None:
@@ -31,10 +39,68 @@ async def serve_stdio(settings: Settings) -> None:
         await server.run(read_stream, write_stream, initialization_options(server))
 
 
+class BearerAuth:
+    """ASGI middleware: answer 401 to any HTTP request without a configured bearer token."""
+
+    def __init__(self, app: Any, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            from starlette.datastructures import Headers
+
+            token = auth.bearer_token(Headers(scope=scope))
+            if auth.token_identity(token, self.settings) is None:
+                await self._reject(
+                    send,
+                    "a bearer token is required"
+                    if token is None
+                    else "the bearer token is not valid",
+                )
+                return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    async def _reject(send: Any, why: str) -> None:
+        body = json.dumps(
+            {
+                "error": "unauthorized",
+                "message": f"Unauthorized: {why}.",
+                "hint": "Send Authorization: Bearer <token> with a token from VIDEO_RESEARCH_HTTP_TOKENS.",
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"www-authenticate", b'Bearer realm="video-research"'),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+def _guarded(app: Any, settings: Settings, host: str) -> Any:
+    if settings.token_identities:
+        return BearerAuth(app, settings)
+    if host not in _LOOPBACK:
+        logger.warning(
+            "serving on %s without VIDEO_RESEARCH_HTTP_TOKENS: anyone who can reach it acts as "
+            "the local user (%s)",
+            host,
+            settings.local_role,
+        )
+    return app
+
+
 def http_app(settings: Settings, host: str):
     """The streamable-HTTP ASGI app (endpoint /mcp)."""
     server = build_server(settings)
-    return server.streamable_http_app(host=host)
+    return _guarded(server.streamable_http_app(host=host), settings, host)
 
 
 def sse_app(settings: Settings, host: str):
@@ -47,7 +113,7 @@ def sse_app(settings: Settings, host: str):
 
     server = build_server(settings)
     security = None
-    if host in ("127.0.0.1", "localhost", "::1"):
+    if host in _LOOPBACK:
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
             allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
@@ -60,12 +126,13 @@ def sse_app(settings: Settings, host: str):
             await server.run(read, write, initialization_options(server))
         return Response()
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/sse", endpoint=handle_sse, methods=["GET"]),
             Mount("/messages/", app=sse.handle_post_message),
         ]
     )
+    return _guarded(app, settings, host)
 
 
 async def serve_http(settings: Settings, transport: str, host: str, port: int) -> None:

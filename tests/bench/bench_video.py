@@ -4,15 +4,14 @@ stub latency vs the ideal 12 / 3 x 200 ms = 800 ms."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.common import header, median, percentile, report
+from tests.bench.common import header, median, percentile, report, run_with_env
 from tests.stubs.gemini import GeminiStub
-from video_research import config, dispatch, lifecycle
+from video_research import dispatch
 from video_research.context import CallContext, Caller
 
 RUNS = int(os.environ.get("BENCH_VIDEO_RUNS", "200"))
@@ -81,24 +80,9 @@ def main() -> None:
             "GEMINI_BASE_URL": stub.base_url,
             "GEMINI_CACHE_DIR": str(Path(tmp) / "cache"),
             "VIDEO_RESEARCH_DATA_DIR": str(Path(tmp) / "data"),
+            "VIDEO_RESEARCH_FILE_ROOTS": tmp,
         }
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        config.reset_config()
-
-        async def run_and_close() -> None:
-            try:
-                await _run(stub, Path(tmp))
-            finally:
-                await lifecycle.shutdown()
-
         try:
-            asyncio.run(run_and_close())
+            run_with_env(env, lambda: _run(stub, Path(tmp)))
         finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
-            config.reset_config()
             stub.stop()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import contextmanager
 
 
@@ -61,3 +61,32 @@ def header(title: str) -> None:
 
 
 Bench = Callable[[], None]
+
+
+def run_with_env(env: dict[str, str], run: Callable[[], Awaitable[None]]) -> None:
+    """Run the coroutine `run()` with these environment variables and a fresh config,
+    shut the server's resources down after it, and restore the environment."""
+    import asyncio
+    import os
+
+    from video_research import config, lifecycle
+
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    config.reset_config()
+
+    async def run_and_close() -> None:
+        try:
+            await run()
+        finally:
+            await lifecycle.shutdown()
+
+    try:
+        asyncio.run(run_and_close())
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        config.reset_config()

@@ -4,9 +4,10 @@ video_playlist returns becomes (or refreshes) a catalog entry.
 `from_youtube` never raises: a catalog failure is logged and the producing tool's result
 is still returned. Each video dict carries at least `video_id` and `title`, and where
 known `duration_seconds`, `thumbnail_url`, `url`, `channel_title`, `tags`,
-`category` / `categories`, `published_at`.
+`category` / `categories` / `category_id`, `published_at`.
 
-(The catalog issue replaces this no-op body; the signature is the contract.)
+A fed video keeps the categories a user gave it; YouTube's own category (by name) is
+added to them.
 """
 
 from __future__ import annotations
@@ -14,9 +15,58 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from pydantic import ValidationError
+
+from video_research.catalog.videos import YOUTUBE_CATEGORIES, VideoRecord
+from video_research.youtube_urls import watch_url
+
 logger = logging.getLogger(__name__)
+
+
+def record_from_youtube(video: dict[str, Any]) -> VideoRecord:
+    """The catalog entry for one YouTube video dict (raises ValidationError when unusable)."""
+    categories = list(video.get("categories") or [])
+    if video.get("category"):
+        categories.append(str(video["category"]))
+    named = YOUTUBE_CATEGORIES.get(str(video.get("category_id") or ""))
+    if named:
+        categories.append(named)
+    video_id = str(video.get("video_id") or "")
+    return VideoRecord(
+        video_id=video_id,
+        title=video.get("title") or "",
+        manifest_url=video.get("url") or (watch_url(video_id) if video_id else ""),
+        categories=categories,
+        duration_seconds=video.get("duration_seconds"),
+        thumbnail_url=video.get("thumbnail_url"),
+    )
 
 
 async def from_youtube(videos: list[dict[str, Any]], *, source_tool: str) -> int:
     """Upsert videos into the catalog; returns how many were written."""
-    return 0
+    from video_research.catalog import db
+    from video_research.catalog import videos as catalog
+
+    records = []
+    for video in videos:
+        try:
+            records.append(record_from_youtube(video))
+        except ValidationError as exc:
+            logger.debug("not cataloguing %r: %s", video.get("video_id"), exc)
+
+    def write(conn: Any) -> int:
+        for record in records:
+            catalog.upsert(conn, record, source=source_tool, replace_categories=False)
+        return len(records)
+
+    if not records:
+        return 0
+    try:
+        written = await db.get_db().write(write)
+    except Exception as exc:
+        logger.warning("catalog feed from %s failed: %s", source_tool, exc)
+        return 0
+    from video_research import resources
+
+    await resources.publish_updated(resources.CATALOG_STATS, resources.CATALOG_CATEGORIES)
+    return written

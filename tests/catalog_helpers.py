@@ -1,0 +1,50 @@
+"""Shared pieces of the catalog, queue and role tests: callers, a small catalog, and
+calls through the real dispatcher (roles, contracts, audit) on a real SQLite file."""
+
+from __future__ import annotations
+
+from video_research import dispatch
+from video_research.context import CallContext, Caller
+
+ADMIN = Caller(username="owner", role="admin", verified=True)
+BLESSED = Caller(username="dj", role="blessed", verified=True)
+VIEWER = Caller(username="guest", role="viewer")
+
+MOVIES = [
+    ("f13-1", "Friday the 13th", ["Horror", "Slasher"], 5700),
+    ("f13-2", "Friday the 13th Part 2", ["Horror", "Slasher"], 5220),
+    ("halloween", "Halloween", ["Horror"], 5460),
+    ("elm", "A Nightmare on Elm Street", ["Horror"], 5460),
+    ("airplane", "Airplane!", ["Comedy"], 5280),
+    ("unknown", "Mystery Reel", [], None),
+]
+
+
+async def call(tool, arguments=None, caller=ADMIN):
+    ctx = CallContext(tool=tool, caller=caller)
+    return await dispatch.call(dispatch.TOOLS[tool], arguments or {}, ctx)
+
+
+async def ok(tool, arguments=None, caller=ADMIN):
+    outcome = await call(tool, arguments, caller)
+    assert outcome.error is None, outcome.error
+    return outcome.result
+
+
+def movie_arguments() -> list[dict]:
+    """catalog_add arguments for every film of MOVIES."""
+    return [
+        {
+            "video_id": video_id,
+            "title": title,
+            "categories": categories,
+            "duration_seconds": seconds,
+            "manifest_url": f"https://media.example/{video_id}.json",
+        }
+        for video_id, title, categories, seconds in MOVIES
+    ]
+
+
+async def seed_catalog():
+    for arguments in movie_arguments():
+        await ok("catalog_add", arguments)

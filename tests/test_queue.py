@@ -1,0 +1,208 @@
+"""The watch queue through the dispatcher: SQLite by default, NATS JetStream KV with
+NATS_URL (a real nats-server), including concurrent writers and NATS going away."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from tests.catalog_helpers import ADMIN, BLESSED, VIEWER, call, ok
+from tests.fixtures.nats import wait_connected
+from video_research.catalog import queue as q
+from video_research.config import get_config
+from video_research.errors import ToolFailure
+
+
+async def queued_ids() -> list[str]:
+    return [i["video_id"] for i in (await ok("queue_status"))["items"]]
+
+
+async def exercise_queue() -> None:
+    """The queue's behaviour, the same on every backend."""
+    empty = await ok("queue_status", {}, VIEWER)
+    assert empty["current_video"] is None and empty["queue_length"] == 0
+
+    added = await ok("queue_add_video", {"video_id": "halloween"}, BLESSED)
+    assert added["status"] == "ok" and added["correlation_id"] and added["uid"]
+    await ok("queue_add_video", {"video_id": "elm", "position": "next"}, BLESSED)
+    assert await queued_ids() == ["elm", "halloween"]
+
+    many = await ok("queue_add_videos", {"video_ids": ["airplane", "ghost", "f13-1"]}, BLESSED)
+    assert many["enqueued_count"] == 2 and many["failed"] == [
+        {"video_id": "ghost", "error": "not in the catalog"}
+    ]
+    none = await call("queue_add_videos", {"video_ids": ["ghost"]}, BLESSED)
+    assert none.error.category == "invalid_input"
+    missing = await call("queue_add_video", {"video_id": "ghost"}, BLESSED)
+    assert missing.error.category == "not_found"
+
+    playing = await ok("queue_advance", {}, BLESSED)
+    assert playing["now_playing"]["video_id"] == "elm"
+    status = await ok("queue_status", {}, VIEWER)
+    assert status["current_video"]["title"] == "A Nightmare on Elm Street"
+    assert status["current_video"]["elapsed_seconds"] >= 0
+    assert status["total_duration_seconds"] == 5460 + 5280 + 5700
+    assert added["correlation_id"] in status["recent_commands"]
+
+    playlist = await ok("playlist_create", {"name": "Friday", "video_ids": ["f13-1", "f13-2"]})
+    pid = playlist["playlist_id"]
+    applied = await ok("queue_apply_playlist", {"playlist_id": pid}, BLESSED)
+    assert applied["enqueued_count"] == 2 and applied["mode"] == "append"
+    assert await queued_ids() == ["halloween", "airplane", "f13-1", "f13-1", "f13-2"]
+
+    await ok("queue_apply_playlist", {"playlist_id": pid, "mode": "preserve_current"}, BLESSED)
+    status = await ok("queue_status")
+    assert status["current_video"]["video_id"] == "elm"
+    assert [i["video_id"] for i in status["items"]] == ["f13-1", "f13-2"]
+
+    forbidden = await call(
+        "queue_apply_playlist", {"playlist_id": pid, "mode": "hard_replace"}, BLESSED
+    )
+    assert forbidden.error.category == "forbidden" and "admin" in forbidden.error.error
+    assert (await ok("queue_status"))["current_video"]["video_id"] == "elm"  # untouched
+
+    await ok("queue_apply_playlist", {"playlist_id": pid, "mode": "hard_replace"}, ADMIN)
+    status = await ok("queue_status")
+    assert status["current_video"] is None and status["queue_length"] == 2
+
+    uid = status["items"][0]["uid"]
+    await ok("queue_remove", {"uid": uid}, BLESSED)
+    gone = await call("queue_remove", {"uid": uid}, BLESSED)
+    assert gone.error.category == "not_found"
+    cleared = await ok("queue_clear", {}, ADMIN)
+    assert cleared["removed_count"] == 1 and (await ok("queue_status"))["queue_length"] == 0
+
+
+async def test_sqlite_queue(catalog):
+    await exercise_queue()
+    assert (await ok("queue_status"))["backend"] == "sqlite"
+
+
+async def test_sqlite_queue_concurrent_appends_lose_nothing(catalog):
+    await asyncio.gather(
+        *(ok("queue_add_video", {"video_id": "airplane"}, BLESSED) for _ in range(20))
+    )
+    status = await ok("queue_status")
+    assert status["queue_length"] == 20 and status["revision"] == 20
+
+
+async def test_nats_queue_and_published_commands(nats_config, catalog):
+    import nats
+
+    settings = get_config()
+    watcher = await nats.connect(nats_config.url)
+    received: list[dict] = []
+
+    async def collect(msg) -> None:
+        received.append(json.loads(msg.data))
+
+    sub = await watcher.subscribe(q.command_subject(settings), cb=collect)
+    await watcher.flush()
+    try:
+        await exercise_queue()
+        assert (await ok("queue_status"))["backend"] == "nats"
+        await asyncio.sleep(0.2)
+    finally:
+        await sub.unsubscribe()
+        await watcher.close()
+
+    assert q.command_subject(settings) == "kryten.video_research.queue.default"
+    actions = [c["action"] for c in received]
+    assert actions[:4] == ["add", "add", "add", "advance"]
+    first = received[0]
+    assert first["channel"] == "default" and first["position"] == "end"
+    assert first["issued_by"] == {"username": "dj", "role": "blessed"}
+    assert first["items"][0]["media"] == {
+        "type": "cm",
+        "id": "https://media.example/halloween.json",
+    }
+    revisions = [c["revision"] for c in received]
+    assert revisions == sorted(revisions) and len(set(revisions)) == len(revisions)
+
+
+async def test_nats_concurrent_appends_in_one_process_lose_nothing(nats_config, catalog):
+    results = await asyncio.gather(
+        *(ok("queue_add_video", {"video_id": "airplane"}, BLESSED) for _ in range(20))
+    )
+    status = await ok("queue_status")
+    assert status["queue_length"] == 20
+    assert {i["uid"] for i in status["items"]} == {r["uid"] for r in results}
+
+
+async def test_nats_going_away_fails_cleanly_and_changes_nothing(nats_config, catalog):
+    await ok("queue_add_video", {"video_id": "halloween"}, BLESSED)
+    nats_config.stop()
+    await wait_connected(False)
+    failed = await call("queue_add_video", {"video_id": "elm"}, BLESSED)
+    assert failed.error.category == "nats_error" and failed.error.retryable
+    assert "NATS" in failed.error.error and "Nothing was changed" in failed.error.hint
+    assert (await call("queue_status")).error.category == "nats_error"
+    assert (await ok("catalog_search", {"q": "elm"}, VIEWER))["total"] == 1  # SQLite still up
+
+    nats_config.start()
+    await wait_connected()
+    assert await queued_ids() == ["halloween"]  # the failed call left no trace
+    await ok("queue_add_video", {"video_id": "elm"}, BLESSED)  # the retry works
+    assert await queued_ids() == ["halloween", "elm"]
+
+    audit = await ok("audit_log", {"tool": "queue_add_video", "failed_only": True})
+    assert [e["category"] for e in audit["entries"]] == ["nats_error"]
+
+
+async def test_nats_going_away_between_read_and_write(nats_config, catalog):
+    """NATS dies after the queue was read and before the new revision is written: the
+    call fails with nats_error and the queue is all-or-nothing, never half a change."""
+    await ok("queue_add_video", {"video_id": "halloween"}, BLESSED)
+    backend = q.backend()
+    items, _ = await q.items_for(["elm", "airplane"], "dj")
+    cmd = q.command("add", {"username": "dj", "role": "blessed"}, position="end", items=items)
+
+    def change_then_lose_nats(state):
+        nats_config.stop()
+        return q.add(state, items, "end", cmd)
+
+    with pytest.raises(ToolFailure) as raised:
+        await backend.change(change_then_lose_nats, cmd)
+    assert raised.value.category == "nats_error"
+
+    nats_config.start()
+    await wait_connected()
+    status = await ok("queue_status")
+    ids = [i["video_id"] for i in status["items"]]
+    if cmd["correlation_id"] in status["recent_commands"]:
+        assert ids == ["halloween", "elm", "airplane"]
+    else:
+        assert ids == ["halloween"]
+
+
+async def test_two_servers_appending_at_once_lose_nothing(nats_server, server_env):
+    """Two server processes (say, two bots' MCP servers) share one NATS queue."""
+    import anyio
+
+    from tests.helpers import mcp_client, tool_json
+
+    env = {**server_env, "NATS_URL": nats_server.url}
+    async with mcp_client(env) as one, mcp_client(env) as two:
+        added = await one.call_tool(
+            "catalog_add",
+            {"video_id": "airplane", "title": "Airplane!", "manifest_url": "https://m/a"},
+        )
+        assert not added.is_error, added.content
+        uids: list[str] = []
+
+        async def append(session, n: int) -> None:
+            for _ in range(n):
+                result = await session.call_tool("queue_add_video", {"video_id": "airplane"})
+                assert not result.is_error, result.content
+                uids.append(tool_json(result)["uid"])
+
+        async with anyio.create_task_group() as group:
+            for session in (one, two):
+                for _ in range(4):
+                    group.start_soon(append, session, 5)
+
+        status = tool_json(await two.call_tool("queue_status", {}))
+        assert status["backend"] == "nats" and status["queue_length"] == 40
+        assert sorted(i["uid"] for i in status["items"]) == sorted(uids)

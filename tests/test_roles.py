@@ -1,0 +1,223 @@
+"""Roles: the matrix of every catalog-area tool x every role, generated from seed 004's
+table (section 5.1, copied below as written) plus the tools this project added, and the
+rules that turn a request's `_meta.session` claim into a caller."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.catalog_helpers import ADMIN, call, ok
+from tests.fixtures.nats import wait_connected
+from video_research import auth, dispatch
+from video_research.config import get_config
+from video_research.context import ROLE_RANK, Caller
+
+SEED_TABLE = """
+| Tool | Required Role | Notes |
+|------|---------------|-------|
+| `catalog_search` | `viewer` | Read-only |
+| `catalog_categories` | `viewer` | Read-only |
+| `catalog_get_video` | `viewer` | Read-only |
+| `playlist_list` | `viewer` | Read-only |
+| `playlist_get` | `viewer` | Read-only |
+| `playlist_create` | `blessed` | Write operation |
+| `playlist_update` | `blessed` | Write operation |
+| `playlist_delete` | `admin` | Destructive |
+| `queue_status` | `viewer` | Read-only |
+| `queue_add_video` | `blessed` | Write operation |
+| `queue_add_videos` | `blessed` | Write operation |
+| `queue_apply_playlist` | `blessed` | `admin` for hard_replace |
+| `marathon_list` | `viewer` | Read-only |
+| `marathon_get` | `viewer` | Read-only |
+"""
+
+# Tools beyond the seed (its open "Phase 3" items, admin tools): the role each needs.
+ADDED = {
+    "catalog_add": "blessed",
+    "catalog_remove": "admin",
+    "catalog_import": "admin",
+    "queue_advance": "blessed",
+    "queue_remove": "blessed",
+    "queue_clear": "admin",
+    "marathon_create": "blessed",
+    "marathon_delete": "admin",
+    "audit_log": "admin",
+    "session_register": "admin",
+    "session_revoke": "admin",
+    "session_list": "admin",
+}
+
+CATALOG_TOOLSETS = {"catalog", "playlists", "queue", "marathons", "admin"}
+
+
+def seed_roles() -> dict[str, str]:
+    roles = {}
+    for line in SEED_TABLE.strip().splitlines()[2:]:
+        tool, role = (cell.strip().strip("`") for cell in line.strip("|").split("|")[:2])
+        roles[tool] = role
+    return roles
+
+
+REQUIRED = {**seed_roles(), **ADDED}
+
+# Arguments that pass validation; the calls that are allowed may still fail for other
+# reasons (not_found, ...), never with `forbidden`.
+ARGS = {
+    "catalog_get_video": {"video_id": "halloween"},
+    "catalog_add": {"video_id": "new-one", "title": "New", "manifest_url": "https://m/new"},
+    "catalog_remove": {"video_ids": ["ghost"]},
+    "catalog_import": {"file_path": "missing.json"},
+    "playlist_get": {"playlist_id": "pl_missing"},
+    "playlist_create": {"name": "Matrix", "video_ids": ["elm"]},
+    "playlist_update": {"playlist_id": "pl_missing"},
+    "playlist_delete": {"playlist_id": "pl_missing"},
+    "queue_add_video": {"video_id": "elm"},
+    "queue_add_videos": {"video_ids": ["elm"]},
+    "queue_apply_playlist": {"playlist_id": "pl_missing"},
+    "queue_remove": {"uid": "q_missing"},
+    "marathon_get": {"marathon_id": "mr_missing"},
+    "marathon_create": {
+        "name": "M",
+        "starts_at": "2030-01-01T00:00:00Z",
+        "playlist_ids": ["pl_missing"],
+    },
+    "marathon_delete": {"marathon_id": "mr_missing"},
+    "session_register": {"session_id": "sess-matrix-01", "username": "u", "role": "viewer"},
+    "session_revoke": {"session_id": "sess-matrix-01"},
+}
+
+
+def test_the_table_covers_every_catalog_tool_and_matches_the_seed():
+    catalog_tools = {n for n, s in dispatch.TOOLS.items() if s.toolset in CATALOG_TOOLSETS}
+    assert catalog_tools == set(REQUIRED)
+    for tool, role in REQUIRED.items():
+        assert dispatch.TOOLS[tool].role == role, tool
+        assert dispatch.TOOLS[tool].audited == (not dispatch.TOOLS[tool].read_only), tool
+
+
+@pytest.mark.parametrize("role", list(ROLE_RANK))
+@pytest.mark.parametrize("tool", sorted(REQUIRED))
+async def test_role_matrix(catalog, tool, role):
+    caller = Caller(username=f"a-{role}", role=role, verified=role != "viewer")
+    outcome = await call(tool, ARGS.get(tool, {}), caller)
+    allowed = ROLE_RANK[role] >= ROLE_RANK[REQUIRED[tool]]
+    category = outcome.error.category if outcome.error else None
+    if allowed:
+        assert category != "forbidden", outcome.error
+    else:
+        assert category == "forbidden", outcome
+        assert f"'{REQUIRED[tool]}'" in outcome.error.error
+        assert not outcome.error.retryable
+
+
+@pytest.mark.parametrize("role", list(ROLE_RANK))
+async def test_hard_replace_is_admin_only(catalog, role):
+    playlist = await ok("playlist_create", {"name": "P", "video_ids": ["elm"]})
+    await ok("queue_add_video", {"video_id": "halloween"})
+    caller = Caller(username="u", role=role, verified=True)
+    outcome = await call(
+        "queue_apply_playlist",
+        {"playlist_id": playlist["playlist_id"], "mode": "hard_replace"},
+        caller,
+    )
+    if role == "admin":
+        assert outcome.error is None
+        assert [i["video_id"] for i in (await ok("queue_status"))["items"]] == ["elm"]
+    else:
+        assert outcome.error.category == "forbidden"
+        assert [i["video_id"] for i in (await ok("queue_status"))["items"]] == ["halloween"]
+
+
+async def test_denied_writes_are_audited(catalog):
+    viewer = Caller(username="guest", role="viewer")
+    await call("playlist_delete", {"playlist_id": "pl_x"}, viewer)
+    entries = (await ok("audit_log", {"username": "guest"}, ADMIN))["entries"]
+    assert [(e["tool"], e["ok"], e["category"]) for e in entries] == [
+        ("playlist_delete", False, "forbidden")
+    ]
+    assert entries[0]["input"] == {"playlist_id": "pl_x"}
+
+
+# ------------------------------------------------------------- claims -> callers
+
+
+def _meta(**session) -> dict:
+    return {"session": session}
+
+
+async def test_no_claim_is_the_local_user(monkeypatch):
+    local = await auth.resolve_caller({}, get_config())
+    assert (local.username, local.role, local.verified) == ("local", "admin", True)
+    monkeypatch.setenv("VIDEO_RESEARCH_LOCAL_ROLE", "viewer")
+    from video_research import config
+
+    config.reset_config()
+    assert (await auth.resolve_caller(None, get_config())).role == "viewer"
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        _meta(username="mallory", role="admin", session_id="sess-unknown-1"),
+        _meta(username="mallory", role="admin"),
+        _meta(role="admin"),
+        {"session": "admin"},
+        {"session": ["admin"]},
+        _meta(username="mallory", role="root", session_id="x" * 5000),
+    ],
+)
+async def test_unverifiable_claims_are_viewers(meta):
+    caller = await auth.resolve_caller(meta, get_config())
+    assert caller.role == "viewer" and not caller.verified
+
+
+async def test_registered_sessions_grant_at_most_their_role():
+    await ok(
+        "session_register", {"session_id": "sess-dj-0001", "username": "DJ", "role": "blessed"}
+    )
+    settings = get_config()
+    as_blessed = await auth.resolve_caller(
+        _meta(username="dj", role="blessed", session_id="sess-dj-0001"), settings
+    )
+    assert (as_blessed.role, as_blessed.verified) == ("blessed", True)
+    claims_admin = await auth.resolve_caller(
+        _meta(username="dj", role="admin", session_id="sess-dj-0001"), settings
+    )
+    assert claims_admin.role == "blessed"
+    claims_less = await auth.resolve_caller(
+        _meta(username="dj", role="viewer", session_id="sess-dj-0001"), settings
+    )
+    assert claims_less.role == "viewer"
+    listed = (await ok("session_list"))["sessions"]
+    assert [(s["username"], s["role"]) for s in listed] == [("DJ", "blessed")]
+    assert "sess-dj-0001" not in str(listed)
+
+
+async def test_a_bearer_token_caps_a_claim():
+    await ok(
+        "session_register", {"session_id": "sess-ad-0001", "username": "boss", "role": "admin"}
+    )
+    bot = Caller(username="bot", role="blessed", verified=True)
+    caller = await auth.resolve_caller(
+        _meta(username="boss", role="admin", session_id="sess-ad-0001"),
+        get_config(),
+        transport_identity=bot,
+    )
+    assert (caller.username, caller.role) == ("boss", "blessed")
+    assert (await auth.resolve_caller({}, get_config(), transport_identity=bot)) == bot
+
+
+async def test_nats_registry(nats_config):
+    await ok(
+        "session_register", {"session_id": "sess-nats-01", "username": "dj", "role": "blessed"}
+    )
+    assert (await ok("session_list"))["registry"] == "nats"
+    claim = _meta(username="dj", role="blessed", session_id="sess-nats-01")
+    assert (await auth.resolve_caller(claim, get_config())).role == "blessed"
+    nats_config.stop()
+    # The registry cannot be read: the claim does not verify (fail closed).
+    assert (await auth.resolve_caller(claim, get_config())).role == "viewer"
+    nats_config.start()
+    await wait_connected()
+    await ok("session_revoke", {"session_id": "sess-nats-01"})
+    assert (await auth.resolve_caller(claim, get_config())).role == "viewer"

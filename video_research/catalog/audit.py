@@ -1,0 +1,157 @@
+"""The audit log: every write operation, who made it and what came of it (seed 004 s5.3).
+
+Each entry goes to the `audit_log` table of the catalog database (read back by the
+`audit_log` tool) and, as one JSON line, to VIDEO_RESEARCH_AUDIT_LOG when set or to
+stderr otherwise:
+
+    {"event": "audit", "timestamp": "2024-12-20T10:30:00Z", "tool": "queue_apply_playlist",
+     "username": "someuser", "role": "blessed", "session": "3f2a9c1b7e04", "verified": true,
+     "ok": true, "category": null, "input": {...}, "result": {...}}
+
+Session IDs never appear: `session` is a fingerprint, and any `session_id` argument is
+replaced by its fingerprint. Writing the entry never fails the call it records.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from video_research.catalog.db import get_db, now_iso
+from video_research.catalog.registry import fingerprint
+from video_research.config import get_config
+from video_research.redact import redact
+
+logger = logging.getLogger(__name__)
+
+MAX_RESULT_CHARS = 16_000
+_file_lock = threading.Lock()
+
+
+def _scrub(arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: fingerprint(value) if key == "session_id" and isinstance(value, str) else value
+        for key, value in arguments.items()
+    }
+
+
+def _bounded(result: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(result, default=str)
+    if len(text) <= MAX_RESULT_CHARS:
+        return result
+    return {"truncated": True, "chars": len(text), "keys": sorted(result)}
+
+
+def make_entry(
+    *,
+    tool: str,
+    caller: Any,
+    arguments: dict[str, Any],
+    result: dict[str, Any] | None,
+    error: dict[str, Any] | None,
+) -> dict[str, Any]:
+    return {
+        "event": "audit",
+        "timestamp": now_iso(),
+        "tool": tool,
+        "username": caller.username,
+        "role": caller.role,
+        "session": fingerprint(caller.session_id) if caller.session_id else None,
+        "verified": caller.verified,
+        "ok": error is None,
+        "category": error["category"] if error else None,
+        "input": _scrub(arguments),
+        "result": _bounded(result if error is None else error),
+    }
+
+
+def _emit(line: str) -> None:
+    path = get_config().audit_log_path
+    if not path:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+        return
+    with _file_lock:
+        Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        with open(Path(path).expanduser(), "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+
+async def record(entry: dict[str, Any]) -> None:
+    """Store and emit one entry; failures are logged, never raised."""
+    line = redact(json.dumps(entry, default=str, ensure_ascii=False))
+    try:
+        _emit(line)
+    except OSError as exc:
+        logger.error("could not write the audit line: %s", exc)
+    try:
+        await get_db().write(
+            lambda conn: conn.execute(
+                "INSERT INTO audit_log (timestamp, tool, username, role, session, verified, ok,"
+                " category, input, result) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    entry["timestamp"],
+                    entry["tool"],
+                    entry["username"],
+                    entry["role"],
+                    entry["session"],
+                    int(entry["verified"]),
+                    int(entry["ok"]),
+                    entry["category"],
+                    redact(json.dumps(entry["input"], default=str)),
+                    redact(json.dumps(entry["result"], default=str)),
+                ),
+            )
+        )
+    except Exception as exc:
+        logger.error("could not store the audit entry for %s: %s", entry["tool"], exc)
+
+
+def query(
+    conn: Any,
+    *,
+    tool: str | None,
+    username: str | None,
+    since: str | None,
+    failed_only: bool,
+    limit: int,
+    before_id: int | None,
+) -> dict[str, Any]:
+    where, params = [], []
+    for column, value in (("tool", tool), ("username", username)):
+        if value:
+            where.append(f"{column} = ?")
+            params.append(value)
+    if since:
+        where.append("timestamp >= ?")
+        params.append(since)
+    if failed_only:
+        where.append("ok = 0")
+    if before_id:
+        where.append("id < ?")
+        params.append(before_id)
+    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    rows = conn.execute(
+        f"SELECT * FROM audit_log {clause} ORDER BY id DESC LIMIT ?", [*params, limit + 1]
+    ).fetchall()
+    entries = [
+        {
+            "id": r["id"],
+            "timestamp": r["timestamp"],
+            "tool": r["tool"],
+            "username": r["username"],
+            "role": r["role"],
+            "session": r["session"],
+            "verified": bool(r["verified"]),
+            "ok": bool(r["ok"]),
+            "category": r["category"],
+            "input": json.loads(r["input"]),
+            "result": json.loads(r["result"]),
+        }
+        for r in rows[:limit]
+    ]
+    return {"entries": entries, "has_more": len(rows) > limit}

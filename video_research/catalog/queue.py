@@ -1,0 +1,299 @@
+"""The watch queue: what plays now and what plays next, in SQLite or NATS JetStream KV.
+
+The queue of a channel (VIDEO_RESEARCH_QUEUE_CHANNEL) is one JSON document:
+
+    {"channel": "default", "current": Item + {"started_at"} | null, "items": [Item, ...],
+     "updated_at": "...", "recent_commands": ["<correlation_id>", ...]}
+
+    Item = {"uid", "video_id", "title", "duration_seconds", "manifest_url",
+            "media": {"type": "yt" | "cm", "id"}, "added_by", "added_at"}
+
+Every change is a pure function of the old document (`add`, `apply_playlist`, `advance`,
+`clear`, `remove`), run by the backend as one atomic step:
+- SQLite (default): inside a `BEGIN IMMEDIATE` transaction of the catalog database;
+- NATS (NATS_URL set): a read-modify-write of the key `<channel>` in the KV bucket
+  NATS_QUEUE_BUCKET with optimistic concurrency (see nats_kv.update_json). After the
+  write the command is published on `command_subject()` so a bot (Kryten-Robot) can
+  apply it to CyTube. The KV revision is the source of truth; each command carries it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from datetime import UTC, datetime
+from typing import Any, Literal, Protocol
+
+from video_research.catalog.db import get_db, now_iso
+from video_research.config import Settings, get_config
+from video_research.errors import invalid_input, not_found
+from video_research.youtube_urls import is_youtube_url
+
+logger = logging.getLogger(__name__)
+
+Position = Literal["end", "next"]
+Mode = Literal["append", "preserve_current", "hard_replace"]
+RECENT_COMMANDS = 20
+
+
+def empty_state(channel: str) -> dict[str, Any]:
+    return {
+        "channel": channel,
+        "current": None,
+        "items": [],
+        "updated_at": None,
+        "recent_commands": [],
+    }
+
+
+def media_of(video: dict[str, Any]) -> dict[str, str]:
+    """How CyTube names the media: a YouTube ID ("yt") or a custom manifest URL ("cm")."""
+    if is_youtube_url(video["manifest_url"]):
+        return {"type": "yt", "id": video["video_id"]}
+    return {"type": "cm", "id": video["manifest_url"]}
+
+
+def make_item(video: dict[str, Any], added_by: str) -> dict[str, Any]:
+    return {
+        "uid": "q_" + secrets.token_hex(6),
+        "video_id": video["video_id"],
+        "title": video["title"],
+        "duration_seconds": video["duration_seconds"],
+        "manifest_url": video["manifest_url"],
+        "media": media_of(video),
+        "added_by": added_by,
+        "added_at": now_iso(),
+    }
+
+
+class Command(dict):
+    """A queue change as published to NATS (and returned to the caller)."""
+
+
+def command(action: str, actor: dict[str, str], **fields: Any) -> Command:
+    return Command(
+        action=action,
+        correlation_id="c_" + secrets.token_hex(8),
+        issued_by=actor,
+        issued_at=now_iso(),
+        **fields,
+    )
+
+
+def _stamp(state: dict[str, Any], cmd: Command) -> dict[str, Any]:
+    state["updated_at"] = cmd["issued_at"]
+    state["recent_commands"] = [*state.get("recent_commands", []), cmd["correlation_id"]][
+        -RECENT_COMMANDS:
+    ]
+    return state
+
+
+def add(
+    state: dict[str, Any], items: list[dict[str, Any]], position: Position, cmd: Command
+) -> dict[str, Any]:
+    state["items"] = items + state["items"] if position == "next" else state["items"] + items
+    return _stamp(state, cmd)
+
+
+def apply_playlist(
+    state: dict[str, Any], items: list[dict[str, Any]], mode: Mode, cmd: Command
+) -> dict[str, Any]:
+    if mode == "append":
+        state["items"] = state["items"] + items
+    elif mode == "preserve_current":
+        state["items"] = items
+    else:
+        state["current"] = None
+        state["items"] = items
+    return _stamp(state, cmd)
+
+
+def advance(state: dict[str, Any], cmd: Command) -> dict[str, Any]:
+    if state["items"]:
+        state["current"] = {**state["items"][0], "started_at": cmd["issued_at"]}
+        state["items"] = state["items"][1:]
+    else:
+        state["current"] = None
+    return _stamp(state, cmd)
+
+
+def clear(state: dict[str, Any], cmd: Command) -> dict[str, Any]:
+    state["items"] = []
+    return _stamp(state, cmd)
+
+
+def remove(state: dict[str, Any], uid: str, cmd: Command) -> dict[str, Any]:
+    kept = [item for item in state["items"] if item["uid"] != uid]
+    if len(kept) == len(state["items"]):
+        raise not_found(
+            f"No upcoming queue item with uid {uid!r}.",
+            hint="Call queue_status for the uids of the upcoming items.",
+        )
+    state["items"] = kept
+    return _stamp(state, cmd)
+
+
+def status(state: dict[str, Any], revision: int) -> dict[str, Any]:
+    """The queue_status view: current video with elapsed time, upcoming items, totals."""
+    current = state.get("current")
+    view_current = None
+    if current is not None:
+        started = datetime.fromisoformat(current["started_at"].replace("Z", "+00:00"))
+        elapsed = int((datetime.now(UTC) - started).total_seconds())
+        duration = current.get("duration_seconds")
+        view_current = {
+            "uid": current["uid"],
+            "video_id": current["video_id"],
+            "title": current["title"],
+            "duration_seconds": duration,
+            "elapsed_seconds": min(elapsed, duration) if duration is not None else elapsed,
+            "started_at": current["started_at"],
+        }
+    items = [
+        {
+            "uid": i["uid"],
+            "video_id": i["video_id"],
+            "title": i["title"],
+            "duration_seconds": i["duration_seconds"],
+            "added_by": i["added_by"],
+        }
+        for i in state["items"]
+    ]
+    return {
+        "channel": state["channel"],
+        "current_video": view_current,
+        "queue_length": len(items),
+        "total_duration_seconds": sum(i["duration_seconds"] or 0 for i in items),
+        "items": items,
+        "revision": revision,
+        "updated_at": state.get("updated_at"),
+        "recent_commands": state.get("recent_commands", []),
+    }
+
+
+# ----------------------------------------------------------------------------- backends
+
+
+class QueueBackend(Protocol):
+    name: str
+
+    async def read(self) -> tuple[dict[str, Any], int]: ...
+
+    async def change(self, fn: Any, cmd: Command) -> tuple[dict[str, Any], int, bool | None]:
+        """Apply `fn` atomically; (new state, revision, whether the command was published
+        — None where there is no bus)."""
+        ...
+
+
+class SqliteQueue:
+    """The queue as one row of the catalog database's queue_state table."""
+
+    name = "sqlite"
+
+    def __init__(self, settings: Settings) -> None:
+        self.channel = settings.queue_channel
+
+    def _load(self, conn: Any) -> tuple[dict[str, Any], int]:
+        row = conn.execute(
+            "SELECT revision, value FROM queue_state WHERE name = ?", (self.channel,)
+        ).fetchone()
+        if row is None:
+            return empty_state(self.channel), 0
+        return json.loads(row["value"]), row["revision"]
+
+    async def read(self) -> tuple[dict[str, Any], int]:
+        return await get_db().read(self._load)
+
+    async def change(self, fn: Any, cmd: Command) -> tuple[dict[str, Any], int, bool | None]:
+        def write(conn: Any) -> tuple[dict[str, Any], int, bool | None]:
+            state, revision = self._load(conn)
+            state = fn(state)
+            conn.execute(
+                "INSERT INTO queue_state (name, revision, value) VALUES (?,?,?)"
+                " ON CONFLICT(name) DO UPDATE SET revision = excluded.revision,"
+                " value = excluded.value",
+                (self.channel, revision + 1, json.dumps(state)),
+            )
+            return state, revision + 1, None
+
+        return await get_db().write(write)
+
+
+def command_subject(settings: Settings) -> str:
+    """Where queue commands are published: <NATS_SUBJECT_PREFIX>.video_research.queue.<channel>."""
+    return f"{settings.nats_subject_prefix}.video_research.queue.{settings.queue_channel}"
+
+
+class NatsQueue:
+    """The queue as the key <channel> of the KV bucket NATS_QUEUE_BUCKET."""
+
+    name = "nats"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.channel = settings.queue_channel
+
+    async def read(self) -> tuple[dict[str, Any], int]:
+        from video_research.catalog import nats_kv
+
+        kv = await nats_kv.bucket(self.settings.nats_queue_bucket, self.settings)
+        state, revision = await nats_kv.read_json(kv, self.channel, self.settings)
+        return (state or empty_state(self.channel)), revision
+
+    async def change(self, fn: Any, cmd: Command) -> tuple[dict[str, Any], int, bool | None]:
+        from video_research.catalog import nats_kv
+        from video_research.errors import ToolFailure
+
+        kv = await nats_kv.bucket(self.settings.nats_queue_bucket, self.settings)
+        try:
+            state, revision = await nats_kv.update_json(
+                kv, self.channel, lambda old: fn(old or empty_state(self.channel)), self.settings
+            )
+        except nats_kv.Ambiguous as failure:
+            # queue_status lists the recent correlation IDs: the caller can see whether
+            # this one landed before retrying.
+            failure.details = {"correlation_id": cmd["correlation_id"]}
+            raise
+        try:
+            await nats_kv.publish(
+                command_subject(self.settings),
+                {**cmd, "channel": self.channel, "revision": revision},
+                self.settings,
+            )
+        except ToolFailure as failure:
+            # The KV write is the commit point and it happened; a bot that missed the
+            # command catches up from the revision it carries.
+            logger.warning("queue command %s not published: %s", cmd["correlation_id"], failure)
+            return state, revision, False
+        return state, revision, True
+
+
+def backend(settings: Settings | None = None) -> QueueBackend:
+    settings = settings or get_config()
+    return NatsQueue(settings) if settings.nats_url else SqliteQueue(settings)
+
+
+async def items_for(
+    video_ids: list[str], added_by: str
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """Queue items for catalog videos, in order; unknown IDs come back as failures."""
+    from video_research.catalog import videos
+
+    found = await get_db().read(videos.get_many, video_ids)
+    items, failed = [], []
+    for video_id in video_ids:
+        if video_id in found:
+            items.append(make_item(found[video_id], added_by))
+        else:
+            failed.append({"video_id": video_id, "error": "not in the catalog"})
+    return items, failed
+
+
+def require_items(items: list[dict[str, Any]], failed: list[dict[str, str]]) -> None:
+    if not items:
+        raise invalid_input(
+            "None of the videos are in the catalog; nothing was queued.",
+            hint="Find videos with catalog_search and pass their video_id.",
+            failed=failed,
+        )

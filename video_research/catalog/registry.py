@@ -1,0 +1,175 @@
+"""The session registry: which chat sessions may claim which role.
+
+A bot (kryten-llm) passes each user's session in the request's `_meta.session`
+({username, role, session_id}). The claim is trusted only when the registry holds that
+session for that username; the caller then gets the lower of the claimed and the
+registered role. Anything else is a viewer.
+
+Where it lives: the `sessions` table of the catalog database, or, when NATS_URL is set,
+the KV bucket NATS_SESSIONS_BUCKET, so a bot can register sessions itself:
+
+    key   = sha256(session_id) as 64 lower-case hex digits
+    value = {"username": "...", "role": "viewer|blessed|admin",
+             "expires_at": "2025-01-01T00:00:00Z" | null, "created_by": "...", "created_at": "..."}
+
+Only the hash of a session ID is ever stored or logged (its first 12 digits are the
+"fingerprint" that tools and the audit log show).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from video_research.catalog.db import get_db, now_iso
+from video_research.config import Settings, get_config
+from video_research.context import ROLE_RANK
+
+logger = logging.getLogger(__name__)
+
+
+def session_key(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode()).hexdigest()
+
+
+def fingerprint(session_id: str) -> str:
+    return session_key(session_id)[:12]
+
+
+def _expired(record: dict[str, Any]) -> bool:
+    expires = record.get("expires_at")
+    if not expires:
+        return False
+    return datetime.fromisoformat(expires.replace("Z", "+00:00")) <= datetime.now(UTC)
+
+
+def _public(key: str, record: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "fingerprint": key[:12],
+        "username": record["username"],
+        "role": record["role"],
+        "expires_at": record.get("expires_at"),
+        "created_by": record.get("created_by", ""),
+        "created_at": record.get("created_at", ""),
+    }
+
+
+async def _nats_bucket(settings: Settings) -> Any:
+    from video_research.catalog import nats_kv
+
+    return await nats_kv.bucket(settings.nats_sessions_bucket, settings, history=1)
+
+
+async def register(
+    session_id: str, *, username: str, role: str, ttl_seconds: int | None, created_by: str
+) -> dict[str, Any]:
+    settings = get_config()
+    expires = None
+    if ttl_seconds:
+        moment = datetime.now(UTC) + timedelta(seconds=ttl_seconds)
+        expires = moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+    record = {
+        "username": username,
+        "role": role,
+        "expires_at": expires,
+        "created_by": created_by,
+        "created_at": now_iso(),
+    }
+    key = session_key(session_id)
+    if settings.nats_url:
+        from video_research.catalog import nats_kv
+
+        kv = await _nats_bucket(settings)
+        await nats_kv.update_json(kv, key, lambda _old: record, settings)
+    else:
+        await get_db().write(
+            lambda conn: conn.execute(
+                "INSERT OR REPLACE INTO sessions (session_key, username, role, expires_at,"
+                " created_by, created_at) VALUES (?,?,?,?,?,?)",
+                (key, username, role, expires, created_by, record["created_at"]),
+            )
+        )
+    return _public(key, record)
+
+
+async def revoke(session_id: str) -> bool:
+    settings = get_config()
+    key = session_key(session_id)
+    if settings.nats_url:
+        from video_research.catalog import nats_kv
+
+        kv = await _nats_bucket(settings)
+        record, _ = await nats_kv.read_json(kv, key, settings)
+        if record is None:
+            return False
+        try:
+            await kv.delete(key)
+        except Exception as exc:
+            raise nats_kv.nats_failure(exc, settings, what="revoking a session") from None
+        return True
+    cursor = await get_db().write(
+        lambda conn: conn.execute("DELETE FROM sessions WHERE session_key = ?", (key,))
+    )
+    return cursor.rowcount > 0
+
+
+async def list_all() -> list[dict[str, Any]]:
+    settings = get_config()
+    if settings.nats_url:
+        from video_research.catalog import nats_kv
+
+        kv = await _nats_bucket(settings)
+        try:
+            keys = await kv.keys()
+        except Exception as exc:
+            if type(exc).__name__ == "NoKeysError":
+                return []
+            raise nats_kv.nats_failure(exc, settings, what="listing sessions") from None
+        found = []
+        for key in keys:
+            record, _ = await nats_kv.read_json(kv, key, settings)
+            if record is not None:
+                found.append(_public(key, record))
+        return sorted(found, key=lambda s: (s["username"], s["fingerprint"]))
+    rows = await get_db().read(
+        lambda conn: conn.execute(
+            "SELECT * FROM sessions ORDER BY username, session_key"
+        ).fetchall()
+    )
+    return [_public(row["session_key"], dict(row)) for row in rows]
+
+
+async def lookup(session_id: str, settings: Settings) -> dict[str, Any] | None:
+    """The live registration of a session, or None (unknown or expired)."""
+    key = session_key(session_id)
+    if settings.nats_url:
+        from video_research.catalog import nats_kv
+
+        record, _ = await nats_kv.read_json(await _nats_bucket(settings), key, settings)
+    else:
+        row = await get_db().read(
+            lambda conn: conn.execute(
+                "SELECT * FROM sessions WHERE session_key = ?", (key,)
+            ).fetchone()
+        )
+        record = dict(row) if row is not None else None
+    if record is None or _expired(record) or record.get("role") not in ROLE_RANK:
+        return None
+    return record
+
+
+async def granted_role(claim: dict[str, Any], settings: Settings) -> str | None:
+    """The role a `_meta.session` claim earns, or None when the registry does not back it."""
+    session_id, username = claim.get("session_id"), claim.get("username")
+    if not isinstance(session_id, str) or not session_id or not isinstance(username, str):
+        return None
+    record = await lookup(session_id, settings)
+    if record is None or record["username"].casefold() != username.strip().casefold():
+        return None
+    claimed = claim.get("role")
+    registered = record["role"]
+    if claimed in ROLE_RANK and ROLE_RANK[claimed] < ROLE_RANK[registered]:
+        return claimed
+    return registered

@@ -1,0 +1,50 @@
+"""Admin tools: the audit log and the session registry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from video_research.catalog import audit, registry
+from video_research.catalog.db import get_db
+from video_research.catalog.marathons import parse_time
+from video_research.config import get_config
+from video_research.context import CallContext
+
+
+async def audit_log(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    since = args.get("since")
+    if since:
+        since = parse_time(since, "since").isoformat(timespec="seconds").replace("+00:00", "Z")
+    return await get_db().read(
+        lambda conn: audit.query(
+            conn,
+            tool=args.get("tool"),
+            username=args.get("username"),
+            since=since,
+            failed_only=args["failed_only"],
+            limit=args["limit"],
+            before_id=args.get("before_id"),
+        )
+    )
+
+
+async def session_register(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return await registry.register(
+        args["session_id"],
+        username=args["username"].strip(),
+        role=args["role"],
+        ttl_seconds=args.get("ttl_seconds"),
+        created_by=ctx.caller.username,
+    )
+
+
+async def session_revoke(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    revoked = await registry.revoke(args["session_id"])
+    return {"revoked": revoked, "fingerprint": registry.fingerprint(args["session_id"])}
+
+
+async def session_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return {
+        "sessions": await registry.list_all(),
+        "registry": "nats" if get_config().nats_url else "sqlite",
+    }

@@ -1,0 +1,200 @@
+"""Catalog tools: search, categories, get, add, remove, import (seed 004 section 3.1)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from pydantic import ValidationError
+
+from video_research import resources
+from video_research.catalog import importer, playlists
+from video_research.catalog import videos as catalog
+from video_research.catalog.db import get_db, snapshot_id
+from video_research.context import CallContext
+from video_research.errors import invalid_input, not_found
+from video_research.paths import confine
+
+_PUBLIC_FIELDS = (
+    "video_id",
+    "title",
+    "categories",
+    "duration_seconds",
+    "thumbnail_url",
+    "manifest_url",
+)
+
+
+def public_video(video: dict[str, Any]) -> dict[str, Any]:
+    return {key: video[key] for key in _PUBLIC_FIELDS}
+
+
+async def catalog_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    page = await get_db().read(
+        lambda conn: catalog.search(
+            conn,
+            q=args.get("q"),
+            categories=args.get("categories") or [],
+            limit=args["limit"],
+            offset=args["offset"],
+        )
+    )
+    page["items"] = [public_video(v) for v in page["items"]]
+    page["has_more"] = args["offset"] + len(page["items"]) < page["total"]
+    return page
+
+
+async def catalog_categories(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    rows = await get_db().read(catalog.all_categories)
+    return {
+        "categories": [r["name"] for r in rows],
+        "video_counts": {r["name"]: r["video_count"] for r in rows},
+    }
+
+
+async def catalog_get_video(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    video = await get_db().read(catalog.get, args["video_id"])
+    if video is None:
+        raise not_found(
+            f"No video {args['video_id']!r} in the catalog.",
+            hint="Find videos with catalog_search; video IDs are case-sensitive.",
+        )
+    return video
+
+
+async def _catalog_changed() -> None:
+    await resources.publish_updated(resources.CATALOG_STATS, resources.CATALOG_CATEGORIES)
+
+
+async def catalog_add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    try:
+        record = importer.record_from_row(args, [])
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise invalid_input(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+    except ValueError as exc:
+        raise invalid_input(
+            str(exc), hint="Pass manifest_url: the URL the video plays from."
+        ) from None
+
+    def write(conn: sqlite3.Connection) -> dict[str, Any]:
+        created = catalog.upsert(conn, record, source="catalog_add")
+        return {"created": created, "video": catalog.get(conn, record.video_id)}
+
+    result = await get_db().write(write)
+    await _catalog_changed()
+    return result
+
+
+async def catalog_remove(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    def write(conn: sqlite3.Connection) -> dict[str, Any]:
+        affected = sorted(
+            {
+                r["playlist_id"]
+                for video_id in args["video_ids"]
+                for r in conn.execute(
+                    "SELECT playlist_id FROM playlist_items WHERE video_id = ?", (video_id,)
+                )
+            }
+        )
+        removed, missing = catalog.remove(conn, args["video_ids"])
+        return {
+            "removed": removed,
+            "not_found": missing,
+            "playlists_affected": affected,
+            "snapshot_id": snapshot_id(conn),
+        }
+
+    result = await get_db().write(write)
+    await _catalog_changed()
+    await resources.publish_playlists_changed(result["playlists_affected"])
+    return result
+
+
+async def _records_from_youtube(
+    url: str, max_items: int
+) -> tuple[list[tuple[int, Any]], list[dict[str, Any]], str]:
+    from video_research import youtube
+    from video_research.catalog.feed import record_from_youtube
+    from video_research.youtube_urls import parse_playlist_id
+
+    playlist = await youtube.get_playlist(parse_playlist_id(url), max_items)
+    good, failed = [], []
+    for number, item in enumerate(playlist["items"], start=1):
+        if not item.get("available", True):
+            failed.append(
+                {
+                    "row": number,
+                    "video_id": item.get("video_id", ""),
+                    "error": "private or deleted on YouTube",
+                }
+            )
+            continue
+        try:
+            good.append((number, record_from_youtube(item)))
+        except ValidationError as exc:
+            failed.append(
+                {
+                    "row": number,
+                    "video_id": item.get("video_id", ""),
+                    "error": str(exc.errors()[0]["msg"]),
+                }
+            )
+    return good, failed, playlist.get("title") or ""
+
+
+async def catalog_import(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    extra = args.get("categories") or []
+    if bool(args.get("file_path")) == bool(args.get("playlist_url")):
+        raise invalid_input(
+            "Pass exactly one of file_path or playlist_url.",
+            hint="file_path: a .json/.csv file of videos; playlist_url: a YouTube playlist URL.",
+        )
+    if args.get("file_path"):
+        path = await confine(args["file_path"], ctx)
+        good, failed = importer.read_file(path, extra)
+        source, default_name = "catalog_import:file", path.stem
+    else:
+        good, failed, default_name = await _records_from_youtube(
+            args["playlist_url"], args["max_items"]
+        )
+        good = [(n, r.model_copy(update={"categories": r.categories + extra})) for n, r in good]
+        source = "catalog_import:youtube"
+    playlist_name = args.get("playlist_name")
+    if args["dry_run"]:
+        return {
+            "dry_run": True,
+            "imported": len(good),
+            "created": 0,
+            "updated": 0,
+            "failed": failed,
+            "video_ids": [r.video_id for _, r in good],
+        }
+
+    def write(conn: sqlite3.Connection) -> dict[str, Any]:
+        created = sum(catalog.upsert(conn, record, source=source) for _, record in good)
+        ids = list(dict.fromkeys(r.video_id for _, r in good))
+        out: dict[str, Any] = {
+            "dry_run": False,
+            "imported": len(good),
+            "created": created,
+            "updated": len(good) - created,
+            "failed": failed,
+            "video_ids": ids,
+            "snapshot_id": snapshot_id(conn),
+        }
+        if playlist_name is not None and ids:
+            made = playlists.create(
+                conn,
+                name=playlist_name or default_name or "Imported",
+                video_ids=ids,
+                created_by=ctx.caller.username,
+            )
+            out["playlist_id"] = made["playlist_id"]
+        return out
+
+    result = await get_db().write(write)
+    await _catalog_changed()
+    if "playlist_id" in result:
+        await resources.publish_updated(resources.PLAYLIST_INDEX)
+    return result

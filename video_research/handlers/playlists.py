@@ -1,0 +1,85 @@
+"""Playlist and marathon tools (seed 004 sections 3.2 and 3.4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from video_research import resources
+from video_research.catalog import marathons, playlists
+from video_research.catalog.db import get_db
+from video_research.context import CallContext
+
+
+async def playlist_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return {"playlists": await get_db().read(playlists.list_all)}
+
+
+async def playlist_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return await get_db().read(playlists.get, args["playlist_id"])
+
+
+async def playlist_create(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    result = await get_db().write(
+        lambda conn: playlists.create(
+            conn,
+            name=args["name"],
+            video_ids=args["video_ids"],
+            description=args.get("description") or "",
+            created_by=ctx.caller.username,
+        )
+    )
+    await resources.publish_updated(resources.PLAYLIST_INDEX, resources.CATALOG_STATS)
+    return result
+
+
+async def playlist_update(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    result = await get_db().write(
+        lambda conn: playlists.update(
+            conn,
+            args["playlist_id"],
+            name=args.get("name"),
+            description=args.get("description"),
+            video_ids=args.get("video_ids"),
+        )
+    )
+    await resources.publish_playlists_changed([args["playlist_id"]])
+    return result
+
+
+async def playlist_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    result = await get_db().write(playlists.delete, args["playlist_id"])
+    await resources.publish_playlists_changed([args["playlist_id"]])
+    await resources.publish_updated(resources.CATALOG_STATS)
+    return result
+
+
+async def marathon_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    found = await get_db().read(
+        lambda conn: marathons.list_all(conn, include_past=args["include_past"])
+    )
+    return {"marathons": found}
+
+
+async def marathon_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return await get_db().read(marathons.get, args["marathon_id"])
+
+
+async def marathon_create(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    result = await get_db().write(
+        lambda conn: marathons.create(
+            conn,
+            name=args["name"],
+            starts_at=args["starts_at"],
+            playlist_ids=args["playlist_ids"],
+            description=args.get("description") or "",
+            created_by=ctx.caller.username,
+        )
+    )
+    await resources.publish_updated(resources.CATALOG_STATS)
+    return result
+
+
+async def marathon_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    result = await get_db().write(marathons.delete, args["marathon_id"])
+    await resources.publish_updated(resources.CATALOG_STATS)
+    return result

@@ -1,0 +1,125 @@
+"""Watch-queue tools (seed 004 section 3.3), on the SQLite or NATS backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from video_research import resources
+from video_research.catalog import playlists
+from video_research.catalog import queue as q
+from video_research.catalog.db import get_db
+from video_research.context import CallContext
+from video_research.errors import ErrorCategory, ToolFailure, not_found
+
+
+def _actor(ctx: CallContext) -> dict[str, str]:
+    return {"username": ctx.caller.username, "role": ctx.caller.role}
+
+
+async def _apply(ctx: CallContext, fn: Any, cmd: q.Command) -> dict[str, Any]:
+    """Run one change on the backend, tell subscribers, and answer with the common fields."""
+    state, revision, published = await q.backend().change(fn, cmd)
+    await resources.publish_updated(resources.QUEUE_CURRENT)
+    result: dict[str, Any] = {
+        "status": "ok",
+        "correlation_id": cmd["correlation_id"],
+        "queue_length": len(state["items"]),
+        "revision": revision,
+    }
+    if published is not None:
+        result["published"] = published
+    return result
+
+
+async def queue_status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    state, revision = await q.backend().read()
+    return {**q.status(state, revision), "backend": q.backend().name}
+
+
+async def queue_add_video(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    items, _ = await q.items_for([args["video_id"]], ctx.caller.username)
+    if not items:
+        raise not_found(
+            f"No video {args['video_id']!r} in the catalog; nothing was queued.",
+            hint="Find videos with catalog_search and pass their video_id.",
+        )
+    cmd = q.command("add", _actor(ctx), position=args["position"], items=items)
+    result = await _apply(ctx, lambda s: q.add(s, items, args["position"], cmd), cmd)
+    return {**result, "uid": items[0]["uid"], "position": args["position"]}
+
+
+async def queue_add_videos(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    items, failed = await q.items_for(args["video_ids"], ctx.caller.username)
+    q.require_items(items, failed)
+    cmd = q.command("add", _actor(ctx), position=args["position"], items=items)
+    result = await _apply(ctx, lambda s: q.add(s, items, args["position"], cmd), cmd)
+    return {
+        **result,
+        "enqueued_count": len(items),
+        "uids": [i["uid"] for i in items],
+        "failed": failed,
+    }
+
+
+async def queue_apply_playlist(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    mode = args["mode"]
+    if mode == "hard_replace" and not ctx.caller.has_role("admin"):
+        raise ToolFailure(
+            ErrorCategory.FORBIDDEN,
+            f"mode 'hard_replace' requires the 'admin' role; {ctx.caller.username} has "
+            f"'{ctx.caller.role}'.",
+            hint="Use mode 'append' or 'preserve_current', or ask an admin.",
+        )
+    playlist = await get_db().read(playlists.get, args["playlist_id"])
+    items, failed = await q.items_for(
+        [i["video_id"] for i in playlist["items"]], ctx.caller.username
+    )
+    q.require_items(items, failed)
+    cmd = q.command(
+        "apply_playlist", _actor(ctx), mode=mode, playlist_id=playlist["playlist_id"], items=items
+    )
+    result = await _apply(ctx, lambda s: q.apply_playlist(s, items, mode, cmd), cmd)
+    return {
+        **result,
+        "mode": mode,
+        "playlist_id": playlist["playlist_id"],
+        "enqueued_count": len(items),
+        "failed": failed,
+    }
+
+
+async def queue_advance(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    cmd = q.command("advance", _actor(ctx))
+    holder: dict[str, Any] = {}
+
+    def step(state: dict[str, Any]) -> dict[str, Any]:
+        new = q.advance(state, cmd)
+        holder["current"] = new["current"]
+        return new
+
+    result = await _apply(ctx, step, cmd)
+    current = holder.get("current")
+    return {
+        **result,
+        "now_playing": None
+        if current is None
+        else {k: current[k] for k in ("uid", "video_id", "title", "duration_seconds")},
+    }
+
+
+async def queue_clear(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    cmd = q.command("clear", _actor(ctx))
+    holder: dict[str, int] = {}
+
+    def step(state: dict[str, Any]) -> dict[str, Any]:
+        holder["removed"] = len(state["items"])
+        return q.clear(state, cmd)
+
+    result = await _apply(ctx, step, cmd)
+    return {**result, "removed_count": holder["removed"]}
+
+
+async def queue_remove(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    cmd = q.command("remove", _actor(ctx), uid=args["uid"])
+    result = await _apply(ctx, lambda s: q.remove(s, args["uid"], cmd), cmd)
+    return {**result, "uid": args["uid"]}
