@@ -327,11 +327,29 @@ class Settings(BaseModel):
     file_roots: list[str] = Field(
         default_factory=lambda: [str(Path.home())],
         json_schema_extra=_env(
-            "VIDEO_RESEARCH_FILE_ROOTS", "Comma list of directories the local-file tools may read (default: home)"
+            "VIDEO_RESEARCH_FILE_ROOTS",
+            "Comma list of directories the local-file tools may read (default: home)",
         ),
     )
 
     # --- documents (issue 6): add fields here ---
+    documents_chunk_tokens: int = Field(
+        default=200,
+        ge=32,
+        le=2048,
+        json_schema_extra=_env(
+            "DOCUMENTS_CHUNK_TOKENS",
+            "Most tokens per document chunk, heading path included (local model: at most 254 are used)",
+        ),
+    )
+    documents_max_file_mb: float = Field(
+        default=100.0,
+        gt=0,
+        json_schema_extra=_env(
+            "DOCUMENTS_MAX_FILE_MB",
+            "Largest file document_ingest reads, in MB (larger ones fail per file)",
+        ),
+    )
 
     # --- catalog, queue, roles, HTTP auth (issue 7): add fields here ---
 
