@@ -327,8 +327,7 @@ class Settings(BaseModel):
     file_roots: list[str] = Field(
         default_factory=lambda: [str(Path.home())],
         json_schema_extra=_env(
-            "VIDEO_RESEARCH_FILE_ROOTS",
-            "Comma list of directories the local-file tools may read (default: home)",
+            "VIDEO_RESEARCH_FILE_ROOTS", "Comma list of directories the local-file tools may read (default: home)"
         ),
     )
 
