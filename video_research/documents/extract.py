@@ -128,8 +128,23 @@ def _markitdown(data: bytes, document_type: DocumentType) -> tuple[str, str | No
         DocumentType.TEXT: (PlainTextConverter, ".txt"),
     }
     converter, extension = converters[document_type]
+    if document_type is DocumentType.HTML:
+        data = _without_page_chrome(data)
     result = converter().convert(io.BytesIO(data), StreamInfo(extension=extension))
     return result.markdown, result.title
+
+
+_PAGE_CHROME = ("nav", "footer", "aside", "form", "noscript")
+"""HTML elements around a page's content (menus, footers, sidebars), left out of the text."""
+
+
+def _without_page_chrome(data: bytes) -> bytes:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(data, "html.parser")
+    for element in soup.find_all(_PAGE_CHROME):
+        element.decompose()
+    return soup.encode()
 
 
 def _check_office_container(data: bytes, document_type: DocumentType, name: str) -> None:
