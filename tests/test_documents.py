@@ -15,6 +15,7 @@ from tests.fixtures.documents import (
     call_error,
     call_tool,
     make_docx,
+    make_notes,
     make_pdf,
 )
 from tests.helpers import DATA
@@ -301,17 +302,9 @@ async def test_list_pages_and_delete(library_dir, tmp_path):
     assert again["documents_deleted"] == 0 and again["not_found"] == [report["document_id"]]
 
 
-def _many_files(folder: Path, count: int) -> None:
-    """Small notes (two short sections each): real chunks, cheap to embed."""
-    folder.mkdir()
-    for i in range(count):
-        sections = "\n\n".join(f"## Part {j}\n\nFact {i}.{j} about topic {i}." for j in range(2))
-        (folder / f"note-{i:03}.md").write_text(f"# Note {i}\n\n{sections}\n")
-
-
 async def test_progress_per_file_and_cancel_leaves_whole_documents(tmp_path):
     folder = tmp_path / "many"
-    _many_files(folder, 30)
+    make_notes(folder, 30)
     seen: list[tuple[float, float | None]] = []
     first_file = asyncio.Event()
 
