@@ -363,6 +363,23 @@ class Settings(BaseModel):
     )
 
     # --- documents (issue 6): add fields here ---
+    documents_chunk_tokens: int = Field(
+        default=200,
+        ge=32,
+        le=2048,
+        json_schema_extra=_env(
+            "DOCUMENTS_CHUNK_TOKENS",
+            "Most tokens per document chunk, heading path included (local model: at most 254 are used)",
+        ),
+    )
+    documents_max_file_mb: float = Field(
+        default=100.0,
+        gt=0,
+        json_schema_extra=_env(
+            "DOCUMENTS_MAX_FILE_MB",
+            "Largest file document_ingest reads, in MB (larger ones fail per file)",
+        ),
+    )
 
     # --- catalog, queue, roles, HTTP auth (issue 7): add fields here ---
     catalog_db_path: str = Field(

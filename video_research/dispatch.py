@@ -328,6 +328,62 @@ TOOLS: dict[str, ToolSpec] = _table(
     ),
     # ---------------------------------------------------------------- transcripts (issue 5)
     # ---------------------------------------------------------------- documents (issue 6)
+    ToolSpec(
+        name="document_ingest",
+        handler="documents:document_ingest",
+        toolset="documents",
+        title="Ingest local documents",
+        description=(
+            "Index local files or folders (PDF, DOCX, PPTX, HTML, Markdown, text) for document_search, "
+            "offline: converted, split into heading-aware passages of about 200 tokens and embedded.\n"
+            "Give path or paths (files or directories; glob picks files inside directories, default **/*). "
+            "Only files under VIDEO_RESEARCH_FILE_ROOTS (and the client's roots) are read. Unchanged files "
+            "are skipped by content hash; a changed file's passages are replaced in one step. Reports "
+            "progress per file; an encrypted or corrupt file fails alone, with its reason, and the rest go on."
+        ),
+        read_only=False,
+        idempotent=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="document_search",
+        handler="documents:document_search",
+        toolset="documents",
+        title="Search ingested documents",
+        description=(
+            "Find passages in the ingested documents by keywords and meaning (hybrid search; alpha 0 is "
+            "keywords only, 1 meaning only).\n"
+            "Every result cites its file, page (PDF pages, PPTX slides) and heading path. filters narrow by "
+            "document_type, chunk_type (text, table, list, code), tags, path_prefix or document_id."
+        ),
+    ),
+    ToolSpec(
+        name="document_list",
+        handler="documents:document_list",
+        toolset="documents",
+        title="List ingested documents",
+        description=(
+            "List the ingested documents with title, type, pages, passages, tags, content hash and whether "
+            "the file still exists, ordered by path.\n"
+            "Filter by document_type, tags, path_prefix or document_id; page with limit and offset."
+        ),
+    ),
+    ToolSpec(
+        name="document_delete",
+        handler="documents:document_delete",
+        toolset="documents",
+        title="Remove documents from the library",
+        description=(
+            "Remove ingested documents and all their passages from the library (the files themselves are "
+            "not touched).\n"
+            "Select by document_ids, paths (the files need not exist any more) or path_prefix (everything "
+            "under a folder). IDs or paths that match nothing are listed in not_found."
+        ),
+        read_only=False,
+        destructive=True,
+        idempotent=True,
+        audited=True,
+    ),
     # ---------------------------------------------------------------- catalog (issue 7)
     ToolSpec(
         name="catalog_search",

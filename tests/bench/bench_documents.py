@@ -1,0 +1,169 @@
+"""Issue 6: document_ingest throughput on a generated 200-page PDF (BENCH_DOCUMENTS_PAGES).
+
+Baselines, measured in the same run on the same file:
+- pages/s: markitdown's own PDF conversion (text only: no pages kept, no chunking,
+  embedding or storing), what a plain "convert with markitdown" pipeline starts from;
+- chunks/s: the local embedding model alone on the same passages, the floor every
+  ingest pays, so the ratio shows what extraction, chunking and the store add.
+Also: extraction + chunking alone, and re-ingesting the unchanged file (hash check only).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import random
+import tempfile
+from pathlib import Path
+from unittest import mock
+
+from tests.bench.common import header, report, stopwatch
+from tests.fixtures.documents import call_tool, make_pdf
+from video_research import config, lifecycle
+
+PAGES = int(os.environ.get("BENCH_DOCUMENTS_PAGES", "200"))
+WORDS = [
+    "telescope",
+    "spectrum",
+    "calibration",
+    "binary",
+    "eclipse",
+    "magnitude",
+    "observatory",
+    "night",
+    "frame",
+    "bias",
+    "flat",
+    "detector",
+    "exposure",
+    "filter",
+    "photometry",
+    "variable",
+    "period",
+    "orbit",
+    "mass",
+    "radius",
+    "temperature",
+    "survey",
+    "catalogue",
+    "noise",
+    "signal",
+    "aperture",
+    "seeing",
+    "cloud",
+    "humidity",
+    "dome",
+    "mirror",
+    "focus",
+    "guide",
+    "star",
+    "field",
+]
+
+
+def _paragraph(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(words)).capitalize() + "."
+
+
+def _pdf(path: Path) -> Path:
+    rng = random.Random(6)
+    pages = [
+        (
+            f"Chapter {n}",
+            [(f"Section {n}.{s}", _paragraph(rng, 90)) for s in range(1, 3)],
+        )
+        for n in range(1, PAGES + 1)
+    ]
+    return make_pdf(path, pages)
+
+
+async def _run(tmp: Path) -> None:
+    from markitdown import StreamInfo
+    from markitdown.converters import PdfConverter
+
+    from video_research.documents.chunking import chunk_blocks
+    from video_research.documents.extract import DocumentType, extract
+    from video_research.documents.ingest import chunk_budget
+    from video_research.knowledge.embeddings import get_embedder
+
+    pdf = _pdf(tmp / "book.pdf")
+    data = pdf.read_bytes()
+    header(f"document_ingest on a {PAGES}-page PDF ({len(data) / 1e6:.1f} MB)")
+
+    with stopwatch() as plain:
+        PdfConverter().convert(io.BytesIO(data), StreamInfo(extension=".pdf"))
+    baseline_pages = PAGES / plain["s"]
+
+    with stopwatch() as parse:
+        extracted = extract(data, DocumentType.PDF, pdf.name)
+        chunks = chunk_blocks(extracted.blocks, chunk_budget(config.get_config()))
+    report(
+        "extract + chunk (pages kept), pages/s",
+        PAGES / parse["s"],
+        "pages/s",
+        "markitdown PdfConverter",
+        baseline_pages,
+        higher_is_better=True,
+    )
+
+    embedder = get_embedder(config.get_config())
+    await embedder.embed(["warm-up: load the model before anything is timed"])
+    with stopwatch() as full:
+        result = await call_tool("document_ingest", {"path": str(pdf)})
+    assert result["ingested"] == 1, result
+    written = result["chunks_written"]
+    report(
+        "document_ingest (extract, chunk, embed, store)",
+        PAGES / full["s"],
+        "pages/s",
+        "markitdown PdfConverter",
+        baseline_pages,
+        higher_is_better=True,
+    )
+
+    texts = ["\n".join(c.heading_path) + "\n" + c.text for c in chunks]
+    with stopwatch() as embed:
+        await embedder.embed(texts)
+    report(
+        f"document_ingest ({written} chunks)",
+        written / full["s"],
+        "chunks/s",
+        "embedding alone, same chunks",
+        len(texts) / embed["s"],
+        higher_is_better=True,
+    )
+
+    with stopwatch() as again:
+        result = await call_tool("document_ingest", {"path": str(pdf)})
+    assert result["unchanged"] == 1, result
+    report(
+        "re-ingest unchanged (hash check)",
+        PAGES / again["s"],
+        "pages/s",
+        "markitdown PdfConverter",
+        baseline_pages,
+        higher_is_better=True,
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            "VIDEO_RESEARCH_DATA_DIR": str(Path(tmp) / "data"),
+            "VIDEO_RESEARCH_FILE_ROOTS": tmp,
+            "HF_HUB_OFFLINE": "1",
+        }
+        with mock.patch.dict(os.environ, env):
+            config.reset_config()
+
+            async def run_and_close() -> None:
+                try:
+                    await _run(Path(tmp))
+                finally:
+                    await lifecycle.shutdown()
+
+            try:
+                asyncio.run(run_and_close())
+            finally:
+                config.reset_config()

@@ -1,0 +1,278 @@
+"""Ingest local files into the document library: confine, hash, extract, chunk, store.
+
+`ingest(request, ctx)` runs a whole request. Explicit paths are checked before anything
+is read: one outside the allowed roots fails the call with `forbidden_path`, one that
+does not exist with `not_found`. Directories expand through the glob (hidden files and
+folders skipped, unsupported types counted and skipped), and every file they expand to
+is confined again, so a symbolic link inside a root that points outside it is refused.
+
+Each file then goes alone: read and hash (SHA-256 of its bytes); unchanged content with
+the same type and tags is left alone; otherwise it is extracted and chunked in a worker
+thread and written as one replacement of its previous chunks. A file that cannot be read
+(encrypted, corrupt, empty, too large) becomes a failed item with a ToolError-shaped
+error, and the batch goes on. Progress is reported after every file. A cancelled
+request stops at the next file boundary or store call; every document is then either
+fully written or untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from video_research import paths
+from video_research.config import Settings, get_config
+from video_research.documents import library
+from video_research.documents.chunking import chunk_blocks
+from video_research.documents.extract import (
+    EXTENSIONS,
+    DocumentType,
+    document_type_for,
+    extract,
+)
+from video_research.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
+from video_research.knowledge.embeddings import LOCAL_MAX_TOKENS
+from video_research.knowledge.store import KnowledgeStore, get_store
+
+logger = logging.getLogger(__name__)
+
+Status = Literal["ingested", "updated", "unchanged", "failed"]
+
+
+@dataclass
+class IngestRequest:
+    paths: list[str]
+    glob: str = "**/*"
+    document_type: DocumentType | None = None
+    tags: tuple[str, ...] = ()
+    force: bool = False
+    max_files: int = 1000
+
+
+@dataclass
+class FileResult:
+    path: str
+    status: Status
+    document_id: str | None = None
+    title: str | None = None
+    document_type: str | None = None
+    chunks: int = 0
+    pages: int | None = None
+    error: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass
+class IngestReport:
+    files: list[FileResult] = field(default_factory=list)
+    files_found: int = 0
+    skipped_unsupported: int = 0
+    truncated: bool = False
+
+
+def chunk_budget(settings: Settings) -> int:
+    """Tokens per chunk: the setting, capped by what the local model reads when it embeds."""
+    if settings.embedding_provider == "local":
+        return min(settings.documents_chunk_tokens, LOCAL_MAX_TOKENS)
+    return settings.documents_chunk_tokens
+
+
+def check_glob(pattern: str) -> str:
+    if not pattern.strip() or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+        raise invalid_input(
+            f"glob {pattern!r} must be a relative pattern that stays inside the directory.",
+            hint='Use a pattern such as "**/*.pdf" or "*.md".',
+        )
+    return pattern
+
+
+async def _targets(
+    request: IngestRequest, ctx: Any
+) -> tuple[list[Path], list[FileResult], IngestReport]:
+    """(files to ingest, per-file failures found while expanding, the report to fill)."""
+    roots = paths.configured_roots()
+    client_roots = await paths.client_roots(ctx)
+    report = IngestReport()
+    explicit: list[Path] = []
+    for raw in request.paths:
+        resolved = paths.confine_to(raw, roots, client_roots)
+        if not resolved.exists():
+            raise ToolFailure(
+                ErrorCategory.NOT_FOUND,
+                f"No such file or directory: {raw}",
+                hint="Check the path; relative paths are resolved from the server's working "
+                "directory, so prefer absolute ones.",
+            )
+        explicit.append(resolved)
+    files: list[Path] = []
+    failures: list[FileResult] = []
+    for resolved in explicit:
+        if resolved.is_file():
+            files.append(resolved)
+            continue
+        found = await asyncio.to_thread(_expand, resolved, request.glob)
+        for candidate in found:
+            if request.document_type is None and document_type_for(candidate) is None:
+                report.skipped_unsupported += 1
+                continue
+            try:
+                files.append(paths.confine_to(candidate, roots, client_roots))
+            except ToolFailure as failure:
+                failures.append(_failed(str(candidate), failure))
+    unique = list(dict.fromkeys(files))
+    report.files_found = len(unique) + len(failures)
+    if len(unique) > request.max_files:
+        report.truncated = True
+        unique = unique[: request.max_files]
+    return unique, failures, report
+
+
+def _expand(directory: Path, pattern: str) -> list[Path]:
+    """Files under `directory` matching `pattern`, sorted, hidden entries left out."""
+    matches = []
+    for path in directory.glob(pattern):
+        relative = path.relative_to(directory)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        if path.is_file():
+            matches.append(path)
+    return sorted(matches)
+
+
+def _failed(path: str, exc: BaseException) -> FileResult:
+    error = make_tool_error(exc)
+    return FileResult(
+        path=path,
+        status="failed",
+        error={
+            "error": error.error,
+            "category": error.category,
+            "hint": error.hint,
+            "retryable": error.retryable,
+        },
+    )
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+async def _ingest_file(
+    store: KnowledgeStore, path: Path, request: IngestRequest, settings: Settings
+) -> FileResult:
+    document_type = request.document_type or document_type_for(path)
+    if document_type is None:
+        raise ToolFailure(
+            ErrorCategory.INVALID_INPUT,
+            f"{path.name}: unsupported file type {path.suffix or '(no extension)'!r}.",
+            hint=f"Supported: {', '.join(sorted(EXTENSIONS))}; or pass document_type to read it as one of "
+            f"{', '.join(t.value for t in DocumentType)}.",
+        )
+    stat = path.stat()
+    limit = settings.documents_max_file_mb * 1024 * 1024
+    if stat.st_size > limit:
+        raise invalid_input(
+            f"{path.name} is {stat.st_size / 1024 / 1024:.1f} MB, over the "
+            f"{settings.documents_max_file_mb:g} MB limit.",
+            hint="Raise DOCUMENTS_MAX_FILE_MB, or split the document.",
+        )
+    data = await asyncio.to_thread(path.read_bytes)
+    content_hash = _sha256(data)
+    tags = tuple(sorted(set(request.tags)))
+    head = await library.stored_head(store, path)
+    if (
+        head is not None
+        and not request.force
+        and _same(head.properties, content_hash, document_type, tags)
+    ):
+        props = head.properties
+        return FileResult(
+            path=str(path),
+            status="unchanged",
+            document_id=props["document_id"],
+            title=props.get("title"),
+            document_type=document_type.value,
+            chunks=props.get("chunk_count", 0),
+            pages=props.get("page_count"),
+        )
+    extracted = await asyncio.to_thread(extract, data, document_type, path.name)
+    chunks = await asyncio.to_thread(
+        chunk_blocks,
+        extracted.blocks,
+        chunk_budget(settings),
+        page_breaks=extracted.pages_with_breaks,
+    )
+    facts = library.DocumentFacts(
+        path=path,
+        title=extracted.title,
+        document_type=document_type.value,
+        tags=tags,
+        content_hash=content_hash,
+        file_size=stat.st_size,
+        modified_at=datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(),
+        page_count=extracted.page_count,
+    )
+    await library.write_document(store, facts, chunks)
+    return FileResult(
+        path=str(path),
+        status="updated" if head is not None else "ingested",
+        document_id=facts.document_id,
+        title=facts.title,
+        document_type=facts.document_type,
+        chunks=len(chunks),
+        pages=facts.page_count,
+    )
+
+
+def _same(
+    stored: dict[str, Any], content_hash: str, document_type: DocumentType, tags: tuple[str, ...]
+) -> bool:
+    return (
+        stored.get("content_hash") == content_hash
+        and stored.get("document_type") == document_type.value
+        and tuple(sorted(stored.get("tags") or ())) == tags
+    )
+
+
+async def ingest(request: IngestRequest, ctx: Any) -> IngestReport:
+    """Run one document_ingest request (see the module docstring)."""
+    check_glob(request.glob)
+    settings = get_config()
+    files, failures, report = await _targets(request, ctx)
+    report.files.extend(failures)
+    store = await get_store()
+    total = len(files)
+    await ctx.report_progress(0, total, f"{total} file(s) to ingest")
+    for done, path in enumerate(files, start=1):
+        try:
+            result = await _ingest_file(store, path, request, settings)
+        except (ToolFailure, OSError) as exc:
+            result = _failed(str(path), _explained(exc, path))
+        except Exception as exc:
+            logger.warning("ingesting %s failed", path, exc_info=exc)
+            result = _failed(str(path), exc)
+        report.files.append(result)
+        logger.info("document %s: %s (%d chunks)", path, result.status, result.chunks)
+        await ctx.report_progress(done, total, f"{path.name}: {result.status}")
+    return report
+
+
+def _explained(exc: BaseException, path: Path) -> BaseException:
+    """OS errors as the per-file failures a user can act on."""
+    if isinstance(exc, FileNotFoundError):
+        return ToolFailure(ErrorCategory.NOT_FOUND, f"{path} disappeared before it could be read.")
+    if isinstance(exc, PermissionError):
+        return invalid_input(
+            f"{path.name} cannot be read: permission denied.",
+            hint="Make the file readable by the user the server runs as.",
+        )
+    if isinstance(exc, OSError):
+        return invalid_input(f"{path.name} cannot be read: {exc.strerror or exc}.")
+    return exc

@@ -1,0 +1,193 @@
+"""document_ingest, document_search, document_list, document_delete: the document library.
+
+Local files become cited passages in the knowledge store (`video_research.documents`);
+these handlers turn tool arguments into calls on it and its results into tool output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from video_research.context import CallContext
+from video_research.documents import library
+from video_research.documents.extract import DocumentType
+from video_research.documents.ingest import IngestRequest, ingest
+from video_research.errors import invalid_input
+from video_research.knowledge.filters import Filter, FilterNode
+from video_research.knowledge.store import StoredObject, get_store
+
+LIST_PAGE = 500
+"""Heads fetched per store call when document_delete gathers what it deletes."""
+
+
+def _listed(value: Any) -> list[str] | None:
+    """A filter value given as one item or a list, as a list."""
+    if value is None:
+        return None
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _condition(filters: dict[str, Any] | None) -> FilterNode | None:
+    filters = filters or {}
+    return library.where(
+        document_type=_listed(filters.get("document_type")),
+        chunk_type=_listed(filters.get("chunk_type")),
+        tags=filters.get("tags"),
+        path_prefix=filters.get("path_prefix"),
+        document_ids=_listed(filters.get("document_id")),
+    )
+
+
+async def document_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    targets = ([args["path"]] if args.get("path") else []) + list(args.get("paths") or [])
+    request = IngestRequest(
+        paths=list(dict.fromkeys(targets)),
+        glob=args["glob"],
+        document_type=DocumentType(args["document_type"]) if args.get("document_type") else None,
+        tags=tuple(args["tags"]),
+        force=args["force"],
+        max_files=args["max_files"],
+    )
+    report = await ingest(request, ctx)
+    counts = {status: 0 for status in ("ingested", "updated", "unchanged", "failed")}
+    for item in report.files:
+        counts[item.status] += 1
+    return {
+        "files": [item.to_dict() for item in report.files],
+        **counts,
+        "skipped_unsupported": report.skipped_unsupported,
+        "files_found": report.files_found,
+        "truncated": report.truncated,
+        "chunks_written": sum(
+            item.chunks for item in report.files if item.status in ("ingested", "updated")
+        ),
+    }
+
+
+def citation(props: dict[str, Any]) -> str:
+    """ "report.pdf, pp. 3-4, Methods > Setup": where a passage comes from, ready to quote."""
+    parts = [props.get("file_name") or os.path.basename(props["source_path"])]
+    page, page_end = props.get("page"), props.get("page_end")
+    if page is not None:
+        unit = "slide" if props.get("document_type") == DocumentType.PPTX else "p."
+        if page_end is not None and page_end != page:
+            unit = "slides" if unit == "slide" else "pp."
+            parts.append(f"{unit} {page}-{page_end}")
+        else:
+            parts.append(f"{unit} {page}")
+    if props.get("heading_path"):
+        parts.append(" > ".join(props["heading_path"]))
+    return ", ".join(parts)
+
+
+async def document_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    query = args["query"].strip()
+    if not query:
+        raise invalid_input("query is empty.", hint="Say what you are looking for in a few words.")
+    store = await get_store()
+    hits = await library.search(
+        store,
+        query,
+        alpha=args["alpha"],
+        limit=args["k"],
+        condition=_condition(args.get("filters")),
+        min_score=args.get("min_score"),
+    )
+    results = []
+    for hit in hits:
+        props = hit.properties
+        results.append(
+            {
+                "text": props["text"],
+                "citation": citation(props),
+                "source_path": props["source_path"],
+                "file_name": props.get("file_name", ""),
+                "title": props.get("title", ""),
+                "document_id": props["document_id"],
+                "document_type": props.get("document_type", DocumentType.TEXT.value),
+                "chunk_type": props.get("chunk_type", "text"),
+                "heading_path": props.get("heading_path") or [],
+                "page": props.get("page"),
+                "page_end": props.get("page_end"),
+                "chunk_index": props.get("chunk_index", 0),
+                "score": round(hit.score, 6),
+                "tags": props.get("tags") or [],
+            }
+        )
+    return {"query": query, "alpha": args["alpha"], "results": results, "total": len(results)}
+
+
+def _document(head: StoredObject, exists: bool) -> dict[str, Any]:
+    props = head.properties
+    return {
+        "document_id": props["document_id"],
+        "source_path": props["source_path"],
+        "file_name": props.get("file_name", ""),
+        "title": props.get("title", ""),
+        "document_type": props.get("document_type", DocumentType.TEXT.value),
+        "tags": props.get("tags") or [],
+        "chunks": props.get("chunk_count", 0),
+        "pages": props.get("page_count"),
+        "content_hash": props.get("content_hash", ""),
+        "file_size": props.get("file_size", 0),
+        "modified_at": props.get("modified_at", ""),
+        "ingested_at": props.get("created_at", ""),
+        "file_exists": exists,
+    }
+
+
+async def document_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    store = await get_store()
+    page, total = await library.documents(
+        store, _condition(args.get("filters")), limit=args["limit"], offset=args["offset"]
+    )
+    exists = await asyncio.to_thread(
+        lambda: [os.path.isfile(head.properties["source_path"]) for head in page.objects]
+    )
+    return {
+        "documents": [_document(head, ok) for head, ok in zip(page.objects, exists, strict=True)],
+        "total": total,
+        "next_offset": page.next_offset,
+    }
+
+
+async def document_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    ids = list(args.get("document_ids") or [])
+    paths = {library.resolved(p): p for p in args.get("paths") or []}
+    selectors: list[FilterNode] = []
+    if ids:
+        selectors.append(Filter.in_("document_id", ids))
+    if paths:
+        selectors.append(Filter.in_("source_path", list(paths)))
+    if args.get("path_prefix"):
+        selectors.append(library.where(path_prefix=args["path_prefix"]))  # type: ignore[arg-type]
+    store = await get_store()
+    condition = Filter.any_of(*selectors)
+    heads: list[StoredObject] = []
+    offset: int | None = 0
+    while offset is not None:
+        page, _ = await library.documents(store, condition, limit=LIST_PAGE, offset=offset)
+        heads += page.objects
+        offset = page.next_offset
+    doomed = [head.properties["document_id"] for head in heads]
+    chunks = await library.delete(store, Filter.in_("document_id", doomed)) if doomed else 0
+    found_ids = set(doomed)
+    found_paths = {head.properties["source_path"] for head in heads}
+    not_found = [i for i in ids if i not in found_ids] + [
+        given for path, given in paths.items() if path not in found_paths
+    ]
+    return {
+        "deleted": [
+            {
+                "document_id": head.properties["document_id"],
+                "source_path": head.properties["source_path"],
+                "chunks": head.properties.get("chunk_count", 0),
+            }
+            for head in heads
+        ],
+        "documents_deleted": len(heads),
+        "chunks_deleted": chunks,
+        "not_found": not_found,
+    }
