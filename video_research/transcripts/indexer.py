@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +51,8 @@ MERGE_GAP_SECONDS = 15.0
 """Hits in one video closer than this merge into one moment."""
 MERGE_MAX_CHUNKS = 3
 """A moment spans at most this many chunks, so one long passage does not swallow a result."""
+MERGE_SCORE_RATIO = 0.7
+"""A neighbouring hit joins a moment only when it scores at least this share of the moment."""
 
 
 def _id(name: str, description: str, **flags: Any) -> Property:
@@ -368,6 +371,115 @@ async def index_youtube_videos(
 # ----------------------------------------------------------------------------- search
 
 
+_WORD = re.compile(r"[^\W_]+")
+_STOPWORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "but",
+        "not",
+        "you",
+        "all",
+        "any",
+        "can",
+        "had",
+        "her",
+        "was",
+        "one",
+        "our",
+        "out",
+        "has",
+        "him",
+        "his",
+        "how",
+        "its",
+        "may",
+        "new",
+        "now",
+        "old",
+        "see",
+        "two",
+        "way",
+        "who",
+        "did",
+        "get",
+        "got",
+        "let",
+        "say",
+        "she",
+        "too",
+        "use",
+        "that",
+        "with",
+        "have",
+        "this",
+        "will",
+        "your",
+        "from",
+        "they",
+        "know",
+        "want",
+        "been",
+        "good",
+        "much",
+        "some",
+        "time",
+        "very",
+        "when",
+        "come",
+        "here",
+        "just",
+        "like",
+        "long",
+        "make",
+        "many",
+        "over",
+        "such",
+        "take",
+        "than",
+        "them",
+        "well",
+        "were",
+        "what",
+        "where",
+        "which",
+        "while",
+        "about",
+        "after",
+        "again",
+        "also",
+        "before",
+        "being",
+        "could",
+        "does",
+        "doing",
+        "into",
+        "only",
+        "other",
+        "should",
+        "their",
+        "there",
+        "these",
+        "those",
+        "through",
+        "under",
+        "until",
+        "would",
+        "why",
+        "video",
+    ]
+)
+
+
+def terms(text: str) -> set[str]:
+    """Content words, cut to four letters so 'slicing' meets 'slice' and 'waiting' meets 'wait'."""
+    return {
+        word[:4] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in _STOPWORDS
+    }
+
+
 @dataclass
 class Moment:
     """One or more adjacent chunk hits in one video."""
@@ -388,62 +500,81 @@ class Moment:
 
     @property
     def score(self) -> float:
-        return max(hit.score for hit in self.hits)
+        return self.hits[0].score
 
-    def text(self) -> str:
-        """The moment's words once each, in order, even where its chunks overlap."""
+    def cue_lines(self) -> dict[int, str]:
+        """The moment's captions by cue index, once each even where its chunks overlap."""
         lines: dict[int, str] = {}
         for hit in self.hits:
-            props = hit.properties
-            first = props.get("first_cue")
-            for offset, line in enumerate(props["text"].split("\n")):
-                key = first + offset if first is not None else len(lines)
-                lines.setdefault(key, line)
-        return " ".join(lines[key] for key in sorted(lines))
+            first = hit.properties.get("first_cue") or 0
+            for offset, line in enumerate(hit.properties["text"].split("\n")):
+                lines.setdefault(first + offset, line)
+        return dict(sorted(lines.items()))
 
-    def to_result(self) -> dict[str, Any]:
+    def focus(self, query_terms: set[str], cues: Sequence[Cue]) -> float:
+        """When the words closest to the query are spoken: the start of the caption pair that
+        shares most content words with the query; the moment's start when none shares any."""
+        lines = self.cue_lines()
+        best, best_time = 0, self.start
+        for index in lines:
+            if index >= len(cues):
+                break
+            window = lines[index] + " " + lines.get(index + 1, "")
+            overlap = len(query_terms & terms(window))
+            if overlap > best:
+                best, best_time = overlap, cues[index].start
+        return best_time
+
+    def to_result(self, focus: float) -> dict[str, Any]:
         props = self.props
-        best = max(self.hits, key=lambda hit: hit.score)
         return {
             "video_id": props["video_id"],
             "video_title": props.get("video_title") or "",
             "channel_id": props.get("channel_id") or "",
             "channel_title": props.get("channel_title") or "",
             "video_url": props.get("video_url") or "",
-            "timestamp_url": timestamp_url(
-                props["video_id"], props.get("video_url") or "", self.start
-            ),
+            "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
             "start_time": self.start,
             "end_time": self.end,
-            "text": self.text(),
+            "match_time": focus,
+            "text": " ".join(self.cue_lines().values()),
             "score": round(self.score, 6),
-            "chapter": best.properties.get("chapter"),
+            "chapter": props.get("chapter"),
             "language": props.get("language") or "",
             "published_at": props.get("published_at"),
             "chunks": len(self.hits),
         }
 
 
+def _touches(moment: Moment, hit: SearchHit) -> bool:
+    props = hit.properties
+    return (
+        props["start_time"] <= moment.end + MERGE_GAP_SECONDS
+        and props["end_time"] >= moment.start - MERGE_GAP_SECONDS
+    )
+
+
 def merge_hits(hits: Sequence[SearchHit]) -> list[Moment]:
-    """Adjacent or overlapping hits in the same video as one moment each, best first."""
-    by_video: dict[str, list[SearchHit]] = {}
-    for hit in hits:
-        by_video.setdefault(hit.properties["video_id"], []).append(hit)
+    """Hits as moments, best first: a hit joins a better one in the same video when it
+    overlaps or nearly touches it and scores at least MERGE_SCORE_RATIO of it, so a strong
+    passage absorbs its strong neighbours but not the whole video."""
     moments: list[Moment] = []
-    for video_hits in by_video.values():
-        video_hits.sort(key=lambda hit: hit.properties["start_time"])
-        current: Moment | None = None
-        for hit in video_hits:
-            if (
-                current is not None
-                and len(current.hits) < MERGE_MAX_CHUNKS
-                and hit.properties["start_time"] <= current.end + MERGE_GAP_SECONDS
-            ):
-                current.hits.append(hit)
-            else:
-                current = Moment([hit])
-                moments.append(current)
-    moments.sort(key=lambda moment: (-moment.score, moment.props["video_id"], moment.start))
+    for hit in sorted(hits, key=lambda h: -h.score):
+        home = next(
+            (
+                moment
+                for moment in moments
+                if moment.props["video_id"] == hit.properties["video_id"]
+                and len(moment.hits) < MERGE_MAX_CHUNKS
+                and hit.score >= MERGE_SCORE_RATIO * moment.score
+                and _touches(moment, hit)
+            ),
+            None,
+        )
+        if home is None:
+            moments.append(Moment([hit]))
+        else:
+            home.hits.append(hit)
     return moments
 
 
@@ -460,7 +591,17 @@ async def search(
     hits = await store.hybrid(
         CHUNKS, query, alpha=alpha, where=where, limit=min(k * 3, 1000), min_score=min_score
     )
-    return [moment.to_result() for moment in merge_hits(hits)[:k]]
+    moments = merge_hits(hits)[:k]
+    query_terms = terms(query)
+    cues: dict[str, list[Cue]] = {}
+    results = []
+    for moment in moments:
+        video_id = moment.props["video_id"]
+        if video_id not in cues:
+            record = await get_video(video_id)
+            cues[video_id] = cues_of(record) if record else []
+        results.append(moment.to_result(moment.focus(query_terms, cues[video_id])))
+    return results
 
 
 def cues_of(record: dict[str, Any]) -> list[Cue]:
