@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +50,8 @@ MERGE_GAP_SECONDS = 15.0
 """Hits in one video closer than this merge into one moment."""
 MERGE_MAX_CHUNKS = 3
 """A moment spans at most this many chunks, so one long passage does not swallow a result."""
+FOCUS_WINDOW = 3
+"""Captions per window when pinpointing where in a chunk the query's meaning is spoken."""
 MERGE_SCORE_RATIO = 0.7
 """A neighbouring hit joins a moment only when it scores at least this share of the moment."""
 
@@ -371,115 +372,6 @@ async def index_youtube_videos(
 # ----------------------------------------------------------------------------- search
 
 
-_WORD = re.compile(r"[^\W_]+")
-_STOPWORDS = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "are",
-        "but",
-        "not",
-        "you",
-        "all",
-        "any",
-        "can",
-        "had",
-        "her",
-        "was",
-        "one",
-        "our",
-        "out",
-        "has",
-        "him",
-        "his",
-        "how",
-        "its",
-        "may",
-        "new",
-        "now",
-        "old",
-        "see",
-        "two",
-        "way",
-        "who",
-        "did",
-        "get",
-        "got",
-        "let",
-        "say",
-        "she",
-        "too",
-        "use",
-        "that",
-        "with",
-        "have",
-        "this",
-        "will",
-        "your",
-        "from",
-        "they",
-        "know",
-        "want",
-        "been",
-        "good",
-        "much",
-        "some",
-        "time",
-        "very",
-        "when",
-        "come",
-        "here",
-        "just",
-        "like",
-        "long",
-        "make",
-        "many",
-        "over",
-        "such",
-        "take",
-        "than",
-        "them",
-        "well",
-        "were",
-        "what",
-        "where",
-        "which",
-        "while",
-        "about",
-        "after",
-        "again",
-        "also",
-        "before",
-        "being",
-        "could",
-        "does",
-        "doing",
-        "into",
-        "only",
-        "other",
-        "should",
-        "their",
-        "there",
-        "these",
-        "those",
-        "through",
-        "under",
-        "until",
-        "would",
-        "why",
-        "video",
-    ]
-)
-
-
-def terms(text: str) -> set[str]:
-    """Content words, cut to four letters so 'slicing' meets 'slice' and 'waiting' meets 'wait'."""
-    return {
-        word[:4] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in _STOPWORDS
-    }
-
-
 @dataclass
 class Moment:
     """One or more adjacent chunk hits in one video."""
@@ -511,19 +403,16 @@ class Moment:
                 lines.setdefault(first + offset, line)
         return dict(sorted(lines.items()))
 
-    def focus(self, query_terms: set[str], cues: Sequence[Cue]) -> float:
-        """When the words closest to the query are spoken: the start of the caption pair that
-        shares most content words with the query; the moment's start when none shares any."""
-        lines = self.cue_lines()
-        best, best_time = 0, self.start
-        for index in lines:
-            if index >= len(cues):
-                break
-            window = lines[index] + " " + lines.get(index + 1, "")
-            overlap = len(query_terms & terms(window))
-            if overlap > best:
-                best, best_time = overlap, cues[index].start
-        return best_time
+    def windows(self, cues: Sequence[Cue]) -> list[tuple[float, str]]:
+        """(start, text) of every run of FOCUS_WINDOW captions in the moment."""
+        indices = [i for i in self.cue_lines() if i < len(cues)]
+        if not indices:
+            return []
+        last = indices[-1]
+        return [
+            (cues[i].start, " ".join(c.text for c in cues[i : min(i + FOCUS_WINDOW, last + 1)]))
+            for i in indices
+        ]
 
     def to_result(self, focus: float) -> dict[str, Any]:
         props = self.props
@@ -592,16 +481,41 @@ async def search(
         CHUNKS, query, alpha=alpha, where=where, limit=min(k * 3, 1000), min_score=min_score
     )
     moments = merge_hits(hits)[:k]
-    query_terms = terms(query)
     cues: dict[str, list[Cue]] = {}
-    results = []
+    windows: list[list[tuple[float, str]]] = []
     for moment in moments:
         video_id = moment.props["video_id"]
         if video_id not in cues:
             record = await get_video(video_id)
             cues[video_id] = cues_of(record) if record else []
-        results.append(moment.to_result(moment.focus(query_terms, cues[video_id])))
-    return results
+        windows.append(moment.windows(cues[video_id]))
+    focus = await _focus(store, query, windows)
+    return [
+        moment.to_result(at if at is not None else moment.hits[0].properties["start_time"])
+        for moment, at in zip(moments, focus, strict=True)
+    ]
+
+
+async def _focus(
+    store: Any, query: str, windows: list[list[tuple[float, str]]]
+) -> list[float | None]:
+    """For each moment, when its words closest in meaning to the query start: the best of
+    its caption windows, all embedded in one batch with the store's embedder."""
+    texts = [text for moment in windows for _, text in moment]
+    if not texts:
+        return [None] * len(windows)
+    vectors = await store.embedder.embed([query, *texts], "document")
+    scores = vectors[1:] @ vectors[0]
+    found: list[float | None] = []
+    position = 0
+    for moment in windows:
+        if not moment:
+            found.append(None)
+            continue
+        best = max(range(len(moment)), key=lambda n: scores[position + n])
+        found.append(moment[best][0])
+        position += len(moment)
+    return found
 
 
 def cues_of(record: dict[str, Any]) -> list[Cue]:
