@@ -273,6 +273,7 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         alpha=args["alpha"],
         where=_search_filter(args, video_ids, channel_ids),
         min_score=args.get("min_score"),
+        pinpoint=args["pinpoint"],
     )
     return {"query": query, "result_count": len(results), "results": results, "indexing": indexing}
 
@@ -308,9 +309,13 @@ async def _auto_index(
         _, total, _ = await indexer.list_videos(Filter.eq("channel_id", channel_id), 1, 0)
         if total:
             continue
-        _, channel = await _channel_batch(
-            {**args, "channel_id": channel_id, "max_videos": 50, "force_reindex": False}, ctx
-        )
+        try:
+            _, channel = await _channel_batch(
+                {**args, "channel_id": channel_id, "max_videos": 50, "force_reindex": False}, ctx
+            )
+        except ToolFailure as failure:  # the search still runs on what is indexed
+            batch["notes"].append(f"Channel {channel_id} was not indexed: {failure.message}")
+            continue
         for key in ("indexed", "skipped", "failed", "notes"):
             batch[key] = batch[key] + channel[key]
         batch["chunk_count"] += channel["chunk_count"]

@@ -51,7 +51,12 @@ MERGE_GAP_SECONDS = 15.0
 MERGE_MAX_CHUNKS = 3
 """A moment spans at most this many chunks, so one long passage does not swallow a result."""
 FOCUS_WINDOW = 3
-"""Captions per window when pinpointing where in a chunk the query's meaning is spoken."""
+"""Captions per window when pinpointing where in a moment the query's meaning is spoken;
+windows start every FOCUS_STEP captions."""
+FOCUS_STEP = 2
+FOCUS_TOP = 3
+"""Moments pinpointed per search (each costs ~10-20 short embeddings); the rest link to
+their best chunk's start."""
 MERGE_SCORE_RATIO = 0.7
 """A neighbouring hit joins a moment only when it scores at least this share of the moment."""
 
@@ -404,14 +409,14 @@ class Moment:
         return dict(sorted(lines.items()))
 
     def windows(self, cues: Sequence[Cue]) -> list[tuple[float, str]]:
-        """(start, text) of every run of FOCUS_WINDOW captions in the moment."""
+        """(start, text) of runs of FOCUS_WINDOW captions in the moment, every FOCUS_STEP."""
         indices = [i for i in self.cue_lines() if i < len(cues)]
         if not indices:
             return []
         last = indices[-1]
         return [
             (cues[i].start, " ".join(c.text for c in cues[i : min(i + FOCUS_WINDOW, last + 1)]))
-            for i in indices
+            for i in indices[::FOCUS_STEP]
         ]
 
     def to_result(self, focus: float) -> dict[str, Any]:
@@ -474,8 +479,10 @@ async def search(
     alpha: float,
     where: FilterNode | None,
     min_score: float | None,
+    pinpoint: bool = True,
 ) -> list[dict[str, Any]]:
-    """The k best moments for `query` (hybrid search over the chunks, then merged)."""
+    """The k best moments for `query` (hybrid search over the chunks, then merged); with
+    `pinpoint`, the top FOCUS_TOP link to the captions closest in meaning to the query."""
     store = await get_store()
     hits = await store.hybrid(
         CHUNKS, query, alpha=alpha, where=where, limit=min(k * 3, 1000), min_score=min_score
@@ -483,13 +490,14 @@ async def search(
     moments = merge_hits(hits)[:k]
     cues: dict[str, list[Cue]] = {}
     windows: list[list[tuple[float, str]]] = []
-    for moment in moments:
+    for moment in moments[: FOCUS_TOP if pinpoint else 0]:
         video_id = moment.props["video_id"]
         if video_id not in cues:
             record = await get_video(video_id)
             cues[video_id] = cues_of(record) if record else []
         windows.append(moment.windows(cues[video_id]))
     focus = await _focus(store, query, windows)
+    focus += [None] * (len(moments) - len(focus))
     return [
         moment.to_result(at if at is not None else moment.hits[0].properties["start_time"])
         for moment, at in zip(moments, focus, strict=True)
