@@ -165,6 +165,10 @@ async def test_search_filters(captions):
         {"query": query, "channel_ids": ["UCnothing"], "auto_index": False},
     )
     assert other["results"] == []
+    unlisted = await call(
+        "semantic_search_transcripts", {"query": query, "channel_ids": ["UCnothing"]}
+    )  # no YouTube key to list the channel: noted, and the search still answers
+    assert unlisted["results"] == [] and "UCnothing" in unlisted["indexing"]["notes"][0]
     strict = await call("semantic_search_transcripts", {"query": query, "min_score": 0.99})
     assert all(r["score"] >= 0.99 for r in strict["results"])
     dated = await call(

@@ -160,27 +160,21 @@ async def _run(tmp: Path) -> None:
 
 
 def main() -> None:
+    saved = dict(os.environ)
     with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            "VIDEO_RESEARCH_DATA_DIR": str(Path(tmp) / "data"),
-            "VIDEO_RESEARCH_FILE_ROOTS": tmp,
-        }
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
+        os.environ["VIDEO_RESEARCH_DATA_DIR"] = str(Path(tmp) / "data")
+        os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = tmp
         config.reset_config()
-
-        async def run_and_close() -> None:
-            try:
-                await _run(Path(tmp))
-            finally:
-                await lifecycle.shutdown()
-
         try:
-            asyncio.run(run_and_close())
+            asyncio.run(_run_and_close(Path(tmp)))
         finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+            os.environ.clear()
+            os.environ.update(saved)
             config.reset_config()
+
+
+async def _run_and_close(tmp: Path) -> None:
+    try:
+        await _run(tmp)
+    finally:
+        await lifecycle.shutdown()

@@ -28,6 +28,8 @@ from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
     Property,
+    _blob,
+    _id,
     register_collection,
 )
 from video_research.knowledge.filters import Filter, FilterNode
@@ -61,12 +63,14 @@ MERGE_SCORE_RATIO = 0.7
 """A neighbouring hit joins a moment only when it scores at least this share of the moment."""
 
 
-def _id(name: str, description: str, **flags: Any) -> Property:
-    return Property(name, DataType.TEXT, description, filterable=True, exact=True, **flags)
-
-
-def _blob(name: str, description: str) -> Property:
-    return Property(name, DataType.TEXT, description, searchable=False)
+VIDEO_ID = Property(
+    "video_id",
+    DataType.TEXT,
+    "YouTube video ID (or the transcript file's name)",
+    filterable=True,
+    exact=True,
+    required=True,
+)
 
 
 register_collection(
@@ -79,7 +83,7 @@ register_collection(
             Property(
                 "text", DataType.TEXT, "The spoken words, one caption per line", vectorize=True
             ),
-            _id("video_id", "YouTube video ID (or the transcript file's name)", required=True),
+            VIDEO_ID,
             _id("channel_id", "YouTube channel ID: the key searches are narrowed by"),
             Property("channel_title", DataType.TEXT, "Channel name"),
             _blob("video_url", "Link to the video"),
@@ -105,7 +109,7 @@ register_collection(
         (
             Property("video_title", DataType.TEXT, "Video title", vectorize=True),
             Property("channel_title", DataType.TEXT, "Channel name", vectorize=True),
-            _id("video_id", "YouTube video ID (or the transcript file's name)", required=True),
+            VIDEO_ID,
             _id("channel_id", "YouTube channel ID"),
             _blob("video_url", "Link to the video"),
             Property("published_at", DataType.DATE, "Publication time", filterable=True),
@@ -237,16 +241,23 @@ async def index_transcript(
     return video_summary(record)
 
 
+def _video_fields(props: dict[str, Any]) -> dict[str, Any]:
+    """The video's own fields, as chunks and video records both carry them."""
+    return {
+        "video_id": props["video_id"],
+        "video_title": props.get("video_title") or "",
+        "channel_id": props.get("channel_id") or "",
+        "channel_title": props.get("channel_title") or "",
+        "video_url": props.get("video_url") or "",
+        "published_at": props.get("published_at"),
+        "language": props.get("language") or "",
+    }
+
+
 def video_summary(record: dict[str, Any]) -> dict[str, Any]:
     """A stored video as the tools show it (without the cue list)."""
     return {
-        "video_id": record["video_id"],
-        "video_title": record.get("video_title") or "",
-        "channel_id": record.get("channel_id") or "",
-        "channel_title": record.get("channel_title") or "",
-        "video_url": record.get("video_url") or "",
-        "published_at": record.get("published_at"),
-        "language": record.get("language") or "",
+        **_video_fields(record),
         "is_generated": bool(record.get("is_generated")),
         "source": record.get("source") or "youtube",
         "source_path": record.get("source_path"),
@@ -422,11 +433,7 @@ class Moment:
     def to_result(self, focus: float) -> dict[str, Any]:
         props = self.props
         return {
-            "video_id": props["video_id"],
-            "video_title": props.get("video_title") or "",
-            "channel_id": props.get("channel_id") or "",
-            "channel_title": props.get("channel_title") or "",
-            "video_url": props.get("video_url") or "",
+            **_video_fields(props),
             "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
             "start_time": self.start,
             "end_time": self.end,
@@ -434,8 +441,6 @@ class Moment:
             "text": " ".join(self.cue_lines().values()),
             "score": round(self.score, 6),
             "chapter": props.get("chapter"),
-            "language": props.get("language") or "",
-            "published_at": props.get("published_at"),
             "chunks": len(self.hits),
         }
 
