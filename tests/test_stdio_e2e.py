@@ -103,6 +103,7 @@ async def test_stdout_carries_only_json_rpc(server_env):
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        limit=1 << 22,  # tools/list is one JSON-RPC line, larger than asyncio's 64 KiB default
         env=server_env,
         cwd=REPO_ROOT,
     )

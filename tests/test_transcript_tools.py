@@ -285,8 +285,10 @@ async def test_index_a_channel_incrementally_with_progress_and_failures(
         in next(f for f in batch["failed"] if f["reason"] == "blocked")["hint"]
     )
     assert progress.events[-1][:2] == (5, 5)
-    indexed = batch["indexed"][0]
-    assert indexed["channel_id"] == CHANNEL and indexed["video_title"] and indexed["published_at"]
+    assert batch["indexed"][0]["video_title"]
+    listed = await call("get_indexed_videos", {"channel_id": CHANNEL})
+    assert listed["total"] == 3
+    assert all(v["video_title"] and v["published_at"] for v in listed["videos"])
 
     transcript_stub.reset()
     _stub_channel(transcript_stub, ids)

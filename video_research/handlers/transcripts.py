@@ -73,13 +73,16 @@ def _video_id(ref: str) -> str:
     return ref
 
 
+_BATCH_FIELDS = ("video_id", "video_title", "language", "chunk_count")
+
+
 def _batch(result: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     return {
         "indexed_count": len(result["indexed"]),
         "skipped_count": len(result["skipped"]),
         "failed_count": len(result["failed"]),
         "chunk_count": result["chunk_count"],
-        "indexed": result["indexed"],
+        "indexed": [{k: video[k] for k in _BATCH_FIELDS} for video in result["indexed"]],
         "skipped": result["skipped"],
         "failed": result["failed"],
         "notes": notes,
