@@ -27,7 +27,7 @@ from video_research.knowledge.filters import Filter, FilterNode
 from video_research.transcripts import indexer
 from video_research.transcripts.chunker import Chapter, parse_chapters
 from video_research.transcripts.parsers import SUPPORTED_SUFFIXES, TranscriptFormatError
-from video_research.transcripts.sources import is_youtube_id, read_file
+from video_research.transcripts.sources import fetch_youtube, is_youtube_id, read_file
 from video_research.youtube_urls import parse_video_id
 
 logger = logging.getLogger(__name__)
@@ -214,17 +214,9 @@ async def transcript_get(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     video_id = _video_id(args["video_id"])
     record = await indexer.get_video(video_id)
     if record is None and args["auto_index"] and is_youtube_id(video_id):
-        batch = await _index_youtube([video_id], args, ctx, force=False)
-        if batch["failed"]:
-            failure = batch["failed"][0]
-            raise ToolFailure(
-                ErrorCategory.NOT_FOUND
-                if failure["reason"] != "blocked"
-                else ErrorCategory.RATE_LIMITED,
-                failure["error"],
-                hint=failure["hint"],
-                retryable=failure["retryable"],
-            )
+        infos, _ = await indexer.video_infos([video_id])
+        transcript = await fetch_youtube(video_id, _languages(args))  # says why when it cannot
+        await indexer.index_transcript(transcript, infos[video_id])
         record = await indexer.get_video(video_id)
     if record is None:
         raise not_found(
@@ -306,7 +298,8 @@ async def _auto_index(
     video_ids: list[str], channel_ids: list[str], args: dict[str, Any], ctx: CallContext
 ) -> dict[str, Any]:
     """Index listed YouTube videos that are missing, and channels with nothing indexed."""
-    missing = [v for v in video_ids if is_youtube_id(v) and v not in await indexer.indexed_ids([v])]
+    already = await indexer.indexed_ids(video_ids)
+    missing = [v for v in video_ids if is_youtube_id(v) and v not in already]
     batch = await _index_youtube(missing, args, ctx, force=False) if missing else _empty_batch()
     for channel_id in channel_ids:
         _, total, _ = await indexer.list_videos(Filter.eq("channel_id", channel_id), 1, 0)
