@@ -21,7 +21,16 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # Variables a test environment must never inherit from the developer's shell.
-_SCRUB_PREFIXES = ("GEMINI_", "YOUTUBE_", "WEAVIATE_", "NATS_", "VIDEO_RESEARCH_", "GOOGLE_")
+_SCRUB_PREFIXES = (
+    "GEMINI_",
+    "YOUTUBE_",
+    "WEAVIATE_",
+    "NATS_",
+    "VIDEO_RESEARCH_",
+    "GOOGLE_",
+    "TRANSCRIPT_",
+    "WEBSHARE_",
+)
 
 
 def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:

@@ -352,6 +352,71 @@ class Settings(BaseModel):
     )
 
     # --- transcripts (issue 5): add fields here ---
+    transcript_languages: list[str] = Field(
+        default_factory=lambda: ["en"],
+        json_schema_extra=_env(
+            "TRANSCRIPT_LANGUAGES",
+            "Comma list of preferred transcript languages, best first (default en)",
+        ),
+    )
+    transcript_proxy_url: SecretStr = Field(
+        default=SecretStr(""),
+        json_schema_extra=_env(
+            "TRANSCRIPT_PROXY_URL",
+            "HTTP(S) proxy for YouTube transcript requests, e.g. http://user:pass@host:port",
+            secret=True,
+        ),
+    )
+    webshare_proxy_username: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "WEBSHARE_PROXY_USERNAME", "Webshare rotating residential proxy username"
+        ),
+    )
+    webshare_proxy_password: SecretStr = Field(
+        default=SecretStr(""),
+        json_schema_extra=_env(
+            "WEBSHARE_PROXY_PASSWORD", "Webshare rotating residential proxy password", secret=True
+        ),
+    )
+    webshare_proxy_locations: list[str] = Field(
+        default_factory=list,
+        json_schema_extra=_env(
+            "WEBSHARE_PROXY_LOCATIONS", "Comma list of country codes the Webshare IPs come from"
+        ),
+    )
+    transcript_endpoint: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "YOUTUBE_TRANSCRIPT_ENDPOINT",
+            "Fetch transcripts from this origin instead of https://www.youtube.com (mirrors, stubs)",
+        ),
+    )
+    transcript_fetch_concurrency: int = Field(
+        default=2,
+        ge=1,
+        le=8,
+        json_schema_extra=_env(
+            "TRANSCRIPT_FETCH_CONCURRENCY", "Transcripts fetched from YouTube at a time (1-8)"
+        ),
+    )
+    transcript_chunk_tokens: int = Field(
+        default=200,
+        ge=64,
+        le=254,
+        json_schema_extra=_env(
+            "TRANSCRIPT_CHUNK_TOKENS",
+            "Target chunk size in the embedding model's word pieces, title included (64-254)",
+        ),
+    )
+    transcript_chunk_overlap: int = Field(
+        default=40,
+        ge=0,
+        le=120,
+        json_schema_extra=_env(
+            "TRANSCRIPT_CHUNK_OVERLAP", "Word pieces of whole cues repeated between chunks (0-120)"
+        ),
+    )
 
     # --- local files ---
     file_roots: list[str] = Field(
@@ -493,7 +558,9 @@ class Settings(BaseModel):
             return value or ["all"]
         return value
 
-    @field_validator("file_roots", mode="before")
+    @field_validator(
+        "file_roots", "transcript_languages", "webshare_proxy_locations", mode="before"
+    )
     @classmethod
     def _split_roots(cls, value: Any) -> Any:
         return split_list(value)

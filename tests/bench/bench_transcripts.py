@@ -1,0 +1,166 @@
+"""Issue 5: index 300 videos' worth of transcripts and search them.
+
+The corpus is synthesised from the shared data folder's real transcripts (3blue1brown
+.srt, Coding Train .json) when present, else from tests/data/transcripts: each of
+BENCH_TRANSCRIPT_VIDEOS (300) files is one source transcript under a new video ID, in
+one of ten channels, with its numbers in the words so no two are identical.
+
+- Indexing: chunks/s of one index_transcript_files call (parse, chunk, embed, store),
+  beside the store alone writing the same number of ready-made chunks with insert_many
+  (the floor: embedding and SQLite).
+- Search: p50 of semantic_search_transcripts (hybrid search and merging; with pinpoint,
+  also embedding caption windows of the top 3 moments), unfiltered and filtered to one
+  channel, beside the store's bare hybrid search of the chunks with the same filter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from tests.bench.common import header, median, report
+from tests.helpers import DATA, shared_data
+from video_research import config, dispatch, lifecycle
+from video_research.context import CallContext, Caller
+
+VIDEOS = int(os.environ.get("BENCH_TRANSCRIPT_VIDEOS", "300"))
+SEARCHES = int(os.environ.get("BENCH_TRANSCRIPT_SEARCHES", "40"))
+BASELINE_CHUNKS = int(os.environ.get("BENCH_TRANSCRIPT_BASELINE_CHUNKS", "1000"))
+OWNER = Caller(username="bench", role="admin", verified=True)
+QUERIES = [
+    "why does the gradient point uphill",
+    "how do promises chain in javascript",
+    "the probability of a positive review",
+    "drawing a graph on the plane without crossing edges",
+    "wait an hour before cutting the bread",
+    "compiler tracks how long a reference lives",
+    "tides caused by the moon",
+    "what happens when the loop never ends",
+]
+
+
+def _sources() -> list[Path]:
+    shared = shared_data()
+    if shared and (shared / "transcripts").is_dir():
+        root = shared / "transcripts"
+        found = sorted(root.glob("3blue1brown/*.srt")) + sorted(root.glob("coding-train/*.json"))
+        if found:
+            return found
+    own = DATA / "transcripts"
+    return sorted(own.glob("*.srt")) + sorted(own.glob("*.json")) + sorted(own.glob("vtt/*.vtt"))
+
+
+def _synthesise(folder: Path) -> dict[str, dict[str, str]]:
+    """The corpus files, and the `videos` mapping that spreads them over ten channels."""
+    sources = _sources()
+    mapping = {}
+    for n, source in zip(range(VIDEOS), itertools.cycle(sources), strict=False):
+        text = source.read_text(encoding="utf-8-sig")
+        name = f"Episode {n} of {source.stem} [v{n:010d}]{source.suffix}"
+        (folder / name).write_text(text.replace(" the ", f" the {n} ", 3))
+        mapping[name] = {"channel_id": f"UCbench{n % 10}"}
+    return mapping
+
+
+async def _call(tool: str, arguments: dict) -> dict:
+    ctx = CallContext(tool=tool, caller=OWNER)
+    outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
+    assert outcome.error is None, outcome.error
+    return outcome.result
+
+
+async def _run(tmp: Path) -> None:
+    from video_research.knowledge.filters import Filter
+    from video_research.knowledge.store import get_store
+    from video_research.transcripts.indexer import CHUNKS
+
+    folder = tmp / "corpus"
+    folder.mkdir()
+    mapping = _synthesise(folder)
+    store = await get_store()
+    await store.embedder.embed(["warm up the model"])  # load once, outside the timings
+
+    started = time.perf_counter()
+    indexed = await _call(
+        "index_transcript_files",
+        {"path": str(folder), "max_files": VIDEOS, "fetch_metadata": False, "videos": mapping},
+    )
+    index_s = time.perf_counter() - started
+    chunks = indexed["batch"]["chunk_count"]
+    assert indexed["batch"]["indexed_count"] == VIDEOS, indexed["batch"]["failed"][:3]
+
+    page = await store.fetch(CHUNKS, limit=min(chunks, BASELINE_CHUNKS))
+    sample = [obj.properties for obj in page.objects]
+    baseline_rows = [
+        {**props, "video_id": f"baseline-{n}", "chunk_index": n} for n, props in enumerate(sample)
+    ]
+    started = time.perf_counter()
+    await store.insert_many("TranscriptChunks", baseline_rows)
+    store_s = time.perf_counter() - started
+    await store.delete_where(CHUNKS, Filter.prefix("video_id", "baseline-"))
+
+    header(
+        f"transcript indexing: {VIDEOS} videos, {chunks} chunks ({_sources()[0].parent.name} samples)"
+    )
+    report(
+        "index_transcript_files",
+        chunks / index_s,
+        "chunks/s",
+        "store.insert_many of ready chunks",
+        len(baseline_rows) / store_s,
+        higher_is_better=True,
+    )
+
+    for label, arguments, where in (
+        ("unfiltered", {}, None),
+        ("one channel", {"channel_ids": ["UCbench3"]}, Filter.in_("channel_id", ["UCbench3"])),
+    ):
+        times: dict[str, list[float]] = {"pinpoint": [], "chunk start": [], "bare": []}
+        for i in range(SEARCHES):
+            query = QUERIES[i % len(QUERIES)]
+            for mode, pinpoint in (("pinpoint", True), ("chunk start", False)):
+                started = time.perf_counter()
+                result = await _call(
+                    "semantic_search_transcripts",
+                    {"query": query, "auto_index": False, "pinpoint": pinpoint, **arguments},
+                )
+                times[mode].append(time.perf_counter() - started)
+                assert result["results"]
+            started = time.perf_counter()
+            await store.hybrid(CHUNKS, query, alpha=0.5, where=where, limit=30)
+            times["bare"].append(time.perf_counter() - started)
+        header(f"semantic_search_transcripts at {chunks} chunks, {label}, k=10")
+        for mode in ("chunk start", "pinpoint"):
+            report(
+                f"search p50 ({mode})",
+                median(times[mode]) * 1000,
+                "ms",
+                "store.hybrid p50 (same filter)",
+                median(times["bare"]) * 1000,
+                higher_is_better=False,
+            )
+
+
+def main() -> None:
+    saved = dict(os.environ)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["VIDEO_RESEARCH_DATA_DIR"] = str(Path(tmp) / "data")
+        os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = tmp
+        config.reset_config()
+        try:
+            asyncio.run(_run_and_close(Path(tmp)))
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+            config.reset_config()
+
+
+async def _run_and_close(tmp: Path) -> None:
+    try:
+        await _run(tmp)
+    finally:
+        await lifecycle.shutdown()

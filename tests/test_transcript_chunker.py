@@ -1,0 +1,148 @@
+"""The chunker's invariants, checked with hypothesis on generated transcripts: no words
+lost, whole cues only, times monotonic and exact, token limits of the embedding model
+respected, overlap bounded, chapters never crossed."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from video_research.knowledge.embeddings import LOCAL_MAX_TOKENS, count_tokens
+from video_research.transcripts.chunker import Chapter, body_budget, chunk_cues, count
+from video_research.transcripts.parsers import Cue
+
+WORDS = st.sampled_from(
+    [
+        "the",
+        "borrow",
+        "checker",
+        "refuses",
+        "programs",
+        "sourdough",
+        "starter",
+        "tidal",
+        "turbine",
+        "électricité",
+        "naïve",
+        "café",
+        "2024",
+        "3.14",
+        "don't",
+        "C++",
+        "x=1",
+        "supercalifragilisticexpialidocious",
+        "東京",
+        "🙂",
+    ]
+)
+CUE_TEXT = st.lists(WORDS, min_size=1, max_size=40).map(" ".join)
+
+
+@st.composite
+def transcripts(draw):
+    texts = draw(st.lists(CUE_TEXT, min_size=0, max_size=60))
+    cues, clock = [], 0.0
+    for text in texts:
+        clock += draw(st.floats(min_value=0, max_value=5))
+        length = draw(st.floats(min_value=0, max_value=8))
+        cues.append(Cue(round(clock, 3), round(clock + length, 3), text))
+    return cues
+
+
+@st.composite
+def chapter_lists(draw):
+    starts = sorted(set(draw(st.lists(st.integers(1, 200), max_size=4))))
+    return [Chapter(0.0, "Intro")] + [Chapter(float(s), f"Part {s}") for s in starts]
+
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(
+    cues=transcripts(),
+    chapters=st.one_of(st.just([]), chapter_lists()),
+    target=st.integers(64, 254),
+    overlap=st.integers(0, 60),
+    title=st.sampled_from(
+        ["", "Short title", "A much longer video title about borrow checkers " * 2]
+    ),
+)
+def test_chunk_invariants(cues, chapters, target, overlap, title):
+    overlap = min(overlap, target // 2)
+    chunks, fitted = chunk_cues(
+        cues, title=title, chapters=chapters, target_tokens=target, overlap_tokens=overlap
+    )
+    # No text lost: the fitted cues hold every word, and every fitted cue is in a chunk.
+    assert " ".join(c.text for c in fitted).split() == " ".join(c.text for c in cues).split()
+    covered = set()
+    for chunk in chunks:
+        covered.update(range(chunk.first_cue, chunk.last_cue + 1))
+        # Whole cues only: the chunk text is exactly its cues, one per line.
+        assert chunk.text.split("\n") == [
+            c.text for c in fitted[chunk.first_cue : chunk.last_cue + 1]
+        ]
+        # Times are exact cue times.
+        assert chunk.start == fitted[chunk.first_cue].start
+        assert chunk.end == max(c.end for c in fitted[chunk.first_cue : chunk.last_cue + 1])
+        assert chunk.start <= chunk.end
+        # Token limits: the body fits its budget, so title + chapter + body fits the model.
+        budget = body_budget(count(title), count(chunk.chapter or ""), target)
+        assert count_tokens(chunk.text.replace("\n", " ")) <= budget
+        assert chunk.tokens <= budget
+        if title == "" or len(title) < 60:
+            assert (
+                count_tokens(" ".join(filter(None, [title, chunk.chapter, chunk.text])))
+                <= LOCAL_MAX_TOKENS
+            )
+    assert covered == set(range(len(fitted)))
+    # Monotonic: chunks advance through the transcript, overlapping only backwards a little.
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        assert after.first_cue > before.first_cue
+        assert after.first_cue <= before.last_cue + 1
+        assert after.start >= before.start
+        repeated = fitted[after.first_cue : before.last_cue + 1]
+        assert count(" ".join(c.text for c in repeated)) <= overlap
+    # Chapters: a chunk's cues all belong to its chapter.
+    for chunk in chunks:
+        if chapters:
+            owners = {
+                max(
+                    (ch for ch in chapters if ch.start <= c.start + 1e-6), key=lambda ch: ch.start
+                ).title
+                for c in fitted[chunk.first_cue : chunk.last_cue + 1]
+            }
+            assert owners == {chunk.chapter}
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+
+
+def test_an_oversized_cue_is_cut_at_word_boundaries_with_interpolated_times():
+    words = " ".join(f"word{n}" for n in range(600))
+    chunks, fitted = chunk_cues([Cue(10.0, 70.0, words)], target_tokens=200, overlap_tokens=0)
+    assert len(fitted) > 1
+    assert " ".join(c.text for c in fitted) == words
+    assert fitted[0].start == 10.0 and fitted[-1].end == 70.0
+    assert all(a.end == b.start for a, b in zip(fitted, fitted[1:], strict=False))
+    assert all(count(c.text) <= 199 for c in fitted)
+
+
+def test_chunks_carry_their_chapter_and_restart_at_a_new_one():
+    cues = [
+        Cue(float(s), float(s) + 4, f"sentence number {s} about topic") for s in range(0, 120, 5)
+    ]
+    chunks, _ = chunk_cues(
+        cues, chapters=[Chapter(0, "Intro"), Chapter(60, "Main part")], target_tokens=64
+    )
+    assert {c.chapter for c in chunks} == {"Intro", "Main part"}
+    first_main = next(c for c in chunks if c.chapter == "Main part")
+    assert first_main.start == 60.0
+
+
+def test_overlap_must_be_smaller_than_the_target():
+    with pytest.raises(ValueError, match="overlap"):
+        chunk_cues([Cue(0, 1, "hi")], target_tokens=100, overlap_tokens=100)
+
+
+def test_empty_transcript_gives_no_chunks():
+    assert chunk_cues([]) == ([], [])

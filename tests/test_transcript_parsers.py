@@ -1,0 +1,182 @@
+"""Transcript files: WebVTT (plain and YouTube's rolling auto-captions), SRT and JSON
+segment lists, on files written for the tests and on real transcripts from the shared
+data folder (3blue1brown .srt, Coding Train .json, a YouTube auto-caption .vtt)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import DATA, shared_data
+from video_research.transcripts.chunker import Chapter, parse_chapters
+from video_research.transcripts.parsers import (
+    TranscriptFormatError,
+    parse_file,
+    parse_json,
+    parse_srt,
+    parse_vtt,
+)
+from video_research.transcripts.sources import identify, read_file
+
+OWN = DATA / "transcripts"
+SOURDOUGH_VTT = OWN / "vtt" / "Baking a country sourdough loaf [bAk3rY_0001].en.vtt"
+SHARED = shared_data()
+SHARED_TRANSCRIPTS = SHARED / "transcripts" if SHARED else None
+needs_shared = pytest.mark.skipif(
+    SHARED_TRANSCRIPTS is None or not SHARED_TRANSCRIPTS.is_dir(),
+    reason="the shared data folder (../shared/data/transcripts) is not present; "
+    "its real transcripts are local-only and not in the repository",
+)
+
+
+def test_rolling_youtube_vtt_keeps_each_line_once():
+    cues = parse_file(SOURDOUGH_VTT).cues
+    assert len(cues) == 24
+    assert cues[0].text == "Welcome back to the kitchen, today we are baking a country loaf."
+    assert cues[1].text == "The starter has been fed twice since yesterday morning."
+    assert (cues[20].start, cues[20].text) == (
+        200.0,
+        "The hardest part is waiting at least an hour before you cut it.",
+    )
+    assert all("<" not in cue.text for cue in cues)
+
+
+def test_vtt_reads_language_header_and_plain_cues():
+    parsed = parse_file(OWN / "vtt" / "rUsTbOrRoW1.vtt")
+    assert parsed.metadata == {"language": "en"}
+    assert [(c.start, c.end) for c in parsed.cues[:2]] == [(0.0, 11.8), (12.0, 23.8)]
+
+
+def test_srt_and_vtt_of_the_same_talk_agree():
+    srt = parse_file(OWN / "rust_borrowing.srt").cues
+    vtt = parse_file(OWN / "vtt" / "rUsTbOrRoW1.vtt").cues
+    assert srt == vtt
+
+
+def test_json_segment_shapes():
+    with_duration = parse_file(OWN / "tides.json")
+    assert with_duration.metadata == {
+        "video_id": "tIdEs_42xyz",
+        "title": "How tides make electricity",
+        "language": "en",
+    }
+    assert (
+        with_duration.cues
+        == parse_file(OWN / "vtt" / "How tides make electricity [tIdEs_42xyz].en.vtt").cues
+    )
+    whisper = parse_file(OWN / "sourdough_whisper.json").cues
+    assert whisper[0].text.startswith("Welcome back")  # leading space stripped
+    assert [c.text for c in whisper] == [c.text for c in parse_file(SOURDOUGH_VTT).cues]
+
+
+def test_markup_and_entities_are_removed():
+    parsed = parse_vtt(
+        "WEBVTT\n\nNOTE a comment\n\n1\n00:01.000 --> 00:02.500 line:0\n"
+        "<v Roger>Tom &amp; <i>Jerry</i></v>\n\n00:03.000 --> 00:04.000\n{\\an8}top\n"
+    )
+    assert [(c.start, c.end, c.text) for c in parsed.cues] == [
+        (1.0, 2.5, "Tom & Jerry"),
+        (3.0, 4.0, "top"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "parser, content, message",
+    [
+        (parse_vtt, "1\n00:00:01,000 --> 00:00:02,000\nhi\n", "WEBVTT"),
+        (parse_srt, "just some words", "timing"),
+        (parse_json, "{not json", "not JSON"),
+        (parse_json, '{"items": []}', "segments"),
+        (parse_json, '[{"text": "hi"}]', "start"),
+        (parse_json, '[{"text": "hi", "start": -1}]', "non-negative"),
+        (parse_json, '[{"start": 1}]', "text"),
+    ],
+)
+def test_malformed_files_say_what_is_wrong(parser, content, message):
+    with pytest.raises(TranscriptFormatError, match=message):
+        parser(content)
+
+
+def test_unsupported_and_binary_files(tmp_path):
+    (tmp_path / "a.txt").write_text("hello")
+    with pytest.raises(TranscriptFormatError, match="unsupported"):
+        parse_file(tmp_path / "a.txt")
+    (tmp_path / "b.srt").write_bytes(b"\xff\xfe\x00\x01binary")
+    with pytest.raises(TranscriptFormatError, match="UTF-8"):
+        parse_file(tmp_path / "b.srt")
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        (
+            "Baking bread [bAk3rY_0001].en.vtt",
+            {"video_id": "bAk3rY_0001", "title": "Baking bread", "language": "en"},
+        ),
+        (
+            "Talk [dQw4w9WgXcQ].en-US.srt",
+            {"video_id": "dQw4w9WgXcQ", "title": "Talk", "language": "en-US"},
+        ),
+        ("dQw4w9WgXcQ.de.vtt", {"video_id": "dQw4w9WgXcQ", "language": "de"}),
+        ("-z5lKPHcumo.vtt", {"video_id": "-z5lKPHcumo"}),
+        ("lecture 3 (final).srt", {"video_id": "lecture_3_final"}),
+        ("notes.v2.json", {"video_id": "notes.v2"}),
+    ],
+)
+def test_file_names_identify_the_video(name, expected):
+    assert identify(Path(name)) == expected
+
+
+def test_read_file_prefers_the_files_own_video_id():
+    transcript = read_file(OWN / "tides.json")
+    assert transcript.video_id == "tIdEs_42xyz"
+    assert transcript.source == "file" and transcript.language == "en"
+    assert transcript.metadata["title"] == "How tides make electricity"
+
+
+def test_chapters_from_a_description():
+    description = (
+        "In this video we bake.\n\nChapters:\n0:00 Intro\n1:05 - Mixing\n(12:30) Shaping the loaf\n"
+        "Baking | 1:02:03\nnot a chapter 5:00 in the middle of a line\n"
+    )
+    assert parse_chapters(description) == [
+        Chapter(0.0, "Intro"),
+        Chapter(65.0, "Mixing"),
+        Chapter(750.0, "Shaping the loaf"),
+        Chapter(3723.0, "Baking"),
+    ]
+    assert parse_chapters("1:00 starts late\n2:00 second") == []
+    assert parse_chapters("0:00 only one") == []
+    assert parse_chapters(None) == []
+
+
+@needs_shared
+def test_real_youtube_auto_caption_vtt():
+    parsed = parse_file(SHARED_TRANSCRIPTS / "-z5lKPHcumo.vtt")
+    texts = [c.text for c in parsed.cues]
+    assert parsed.metadata["language"] == "en"
+    assert texts[:3] == [
+        "in this video we'll see a more general",
+        "algorithm for performing inference in",
+        "general conditional random fields known",
+    ]
+    assert len(texts) == len(set(texts)), "rolling captions must not repeat lines"
+
+
+@needs_shared
+def test_real_srt_and_json_samples_parse_in_order():
+    files = sorted((SHARED_TRANSCRIPTS / "3blue1brown").glob("*.srt")) + sorted(
+        (SHARED_TRANSCRIPTS / "coding-train").glob("*.json")
+    )
+    assert files
+    for path in files:
+        cues = parse_file(path).cues
+        assert cues, path
+        assert all(a.start <= b.start for a, b in zip(cues, cues[1:], strict=False)), path
+        assert all(c.end >= c.start and c.text and "\n" not in c.text for c in cues), path
+    euler = parse_file(SHARED_TRANSCRIPTS / "3blue1brown" / "-9OUyo8NFZg.srt").cues
+    assert euler[0].start == 3.3 and "Euler's characteristic formula" in euler[0].text
+    promises = read_file(SHARED_TRANSCRIPTS / "coding-train" / "01RTj1MWec0.json")
+    assert promises.video_id == "01RTj1MWec0"
+    assert promises.metadata["channel_title"] == "The Coding Train"

@@ -1,0 +1,470 @@
+"""Transcript tools: index a channel or a directory of transcript files, search what was
+said with timestamp links, page through channels, videos and transcripts.
+
+index_channel_transcripts, index_transcript_files, semantic_search_transcripts,
+get_all_channel_transcripts, get_indexed_videos, delete_indexed_video, transcript_get.
+The work is in `video_research.transcripts` (sources, parsers, chunker, indexer); these
+functions read arguments, report progress and shape results.
+
+Paged tools hand out an opaque `next_cursor`; a cursor is bound to the query that made
+it, so passing it to another query is refused instead of silently skipping results.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from video_research.context import CallContext
+from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
+from video_research.knowledge.collections import canonical_date
+from video_research.knowledge.filters import Filter, FilterNode
+from video_research.transcripts import indexer
+from video_research.transcripts.chunker import Chapter, parse_chapters
+from video_research.transcripts.parsers import SUPPORTED_SUFFIXES, TranscriptFormatError
+from video_research.transcripts.sources import fetch_youtube, is_youtube_id, read_file
+from video_research.youtube_urls import parse_video_id
+
+logger = logging.getLogger(__name__)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _cursor(offset: int | None, scope: Any) -> str | None:
+    if offset is None:
+        return None
+    raw = json.dumps({"o": offset, "s": scope}, separators=(",", ":"), sort_keys=True)
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _offset(cursor: str | None, scope: Any) -> int:
+    """The offset a cursor points at; invalid_input when it is garbled or for another query."""
+    if not cursor:
+        return 0
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        data = json.loads(raw)
+        offset = int(data["o"])
+        same = json.loads(json.dumps(scope, sort_keys=True)) == data["s"]
+    except (ValueError, KeyError, TypeError):
+        raise invalid_input(
+            "cursor is not a cursor this server handed out.",
+            hint="Pass next_cursor from the previous page unchanged, or leave cursor out to start over.",
+        ) from None
+    if not same or offset < 0:
+        raise invalid_input(
+            "cursor belongs to a different query.",
+            hint="Repeat the arguments of the call that returned it, or leave cursor out to start over.",
+        )
+    return offset
+
+
+def _video_id(ref: str) -> str:
+    """A video ID from an ID or a YouTube URL."""
+    ref = ref.strip()
+    if "/" in ref or ref.startswith(("youtube.com", "www.", "youtu.be")):
+        return parse_video_id(ref)
+    return ref
+
+
+_BATCH_FIELDS = ("video_id", "video_title", "language", "chunk_count")
+
+
+def _batch(result: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    return {
+        "indexed_count": len(result["indexed"]),
+        "skipped_count": len(result["skipped"]),
+        "failed_count": len(result["failed"]),
+        "chunk_count": result["chunk_count"],
+        "indexed": [{k: video[k] for k in _BATCH_FIELDS} for video in result["indexed"]],
+        "skipped": result["skipped"],
+        "failed": result["failed"],
+        "notes": notes,
+    }
+
+
+def _empty_batch() -> dict[str, Any]:
+    return _batch({"indexed": [], "skipped": [], "failed": [], "chunk_count": 0}, [])
+
+
+def _languages(args: dict[str, Any]) -> list[str] | None:
+    from video_research.config import get_config
+
+    language = args.get("language")
+    if not language:
+        return None
+    return list(dict.fromkeys([language, *get_config().transcript_languages]))
+
+
+def _progress(ctx: CallContext) -> indexer.Progress:
+    async def report(done: int, total: int, message: str) -> None:
+        await ctx.report_progress(done, total, message)
+
+    return report
+
+
+async def _index_youtube(
+    video_ids: list[str], args: dict[str, Any], ctx: CallContext, *, force: bool
+) -> dict[str, Any]:
+    infos, note = await indexer.video_infos(video_ids)
+    result = await indexer.index_youtube_videos(
+        [infos[v] for v in video_ids],
+        languages=_languages(args),
+        force=force,
+        progress=_progress(ctx),
+    )
+    return _batch(result, [note] if note else [])
+
+
+async def _channel_batch(args: dict[str, Any], ctx: CallContext) -> tuple[int, dict[str, Any]]:
+    """List a channel's uploads and index them incrementally: (videos found, batch)."""
+    from video_research import youtube
+
+    videos = await youtube.list_channel_videos(args["channel_id"], args["max_videos"])
+    await ctx.report_progress(0, len(videos), f"{len(videos)} videos in {args['channel_id']}")
+    infos = [indexer.VideoInfo.from_metadata(video) for video in videos]
+    result = await indexer.index_youtube_videos(
+        infos,
+        languages=_languages(args),
+        force=args["force_reindex"],
+        progress=_progress(ctx),
+    )
+    return len(videos), _batch(result, [])
+
+
+# ----------------------------------------------------------------------------- tools
+
+
+async def index_channel_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    found, batch = await _channel_batch(args, ctx)
+    return {"channel_id": args["channel_id"], "videos_found": found, "batch": batch}
+
+
+async def get_all_channel_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    channel_id = args["channel_id"]
+    scope = ["channel", channel_id, args["page_size"]]
+    offset = _offset(args.get("cursor"), scope)
+    fetch = None
+    if not args.get("cursor"):
+        _, fetch = await _channel_batch({**args, "force_reindex": False}, ctx)
+    videos, total, next_offset = await indexer.list_videos(
+        Filter.eq("channel_id", channel_id), args["page_size"], offset
+    )
+    chars = args["preview_chars"]
+    for video in videos:
+        video["preview"] = await _preview(video["video_id"], chars)
+    return {
+        "channel_id": channel_id,
+        "total_videos": total,
+        "videos": videos,
+        "next_cursor": _cursor(next_offset, scope),
+        "fetch": fetch,
+    }
+
+
+async def _preview(video_id: str, chars: int) -> str:
+    if chars == 0:
+        return ""
+    record = await indexer.get_video(video_id)
+    if record is None:
+        return ""
+    text = ""
+    for cue in indexer.cues_of(record):
+        text = f"{text} {cue.text}" if text else cue.text
+        if len(text) >= chars:
+            return text[:chars].rsplit(" ", 1)[0] + " …"
+    return text
+
+
+async def get_indexed_videos(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    conditions: list[FilterNode] = []
+    if args.get("channel_id"):
+        conditions.append(Filter.eq("channel_id", args["channel_id"]))
+    if args.get("language"):
+        conditions.append(Filter.prefix("language", args["language"]))
+    if args.get("source"):
+        conditions.append(Filter.eq("source", args["source"]))
+    where = Filter.all_of(*conditions) if conditions else None
+    scope = [
+        "videos",
+        args.get("channel_id"),
+        args.get("language"),
+        args.get("source"),
+        args["limit"],
+    ]
+    videos, total, next_offset = await indexer.list_videos(
+        where, args["limit"], _offset(args.get("cursor"), scope)
+    )
+    return {"total": total, "videos": videos, "next_cursor": _cursor(next_offset, scope)}
+
+
+async def delete_indexed_video(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    video_id = _video_id(args["video_id"])
+    existed, chunks = await indexer.delete_video(video_id)
+    return {"video_id": video_id, "deleted": existed or chunks > 0, "chunks_deleted": chunks}
+
+
+async def transcript_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    video_id = _video_id(args["video_id"])
+    record = await indexer.get_video(video_id)
+    if record is None and args["auto_index"] and is_youtube_id(video_id):
+        infos, _ = await indexer.video_infos([video_id])
+        transcript = await fetch_youtube(video_id, _languages(args))  # says why when it cannot
+        await indexer.index_transcript(transcript, infos[video_id])
+        record = await indexer.get_video(video_id)
+    if record is None:
+        raise not_found(
+            f"No transcript of {video_id} is indexed.",
+            hint="Index it first (index_transcript_files for files; a YouTube ID is fetched "
+            "when auto_index is true), or list what is indexed with get_indexed_videos.",
+        )
+    cues = indexer.cues_of(record)
+    scope = ["transcript", video_id, args["max_segments"]]
+    if args.get("cursor"):
+        start = _offset(args["cursor"], scope)
+    elif args.get("start_time") is not None:
+        start = next((n for n, cue in enumerate(cues) if cue.end > args["start_time"]), len(cues))
+    else:
+        start = 0
+    page = cues[start : start + args["max_segments"]]
+    end = start + len(page)
+    video = indexer.video_summary(record)
+    video["chapters"] = json.loads(record.get("chapters_json") or "[]")
+    link = video["video_url"]
+    return {
+        "video": video,
+        "segments": [
+            {
+                "index": start + n,
+                "start": cue.start,
+                "end": cue.end,
+                "text": cue.text,
+                "timestamp_url": indexer.timestamp_url(video_id, link, cue.start),
+            }
+            for n, cue in enumerate(page)
+        ],
+        "next_cursor": _cursor(end if end < len(cues) else None, scope),
+    }
+
+
+async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    query = args["query"].strip()
+    if not query:
+        raise invalid_input("query is empty.", hint="Say what was said, in a few words.")
+    video_ids = [_video_id(v) for v in args.get("video_ids") or []]
+    channel_ids = args.get("channel_ids") or []
+    indexing = _empty_batch()
+    if args["auto_index"]:
+        indexing = await _auto_index(video_ids, channel_ids, args, ctx)
+    results = await indexer.search(
+        query,
+        k=args["k"],
+        alpha=args["alpha"],
+        where=_search_filter(args, video_ids, channel_ids),
+        min_score=args.get("min_score"),
+        pinpoint=args["pinpoint"],
+    )
+    return {"query": query, "result_count": len(results), "results": results, "indexing": indexing}
+
+
+def _search_filter(
+    args: dict[str, Any], video_ids: list[str], channel_ids: list[str]
+) -> FilterNode | None:
+    conditions: list[FilterNode] = []
+    if channel_ids:
+        conditions.append(Filter.in_("channel_id", channel_ids))
+    if video_ids:
+        conditions.append(Filter.in_("video_id", video_ids))
+    if args.get("language"):
+        conditions.append(Filter.prefix("language", args["language"]))
+    if args.get("start_time") is not None:
+        conditions.append(Filter.gte("end_time", args["start_time"]))
+    if args.get("end_time") is not None:
+        conditions.append(Filter.lte("start_time", args["end_time"]))
+    if args.get("published_after"):
+        conditions.append(Filter.gte("published_at", args["published_after"]))
+    if args.get("published_before"):
+        conditions.append(Filter.lte("published_at", args["published_before"]))
+    return Filter.all_of(*conditions) if conditions else None
+
+
+async def _auto_index(
+    video_ids: list[str], channel_ids: list[str], args: dict[str, Any], ctx: CallContext
+) -> dict[str, Any]:
+    """Index listed YouTube videos that are missing, and channels with nothing indexed."""
+    already = await indexer.indexed_ids(video_ids)
+    missing = [v for v in video_ids if is_youtube_id(v) and v not in already]
+    batch = await _index_youtube(missing, args, ctx, force=False) if missing else _empty_batch()
+    for channel_id in channel_ids:
+        _, total, _ = await indexer.list_videos(Filter.eq("channel_id", channel_id), 1, 0)
+        if total:
+            continue
+        try:
+            _, channel = await _channel_batch(
+                {**args, "channel_id": channel_id, "max_videos": 50, "force_reindex": False}, ctx
+            )
+        except ToolFailure as failure:  # the search still runs on what is indexed
+            batch["notes"].append(f"Channel {channel_id} was not indexed: {failure.message}")
+            continue
+        for key in ("indexed", "skipped", "failed", "notes"):
+            batch[key] = batch[key] + channel[key]
+        batch["chunk_count"] += channel["chunk_count"]
+    for key in ("indexed", "skipped", "failed"):
+        batch[f"{key}_count"] = len(batch[key])
+    return batch
+
+
+# ----------------------------------------------------------------------------- files
+
+
+async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from video_research.paths import confine
+
+    root = await confine(args["path"], ctx)
+    if not root.exists():
+        raise ToolFailure(
+            ErrorCategory.FILE_NOT_FOUND,
+            f"{args['path']} does not exist.",
+            hint="Pass a transcript file or a directory of .vtt, .srt or .json files.",
+        )
+    files = _transcript_files(root, args["glob_pattern"], args["max_files"])
+    overrides: dict[str, dict[str, Any]] = args.get("videos") or {}
+    loaded, failed = [], []
+    for file in files:
+        try:
+            checked = await confine(file, ctx)  # a link inside the directory may leave it
+            loaded.append((file, read_file(checked)))
+        except ToolFailure as failure:
+            failed.append(_file_failure(file, "forbidden", failure.message, failure.hint))
+        except (TranscriptFormatError, OSError) as exc:
+            failed.append(
+                _file_failure(
+                    file,
+                    "unreadable",
+                    f"{file.name}: {exc}",
+                    "Check the file is WebVTT, SRT or a JSON list of {text, start, duration} segments.",
+                )
+            )
+    notes: list[str] = []
+    infos = {}
+    youtube_ids = [
+        t.video_id
+        for file, t in loaded
+        if is_youtube_id(t.video_id) and not _override(overrides, file).get("title")
+    ]
+    if args["fetch_metadata"] and youtube_ids:
+        infos, note = await indexer.video_infos(list(dict.fromkeys(youtube_ids)))
+        notes += [note] if note else []
+    indexed, skipped = [], []
+    for number, (file, transcript) in enumerate(loaded, 1):
+        info = _file_info(file, transcript, overrides, args, infos.get(transcript.video_id))
+        if not args["force_reindex"] and await _unchanged(file, info.video_id):
+            skipped.append(info.video_id)
+        elif not transcript.cues:
+            failed.append(
+                _file_failure(
+                    file, "unreadable", f"{file.name} holds no captions.", "Check the file."
+                )
+            )
+        else:
+            indexed.append(await indexer.index_transcript(transcript, info))
+        await ctx.report_progress(number, len(loaded), file.name)
+    result = {
+        "indexed": indexed,
+        "skipped": skipped,
+        "failed": failed,
+        "chunk_count": sum(item["chunk_count"] for item in indexed),
+    }
+    return {"path": str(root), "files_found": len(files), "batch": _batch(result, notes)}
+
+
+def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
+    if root.is_file():
+        return [root]
+    if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+        raise invalid_input(
+            "glob_pattern must be relative to the directory and may not use '..'.",
+            hint="Use a pattern such as *.vtt or **/*.srt.",
+        )
+    files = sorted(
+        p for p in root.glob(pattern) if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
+    )
+    if not files:
+        raise ToolFailure(
+            ErrorCategory.FILE_NOT_FOUND,
+            f"No .vtt, .srt or .json files match {pattern} in {root}.",
+            hint="Check the directory and glob_pattern (use **/*.vtt to look in subdirectories).",
+        )
+    if len(files) > limit:
+        raise invalid_input(
+            f"{len(files)} transcript files match, more than max_files ({limit}).",
+            hint="Raise max_files or narrow glob_pattern.",
+        )
+    return files
+
+
+def _file_failure(file: Path, reason: str, error: str, hint: str | None) -> dict[str, Any]:
+    return {
+        "file": str(file),
+        "reason": reason,
+        "error": error,
+        "hint": hint or "",
+        "retryable": False,
+    }
+
+
+def _override(overrides: dict[str, dict[str, Any]], file: Path) -> dict[str, Any]:
+    return overrides.get(file.name) or overrides.get(file.stem) or {}
+
+
+def _file_info(
+    file: Path,
+    transcript: Any,
+    overrides: dict[str, dict[str, Any]],
+    args: dict[str, Any],
+    fetched: indexer.VideoInfo | None,
+) -> indexer.VideoInfo:
+    """The metadata of a transcript file: the caller's, then the API's, then the file's."""
+    given = _override(overrides, file)
+    meta = transcript.metadata
+    if given.get("video_id"):
+        transcript.video_id = given["video_id"]
+    if given.get("language") or not transcript.language:
+        transcript.language = given.get("language") or args.get("language") or ""
+    base = fetched or indexer.VideoInfo(transcript.video_id)
+    chapters = [Chapter(float(c["start"]), c["title"]) for c in given.get("chapters") or []]
+    return indexer.VideoInfo(
+        video_id=transcript.video_id,
+        title=given.get("title") or base.title or meta.get("title") or _title_from(file),
+        channel_id=given.get("channel_id") or base.channel_id or args.get("channel_id") or "",
+        channel_title=given.get("channel_title")
+        or base.channel_title
+        or meta.get("channel_title")
+        or args.get("channel_title")
+        or "",
+        published_at=given.get("published_at") or base.published_at,
+        url=given.get("url") or base.url,
+        chapters=chapters or parse_chapters(given.get("description")) or base.chapters,
+    )
+
+
+def _title_from(file: Path) -> str:
+    """A readable title from a file name when nothing better is known."""
+    if is_youtube_id(file.stem):
+        return ""
+    return file.stem.replace("_", " ").replace("-", " ").strip()
+
+
+async def _unchanged(file: Path, video_id: str) -> bool:
+    """Indexed from this very file, and the file has not been modified since."""
+    record = await indexer.get_video(video_id)
+    if record is None or record.get("source_path") != str(file):
+        return False
+    modified = canonical_date(datetime.fromtimestamp(os.stat(file).st_mtime, UTC))
+    return modified <= (record.get("indexed_at") or "")

@@ -1,0 +1,535 @@
+"""Transcripts in the knowledge store: two collections, indexing, search and paging.
+
+`TranscriptChunks` holds the search chunks of every indexed video (seed 002's metadata:
+video_id, channel_id, channel_title, video_title, video_url, published_at, start_time,
+end_time, timestamp_url, language, chunk_index, chapter). Its embedding text is the
+video title, the chapter and the chunk's words, in that order, so "the Vimjoyer video
+about garbage collection" matches on the title as well as the words. channel_id,
+video_id, language, published_at and the times are filterable: channel_id is the key a
+search is usually narrowed by.
+
+`TranscriptVideos` holds one object per indexed video (a deterministic UUID from the
+video ID): its metadata, chapters and the full cue list for `transcript_get`. It is
+written after the video's chunks, so its presence means "indexed"; re-indexing swaps
+the chunks of a video in one `replace_where`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from video_research.config import Settings, get_config
+from video_research.knowledge.collections import (
+    CollectionDef,
+    DataType,
+    Property,
+    _blob,
+    _id,
+    register_collection,
+)
+from video_research.knowledge.filters import Filter, FilterNode
+from video_research.knowledge.store import SearchHit, Sort, generate_uuid5, get_store, now_utc
+from video_research.transcripts.chunker import Chapter, chunk_cues
+from video_research.transcripts.parsers import Cue
+from video_research.transcripts.sources import (
+    Transcript,
+    TranscriptUnavailable,
+    fetch_youtube,
+    is_youtube_id,
+)
+from video_research.youtube_urls import watch_url
+
+logger = logging.getLogger(__name__)
+
+CHUNKS = "TranscriptChunks"
+VIDEOS = "TranscriptVideos"
+MERGE_GAP_SECONDS = 15.0
+"""Hits in one video closer than this merge into one moment."""
+MERGE_MAX_CHUNKS = 3
+"""A moment spans at most this many chunks, so one long passage does not swallow a result."""
+FOCUS_WINDOW = 3
+"""Captions per window when pinpointing where in a moment the query's meaning is spoken;
+windows start every FOCUS_STEP captions."""
+FOCUS_STEP = 2
+FOCUS_TOP = 3
+"""Moments pinpointed per search (each costs ~10-20 short embeddings); the rest link to
+their best chunk's start."""
+MERGE_SCORE_RATIO = 0.7
+"""A neighbouring hit joins a moment only when it scores at least this share of the moment."""
+
+
+VIDEO_ID = Property(
+    "video_id",
+    DataType.TEXT,
+    "YouTube video ID (or the transcript file's name)",
+    filterable=True,
+    exact=True,
+    required=True,
+)
+
+
+register_collection(
+    CollectionDef(
+        CHUNKS,
+        "Timed chunks of video transcripts (semantic_search_transcripts)",
+        (
+            Property("video_title", DataType.TEXT, "Video title", vectorize=True),
+            Property("chapter", DataType.TEXT, "Chapter title", vectorize=True, filterable=True),
+            Property(
+                "text", DataType.TEXT, "The spoken words, one caption per line", vectorize=True
+            ),
+            VIDEO_ID,
+            _id("channel_id", "YouTube channel ID: the key searches are narrowed by"),
+            Property("channel_title", DataType.TEXT, "Channel name"),
+            _blob("video_url", "Link to the video"),
+            _blob("timestamp_url", "Link to the video at start_time"),
+            Property("published_at", DataType.DATE, "Publication time", filterable=True),
+            Property("start_time", DataType.NUMBER, "Start, seconds", filterable=True),
+            Property("end_time", DataType.NUMBER, "End, seconds", filterable=True),
+            _id("language", "Transcript language code"),
+            Property("chunk_index", DataType.INT, "Position in the video", filterable=True),
+            Property("first_cue", DataType.INT, "Index of the chunk's first cue"),
+            Property("last_cue", DataType.INT, "Index of the chunk's last cue"),
+            Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
+            _id("source", "youtube or file"),
+        ),
+        ("index_channel_transcripts", "index_transcript_files", "semantic_search_transcripts"),
+    )
+)
+
+register_collection(
+    CollectionDef(
+        VIDEOS,
+        "Videos whose transcripts are indexed, one object each, with the full transcript",
+        (
+            Property("video_title", DataType.TEXT, "Video title", vectorize=True),
+            Property("channel_title", DataType.TEXT, "Channel name", vectorize=True),
+            VIDEO_ID,
+            _id("channel_id", "YouTube channel ID"),
+            _blob("video_url", "Link to the video"),
+            Property("published_at", DataType.DATE, "Publication time", filterable=True),
+            _id("language", "Transcript language code"),
+            Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
+            _id("source", "youtube or file"),
+            _id("source_path", "The transcript file, for file sources"),
+            Property("chunk_count", DataType.INT, "Chunks indexed", filterable=True),
+            Property("segment_count", DataType.INT, "Caption cues", filterable=True),
+            Property("duration_seconds", DataType.NUMBER, "End of the last cue", filterable=True),
+            Property("indexed_at", DataType.DATE, "When it was indexed", filterable=True),
+            _blob("chapters_json", "Chapters as JSON [{start, title}]"),
+            _blob("segments_json", "Every cue as JSON [{start, end, text}]"),
+        ),
+        ("index_channel_transcripts", "index_transcript_files"),
+    )
+)
+
+
+def video_uuid(video_id: str) -> str:
+    return generate_uuid5(video_id, "transcript-video")
+
+
+def chunk_uuid(video_id: str, index: int) -> str:
+    return generate_uuid5(f"{video_id}#{index}", "transcript-chunk")
+
+
+def timestamp_url(video_id: str, video_url: str, seconds: float) -> str:
+    """A link that opens the video at `seconds`: YouTube's &t=, else a media fragment."""
+    if is_youtube_id(video_id) and (not video_url or "youtube.com" in video_url):
+        return watch_url(video_id, seconds)
+    if video_url:
+        return f"{video_url.split('#')[0]}#t={max(0, int(seconds))}"
+    return ""
+
+
+@dataclass
+class VideoInfo:
+    """What is known about a video besides its transcript."""
+
+    video_id: str
+    title: str = ""
+    channel_id: str = ""
+    channel_title: str = ""
+    published_at: str | None = None
+    url: str = ""
+    chapters: list[Chapter] = field(default_factory=list)
+
+    @classmethod
+    def from_metadata(cls, video: dict[str, Any]) -> VideoInfo:
+        """From `youtube.get_videos` metadata; chapters read from the description."""
+        from video_research.transcripts.chunker import parse_chapters
+
+        return cls(
+            video_id=video["video_id"],
+            title=video.get("title") or "",
+            channel_id=video.get("channel_id") or "",
+            channel_title=video.get("channel_title") or "",
+            published_at=video.get("published_at") or None,
+            url=video.get("url") or watch_url(video["video_id"]),
+            chapters=parse_chapters(video.get("description")),
+        )
+
+    @property
+    def link(self) -> str:
+        if self.url:
+            return self.url
+        return watch_url(self.video_id) if is_youtube_id(self.video_id) else ""
+
+
+async def index_transcript(
+    transcript: Transcript, info: VideoInfo, settings: Settings | None = None
+) -> dict[str, Any]:
+    """Chunk and store one video's transcript, replacing what was indexed for it before."""
+    settings = settings or get_config()
+    chunks, cues = chunk_cues(
+        transcript.cues,
+        title=info.title,
+        chapters=info.chapters,
+        target_tokens=settings.transcript_chunk_tokens,
+        overlap_tokens=min(
+            settings.transcript_chunk_overlap, settings.transcript_chunk_tokens // 2
+        ),
+    )
+    link = info.link
+    common = {
+        "video_id": info.video_id,
+        "video_title": info.title,
+        "channel_id": info.channel_id,
+        "channel_title": info.channel_title,
+        "video_url": link,
+        "published_at": info.published_at,
+        "language": transcript.language,
+        "is_generated": transcript.is_generated,
+        "source": transcript.source,
+    }
+    objects = [
+        {
+            **common,
+            "chapter": chunk.chapter,
+            "text": chunk.text,
+            "start_time": chunk.start,
+            "end_time": chunk.end,
+            "timestamp_url": timestamp_url(info.video_id, link, chunk.start),
+            "chunk_index": chunk.index,
+            "first_cue": chunk.first_cue,
+            "last_cue": chunk.last_cue,
+        }
+        for chunk in chunks
+    ]
+    store = await get_store(settings)
+    await store.replace_where(
+        CHUNKS,
+        Filter.eq("video_id", info.video_id),
+        objects,
+        uuids=[chunk_uuid(info.video_id, chunk.index) for chunk in chunks],
+    )
+    record = {
+        **common,
+        "source_path": transcript.source_path or None,
+        "chunk_count": len(chunks),
+        "segment_count": len(cues),
+        "duration_seconds": max((cue.end for cue in cues), default=0.0),
+        "indexed_at": now_utc(),
+        "chapters_json": json.dumps([{"start": c.start, "title": c.title} for c in info.chapters]),
+        "segments_json": json.dumps([cue.to_dict() for cue in cues], ensure_ascii=False),
+    }
+    await store.upsert(VIDEOS, record, uuid=video_uuid(info.video_id))
+    return video_summary(record)
+
+
+def _video_fields(props: dict[str, Any]) -> dict[str, Any]:
+    """The video's own fields, as chunks and video records both carry them."""
+    return {
+        "video_id": props["video_id"],
+        "video_title": props.get("video_title") or "",
+        "channel_id": props.get("channel_id") or "",
+        "channel_title": props.get("channel_title") or "",
+        "video_url": props.get("video_url") or "",
+        "published_at": props.get("published_at"),
+        "language": props.get("language") or "",
+    }
+
+
+def video_summary(record: dict[str, Any]) -> dict[str, Any]:
+    """A stored video as the tools show it (without the cue list)."""
+    return {
+        **_video_fields(record),
+        "is_generated": bool(record.get("is_generated")),
+        "source": record.get("source") or "youtube",
+        "source_path": record.get("source_path"),
+        "chunk_count": record.get("chunk_count") or 0,
+        "segment_count": record.get("segment_count") or 0,
+        "duration_seconds": record.get("duration_seconds") or 0.0,
+        "indexed_at": record.get("indexed_at"),
+    }
+
+
+async def get_video(video_id: str) -> dict[str, Any] | None:
+    """The stored record of an indexed video (with segments_json), or None."""
+    store = await get_store()
+    found = await store.get(VIDEOS, video_uuid(video_id))
+    return found.properties if found else None
+
+
+async def indexed_ids(video_ids: Sequence[str]) -> set[str]:
+    """Which of `video_ids` are indexed."""
+    if not video_ids:
+        return set()
+    store = await get_store()
+    page = await store.fetch(
+        VIDEOS, where=Filter.in_("video_id", list(video_ids)), limit=len(video_ids)
+    )
+    return {obj.properties["video_id"] for obj in page.objects}
+
+
+async def delete_video(video_id: str) -> tuple[bool, int]:
+    """Remove a video's chunks and record: (whether it was indexed, chunks deleted)."""
+    store = await get_store()
+    chunks = await store.delete_where(CHUNKS, Filter.eq("video_id", video_id))
+    existed = await store.delete(VIDEOS, video_uuid(video_id))
+    return existed, chunks
+
+
+async def list_videos(
+    where: FilterNode | None, limit: int, offset: int
+) -> tuple[list[dict[str, Any]], int, int | None]:
+    """(video summaries newest first, total matching, next offset)."""
+    store = await get_store()
+    page = await store.fetch(
+        VIDEOS,
+        where=where,
+        order_by=[Sort("published_at", descending=True), Sort("indexed_at", descending=True)],
+        limit=limit,
+        offset=offset,
+    )
+    total = await store.count(VIDEOS, where)
+    return [video_summary(obj.properties) for obj in page.objects], total, page.next_offset
+
+
+# ----------------------------------------------------------------------------- YouTube batches
+
+Progress = Callable[[int, int, str], Awaitable[None]]
+
+
+async def video_infos(video_ids: Sequence[str]) -> tuple[dict[str, VideoInfo], str | None]:
+    """Metadata (title, channel, chapters) from the Data API; a note when it could not be had.
+
+    Without a YouTube key, or when the API fails, indexing goes on with bare IDs.
+    """
+    from video_research import youtube
+    from video_research.errors import ToolFailure
+
+    infos = {video_id: VideoInfo(video_id) for video_id in video_ids}
+    if not get_config().effective_youtube_api_key:
+        return infos, "No YOUTUBE_API_KEY: titles, channels and chapters were not fetched."
+    try:
+        for video in await youtube.get_videos(list(video_ids)):
+            infos[video["video_id"]] = VideoInfo.from_metadata(video)
+    except ToolFailure as failure:
+        logger.warning("video metadata for transcripts failed: %s", failure.message)
+        return infos, f"Video metadata could not be fetched: {failure.message}"
+    return infos, None
+
+
+async def index_youtube_videos(
+    infos: Sequence[VideoInfo],
+    *,
+    languages: list[str] | None,
+    force: bool,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Fetch and index many videos' transcripts; one video's failure never stops the rest.
+
+    Returns {"indexed": [summary], "skipped": [video_id], "failed": [failure item],
+    "chunk_count": n}. Already indexed videos are skipped unless `force`.
+    """
+    settings = get_config()
+    already = set() if force else await indexed_ids([info.video_id for info in infos])
+    indexed: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    skipped = [info.video_id for info in infos if info.video_id in already]
+    todo = [info for info in infos if info.video_id not in already]
+    gate = asyncio.Semaphore(settings.transcript_fetch_concurrency)
+    done = len(skipped)
+    total = len(infos)
+    if progress and skipped:
+        await progress(done, total, f"{len(skipped)} already indexed")
+
+    async def one(info: VideoInfo) -> None:
+        nonlocal done
+        async with gate:
+            try:
+                transcript = await fetch_youtube(info.video_id, languages, settings)
+                indexed.append(await index_transcript(transcript, info, settings))
+                message = f"indexed {info.title or info.video_id}"
+            except TranscriptUnavailable as failure:
+                failed.append(failure.to_item())
+                message = f"{info.video_id}: {failure.reason}"
+        done += 1
+        if progress:
+            await progress(done, total, message)
+
+    await asyncio.gather(*(one(info) for info in todo))
+    order = {info.video_id: n for n, info in enumerate(infos)}
+    indexed.sort(key=lambda item: order[item["video_id"]])
+    failed.sort(key=lambda item: order[item["video_id"]])
+    return {
+        "indexed": indexed,
+        "skipped": skipped,
+        "failed": failed,
+        "chunk_count": sum(item["chunk_count"] for item in indexed),
+    }
+
+
+# ----------------------------------------------------------------------------- search
+
+
+@dataclass
+class Moment:
+    """One or more adjacent chunk hits in one video."""
+
+    hits: list[SearchHit]
+
+    @property
+    def props(self) -> dict[str, Any]:
+        return self.hits[0].properties
+
+    @property
+    def start(self) -> float:
+        return min(hit.properties["start_time"] for hit in self.hits)
+
+    @property
+    def end(self) -> float:
+        return max(hit.properties["end_time"] for hit in self.hits)
+
+    @property
+    def score(self) -> float:
+        return self.hits[0].score
+
+    def cue_lines(self) -> dict[int, str]:
+        """The moment's captions by cue index, once each even where its chunks overlap."""
+        lines: dict[int, str] = {}
+        for hit in self.hits:
+            first = hit.properties.get("first_cue") or 0
+            for offset, line in enumerate(hit.properties["text"].split("\n")):
+                lines.setdefault(first + offset, line)
+        return dict(sorted(lines.items()))
+
+    def windows(self, cues: Sequence[Cue]) -> list[tuple[float, str]]:
+        """(start, text) of runs of FOCUS_WINDOW captions in the moment, every FOCUS_STEP."""
+        indices = [i for i in self.cue_lines() if i < len(cues)]
+        if not indices:
+            return []
+        last = indices[-1]
+        return [
+            (cues[i].start, " ".join(c.text for c in cues[i : min(i + FOCUS_WINDOW, last + 1)]))
+            for i in indices[::FOCUS_STEP]
+        ]
+
+    def to_result(self, focus: float) -> dict[str, Any]:
+        props = self.props
+        return {
+            **_video_fields(props),
+            "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
+            "start_time": self.start,
+            "end_time": self.end,
+            "match_time": focus,
+            "text": " ".join(self.cue_lines().values()),
+            "score": round(self.score, 6),
+            "chapter": props.get("chapter"),
+            "chunks": len(self.hits),
+        }
+
+
+def _touches(moment: Moment, hit: SearchHit) -> bool:
+    props = hit.properties
+    return (
+        props["start_time"] <= moment.end + MERGE_GAP_SECONDS
+        and props["end_time"] >= moment.start - MERGE_GAP_SECONDS
+    )
+
+
+def merge_hits(hits: Sequence[SearchHit]) -> list[Moment]:
+    """Hits as moments, best first: a hit joins a better one in the same video when it
+    overlaps or nearly touches it and scores at least MERGE_SCORE_RATIO of it, so a strong
+    passage absorbs its strong neighbours but not the whole video."""
+    moments: list[Moment] = []
+    for hit in sorted(hits, key=lambda h: -h.score):
+        home = next(
+            (
+                moment
+                for moment in moments
+                if moment.props["video_id"] == hit.properties["video_id"]
+                and len(moment.hits) < MERGE_MAX_CHUNKS
+                and hit.score >= MERGE_SCORE_RATIO * moment.score
+                and _touches(moment, hit)
+            ),
+            None,
+        )
+        if home is None:
+            moments.append(Moment([hit]))
+        else:
+            home.hits.append(hit)
+    return moments
+
+
+async def search(
+    query: str,
+    *,
+    k: int,
+    alpha: float,
+    where: FilterNode | None,
+    min_score: float | None,
+    pinpoint: bool = True,
+) -> list[dict[str, Any]]:
+    """The k best moments for `query` (hybrid search over the chunks, then merged); with
+    `pinpoint`, the top FOCUS_TOP link to the captions closest in meaning to the query."""
+    store = await get_store()
+    hits = await store.hybrid(
+        CHUNKS, query, alpha=alpha, where=where, limit=min(k * 3, 1000), min_score=min_score
+    )
+    moments = merge_hits(hits)[:k]
+    cues: dict[str, list[Cue]] = {}
+    windows: list[list[tuple[float, str]]] = []
+    for moment in moments[: FOCUS_TOP if pinpoint else 0]:
+        video_id = moment.props["video_id"]
+        if video_id not in cues:
+            record = await get_video(video_id)
+            cues[video_id] = cues_of(record) if record else []
+        windows.append(moment.windows(cues[video_id]))
+    focus = await _focus(store, query, windows)
+    focus += [None] * (len(moments) - len(focus))
+    return [
+        moment.to_result(at if at is not None else moment.hits[0].properties["start_time"])
+        for moment, at in zip(moments, focus, strict=True)
+    ]
+
+
+async def _focus(
+    store: Any, query: str, windows: list[list[tuple[float, str]]]
+) -> list[float | None]:
+    """For each moment, when its words closest in meaning to the query start: the best of
+    its caption windows, all embedded in one batch with the store's embedder."""
+    texts = [text for moment in windows for _, text in moment]
+    if not texts:
+        return [None] * len(windows)
+    vectors = await store.embedder.embed([query, *texts], "document")
+    scores = vectors[1:] @ vectors[0]
+    found: list[float | None] = []
+    position = 0
+    for moment in windows:
+        if not moment:
+            found.append(None)
+            continue
+        best = max(range(len(moment)), key=lambda n: scores[position + n])
+        found.append(moment[best][0])
+        position += len(moment)
+    return found
+
+
+def cues_of(record: dict[str, Any]) -> list[Cue]:
+    return [Cue(c["start"], c["end"], c["text"]) for c in json.loads(record["segments_json"])]

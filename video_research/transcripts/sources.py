@@ -1,0 +1,325 @@
+"""Where transcripts come from: YouTube (youtube-transcript-api) and local files.
+
+YouTube
+    `fetch_youtube(video_id, languages)` asks youtube-transcript-api for the video's
+    caption tracks and takes the best one: a manually created track in the first
+    preferred language that has one, else a generated (ASR) track in it, then the next
+    language; when none of the preferred languages exists, the first manual track of any
+    language, then any generated one. The result says which language it got and whether
+    it was generated.
+
+    YouTube refuses most cloud and data-centre IPs (RequestBlocked / IpBlocked). Set
+    TRANSCRIPT_PROXY_URL (any HTTP(S) proxy) or WEBSHARE_PROXY_USERNAME and
+    WEBSHARE_PROXY_PASSWORD (rotating residential proxies, retried on a block, which
+    rotates the IP). YOUTUBE_TRANSCRIPT_ENDPOINT sends the library's requests to another
+    origin (a mirror, or the local stub the tests use) through the requests Session it
+    is given; the library itself is used as shipped.
+
+    Every failure becomes a `TranscriptUnavailable` with a reason (no_transcript,
+    disabled, blocked, unavailable, age_restricted, network, error) and a hint, so batch
+    callers report it per video and carry on. Transient failures (5xx, dropped
+    connections, timeouts) are retried with tenacity first.
+
+Files
+    `read_file(path)` parses .vtt, .srt and .json (see `parsers`) and reads what the
+    file name says: yt-dlp's `Title [VIDEO_ID].en.vtt`, or a bare `VIDEO_ID.vtt`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from video_research.config import Settings, get_config
+from video_research.errors import ErrorCategory, ToolFailure
+from video_research.transcripts.parsers import Cue, clean_text, parse_file
+from video_research.youtube_urls import VIDEO_ID
+
+logger = logging.getLogger(__name__)
+
+YOUTUBE_ORIGIN = "https://www.youtube.com"
+REQUEST_TIMEOUT_SECONDS = 30
+PROXY_HINT = (
+    "YouTube blocks most cloud and data-centre IPs. Set TRANSCRIPT_PROXY_URL to an HTTP(S) proxy, "
+    "or WEBSHARE_PROXY_USERNAME and WEBSHARE_PROXY_PASSWORD for rotating residential proxies, and "
+    "restart the server; or download the captions elsewhere (e.g. yt-dlp --write-auto-subs) and "
+    "index them with index_transcript_files."
+)
+
+
+@dataclass
+class Transcript:
+    """One video's transcript, whatever it came from."""
+
+    video_id: str
+    cues: list[Cue]
+    language: str = ""
+    is_generated: bool = False
+    source: str = "youtube"
+    """youtube or file."""
+    source_path: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+class TranscriptUnavailable(ToolFailure):
+    """No transcript for one video; `reason` is what batch results report."""
+
+    def __init__(
+        self,
+        video_id: str,
+        reason: str,
+        category: ErrorCategory,
+        message: str,
+        *,
+        hint: str | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        super().__init__(category, message, hint=hint, retryable=retryable)
+        self.video_id = video_id
+        self.reason = reason
+
+    def to_item(self) -> dict[str, Any]:
+        """The per-video failure entry of a batch result."""
+        error = self.to_tool_error()
+        return {
+            "video_id": self.video_id,
+            "reason": self.reason,
+            "error": error.error,
+            "hint": error.hint,
+            "retryable": error.retryable,
+        }
+
+
+# ----------------------------------------------------------------------------- YouTube
+
+
+def proxy_config(settings: Settings) -> Any:
+    """The youtube-transcript-api ProxyConfig the settings ask for, or None."""
+    from youtube_transcript_api.proxies import GenericProxyConfig, WebshareProxyConfig
+
+    password = settings.webshare_proxy_password.get_secret_value()
+    if settings.webshare_proxy_username and password:
+        return WebshareProxyConfig(
+            proxy_username=settings.webshare_proxy_username,
+            proxy_password=password,
+            filter_ip_locations=settings.webshare_proxy_locations or None,
+        )
+    url = settings.transcript_proxy_url.get_secret_value()
+    if url:
+        return GenericProxyConfig(http_url=url, https_url=url)
+    return None
+
+
+def _session(settings: Settings) -> Any:
+    """A requests Session with a timeout on every request, sent to the configured origin."""
+    import requests
+
+    endpoint = settings.transcript_endpoint.rstrip("/")
+
+    class TranscriptSession(requests.Session):
+        def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+            if endpoint and url.startswith(YOUTUBE_ORIGIN):
+                url = endpoint + url[len(YOUTUBE_ORIGIN) :]
+            kwargs.setdefault("timeout", REQUEST_TIMEOUT_SECONDS)
+            return super().request(method, url, *args, **kwargs)
+
+    return TranscriptSession()
+
+
+def _pick(listing: Any, languages: list[str]) -> Any:
+    """The best track: preferred languages in order (manual before generated), then any."""
+    from youtube_transcript_api import NoTranscriptFound
+
+    try:
+        return listing.find_transcript(languages)
+    except NoTranscriptFound:
+        tracks = list(listing)  # manual tracks first, then generated
+        if not tracks:
+            raise
+        return tracks[0]
+
+
+def _fetch_sync(video_id: str, languages: list[str], settings: Settings) -> Transcript:
+    from youtube_transcript_api import YouTubeTranscriptApi
+
+    api = YouTubeTranscriptApi(proxy_config=proxy_config(settings), http_client=_session(settings))
+    track = _pick(api.list(video_id), languages)
+    fetched = track.fetch()
+    cues = [
+        Cue(round(s.start, 3), round(s.start + max(s.duration, 0.0), 3), clean_text(s.text))
+        for s in fetched.snippets
+    ]
+    return Transcript(
+        video_id=video_id,
+        cues=sorted((c for c in cues if c.text), key=lambda c: c.start),
+        language=fetched.language_code,
+        is_generated=fetched.is_generated,
+    )
+
+
+def _is_transient(exc: BaseException) -> bool:
+    import requests
+    from youtube_transcript_api import YouTubeRequestFailed
+
+    if isinstance(exc, requests.ConnectionError | requests.Timeout):
+        return True
+    if isinstance(exc, YouTubeRequestFailed):
+        return bool(re.search(r"\b5\d\d\b", exc.reason or ""))
+    return False
+
+
+def _unavailable(video_id: str, exc: BaseException) -> TranscriptUnavailable:
+    """The per-video failure for a youtube-transcript-api (or requests) exception."""
+    import requests
+    import youtube_transcript_api as yta
+
+    def failure(reason: str, category: ErrorCategory, message: str, **kw: Any):
+        return TranscriptUnavailable(video_id, reason, category, message, **kw)
+
+    if isinstance(exc, yta.RequestBlocked | yta.IpBlocked):
+        return failure(
+            "blocked",
+            ErrorCategory.RATE_LIMITED,
+            f"YouTube blocked the transcript request for {video_id} from this server's IP.",
+            hint=PROXY_HINT,
+            retryable=False,
+        )
+    if isinstance(exc, yta.TranscriptsDisabled):
+        return failure(
+            "disabled",
+            ErrorCategory.NOT_FOUND,
+            f"Video {video_id} has subtitles disabled: there is no transcript to fetch.",
+            hint="Pick another video, or index a transcript you made yourself with index_transcript_files.",
+        )
+    if isinstance(exc, yta.NoTranscriptFound):
+        return failure(
+            "no_transcript",
+            ErrorCategory.NOT_FOUND,
+            f"Video {video_id} has no transcript track.",
+            hint="Try another language, or index a transcript file with index_transcript_files.",
+        )
+    if isinstance(exc, yta.AgeRestricted):
+        return failure(
+            "age_restricted",
+            ErrorCategory.VIDEO_RESTRICTED,
+            f"Video {video_id} is age-restricted; its transcript needs a signed-in session.",
+            hint="Download its captions while signed in (yt-dlp --cookies-from-browser) and use "
+            "index_transcript_files.",
+        )
+    if isinstance(exc, yta.VideoUnavailable | yta.InvalidVideoId | yta.VideoUnplayable):
+        return failure(
+            "unavailable",
+            ErrorCategory.VIDEO_UNAVAILABLE,
+            f"Video {video_id} is unavailable (private, deleted or region-locked).",
+            hint="Check the video ID.",
+        )
+    if isinstance(exc, yta.PoTokenRequired):
+        return failure(
+            "unavailable",
+            ErrorCategory.VIDEO_RESTRICTED,
+            f"YouTube wants a proof-of-origin token for the transcript of {video_id}.",
+            hint="Download its captions with yt-dlp and use index_transcript_files.",
+        )
+    if isinstance(exc, requests.RequestException) or _is_transient(exc):
+        return failure(
+            "network",
+            ErrorCategory.NETWORK_ERROR,
+            f"Could not reach YouTube for the transcript of {video_id} ({type(exc).__name__}).",
+            hint="Check connectivity (and TRANSCRIPT_PROXY_URL / YOUTUBE_TRANSCRIPT_ENDPOINT if "
+            "set), then retry.",
+            retryable=True,
+        )
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return failure(
+        "error",
+        ErrorCategory.API_UNAVAILABLE,
+        f"Fetching the transcript of {video_id} failed: {first_line[:300]}",
+        hint="Retry later; if it persists, index a downloaded transcript with index_transcript_files.",
+    )
+
+
+async def fetch_youtube(
+    video_id: str, languages: list[str] | None = None, settings: Settings | None = None
+) -> Transcript:
+    """The best transcript of a YouTube video; TranscriptUnavailable says why there is none."""
+    import tenacity
+
+    settings = settings or get_config()
+    preferred = [lang for lang in (languages or settings.transcript_languages) if lang] or ["en"]
+    retrying = tenacity.AsyncRetrying(
+        stop=tenacity.stop_after_attempt(settings.retry_max_attempts),
+        wait=tenacity.wait_exponential_jitter(
+            initial=settings.retry_base_delay, max=settings.retry_max_delay
+        ),
+        retry=tenacity.retry_if_exception(_is_transient),
+        reraise=True,
+        before_sleep=lambda state: logger.warning(
+            "transcript %s attempt %d failed (%s); retrying",
+            video_id,
+            state.attempt_number,
+            type(state.outcome.exception()).__name__,
+        ),
+    )
+    try:
+        return await retrying(asyncio.to_thread, _fetch_sync, video_id, preferred, settings)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        raise _unavailable(video_id, exc) from exc
+
+
+# ----------------------------------------------------------------------------- files
+
+_YT_DLP_NAME = re.compile(r"^(?P<title>.*?)\s*\[(?P<id>[A-Za-z0-9_-]{11})\]$")
+_LANGUAGE_SUFFIX = re.compile(r"\.(?P<lang>[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*)$")
+_SAFE_ID = re.compile(r"[^A-Za-z0-9_.:-]+")
+
+
+def identify(path: Path) -> dict[str, str]:
+    """What a transcript's file name says: video_id, and title / language when it has them.
+
+    `Title [dQw4w9WgXcQ].en.vtt` (yt-dlp) -> id, title and language; `dQw4w9WgXcQ.srt` ->
+    the id; anything else -> the name itself as the id (no YouTube link then).
+    """
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    found: dict[str, str] = {}
+    language = _LANGUAGE_SUFFIX.search(stem)
+    if language:
+        base = stem[: language.start()]
+        if _YT_DLP_NAME.match(base) or VIDEO_ID.match(base):
+            found["language"] = language.group("lang").split("-orig")[0]
+            stem = base
+    named = _YT_DLP_NAME.match(stem)
+    if named:
+        found["video_id"] = named.group("id")
+        if named.group("title"):
+            found["title"] = named.group("title")
+    else:
+        found["video_id"] = _SAFE_ID.sub("_", stem).strip("_") or "transcript"
+    return found
+
+
+def is_youtube_id(video_id: str) -> bool:
+    return bool(VIDEO_ID.match(video_id))
+
+
+def read_file(path: Path) -> Transcript:
+    """A local transcript file, identified by its name and its own metadata."""
+    parsed = parse_file(path)
+    named = identify(path)
+    meta = {**named, **parsed.metadata}
+    if "video_id" in parsed.metadata and named.get("video_id") != parsed.metadata["video_id"]:
+        meta["video_id"] = parsed.metadata["video_id"]
+    return Transcript(
+        video_id=meta.pop("video_id"),
+        cues=parsed.cues,
+        language=meta.pop("language", ""),
+        is_generated=False,
+        source="file",
+        source_path=str(path),
+        metadata=meta,
+    )
