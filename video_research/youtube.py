@@ -24,6 +24,7 @@ from typing import Any
 
 from video_research.config import Settings, get_config
 from video_research.errors import ErrorCategory, ToolFailure
+from video_research.retrying import call_with_backoff
 from video_research.youtube_urls import watch_url
 
 logger = logging.getLogger(__name__)
@@ -241,8 +242,6 @@ async def _execute(
     build_request: Any, what: str, settings: Settings | None = None
 ) -> dict[str, Any]:
     """Run one API request (built from the service) with retries; returns the JSON body."""
-    import tenacity
-
     settings = settings or get_config()
     service = _service(settings)
 
@@ -251,22 +250,14 @@ async def _execute(
 
         return build_request(service).execute(http=httplib2.Http(timeout=TIMEOUT_SECONDS))
 
-    retrying = tenacity.AsyncRetrying(
-        stop=tenacity.stop_after_attempt(settings.retry_max_attempts),
-        wait=tenacity.wait_exponential_jitter(
-            initial=settings.retry_base_delay, max=settings.retry_max_delay
-        ),
-        retry=tenacity.retry_if_exception(_is_transient),
-        reraise=True,
-        before_sleep=lambda state: logger.warning(
-            "YouTube %s attempt %d failed (%s); retrying",
-            what,
-            state.attempt_number,
-            state.outcome.exception(),
-        ),
-    )
     try:
-        return await retrying(asyncio.to_thread, run)
+        return await call_with_backoff(
+            run,
+            settings=settings,
+            is_transient=_is_transient,
+            what=f"YouTube {what}",
+            logger=logger,
+        )
     except asyncio.CancelledError:
         raise
     except Exception as exc:

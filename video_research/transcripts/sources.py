@@ -36,6 +36,7 @@ from typing import Any
 
 from video_research.config import Settings, get_config
 from video_research.errors import ErrorCategory, ToolFailure
+from video_research.retrying import call_with_backoff
 from video_research.transcripts.parsers import Cue, clean_text, parse_file
 from video_research.youtube_urls import VIDEO_ID
 
@@ -246,26 +247,19 @@ async def fetch_youtube(
     video_id: str, languages: list[str] | None = None, settings: Settings | None = None
 ) -> Transcript:
     """The best transcript of a YouTube video; TranscriptUnavailable says why there is none."""
-    import tenacity
-
     settings = settings or get_config()
     preferred = [lang for lang in (languages or settings.transcript_languages) if lang] or ["en"]
-    retrying = tenacity.AsyncRetrying(
-        stop=tenacity.stop_after_attempt(settings.retry_max_attempts),
-        wait=tenacity.wait_exponential_jitter(
-            initial=settings.retry_base_delay, max=settings.retry_max_delay
-        ),
-        retry=tenacity.retry_if_exception(_is_transient),
-        reraise=True,
-        before_sleep=lambda state: logger.warning(
-            "transcript %s attempt %d failed (%s); retrying",
-            video_id,
-            state.attempt_number,
-            type(state.outcome.exception()).__name__,
-        ),
-    )
     try:
-        return await retrying(asyncio.to_thread, _fetch_sync, video_id, preferred, settings)
+        return await call_with_backoff(
+            _fetch_sync,
+            video_id,
+            preferred,
+            settings,
+            settings=settings,
+            is_transient=_is_transient,
+            what=f"transcript {video_id}",
+            logger=logger,
+        )
     except asyncio.CancelledError:
         raise
     except Exception as exc:
