@@ -36,3 +36,18 @@ def test_count_tokens_uses_the_model_vocabulary():
     assert count_tokens("") == 0
     assert count_tokens("hello world") == 2
     assert count_tokens("unbelievably") > 1  # word pieces, not words
+
+
+def test_torch_loads_once_writes_close_together_add_up_to_bulk():
+    """A directory arrives as one write per file: 3 x 30 texts is bulk work, queries are not."""
+    embedder = LocalEmbedder()
+    texts = TEXTS[4:34]
+    for _ in range(100):
+        embedder.encode(["one query at a time"])
+    assert embedder._bulk_model is None, "single texts never make torch worth loading"
+    embedder.encode(texts)
+    embedder.encode(texts)
+    assert embedder._bulk_model is None, "60 texts are below BULK_TEXTS"
+    third = embedder.encode(texts)
+    assert embedder._bulk_model is not None, "90 texts within a minute are bulk work"
+    assert np.allclose(third, embedder.load().encode(texts, 32), atol=1e-4)

@@ -28,6 +28,7 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from abc import ABC, abstractmethod
 from functools import cache
 from pathlib import Path
@@ -120,9 +121,12 @@ class LocalEmbedder(Embedder):
 
     `knowledge.minilm` runs the weights with numpy: loaded in a fraction of a second, so a
     search or a single write answers at once. torch (through sentence-transformers, the
-    package the weights ship for) computes the same vectors about 2.5x faster, but its
-    import costs seconds; it is loaded the first time a write brings `BULK_TEXTS` or more
-    texts (ingesting documents or transcripts) and used for such writes from then on.
+    package the weights ship for) computes the same vectors about twice as fast for eight
+    texts or more, but its import costs seconds. So it is loaded once the work is bulk:
+    `BULK_TEXTS` texts in one write, or in writes close together (a directory of
+    transcripts or documents arrives as one write per file), and from then on it embeds
+    every write of `SMALL_BATCH` texts or more. One text costs the same on either engine,
+    so queries stay on numpy.
     """
 
     provider = "local"
@@ -130,6 +134,10 @@ class LocalEmbedder(Embedder):
     dimensions = LOCAL_DIMENSIONS
 
     BULK_TEXTS = 64
+    """Texts, in one write or within BULK_WINDOW_SECONDS, that make loading torch worth it."""
+    BULK_WINDOW_SECONDS = 60.0
+    SMALL_BATCH = 8
+    """Below this many texts numpy is about as fast as torch (measured: 1 text equal, 8 texts x1.8)."""
 
     def __init__(self, batch_size: int = 32) -> None:
         self.batch_size = batch_size
@@ -137,6 +145,7 @@ class LocalEmbedder(Embedder):
         self._bulk_model: Any = None
         self._bulk_unavailable = False
         self._lock = threading.Lock()
+        self._recent: list[tuple[float, int]] = []  # (monotonic time, texts) of recent writes
 
     def load(self) -> Any:
         """The encoder, loaded on first use (a fraction of a second: 90 MB of weights)."""
@@ -164,9 +173,23 @@ class LocalEmbedder(Embedder):
                     self._bulk_unavailable = True
             return self._bulk_model
 
+    def _bulk_wanted(self, count: int) -> bool:
+        """Whether `count` texts go to torch: a batch worth it, and bulk work under way."""
+        if count < self.SMALL_BATCH:
+            return False
+        now = time.monotonic()
+        with self._lock:
+            if self._bulk_model is not None:
+                return True
+            self._recent = [
+                (at, n) for at, n in self._recent if now - at < self.BULK_WINDOW_SECONDS
+            ]
+            self._recent.append((now, count))
+            return sum(n for _, n in self._recent) >= self.BULK_TEXTS
+
     def encode(self, texts: list[str]) -> np.ndarray:
         """Synchronous embedding (call from a worker thread)."""
-        if len(texts) >= self.BULK_TEXTS and (bulk := self.load_bulk()) is not None:
+        if self._bulk_wanted(len(texts)) and (bulk := self.load_bulk()) is not None:
             rows = bulk.encode(
                 texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
             )
