@@ -90,9 +90,11 @@ TOOLS: dict[str, ToolSpec] = _table(
         description=(
             "Inspect or clear the analysis cache (stats, list, clear).\n"
             "The cache keeps Gemini results per content, tool, instruction and model so a repeated "
-            "analysis costs nothing. `clear` with content_id removes one video's entries; without it, all."
+            "analysis costs nothing. `clear` with content_id removes one video's entries; without it, all. Requires admin."
         ),
+        role="admin",
         read_only=False,
+        audited=True,
         destructive=True,
         idempotent=True,
     ),
@@ -105,9 +107,11 @@ TOOLS: dict[str, ToolSpec] = _table(
             "Show or change the model preset, model, thinking level and temperature at runtime.\n"
             "Presets: best (max quality), stable (higher rate limits), budget (cheapest). An explicit "
             "model wins over the preset. Changes apply to every later call of this server process; "
-            "called with no arguments it only reports the current settings."
+            "called with no arguments it only reports the current settings. Requires admin."
         ),
+        role="admin",
         read_only=False,
+        audited=True,
         destructive=False,
         idempotent=True,
     ),
@@ -306,8 +310,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         description=(
             "Store an object of your own in a knowledge collection; it is embedded and searchable at once.\n"
             "Properties are checked against the collection (unknown keys are rejected with the allowed "
-            "list). With object_id the object under that UUID is replaced."
+            "list). With object_id the object under that UUID is replaced. Requires blessed."
         ),
+        role="blessed",
         read_only=False,
         idempotent=False,
         audited=True,
@@ -320,8 +325,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         description=(
             "Recompute every vector of a collection with the configured embedding model, after "
             "KNOWLEDGE_EMBEDDING_PROVIDER, _MODEL or _DIMENSIONS changed.\n"
-            "Reports progress; the old vectors stay in use until the new ones are all written."
+            "Reports progress; the old vectors stay in use until the new ones are all written. Requires admin."
         ),
+        role="admin",
         read_only=False,
         idempotent=True,
         audited=True,
@@ -339,8 +345,9 @@ TOOLS: dict[str, ToolSpec] = _table(
             "per video; a video without a transcript, with subtitles disabled or blocked by YouTube is "
             "listed in batch.failed with a hint and never stops the rest. Needs YOUTUBE_API_KEY for the "
             "channel's upload list; set TRANSCRIPT_PROXY_URL or WEBSHARE_PROXY_* when YouTube blocks "
-            "this server's IP."
+            "this server's IP. Requires blessed."
         ),
+        role="blessed",
         read_only=False,
         idempotent=True,
         open_world=True,
@@ -357,8 +364,9 @@ TOOLS: dict[str, ToolSpec] = _table(
             "The video ID comes from the file name: yt-dlp's 'Title [VIDEO_ID].en.vtt' or "
             "'VIDEO_ID.vtt'; any other name becomes the ID itself. `videos` maps a file name to its "
             "video_id, title, channel, url, chapters or description. Unchanged files indexed before "
-            "are skipped. Paths must lie under VIDEO_RESEARCH_FILE_ROOTS."
+            "are skipped. Paths must lie under VIDEO_RESEARCH_FILE_ROOTS. Requires blessed."
         ),
+        role="blessed",
         read_only=False,
         idempotent=True,
         audited=True,
@@ -411,9 +419,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         title="Remove a video from the transcript index",
         description=(
             "Delete a video's indexed transcript (all its chunks and its record) so searches no longer "
-            "find it; index it again any time."
+            "find it; index it again any time. Requires admin."
         ),
-        role="blessed",
+        role="admin",
         read_only=False,
         destructive=True,
         idempotent=True,
@@ -445,8 +453,9 @@ TOOLS: dict[str, ToolSpec] = _table(
             "Give path or paths (files or directories; glob picks files inside directories, default **/*). "
             "Only files under VIDEO_RESEARCH_FILE_ROOTS (and the client's roots) are read. Unchanged files "
             "are skipped by content hash; a changed file's passages are replaced in one step. Reports "
-            "progress per file; an encrypted or corrupt file fails alone, with its reason, and the rest go on."
+            "progress per file; an encrypted or corrupt file fails alone, with its reason, and the rest go on. Requires blessed."
         ),
+        role="blessed",
         read_only=False,
         idempotent=True,
         audited=True,
@@ -483,8 +492,9 @@ TOOLS: dict[str, ToolSpec] = _table(
             "Remove ingested documents and all their passages from the library (the files themselves are "
             "not touched).\n"
             "Select by document_ids, paths (the files need not exist any more) or path_prefix (everything "
-            "under a folder). IDs or paths that match nothing are listed in not_found."
+            "under a folder). IDs or paths that match nothing are listed in not_found. Requires admin."
         ),
+        role="admin",
         read_only=False,
         destructive=True,
         idempotent=True,
