@@ -529,3 +529,35 @@ def test_a_bold_paragraph_is_text_not_a_heading(tmp_path):
     _within_budget(chunks, 200)
     assert any("entry 11." in c.text and c.heading_path == ["Site rules", "Access"] for c in chunks)
 
+
+async def test_delete_and_list_beyond_the_store_window(tmp_path):
+    from video_research.knowledge.store import MAX_RESULTS
+
+    folder = tmp_path / "bulk"
+    count = MAX_RESULTS + 104
+    objects = [
+        {
+            "text": f"Passage {i}.",
+            "document_id": library.document_id(folder / f"{i:05}.md"),
+            "source_path": str(folder / f"{i:05}.md"),
+            "file_name": f"{i:05}.md",
+            "document_type": "markdown",
+            "chunk_type": "text",
+            "chunk_index": 0,
+            "chunk_count": 1,
+            "source_tool": "document_ingest",
+        }
+        for i in range(count)
+    ]
+    store = await get_store()
+    await store.insert_many(library.COLLECTION, objects, vectors=[[1.0] + [0.0] * 383] * count)
+
+    last = await call_tool("document_list", {"limit": 500, "offset": MAX_RESULTS - 100})
+    assert len(last["documents"]) == 100 and last["next_offset"] is None
+    assert last["total"] == count
+    too_far = await call_error("document_list", {"offset": MAX_RESULTS})
+    assert too_far["category"] == "invalid_input"
+
+    deleted = await call_tool("document_delete", {"path_prefix": str(folder)})
+    assert deleted["documents_deleted"] == count and deleted["chunks_deleted"] == count
+    assert (await call_tool("document_list", {}))["total"] == 0
