@@ -4,7 +4,9 @@ through extraction, chunking, the real store and embeddings, and the four docume
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,7 @@ from tests.helpers import DATA
 from video_research.context import CallContext
 from video_research.documents import library
 from video_research.documents.chunking import chunk_blocks, heading_text
-from video_research.documents.extract import DocumentType, extract, parse_markdown
+from video_research.documents.extract import Block, DocumentType, extract, parse_markdown
 from video_research.knowledge.embeddings import count_tokens
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import get_store
@@ -333,3 +335,229 @@ async def test_progress_per_file_and_cancel_leaves_whole_documents(tmp_path):
     rest = await call_tool("document_ingest", {"path": str(folder)})
     # A write the cancellation caught in flight may still have committed (whole) since.
     assert rest["unchanged"] >= listed["total"] and rest["unchanged"] + rest["ingested"] == 30
+
+
+# ------------------------------------------------------------------ review fixes
+def test_a_table_that_is_all_header_is_split_not_dropped():
+    words = " ".join(f"word{i}" for i in range(300))
+    chunks = chunk_blocks([Block("table", f"| {words} |\n| --- |")], 200)
+    assert chunks, "the text of a one-row layout table is kept"
+    _within_budget(chunks, 200)
+    kept = " ".join(c.text for c in chunks)
+    assert all(f"word{i} " in kept + " " for i in (0, 150, 299))
+    assert "---" not in kept
+
+    # A header too big to repeat in every piece is not repeated (pieces stay in budget).
+    header = "| " + " | ".join(f"column {i}" for i in range(60)) + " |"
+    rows = "\n".join(f"| value {i} |" for i in range(40))
+    chunks = chunk_blocks([Block("table", f"{header}\n|---|\n{rows}")], 64)
+    _within_budget(chunks, 64)
+    assert sum(c.text.count("| value ") for c in chunks) == 40
+
+
+async def test_a_header_only_table_document_is_listed_with_its_text(tmp_path):
+    layout = tmp_path / "layout.md"
+    layout.write_text(
+        "| " + " ".join(f"layout{i}" for i in range(300)) + " |\n| --- |\n", encoding="utf-8"
+    )
+    report = await call_tool("document_ingest", {"path": str(layout)})
+    assert report["files"][0]["status"] == "ingested" and report["files"][0]["chunks"] > 1
+    assert (await call_tool("document_list", {}))["total"] == 1
+
+
+async def test_a_file_without_text_fails_before_replacing_its_previous_version(tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nThe kettle descales with citric acid.\n")
+    first = await call_tool("document_ingest", {"path": str(notes)})
+    notes.write_text("# Notes\n\n## Nothing yet\n")
+    again = await call_tool("document_ingest", {"path": str(notes)})
+    failed = again["files"][0]
+    assert failed["status"] == "failed" and failed["error"]["category"] == "invalid_input"
+    assert "no extractable text" in failed["error"]["error"] and failed["error"]["hint"]
+    listed = await call_tool("document_list", {})
+    assert [d["chunks"] for d in listed["documents"]] == [first["files"][0]["chunks"]]
+
+
+async def test_max_files_counts_files_read_so_later_calls_take_the_rest(tmp_path):
+    folder = tmp_path / "many"
+    make_notes(folder, 7)
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    seen: set[str] = set()
+    statuses = []
+    for _ in range(4):
+        report = await call_tool("document_ingest", {"path": str(folder), "max_files": 3})
+        statuses.append((report["ingested"], report["failed"], report["truncated"]))
+        seen |= {Path(f["path"]).name for f in report["files"] if f["status"] == "ingested"}
+    assert len(seen) == 7, "every note is ingested by calling again"
+    # broken.pdf sorts first and fails every time: it counts as one of the files read.
+    assert statuses == [(2, 1, True), (2, 1, True), (2, 1, True), (1, 1, False)]
+
+
+async def test_a_store_that_refuses_writes_fails_the_call_not_each_file(
+    tmp_path, gemini_stub, monkeypatch
+):
+    from video_research import config
+
+    folder = tmp_path / "notes"
+    make_notes(folder, 3)
+    await call_tool("document_ingest", {"path": str(folder)})
+    for note in folder.iterdir():
+        note.write_text(note.read_text() + "\nA later line.\n")
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_DIMENSIONS", "768")
+    config.reset_config()
+    error = await call_error("document_ingest", {"path": str(folder)})
+    assert error["category"] == "config_error" and "knowledge_reembed" in error["hint"]
+
+
+async def test_unusable_globs_and_paths_are_invalid_input(tmp_path):
+    (tmp_path / "a.md").write_text("# A\n\nText.")
+    for glob in ("**.md", "docs/**x/*.md", "/etc/*", "../*", "a\x00b"):
+        error = await call_error("document_ingest", {"path": str(tmp_path), "glob": glob})
+        assert error["category"] == "invalid_input", (glob, error)
+    for path in ("~nosuchuser-vr/notes", str(tmp_path / "a\x00.md")):
+        error = await call_error("document_ingest", {"path": path})
+        assert error["category"] == "invalid_input", (path, error)
+        error = await call_error("document_list", {"filters": {"path_prefix": path}})
+        assert error["category"] == "invalid_input", (path, error)
+        error = await call_error("document_delete", {"path_prefix": path})
+        assert error["category"] == "invalid_input", (path, error)
+
+
+_SCANS: list[list[str]] = []
+"""Folders listed (os.scandir audit events) while a test records them: into _SCANS[-1]."""
+
+
+_HOOKED: list = []
+
+
+def _record_scandir(event: str, args: tuple) -> None:
+    if event == "os.scandir" and _SCANS:
+        _SCANS[-1].append(os.fspath(args[0]))
+
+
+def test_expanding_a_folder_skips_hidden_folders_without_entering_them(tmp_path):
+    from video_research.documents.ingest import _expand
+
+    (tmp_path / "docs" / "deep").mkdir(parents=True)
+    (tmp_path / "docs" / "a.md").write_text("a")
+    (tmp_path / "docs" / "deep" / "b.md").write_text("b")
+    (tmp_path / "top.md").write_text("t")
+    (tmp_path / "top.txt").write_text("t")
+    hidden = tmp_path / ".venv" / "lib"
+    hidden.mkdir(parents=True)
+    (hidden / "c.md").write_text("c")
+
+    def found(pattern):
+        return [
+            p.relative_to(tmp_path).as_posix()
+            for folder in _expand(tmp_path, pattern)
+            for p in folder
+        ]
+
+    def listed(pattern):
+        _SCANS.append([])
+        try:
+            return found(pattern), _SCANS[-1]
+        finally:
+            _SCANS.pop()
+
+    if _record_scandir not in _HOOKED:
+        sys.addaudithook(_record_scandir)  # audit hooks stay for the process: add it once
+        _HOOKED.append(_record_scandir)
+    files, folders = listed("**/*")
+    assert files == ["top.md", "top.txt", "docs/a.md", "docs/deep/b.md"]
+    assert not [f for f in folders if ".venv" in f], "hidden folders are not listed"
+    files, folders = listed("*.md")
+    assert (files, folders) == (["top.md"], [str(tmp_path)]), "only the top folder is read"
+    assert found("**/*.md") == ["top.md", "docs/a.md", "docs/deep/b.md"]
+    assert found("docs/*") == ["docs/a.md"]
+    assert found("docs/**/*.md") == ["docs/a.md", "docs/deep/b.md"]
+    assert found("*/*/b.md") == ["docs/deep/b.md"]
+
+
+def test_markdown_headings_breaks_and_front_matter():
+    markdown = (
+        "---\ntitle: Notes\ntags: [c]\n---\n\n# Learning C#\n\n## Setup ##\n\n"
+        "Install the SDK.\n\n---\n\n* * *\n\nRun it.\n"
+    )
+    blocks = list(parse_markdown(markdown, front_matter=True))
+    assert [(b.kind, b.text) for b in blocks] == [
+        ("heading", "Learning C#"),
+        ("heading", "Setup"),
+        ("text", "Install the SDK."),
+        ("text", "Run it."),
+    ]
+
+
+def test_a_pdf_that_denies_copying_is_read_anyway(tmp_path):
+    from reportlab.lib import pdfencrypt
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "paper.pdf"
+    encrypt = pdfencrypt.StandardEncryption("", ownerPassword="owner", canCopy=0)
+    page = canvas.Canvas(str(path), encrypt=encrypt)
+    page.drawString(72, 700, "Spectral lines of hydrogen were measured at dawn.")
+    page.save()
+    extracted = extract(path.read_bytes(), DocumentType.PDF, path.name)
+    assert any("hydrogen" in b.text for b in extracted.blocks)
+
+
+def test_an_html_page_inside_one_form_keeps_its_text():
+    page = b"""<html><body><form id="form1" method="post" action="./Default.aspx">
+    <nav><a href="/">Home</a></nav>
+    <h1>Tide tables</h1><p>High water at the harbour is at 06:12 today.</p>
+    <form><input name="q"><button>Search</button></form>
+    </form></body></html>"""
+    extracted = extract(page, DocumentType.HTML, "tides.aspx.html")
+    texts = [b.text for b in extracted.blocks]
+    assert "High water at the harbour is at 06:12 today." in texts
+    assert not any("Search" in t or "Home" in t for t in texts)
+
+
+def test_a_bold_paragraph_is_text_not_a_heading(tmp_path):
+    bold = " ".join(f"Every visitor must sign the register, entry {i}." for i in range(12))
+    plain = " ".join(f"The survey covered plot {i} in the northern meadow." for i in range(30))
+    pdf = make_pdf(
+        tmp_path / "rules.pdf",
+        [("Site rules", [("Access", f"<b>{bold}</b>"), ("Survey", plain)])],
+    )
+    extracted = extract(pdf.read_bytes(), DocumentType.PDF, pdf.name)
+    headings = [b.text for b in extracted.blocks if b.kind == "heading"]
+    assert headings == ["Site rules", "Access", "Survey"]
+    chunks = chunk_blocks(extracted.blocks, 200)
+    _within_budget(chunks, 200)
+    assert any("entry 11." in c.text and c.heading_path == ["Site rules", "Access"] for c in chunks)
+
+
+async def test_delete_and_list_beyond_the_store_window(tmp_path):
+    from video_research.knowledge.store import MAX_RESULTS
+
+    folder = tmp_path / "bulk"
+    count = MAX_RESULTS + 104
+    objects = [
+        {
+            "text": f"Passage {i}.",
+            "document_id": library.document_id(folder / f"{i:05}.md"),
+            "source_path": str(folder / f"{i:05}.md"),
+            "file_name": f"{i:05}.md",
+            "document_type": "markdown",
+            "chunk_type": "text",
+            "chunk_index": 0,
+            "chunk_count": 1,
+            "source_tool": "document_ingest",
+        }
+        for i in range(count)
+    ]
+    store = await get_store()
+    await store.insert_many(library.COLLECTION, objects, vectors=[[1.0] + [0.0] * 383] * count)
+
+    last = await call_tool("document_list", {"limit": 500, "offset": MAX_RESULTS - 100})
+    assert len(last["documents"]) == 100 and last["next_offset"] is None
+    assert last["total"] == count
+    too_far = await call_error("document_list", {"offset": MAX_RESULTS})
+    assert too_far["category"] == "invalid_input"
+
+    deleted = await call_tool("document_delete", {"path_prefix": str(folder)})
+    assert deleted["documents_deleted"] == count and deleted["chunks_deleted"] == count
+    assert (await call_tool("document_list", {}))["total"] == 0

@@ -193,6 +193,13 @@ async def test_batch_bad_directory_and_glob(gemini_stub, tmp_path):
     assert missing.error.category == "FILE_NOT_FOUND"
     escape = await call("video_batch_analyze", {"directory": str(tmp_path), "glob_pattern": "../*"})
     assert escape.error.category == "invalid_input"
+    inside_a_name = await call(
+        "video_batch_analyze", {"directory": str(tmp_path), "glob_pattern": "**.mp4"}
+    )
+    assert inside_a_name.error.category == "invalid_input"
+    assert "whole path component" in inside_a_name.error.error
+    no_user = await call("video_batch_analyze", {"directory": "~nosuchuser-vr/videos"})
+    assert no_user.error.category == "invalid_input"
     empty = await call("video_batch_analyze", {"directory": str(tmp_path)})
     assert empty.result["total_files"] == 0
 

@@ -7,19 +7,23 @@ those: the client's roots narrow the server's, never widen them.
 Paths are resolved before the check — `~`, `..` and symbolic links included — so a link
 inside a root that points outside it is refused, and so is `root/../elsewhere`. Every
 tool that reads local files (videos, documents, transcripts, content) goes through
-`confine`.
+`confine`. A path that cannot be resolved at all (`~nosuchuser`, a NUL byte) is
+`invalid_input`, and `check_glob` is the one check of a glob pattern for the tools that
+expand directories.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from video_research.config import Settings, get_config
-from video_research.errors import ErrorCategory, ToolFailure
+from video_research.errors import ErrorCategory, ToolFailure, invalid_input
 
 logger = logging.getLogger(__name__)
 
@@ -57,11 +61,50 @@ def _under(path: Path, roots: list[Path]) -> bool:
     return any(path == root or path.is_relative_to(root) for root in roots)
 
 
+def resolve(path: str | os.PathLike[str]) -> Path:
+    """`path` absolute, `~` expanded, `..` and links resolved; invalid_input when it cannot be."""
+    try:
+        return Path(os.path.realpath(Path(path).expanduser()))
+    except (RuntimeError, ValueError) as exc:  # ~nosuchuser; an embedded NUL byte
+        raise invalid_input(
+            f"{os.fspath(path)!r} is not a usable path: {exc}",
+            hint="Give an absolute path without control characters (~ works for the server's "
+            "own user and users that exist on its machine).",
+        ) from None
+
+
+def check_glob(pattern: str) -> None:
+    """invalid_input unless `pattern` is a relative glob that stays inside its directory:
+    no absolute path, no '..', and '**' only as a whole path component."""
+    parts = Path(pattern).parts
+    problem = None
+    if not pattern.strip():
+        problem = "is empty"
+    elif "\0" in pattern:
+        problem = "contains a NUL byte"
+    elif Path(pattern).is_absolute() or ".." in parts:
+        problem = "must be relative and stay inside the directory (no leading / and no '..')"
+    elif any("**" in part and part != "**" for part in parts):
+        problem = "uses '**' inside a name; '**' can only be a whole path component"
+    else:
+        try:
+            for part in parts:
+                re.compile(fnmatch.translate(part))
+        except re.error as exc:
+            problem = f"does not compile ({exc})"
+    if problem:
+        raise invalid_input(
+            f"glob {pattern!r} {problem}.",
+            hint='Use a pattern such as "**/*" (every file, recursively), "*.md" or '
+            '"docs/**/*.pdf".',
+        )
+
+
 def confine_to(
     path: str | os.PathLike[str], roots: list[Path], extra_roots: list[Path] | None = None
 ) -> Path:
     """The resolved path, or FORBIDDEN_PATH when it leaves the roots."""
-    resolved = Path(os.path.realpath(Path(path).expanduser()))
+    resolved = resolve(path)
     allowed = _under(resolved, roots) and (extra_roots is None or _under(resolved, extra_roots))
     if not allowed:
         shown = (

@@ -138,16 +138,21 @@ def _split(text: str, kind: BlockKind, room: int) -> list[str]:
 
 
 def _split_table(text: str, room: int) -> list[str]:
+    """A table between rows, its header repeated in every piece; a table that is all header
+    (or whose header leaves too little room) between rows and words, header not repeated."""
     rows = text.split("\n")
-    header = (
-        rows[:2]
-        if len(rows) > 1 and set(rows[1].replace("|", "").strip()) <= set("-: ")
-        else rows[:1]
-    )
+    header = rows[:2] if len(rows) > 1 and _is_rule(rows[1]) else rows[:1]
     head = "\n".join(header)
     body = rows[len(header) :]
-    body_room = max(MIN_BUDGET, room - count_tokens(head))
+    if not any(row.strip() for row in body) or count_tokens(head) > room - MIN_BUDGET:
+        return _greedy([row for row in rows if not _is_rule(row)], "\n", room, count_tokens)
+    body_room = room - count_tokens(head)
     return [f"{head}\n{part}" for part in _greedy(body, "\n", body_room, count_tokens)]
+
+
+def _is_rule(row: str) -> bool:
+    """The |---|:--:| row under a table's header."""
+    return "-" in row and set(row.replace("|", "").strip()) <= set("-: ")
 
 
 def _greedy(units: list[str], joiner: str, room: int, measure: Callable[[str], int]) -> list[str]:

@@ -13,13 +13,15 @@ Two readers:
 Both run offline: no converter is given an LLM client, none fetches anything, and the
 converter is picked from the document type rather than guessed by content.
 
-Failures a user can act on (encrypted, corrupt or empty files) raise `ToolFailure`s
-that say which, so a batch reports them per file.
+Failures a user can act on (encrypted or corrupt files) raise `ToolFailure`s that say
+which, so a batch reports them per file; a file without text (empty, scanned) is refused
+by the ingest once chunked (`no_text`).
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import re
 import statistics
 from collections import Counter
@@ -30,6 +32,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from video_research.errors import ToolFailure, invalid_input
+
+logger = logging.getLogger(__name__)
 
 BlockKind = Literal["heading", "text", "list", "table", "code"]
 
@@ -84,26 +88,34 @@ class Extracted:
 
 
 def extract(data: bytes, document_type: DocumentType, name: str) -> Extracted:
-    """The blocks of a file; `name` (the file name) is the fallback title and appears in errors."""
+    """The blocks of a file; `name` (the file name) is the fallback title and appears in errors.
+    A file without text gives no text blocks; the caller refuses it (`no_text`) once chunked."""
     if document_type is DocumentType.PDF:
         extracted = _extract_pdf(data, name)
     else:
         extracted = _extract_markdown(data, document_type, name)
-    if not any(block.kind != "heading" for block in extracted.blocks):
-        hint = (
-            "A scanned PDF has no text layer: run OCR on it first (e.g. ocrmypdf), then ingest the result."
-            if document_type is DocumentType.PDF
-            else "The file holds no text to index."
-        )
-        raise invalid_input(f"{name} has no extractable text.", hint=hint)
     return extracted
+
+
+def no_text(name: str, document_type: DocumentType) -> ToolFailure:
+    """The failure for a file with nothing to index (no passage once chunked)."""
+    hint = (
+        "A scanned PDF has no text layer: run OCR on it first (e.g. ocrmypdf), then ingest the result."
+        if document_type is DocumentType.PDF
+        else "The file holds no text to index (only headings, or nothing at all)."
+    )
+    return invalid_input(f"{name} has no extractable text.", hint=hint)
 
 
 # ------------------------------------------------------------------ Markdown-based formats
 _SLIDE = re.compile(r"^<!--\s*Slide number:\s*(\d+)\s*-->$")
 _COMMENT = re.compile(r"^<!--.*-->$")
-_ATX = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_ATX = re.compile(r"^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
 _SETEXT = re.compile(r"^(=+|-+)\s*$")
+_THEMATIC_BREAK = re.compile(r"^([-*_])(?:\s*\1){2,}\s*$")
+_FRONT_MATTER = {"---": ("---", "..."), "+++": ("+++",)}
+"""Opening line of a Markdown file's front matter (YAML, TOML) -> the lines that close it."""
+_FRONT_MATTER_FIELD = re.compile(r"^[A-Za-z_][\w-]*\s*[:=]")
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE_ROW = re.compile(r"^\s*\|")
@@ -134,8 +146,11 @@ def _markitdown(data: bytes, document_type: DocumentType) -> tuple[str, str | No
     return result.markdown, result.title
 
 
-_PAGE_CHROME = ("nav", "footer", "aside", "form", "noscript")
+_PAGE_CHROME = ("nav", "footer", "aside", "noscript")
 """HTML elements around a page's content (menus, footers, sidebars), left out of the text."""
+_CONTENT = ("main", "article", "section", "h1", "h2", "h3", "h4", "h5", "h6", "p", "table")
+"""What makes a <form> content rather than chrome: ASP.NET WebForms pages wrap the whole
+body in one form, while a search box or sign-up form holds only controls and labels."""
 
 
 def _without_page_chrome(data: bytes) -> bytes:
@@ -144,6 +159,9 @@ def _without_page_chrome(data: bytes) -> bytes:
     soup = BeautifulSoup(data, "html.parser")
     for element in soup.find_all(_PAGE_CHROME):
         element.decompose()
+    for form in soup.find_all("form"):
+        if form.find(_CONTENT) is None:
+            form.decompose()
     return soup.encode()
 
 
@@ -174,7 +192,7 @@ def _extract_markdown(data: bytes, document_type: DocumentType, name: str) -> Ex
     if document_type is DocumentType.TEXT:
         blocks = list(_plain_blocks(markdown))
     else:
-        blocks = list(parse_markdown(markdown))
+        blocks = list(parse_markdown(markdown, front_matter=document_type is DocumentType.MARKDOWN))
     pages = {block.page for block in blocks if block.page is not None}
     return Extracted(
         title=_title(title, blocks, name),
@@ -190,9 +208,11 @@ def _plain_blocks(text: str) -> Iterator[Block]:
             yield Block("text", " ".join(paragraph.split()))
 
 
-def parse_markdown(markdown: str) -> Iterator[Block]:
+def parse_markdown(markdown: str, *, front_matter: bool = False) -> Iterator[Block]:
     """Blocks of a Markdown text: ATX and setext headings, fenced code, pipe tables, lists,
-    paragraphs. `<!-- Slide number: N -->` comments (markitdown's PPTX output) set the page."""
+    paragraphs. `<!-- Slide number: N -->` comments (markitdown's PPTX output) set the page.
+    Thematic breaks (---, ***) are left out, and so is leading front matter (a Markdown
+    file's YAML or TOML header) when `front_matter` is set."""
     page: int | None = None
     lines = markdown.splitlines()
     buffer: list[str] = []
@@ -206,7 +226,7 @@ def parse_markdown(markdown: str) -> Iterator[Block]:
                 yield Block(kind, text.strip("\n") if kind == "code" else text.strip(), page)
         buffer = []
 
-    index = 0
+    index = _front_matter_end(lines) if front_matter else 0
     while index < len(lines):
         line = lines[index].rstrip()
         stripped = line.strip()
@@ -244,6 +264,10 @@ def parse_markdown(markdown: str) -> Iterator[Block]:
             text, buffer = buffer[0], []
             yield Block("heading", _inline(text), page, level)
             continue
+        if _THEMATIC_BREAK.match(stripped):
+            yield from flush()
+            kind = "text"
+            continue
         if _TABLE_ROW.match(line):
             if kind != "table":
                 yield from flush()
@@ -264,6 +288,18 @@ def parse_markdown(markdown: str) -> Iterator[Block]:
             kind = "text"
         buffer.append(_inline(stripped))
     yield from flush()
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """The index of the first line after the front matter at the top of `lines`; 0 if none
+    (the opening line must be followed by a `key: value` / `key = value` field and closed)."""
+    closers = _FRONT_MATTER.get(lines[0].strip()) if lines else None
+    if not closers or len(lines) < 3 or not _FRONT_MATTER_FIELD.match(lines[1]):
+        return 0
+    for index in range(2, len(lines)):
+        if lines[index].strip() in closers:
+            return index + 1
+    return 0
 
 
 def _inline(text: str) -> str:
@@ -334,10 +370,9 @@ def _pdf_lines(data: bytes, name: str) -> tuple[list[_Line], int, str | None]:
     except Exception as exc:
         raise _unreadable(name, DocumentType.PDF, exc) from exc
     if not document.is_extractable:
-        raise invalid_input(
-            f"{name} forbids text extraction (its permissions deny copying).",
-            hint="Save an unrestricted copy of the PDF and ingest that.",
-        )
+        # The "no copy" permission binds viewers, not readers of the text: ordinary papers
+        # carry it with an empty owner password, so it is noted and the text read anyway.
+        logger.warning("%s: the PDF's permissions deny copying; its text is indexed anyway", name)
     title = _pdf_title(document)
     manager = PDFResourceManager()
     device = PDFPageAggregator(manager, laparams=LAParams())
@@ -455,6 +490,7 @@ def _pdf_blocks(
     """Consecutive lines of one box and one role become one block."""
     current: Block | None = None
     current_box: tuple[int, int] | None = None
+    current_lines = 0
     for line in lines:
         kind, level = _pdf_role(line, body, levels, body_bold)
         box = (line.page, line.box)
@@ -485,13 +521,29 @@ def _pdf_blocks(
             current.text = _join_line(
                 current.text, line.text, kind, starts_item=bool(_BULLET.match(line.text))
             )
+            current_lines += 1
             continue
         if current is not None:
-            yield current
+            yield _settled(current, current_lines)
         current = Block(kind, line.text, line.page, level)
         current_box = box
+        current_lines = 1
     if current is not None:
-        yield current
+        yield _settled(current, current_lines)
+
+
+HEADING_MAX_LINES = 3
+HEADING_MAX_CHARS = 150
+
+
+def _settled(block: Block, lines: int) -> Block:
+    """A "heading" longer than a heading runs (a bold or large-print paragraph) as text: as a
+    heading it would head every passage below it and crowd out their text."""
+    if block.kind == "heading" and (
+        lines > HEADING_MAX_LINES or len(block.text) > HEADING_MAX_CHARS
+    ):
+        return Block("text", block.text, block.page)
+    return block
 
 
 def _join_line(text: str, line: str, kind: BlockKind, *, starts_item: bool) -> str:

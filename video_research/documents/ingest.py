@@ -9,17 +9,25 @@ is confined again, so a symbolic link inside a root that points outside it is re
 Each file then goes alone: read and hash (SHA-256 of its bytes); unchanged content with
 the same type and tags is left alone; otherwise it is extracted and chunked in a worker
 thread and written as one replacement of its previous chunks. A file that cannot be read
-(encrypted, corrupt, empty, too large) becomes a failed item with a ToolError-shaped
-error, and the batch goes on. Progress is reported after every file. A cancelled
-request stops at the next file boundary or store call; every document is then either
-fully written or untouched.
+(encrypted, corrupt, too large) or has no text becomes a failed item with a
+ToolError-shaped error before anything is written, and the batch goes on; a failure that
+is not about the file (config_error, auth_error, connection_error: the store refuses
+writes or cannot be reached) fails the whole call. `max_files` counts the files actually
+read (ingested, updated or failed), not the unchanged ones, so calling again takes the
+rest. Progress is reported after every file. A cancelled request stops at the next file
+boundary, store call or batch of folders walked; every document is then either fully
+written or untouched.
 """
 
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import hashlib
+import itertools
 import logging
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +42,7 @@ from video_research.documents.extract import (
     DocumentType,
     document_type_for,
     extract,
+    no_text,
 )
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
 from video_research.knowledge.embeddings import LOCAL_MAX_TOKENS
@@ -84,15 +93,6 @@ def chunk_budget(settings: Settings) -> int:
     return settings.documents_chunk_tokens
 
 
-def check_glob(pattern: str) -> str:
-    if not pattern.strip() or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
-        raise invalid_input(
-            f"glob {pattern!r} must be a relative pattern that stays inside the directory.",
-            hint='Use a pattern such as "**/*.pdf" or "*.md".',
-        )
-    return pattern
-
-
 async def _targets(
     request: IngestRequest, ctx: Any
 ) -> tuple[list[Path], list[FileResult], IngestReport]:
@@ -117,33 +117,70 @@ async def _targets(
         if resolved.is_file():
             files.append(resolved)
             continue
-        found = await asyncio.to_thread(_expand, resolved, request.glob)
-        for candidate in found:
-            if request.document_type is None and document_type_for(candidate) is None:
-                report.skipped_unsupported += 1
-                continue
-            try:
-                files.append(paths.confine_to(candidate, roots, client_roots))
-            except ToolFailure as failure:
-                failures.append(_failed(str(candidate), failure))
+        # A few hundred folders per worker-thread hop, so a cancelled call stops soon even
+        # in a large tree.
+        walker = _expand(resolved, request.glob)
+        while found := await asyncio.to_thread(_take, walker, EXPAND_FOLDERS):
+            for candidate in (path for folder in found for path in folder):
+                if request.document_type is None and document_type_for(candidate) is None:
+                    report.skipped_unsupported += 1
+                    continue
+                try:
+                    files.append(paths.confine_to(candidate, roots, client_roots))
+                except ToolFailure as failure:
+                    failures.append(_failed(str(candidate), failure))
     unique = list(dict.fromkeys(files))
     report.files_found = len(unique) + len(failures)
-    if len(unique) > request.max_files:
-        report.truncated = True
-        unique = unique[: request.max_files]
     return unique, failures, report
 
 
-def _expand(directory: Path, pattern: str) -> list[Path]:
-    """Files under `directory` matching `pattern`, sorted, hidden entries left out."""
-    matches = []
-    for path in directory.glob(pattern):
-        relative = path.relative_to(directory)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        if path.is_file():
-            matches.append(path)
-    return sorted(matches)
+EXPAND_FOLDERS = 256
+"""Folders walked per worker-thread hop while a directory is expanded."""
+
+
+def _take(walker: Iterator[list[Path]], count: int) -> list[list[Path]]:
+    return list(itertools.islice(walker, count))
+
+
+def _expand(directory: Path, pattern: str) -> Iterator[list[Path]]:
+    """Per folder under `directory`, its files matching `pattern` (sorted), hidden files and
+    folders left out. Hidden folders, and folders the pattern cannot reach, are not entered;
+    links to folders are not followed (as `**` in pathlib)."""
+    wanted = Path(pattern).parts
+    for folder, subfolders, names in os.walk(directory):
+        here = Path(folder)
+        relative = here.relative_to(directory).parts
+        subfolders[:] = sorted(
+            name
+            for name in subfolders
+            if not name.startswith(".") and _glob_match((*relative, name), wanted, prefix=True)
+        )
+        yield [
+            here / name
+            for name in sorted(names)
+            if not name.startswith(".") and _glob_match((*relative, name), wanted)
+        ]
+
+
+def _glob_match(parts: tuple[str, ...], pattern: tuple[str, ...], *, prefix: bool = False) -> bool:
+    """Whether the relative path `parts` matches the glob `pattern` (split into components,
+    `**` any number of them) or, with `prefix`, may lead to a path that does."""
+    seen: dict[tuple[int, int], bool] = {}
+
+    def match(i: int, j: int) -> bool:
+        if (i, j) not in seen:
+            if i == len(parts):
+                result = j < len(pattern) if prefix else all(p == "**" for p in pattern[j:])
+            elif j == len(pattern):
+                result = False
+            elif pattern[j] == "**":
+                result = prefix or match(i, j + 1) or match(i + 1, j)
+            else:
+                result = fnmatch.fnmatchcase(parts[i], pattern[j]) and match(i + 1, j + 1)
+            seen[(i, j)] = result
+        return seen[(i, j)]
+
+    return match(0, 0)
 
 
 def _failed(path: str, exc: BaseException) -> FileResult:
@@ -209,6 +246,8 @@ async def _ingest_file(
         chunk_budget(settings),
         page_breaks=extracted.pages_with_breaks,
     )
+    if not chunks:  # before the write, which would replace the previous version by nothing
+        raise no_text(path.name, document_type)
     facts = library.DocumentFacts(
         path=path,
         title=extracted.title,
@@ -241,30 +280,48 @@ def _same(
     )
 
 
+STOPS_THE_CALL = frozenset(
+    {ErrorCategory.CONFIG_ERROR, ErrorCategory.AUTH_ERROR, ErrorCategory.CONNECTION_ERROR}
+)
+"""Failures that are not about one file (the store refusing writes after an embedding model
+change, a store that cannot be reached): every later file would fail the same way, so they
+fail the call instead of each file in turn."""
+
+
 async def ingest(request: IngestRequest, ctx: Any) -> IngestReport:
     """Run one document_ingest request (see the module docstring)."""
-    check_glob(request.glob)
+    paths.check_glob(request.glob)
     settings = get_config()
     files, failures, report = await _targets(request, ctx)
     report.files.extend(failures)
     store = await get_store()
     total = len(files)
     await ctx.report_progress(0, total, f"{total} file(s) to ingest")
+    read = 0
     for done, path in enumerate(files, start=1):
+        if read >= request.max_files:
+            report.truncated = True
+            break
         try:
             result = await _ingest_file(store, path, request, settings)
-        except (ToolFailure, OSError) as exc:
+        except ToolFailure as exc:
+            if exc.category in STOPS_THE_CALL:
+                raise
+            result = _failed(str(path), exc)
+        except OSError as exc:
             result = _failed(str(path), _explained(exc, path))
         except Exception as exc:
             logger.warning("ingesting %s failed", path, exc_info=exc)
             result = _failed(str(path), exc)
+        if result.status != "unchanged":
+            read += 1
         report.files.append(result)
         logger.info("document %s: %s (%d chunks)", path, result.status, result.chunks)
         await ctx.report_progress(done, total, f"{path.name}: {result.status}")
     return report
 
 
-def _explained(exc: BaseException, path: Path) -> BaseException:
+def _explained(exc: OSError, path: Path) -> ToolFailure:
     """OS errors as the per-file failures a user can act on."""
     if isinstance(exc, FileNotFoundError):
         return ToolFailure(ErrorCategory.NOT_FOUND, f"{path} disappeared before it could be read.")
@@ -273,6 +330,4 @@ def _explained(exc: BaseException, path: Path) -> BaseException:
             f"{path.name} cannot be read: permission denied.",
             hint="Make the file readable by the user the server runs as.",
         )
-    if isinstance(exc, OSError):
-        return invalid_input(f"{path.name} cannot be read: {exc.strerror or exc}.")
-    return exc
+    return invalid_input(f"{path.name} cannot be read: {exc.strerror or exc}.")

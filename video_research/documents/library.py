@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from video_research import paths
 from video_research.documents.chunking import Chunk
 from video_research.knowledge.collections import (
     CollectionDef,
@@ -103,8 +104,9 @@ def document_id(path: Path | str) -> str:
 
 
 def resolved(path: str) -> str:
-    """A path as documents are keyed: absolute, `~` expanded, `..` and links resolved."""
-    return os.path.realpath(Path(path).expanduser())
+    """A path as documents are keyed: absolute, `~` expanded, `..` and links resolved
+    (invalid_input when it cannot be: `~nosuchuser`, a NUL byte)."""
+    return str(paths.resolve(path))
 
 
 async def stored_head(store: KnowledgeStore, path: Path) -> StoredObject | None:

@@ -16,10 +16,10 @@ from video_research.documents.extract import DocumentType
 from video_research.documents.ingest import IngestRequest, ingest
 from video_research.errors import invalid_input
 from video_research.knowledge.filters import Filter, FilterNode
-from video_research.knowledge.store import StoredObject, get_store
+from video_research.knowledge.store import MAX_RESULTS, StoredObject, get_store
 
-LIST_PAGE = 500
-"""Heads fetched per store call when document_delete gathers what it deletes."""
+DELETE_PAGE = 500
+"""Documents document_delete looks up and deletes per round (also bounds its `in` lists)."""
 
 
 def _listed(value: Any) -> list[str] | None:
@@ -140,16 +140,21 @@ def _document(head: StoredObject, exists: bool) -> dict[str, Any]:
 
 async def document_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     store = await get_store()
+    # The store serves the first MAX_RESULTS of a listing (the schema caps offset below it);
+    # the last page is shortened to fit, and next_offset stops there.
+    offset = args["offset"]
+    limit = min(args["limit"], MAX_RESULTS - offset)
     page, total = await library.documents(
-        store, _condition(args.get("filters")), limit=args["limit"], offset=args["offset"]
+        store, _condition(args.get("filters")), limit=limit, offset=offset
     )
+    next_offset = page.next_offset if (page.next_offset or 0) < MAX_RESULTS else None
     exists = await asyncio.to_thread(
         lambda: [os.path.isfile(head.properties["source_path"]) for head in page.objects]
     )
     return {
         "documents": [_document(head, ok) for head, ok in zip(page.objects, exists, strict=True)],
         "total": total,
-        "next_offset": page.next_offset,
+        "next_offset": next_offset,
     }
 
 
@@ -165,15 +170,22 @@ async def document_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         selectors.append(library.where(path_prefix=args["path_prefix"]))  # type: ignore[arg-type]
     store = await get_store()
     condition = Filter.any_of(*selectors)
+    # Round by round: the first page of what still matches, then delete it. Paging by
+    # offset would run into the store's MAX_RESULTS window on a large prefix.
     heads: list[StoredObject] = []
-    offset: int | None = 0
-    while offset is not None:
-        page, _ = await library.documents(store, condition, limit=LIST_PAGE, offset=offset)
-        heads += page.objects
-        offset = page.next_offset
-    doomed = [head.properties["document_id"] for head in heads]
-    chunks = await library.delete(store, Filter.in_("document_id", doomed)) if doomed else 0
-    found_ids = set(doomed)
+    found_ids: set[str] = set()
+    chunks = 0
+    while True:
+        page, _ = await library.documents(store, condition, limit=DELETE_PAGE, offset=0)
+        fresh = [h for h in page.objects if h.properties["document_id"] not in found_ids]
+        if not fresh:
+            break  # nothing left, or only what a round already deleted (never loop on it)
+        doomed = [head.properties["document_id"] for head in fresh]
+        chunks += await library.delete(store, Filter.in_("document_id", doomed))
+        heads += fresh
+        found_ids.update(doomed)
+        if page.next_offset is None:
+            break
     found_paths = {head.properties["source_path"] for head in heads}
     not_found = [i for i in ids if i not in found_ids] + [
         given for path, given in paths.items() if path not in found_paths
