@@ -7,7 +7,8 @@ those: the client's roots narrow the server's, never widen them.
 Paths are resolved before the check — `~`, `..` and symbolic links included — so a link
 inside a root that points outside it is refused, and so is `root/../elsewhere`. Every
 tool that reads local files (videos, documents, transcripts, content) goes through
-`confine`. A path that cannot be resolved at all (`~nosuchuser`, a NUL byte) is
+`confine` (or `readable_roots` + `confine_to` for many files), and only callers with the
+blessed role get that far: a chat user never has the server read the owner's files. A path that cannot be resolved at all (`~nosuchuser`, a NUL byte) is
 `invalid_input`, and `check_glob` is the one check of a glob pattern for the tools that
 expand directories.
 """
@@ -118,8 +119,27 @@ def confine_to(
     return resolved
 
 
+FILE_READER_ROLE = "blessed"
+"""The role a caller needs to have the server read local files for them: a chat user
+(viewer) must never read the owner's files through a tool."""
+
+
+async def readable_roots(ctx: Any = None) -> tuple[list[Path], list[Path] | None]:
+    """(configured roots, the client's roots or None) for this call's caller.
+
+    FORBIDDEN when the caller's role may not read local files at all.
+    """
+    caller = getattr(ctx, "caller", None)
+    if caller is not None and not caller.has_role(FILE_READER_ROLE):
+        raise ToolFailure(
+            ErrorCategory.FORBIDDEN,
+            f"Reading local files requires the '{FILE_READER_ROLE}' role; "
+            f"{caller.username} has '{caller.role}'.",
+            hint="Pass a YouTube URL or text instead, or ask an admin to run this on a file.",
+        )
+    return configured_roots(), await client_roots(ctx) if ctx is not None else None
+
+
 async def confine(path: str | os.PathLike[str], ctx: Any = None) -> Path:
-    """`path` resolved and checked against the configured roots and the client's roots."""
-    return confine_to(
-        path, configured_roots(), await client_roots(ctx) if ctx is not None else None
-    )
+    """`path` resolved and checked against the roots this call's caller may read."""
+    return confine_to(path, *await readable_roots(ctx))

@@ -97,8 +97,7 @@ async def _targets(
     request: IngestRequest, ctx: Any
 ) -> tuple[list[Path], list[FileResult], IngestReport]:
     """(files to ingest, per-file failures found while expanding, the report to fill)."""
-    roots = paths.configured_roots()
-    client_roots = await paths.client_roots(ctx)
+    roots, client_roots = await paths.readable_roots(ctx)
     report = IngestReport()
     explicit: list[Path] = []
     for raw in request.paths:
