@@ -344,7 +344,8 @@ class SqliteStore(KnowledgeStore):
     def _rebuild_keyword_index(self, conn: sqlite3.Connection, definition: CollectionDef) -> None:
         name = definition.name
         logger.info("rebuilding the keyword index of %s (its searchable fields changed)", name)
-        conn.execute(f'INSERT INTO "fts_{name}"("fts_{name}") VALUES (\'delete-all\')')
+        # A plain DELETE: FTS5's 'delete-all' command only works on contentless tables.
+        conn.execute(f'DELETE FROM "fts_{name}"')
         rows = conn.execute(f'SELECT id, properties FROM "obj_{name}"')
         conn.executemany(
             f'INSERT INTO "fts_{name}"(rowid, body) VALUES (?, ?)',
