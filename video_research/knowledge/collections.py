@@ -38,10 +38,12 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
+from video_research.errors import invalid_input, not_found
 
 NAME_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9_]{0,63}$")
 PROPERTY_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,63}$")
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+"""What an int property holds: SQLite's and Weaviate's 64-bit integers."""
 
 
 class DataType(StrEnum):
@@ -248,7 +250,12 @@ def canonical_date(value: Any) -> str:
         raise ValueError(f"expected a date string, got {type(value).__name__}")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{value!r} is outside the years 1 to 9999 in UTC") from None
+    # The year zero-padded by hand: strftime's %Y writes 999, not 0999, on glibc.
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S.%fZ")
 
 
 def coerce(data_type: DataType, value: Any) -> Any:
@@ -269,13 +276,18 @@ def coerce(data_type: DataType, value: Any) -> Any:
         return canonical_date(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"expected a number, got {type(value).__name__}")
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("expected a finite number")
     if data_type is DataType.INT:
         if isinstance(value, float) and not value.is_integer():
             raise ValueError(f"expected an integer, got {value}")
+        if not INT_MIN <= value <= INT_MAX:
+            raise ValueError("expected an integer from -2**63 to 2**63 - 1 (64 bits)")
         return int(value)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError("expected a number within the range of a 64-bit float") from None
 
 
 _REGISTRY: dict[str, CollectionDef] = {}
@@ -477,8 +489,7 @@ KNOWLEDGE_COLLECTIONS: tuple[str, ...] = (
 def knowledge_collection(name: str) -> CollectionDef:
     """One of the seven knowledge collections, or invalid_input naming them."""
     if name not in KNOWLEDGE_COLLECTIONS:
-        raise ToolFailure(
-            ErrorCategory.INVALID_INPUT,
+        raise invalid_input(
             f"{name!r} is not a knowledge collection.",
             hint=f"Use one of: {', '.join(KNOWLEDGE_COLLECTIONS)}.",
         )
