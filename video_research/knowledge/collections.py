@@ -18,9 +18,10 @@ What a property's flags mean, on both backends alike:
 - `required`: `validate()` refuses objects without it.
 
 Other modules add their own collections with `register_collection(CollectionDef(...))`
-at import time (the transcript and document stores do); the seven knowledge collections
-of seed 000 are registered here. `KNOWLEDGE_COLLECTIONS` lists the seven the knowledge
-tools search.
+at import time (the transcript and document stores do; `REGISTERING_MODULES` names them,
+so `registered_collections()` and `any_collection()` see every collection); the seven
+knowledge collections of seed 000 are registered here. `KNOWLEDGE_COLLECTIONS` lists the
+seven the knowledge tools search.
 
 `CollectionDef.validate(properties)` is the one gate every write goes through: unknown
 keys are refused with the allowed list, values are checked against the declared types,
@@ -30,6 +31,7 @@ both backends), None values count as absent.
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -313,8 +315,24 @@ def get_collection(name: str) -> CollectionDef:
         ) from None
 
 
+REGISTERING_MODULES: tuple[str, ...] = (
+    "video_research.transcripts.indexer",
+    "video_research.documents.library",
+)
+"""Modules that register collections of their own when imported."""
+
+
 def registered_collections() -> list[CollectionDef]:
+    """Every collection there is: the knowledge ones and those of `REGISTERING_MODULES`."""
+    for module in REGISTERING_MODULES:
+        importlib.import_module(module)
     return list(_REGISTRY.values())
+
+
+def any_collection(name: str) -> CollectionDef:
+    """Any collection, transcript and document ones included, or not_found listing them."""
+    registered_collections()
+    return get_collection(name)
 
 
 def _text(name: str, description: str, **flags: Any) -> Property:
