@@ -145,10 +145,16 @@ class LocalEmbedder(Embedder):
         self._bulk_model: Any = None
         self._bulk_unavailable = False
         self._lock = threading.Lock()
+        """Guards the numpy model's loading and the bulk bookkeeping: held only briefly."""
+        self._bulk_lock = threading.Lock()
+        """Held while torch loads (seconds), so queries on numpy never wait for it."""
         self._recent: list[tuple[float, int]] = []  # (monotonic time, texts) of recent writes
 
     def load(self) -> Any:
         """The encoder, loaded on first use (a fraction of a second: 90 MB of weights)."""
+        model = self._model
+        if model is not None:
+            return model
         with self._lock:
             if self._model is None:
                 from video_research.knowledge.minilm import MiniLM
@@ -160,7 +166,10 @@ class LocalEmbedder(Embedder):
 
     def load_bulk(self) -> Any:
         """sentence-transformers on torch, or None where torch cannot be imported."""
-        with self._lock:
+        bulk = self._bulk_model
+        if bulk is not None:
+            return bulk
+        with self._bulk_lock:
             if self._bulk_model is None and not self._bulk_unavailable:
                 # A local directory needs no hub; make sure nothing is tried anyway.
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
