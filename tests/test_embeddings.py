@@ -6,8 +6,14 @@ their vectors must be interchangeable, including texts the model has to truncate
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 
+from tests.helpers import REPO_ROOT
 from video_research.knowledge.embeddings import LocalEmbedder, count_tokens
 
 TEXTS = [
@@ -51,3 +57,31 @@ def test_torch_loads_once_writes_close_together_add_up_to_bulk():
     third = embedder.encode(texts)
     assert embedder._bulk_model is not None, "90 texts within a minute are bulk work"
     assert np.allclose(third, embedder.load().encode(texts, 32), atol=1e-4)
+
+
+def test_a_query_does_not_wait_for_torch_to_load():
+    """Loading torch takes seconds; a one-text query meanwhile answers from numpy at once."""
+    script = textwrap.dedent(
+        """
+        import json, sys, threading, time
+        from video_research.knowledge.embeddings import LocalEmbedder
+
+        embedder = LocalEmbedder()
+        embedder.load()
+        loading = threading.Thread(target=embedder.load_bulk)
+        loading.start()
+        while "sentence_transformers" not in sys.modules and loading.is_alive():
+            time.sleep(0.001)
+        started = loading.is_alive()
+        embedder.encode(["one query"])
+        answered_while_loading = loading.is_alive()
+        loading.join()
+        print(json.dumps([started, answered_while_loading, embedder._bulk_model is not None]))
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    started, answered_while_loading, loaded = json.loads(run.stdout.strip().splitlines()[-1])
+    assert started and loaded, run.stderr
+    assert answered_while_loading, "the query waited for torch to finish loading"

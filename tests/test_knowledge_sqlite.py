@@ -166,6 +166,35 @@ async def test_model_change_is_refused_until_reembedded(gemini_stub, monkeypatch
     ) == 768
 
 
+async def test_changed_searchable_fields_rebuild_the_keyword_index(monkeypatch):
+    """A definition whose searchable fields changed reindexes the stored objects on next open."""
+    from video_research.knowledge import collections
+    from video_research.knowledge.collections import CollectionDef, DataType, Property
+    from video_research.knowledge.store import close_store, get_store
+
+    def probe(body_searchable: bool) -> CollectionDef:
+        return CollectionDef(
+            "KeywordProbe",
+            "A collection whose searchable fields change between releases",
+            (
+                Property("title", DataType.TEXT, vectorize=True),
+                Property("body", DataType.TEXT, searchable=body_searchable),
+            ),
+        )
+
+    monkeypatch.setitem(collections._REGISTRY, "KeywordProbe", probe(False))
+    store = await get_store()
+    uuid = await store.insert("KeywordProbe", {"title": "Bread", "body": "sourdough starter"})
+    assert await store.hybrid("KeywordProbe", "sourdough", alpha=0.0) == []
+    await close_store()
+
+    monkeypatch.setitem(collections._REGISTRY, "KeywordProbe", probe(True))
+    store = await get_store()
+    assert [h.uuid for h in await store.hybrid("KeywordProbe", "sourdough", alpha=0.0)] == [uuid]
+    assert [h.uuid for h in await store.hybrid("KeywordProbe", "bread", alpha=0.0)] == [uuid]
+    await close_store()
+
+
 def test_store_file_layout_is_documented(tmp_path):
     """The tables the module docstring promises exist, so a user can inspect the file."""
     import asyncio

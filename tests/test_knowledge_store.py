@@ -160,6 +160,42 @@ async def test_required_property_and_dates(store):
 
 
 @pytest.mark.parametrize(
+    ("properties", "needle"),
+    [
+        ({"view_count": 2**63}, "64 bits"),
+        ({"view_count": -(10**400)}, "64 bits"),
+        ({"published_at": "0001-01-01T00:00:00+01:00"}, "years 1 to 9999"),
+    ],
+)
+async def test_out_of_range_values_are_invalid_input(store, properties, needle):
+    with pytest.raises(ToolFailure) as failure:
+        await store.insert(
+            "VideoMetadata", {"video_id": "r1", "source_tool": "contract-test", **properties}
+        )
+    assert failure.value.category == "invalid_input"
+    assert needle in failure.value.message
+
+
+async def test_dates_before_year_1000_keep_their_order(store):
+    """Canonical dates have four-digit years, so string order is time order."""
+    old = await store.insert(
+        "VideoMetadata",
+        {"video_id": "d0", "published_at": "0999-05-01", "source_tool": "contract-test"},
+    )
+    await store.insert(
+        "VideoMetadata",
+        {"video_id": "d2", "published_at": "2024-05-01", "source_tool": "contract-test"},
+    )
+    stored = await store.get("VideoMetadata", old)
+    assert stored.properties["published_at"] == "0999-05-01T00:00:00.000000Z"
+    page = await store.fetch(
+        "VideoMetadata",
+        where=Filter.lt("published_at", "1500-01-01") & Filter.eq("source_tool", "contract-test"),
+    )
+    assert [o.uuid for o in page.objects] == [old]
+
+
+@pytest.mark.parametrize(
     ("where", "expected"),
     [
         (Filter.eq("video_id", "vidpasta"), {"pasta"}),
@@ -191,6 +227,9 @@ async def test_filters(store, where, expected):
         (Filter.gt("video_id", "a"), "Operator 'gt'"),
         (Filter.eq("nope", 1), "no property 'nope'"),
         (Filter.eq("view_count", "many"), "expected a number"),
+        (Filter.gt("view_count", 2**63), "64 bits"),
+        (Filter.in_("view_count", [1, 10**400]), "64 bits"),
+        (Filter.lt("published_at", "0001-01-01T00:00:00+01:00"), "years 1 to 9999"),
     ],
 )
 async def test_bad_filters_are_refused(store, where, needle):

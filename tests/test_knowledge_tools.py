@@ -178,6 +178,70 @@ async def test_reembed_reports_progress():
     assert progress.events and progress.events[-1][:2] == (3, 3)
 
 
+async def test_search_with_a_filter_no_collection_has_is_refused():
+    """A typo'd property must not skip every collection and answer an empty success."""
+    await ok("knowledge_ingest", {"collection": "VideoMetadata", "properties": {"video_id": "v1"}})
+    error = await failure(
+        "knowledge_search",
+        {"query": "bread", "filters": [{"property": "vidoe_id", "op": "eq", "value": "v1"}]},
+    )
+    assert error["category"] == "invalid_input" and "vidoe_id" in error["error"]
+    assert "video_id" in error["hint"] and "view_count" in error["hint"]
+    assert "view_count" in error["details"]["filterable"]["VideoMetadata"]
+
+
+async def test_search_embeds_the_query_once(gemini_stub, monkeypatch):
+    from video_research import config
+
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
+    config.reset_config()
+    stored = await ok(
+        "knowledge_ingest",
+        {"collection": "VideoAnalyses", "properties": {"title": "Bread", "summary": "sourdough"}},
+    )
+    before = len(gemini_stub.calls("batchEmbedContents"))
+    found = await ok("knowledge_search", {"query": "sourdough", "alpha": 0.5})
+    assert len(found["collections_searched"]) == 7
+    assert found["results"][0]["object_id"] == stored["object_id"]
+    sent = gemini_stub.calls("batchEmbedContents")[before:]
+    assert len(sent) == 1 and sent[0].body["requests"][0]["taskType"] == "RETRIEVAL_QUERY"
+    await ok("knowledge_search", {"query": "sourdough", "alpha": 0})
+    assert len(gemini_stub.calls("batchEmbedContents")) == before + 1, "alpha 0 embeds nothing"
+
+
+async def test_reembed_takes_transcript_and_document_collections():
+    """The config_error after a model change names these collections too, so reembed must take them."""
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    await store.insert("TranscriptChunks", {"video_id": "abc", "text": "hello there"})
+    for collection in ("TranscriptChunks", "TranscriptVideos", "DocumentChunks"):
+        result = await ok("knowledge_reembed", {"collection": collection})
+        assert result["reembedded"] == (collection == "TranscriptChunks")
+
+
+def test_reembed_schema_lists_every_registered_collection():
+    """The schema's enum is the registry: every collection, found without importing the rest."""
+    from video_research import contracts
+
+    enum = contracts.tool_schema("knowledge_reembed", "input")["properties"]["collection"]["enum"]
+    script = (
+        "import importlib, json, pkgutil, video_research\n"
+        "from video_research.knowledge.collections import registered_collections\n"
+        "first = sorted(c.name for c in registered_collections())\n"
+        "for module in pkgutil.walk_packages(video_research.__path__, 'video_research.'):\n"
+        "    if not module.name.endswith('__main__'):\n"
+        "        importlib.import_module(module.name)\n"
+        "print(json.dumps([first, sorted(c.name for c in registered_collections())]))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    first, everything = json.loads(run.stdout.strip().splitlines()[-1])
+    assert first == everything, "a module registers a collection REGISTERING_MODULES misses"
+    assert sorted(enum) == everything
+
+
 async def test_video_analyze_writes_through(gemini_stub):
     gemini_stub.enqueue("generateContent", gemini_text(BREAD))
     await ok("video_analyze", {"url": "https://youtu.be/dQw4w9WgXcQ"})

@@ -64,6 +64,29 @@ def test_connection_plan_grpc_port_and_bad_url():
     assert failure.value.category == "config_error"
 
 
+def test_connection_plan_refuses_a_bad_port_without_echoing_the_password():
+    with pytest.raises(ToolFailure) as failure:
+        ws.connection_plan("https://admin:s3cret@db.example.com:99999")
+    assert failure.value.category == "config_error" and "port" in failure.value.message
+    assert "s3cret" not in failure.value.message
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("admin:s3cret@db.example.com:8080", "http://db.example.com:8080"),
+        ("https://u:p@db.example.com/v1?api_key=s3cret#x", "https://db.example.com/v1"),
+        ("http://localhost:8080", "http://localhost:8080"),
+        ("https://db.example.com/k-apikey1234", "https://db.example.com/k-[REDACTED]"),
+    ],
+)
+def test_location_shows_no_credentials(url, shown):
+    from video_research.knowledge.embeddings import LocalEmbedder
+
+    settings = load_settings({"WEAVIATE_URL": url, "WEAVIATE_API_KEY": "apikey1234"})
+    assert ws.WeaviateStore(settings, LocalEmbedder()).location == shown
+
+
 def test_collection_config_carries_properties_and_hnsw():
     settings = load_settings(
         {
@@ -85,6 +108,9 @@ def test_collection_config_carries_properties_and_hnsw():
     assert props["title"].skip_vectorization is False and props["view_count"].skip_vectorization
     assert props["view_count"].indexRangeFilters is True
     assert props["tags"].dataType.value == "text[]"
+    # Filters compare whole values: a filterable tag list is not split into words.
+    assert props["tags"].tokenization.value == "field"
+    assert props["title"].tokenization is None and props["description"].tokenization is None
     index = config["vector_config"].vectorIndexConfig
     assert (index.distance.value, index.maxConnections, index.efConstruction, index.ef) == (
         "dot",
@@ -135,11 +161,28 @@ def test_filters_translate():
     assert ws.to_weaviate_filter(None, METADATA) is None
 
 
+def test_filterable_text_of_other_collections_compares_whole_values():
+    from video_research.knowledge.collections import registered_collections
+
+    for definition in registered_collections():
+        for prop in ws.collection_config(definition, load_settings({}))["properties"]:
+            spec = definition.by_name[prop.name]
+            if spec.filterable and spec.data_type.is_text:
+                assert prop.tokenization.value == "field", (definition.name, prop.name)
+
+
+@pytest.mark.parametrize("value", ["UC*", "UC?x", "*"])
+def test_prefix_with_a_wildcard_is_refused(value):
+    where = bind(Filter.prefix("channel_id", value), METADATA)
+    with pytest.raises(ToolFailure) as failure:
+        ws.to_weaviate_filter(where, METADATA)
+    assert failure.value.category == "invalid_input"
+
+
 def test_hybrid_arguments_use_relative_score_fusion():
-    args = ws.hybrid_arguments("q", [0.5, 0.5], 0.3, None, 10, 0, 0.8)
+    args = ws.hybrid_arguments("q", [0.5, 0.5], 0.3, None, 10, 0)
     assert args["fusion_type"].value == "FUSION_TYPE_RELATIVE_SCORE"
     assert args["vector"] == [0.5, 0.5] and args["alpha"] == 0.3 and args["offset"] is None
-    assert args["max_vector_distance"] == 0.8
     assert args["return_metadata"].score and args["return_metadata"].distance
 
 

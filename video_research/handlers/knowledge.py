@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from video_research.context import CallContext
-from video_research.errors import invalid_input
+from video_research.errors import ToolFailure, invalid_input
 from video_research.knowledge import filters
 from video_research.knowledge.collections import (
     KNOWLEDGE_COLLECTIONS,
+    any_collection,
     get_collection,
     knowledge_collection,
 )
@@ -48,6 +49,19 @@ def _applies(where: filters.FilterNode | None, collection: str) -> bool:
     )
 
 
+def _no_collection_applies(where: filters.FilterNode, candidates: list[str]) -> ToolFailure:
+    """invalid_input for a filter no candidate collection can apply, listing what they can."""
+    filterable = {name: [p.name for p in get_collection(name).filterable] for name in candidates}
+    properties = sorted({p for names in filterable.values() for p in names})
+    return invalid_input(
+        "No knowledge collection can filter on all of: "
+        f"{', '.join(sorted(filters.properties_used(where)))}.",
+        hint=f"Filterable properties: {', '.join(properties)} "
+        "(details.filterable lists them per collection).",
+        filterable=filterable,
+    )
+
+
 async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     query = args["query"].strip()
     if not query:
@@ -65,7 +79,11 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
             filters.bind(where, get_collection(name))
         else:
             skipped.append(name)
+    if where is not None and not searched:
+        raise _no_collection_applies(where, skipped)
     store = await get_store()
+    # One query embedding serves every collection.
+    vector = (await store.embedder.embed([query], "query"))[0] if args["alpha"] > 0 else None
     hits: list[SearchHit] = []
     for name in searched:
         hits += await store.hybrid(
@@ -75,6 +93,7 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
             where=where,
             limit=args["limit"],
             min_score=args.get("min_score"),
+            vector=vector,
         )
     hits.sort(key=lambda hit: (-hit.score, hit.distance if hit.distance is not None else 2.0))
     results = [_hit(hit) for hit in hits]
@@ -153,7 +172,8 @@ async def knowledge_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, 
 
 
 async def knowledge_reembed(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    collection = knowledge_collection(args["collection"]).name
+    # Any collection: the transcript and document ones need re-embedding after a model change too.
+    collection = any_collection(args["collection"]).name
     store = await get_store()
 
     async def progress(done: int, total: int) -> None:

@@ -18,9 +18,10 @@ What a property's flags mean, on both backends alike:
 - `required`: `validate()` refuses objects without it.
 
 Other modules add their own collections with `register_collection(CollectionDef(...))`
-at import time (the transcript and document stores do); the seven knowledge collections
-of seed 000 are registered here. `KNOWLEDGE_COLLECTIONS` lists the seven the knowledge
-tools search.
+at import time (the transcript and document stores do; `REGISTERING_MODULES` names them,
+so `registered_collections()` and `any_collection()` see every collection); the seven
+knowledge collections of seed 000 are registered here. `KNOWLEDGE_COLLECTIONS` lists the
+seven the knowledge tools search.
 
 `CollectionDef.validate(properties)` is the one gate every write goes through: unknown
 keys are refused with the allowed list, values are checked against the declared types,
@@ -30,6 +31,7 @@ both backends), None values count as absent.
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -38,10 +40,12 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
+from video_research.errors import invalid_input, not_found
 
 NAME_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9_]{0,63}$")
 PROPERTY_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,63}$")
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+"""What an int property holds: SQLite's and Weaviate's 64-bit integers."""
 
 
 class DataType(StrEnum):
@@ -248,7 +252,12 @@ def canonical_date(value: Any) -> str:
         raise ValueError(f"expected a date string, got {type(value).__name__}")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{value!r} is outside the years 1 to 9999 in UTC") from None
+    # The year zero-padded by hand: strftime's %Y writes 999, not 0999, on glibc.
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S.%fZ")
 
 
 def coerce(data_type: DataType, value: Any) -> Any:
@@ -269,13 +278,18 @@ def coerce(data_type: DataType, value: Any) -> Any:
         return canonical_date(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"expected a number, got {type(value).__name__}")
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("expected a finite number")
     if data_type is DataType.INT:
         if isinstance(value, float) and not value.is_integer():
             raise ValueError(f"expected an integer, got {value}")
+        if not INT_MIN <= value <= INT_MAX:
+            raise ValueError("expected an integer from -2**63 to 2**63 - 1 (64 bits)")
         return int(value)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError("expected a number within the range of a 64-bit float") from None
 
 
 _REGISTRY: dict[str, CollectionDef] = {}
@@ -301,8 +315,24 @@ def get_collection(name: str) -> CollectionDef:
         ) from None
 
 
+REGISTERING_MODULES: tuple[str, ...] = (
+    "video_research.transcripts.indexer",
+    "video_research.documents.library",
+)
+"""Modules that register collections of their own when imported."""
+
+
 def registered_collections() -> list[CollectionDef]:
+    """Every collection there is: the knowledge ones and those of `REGISTERING_MODULES`."""
+    for module in REGISTERING_MODULES:
+        importlib.import_module(module)
     return list(_REGISTRY.values())
+
+
+def any_collection(name: str) -> CollectionDef:
+    """Any collection, transcript and document ones included, or not_found listing them."""
+    registered_collections()
+    return get_collection(name)
 
 
 def _text(name: str, description: str, **flags: Any) -> Property:
@@ -477,8 +507,7 @@ KNOWLEDGE_COLLECTIONS: tuple[str, ...] = (
 def knowledge_collection(name: str) -> CollectionDef:
     """One of the seven knowledge collections, or invalid_input naming them."""
     if name not in KNOWLEDGE_COLLECTIONS:
-        raise ToolFailure(
-            ErrorCategory.INVALID_INPUT,
+        raise invalid_input(
             f"{name!r} is not a knowledge collection.",
             hint=f"Use one of: {', '.join(KNOWLEDGE_COLLECTIONS)}.",
         )

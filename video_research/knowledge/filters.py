@@ -17,7 +17,8 @@ that apply):
 | boolean            | eq, ne                                     |
 
 `ne` also matches objects that lack the property. Text comparisons are exact and
-case-sensitive. Only properties declared `filterable` can be filtered on.
+case-sensitive. Only properties declared `filterable` can be filtered on. On Weaviate a
+`prefix` cannot contain `*` or `?` (its Like operator has no escape for them).
 
 `bind(node, definition)` checks a filter against a collection and normalises its
 values (dates to the canonical UTC form) before a backend sees it; `from_json` reads the

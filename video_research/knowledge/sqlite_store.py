@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from video_research.config import Settings
-from video_research.errors import ErrorCategory, ToolFailure
+from video_research.errors import ErrorCategory, ToolFailure, config_error
 from video_research.knowledge import sqlite_ext
 from video_research.knowledge.collections import CollectionDef, DataType
 from video_research.knowledge.embeddings import Embedder
@@ -154,8 +154,6 @@ class SqliteStore(KnowledgeStore):
         self._connections_lock = threading.Lock()
         self._schema_ready = False
         self._vec_tables: dict[str, str] = {}
-        self.extension_route: str | None = None
-        """How vec0 got onto the connections: "auto_extension" or "load_extension"."""
 
     @property
     def location(self) -> str:
@@ -168,8 +166,7 @@ class SqliteStore(KnowledgeStore):
         except sqlite3.Error as exc:
             raise self._failure(exc) from exc
         except sqlite_ext.ExtensionError as exc:
-            raise ToolFailure(
-                ErrorCategory.CONFIG_ERROR,
+            raise config_error(
                 str(exc),
                 hint="Set WEAVIATE_URL to use Weaviate instead of the embedded store.",
             ) from exc
@@ -184,8 +181,7 @@ class SqliteStore(KnowledgeStore):
                 hint="Another process is writing a large batch; retry in a moment.",
             )
         if "unable to open" in text or "readonly" in text or "read-only" in text:
-            return ToolFailure(
-                ErrorCategory.CONFIG_ERROR,
+            return config_error(
                 f"The knowledge store {self.path} cannot be opened for writing: {text}.",
                 hint="Check that the directory exists and is writable, or point KNOWLEDGE_DB "
                 "(or VIDEO_RESEARCH_DATA_DIR) elsewhere.",
@@ -202,13 +198,12 @@ class SqliteStore(KnowledgeStore):
         conn = getattr(self._local, "conn", None)
         if conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn, route = sqlite_ext.connect(
+            conn, _route = sqlite_ext.connect(
                 str(self.path),
                 timeout=BUSY_TIMEOUT_SECONDS,
                 isolation_level=None,
                 check_same_thread=False,
             )
-            self.extension_route = route
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             with self._connections_lock:
@@ -253,8 +248,7 @@ class SqliteStore(KnowledgeStore):
                     "INSERT INTO store_meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
                 )
             elif row[0] != SCHEMA_VERSION:
-                raise ToolFailure(
-                    ErrorCategory.CONFIG_ERROR,
+                raise config_error(
                     f"The knowledge store {self.path} has schema version {row[0]}; this "
                     f"version of video-research reads version {SCHEMA_VERSION}.",
                     hint="Upgrade video-research, or point KNOWLEDGE_DB at another file.",
@@ -344,7 +338,8 @@ class SqliteStore(KnowledgeStore):
     def _rebuild_keyword_index(self, conn: sqlite3.Connection, definition: CollectionDef) -> None:
         name = definition.name
         logger.info("rebuilding the keyword index of %s (its searchable fields changed)", name)
-        conn.execute(f'INSERT INTO "fts_{name}"("fts_{name}") VALUES (\'delete-all\')')
+        # A plain DELETE: FTS5's 'delete-all' command only works on contentless tables.
+        conn.execute(f'DELETE FROM "fts_{name}"')
         rows = conn.execute(f'SELECT id, properties FROM "obj_{name}"')
         conn.executemany(
             f'INSERT INTO "fts_{name}"(rowid, body) VALUES (?, ?)',
@@ -552,7 +547,6 @@ class SqliteStore(KnowledgeStore):
         where: FilterNode | None,
         limit: int,
         offset: int,
-        max_vector_distance: float | None,
     ) -> list[SearchHit]:
         name = state.definition.name
         window = min(MAX_RESULTS, max(HYBRID_MIN_CANDIDATES, limit + offset))
@@ -563,10 +557,6 @@ class SqliteStore(KnowledgeStore):
                 else []
             )
             nearest = self._knn(conn, name, vector, where, window) if alpha > 0 else []
-            if max_vector_distance is not None:
-                beyond = {uuid for uuid, distance, _ in nearest if distance > max_vector_distance}
-                nearest = [n for n in nearest if n[1] <= max_vector_distance]
-                keyword = [k for k in keyword if k[0] not in beyond]
             distances = {uuid: distance for uuid, distance, _ in nearest}
             bodies = {uuid: body for uuid, _, body in nearest}
             ranked = relative_score_fusion(

@@ -31,7 +31,7 @@ Reading::
 Searching (results are `SearchHit`s, best first; `score` is higher-is-better)::
 
     await store.hybrid(name, "query", alpha=0.5, where=None, limit=10, offset=0,
-                       min_score=None, max_vector_distance=None)
+                       min_score=None, vector=None)
     await store.near_text(name, "text", where=None, limit=10, max_distance=None)
     await store.near_vector(name, vector, where=None, limit=10, max_distance=None)
     await store.near_object(name, uuid, where=None, limit=10)   # excludes the object itself
@@ -40,9 +40,9 @@ Hybrid search is Weaviate's relativeScoreFusion on both backends: the keyword (B
 and vector result sets (each up to max(100, limit + offset) candidates) are min-max
 normalised separately (vector scores are 1 - cosine distance), weighted 1 - alpha and
 alpha, and summed; alpha 0 is keyword only, 1 vector only. A set whose scores are all
-equal normalises to 1. `min_score` drops fused scores below it; `max_vector_distance`
-drops vector candidates beyond it (and keyword candidates the vector search placed
-beyond it), as Weaviate does. Vector-only searches score 1 - distance.
+equal normalises to 1. `min_score` drops fused scores below it; `vector` is the query's
+embedding when the caller has it already (one query over several collections).
+Vector-only searches score 1 - distance.
 
 The store records which embedding model and size made each collection's vectors. When
 the configuration changes either, writes and vector searches on that collection fail
@@ -67,7 +67,7 @@ from pydantic import BaseModel, Field
 
 from video_research import lifecycle
 from video_research.config import Settings, get_config
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
+from video_research.errors import config_error, invalid_input, not_found
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
@@ -249,7 +249,6 @@ class KnowledgeStore(ABC):
         where: FilterNode | None,
         limit: int,
         offset: int,
-        max_vector_distance: float | None,
     ) -> list[SearchHit]: ...
 
     @abstractmethod
@@ -296,8 +295,7 @@ class KnowledgeStore(ABC):
     def _require_compatible(self, state: CollectionState) -> None:
         if state.compatible:
             return
-        raise ToolFailure(
-            ErrorCategory.CONFIG_ERROR,
+        raise config_error(
             f"Collection {state.definition.name} in the knowledge store at {self.location} holds "
             f"vectors made with {state.embedding_model} ({state.dimensions} dimensions), but the "
             f"configuration now embeds with {self.embedder.identity} ({self.embedder.dimensions} "
@@ -506,7 +504,6 @@ class KnowledgeStore(ABC):
         limit: int = 10,
         offset: int = 0,
         min_score: float | None = None,
-        max_vector_distance: float | None = None,
         vector: Sequence[float] | None = None,
     ) -> list[SearchHit]:
         """Keyword + vector search fused as Weaviate's relativeScoreFusion (see module doc)."""
@@ -531,7 +528,6 @@ class KnowledgeStore(ABC):
             bound,
             limit,
             offset,
-            max_vector_distance,
         )
         return _above(hits, min_score)
 

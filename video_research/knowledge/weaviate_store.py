@@ -38,7 +38,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from video_research.config import Settings
-from video_research.errors import ErrorCategory, ToolFailure
+from video_research.errors import ErrorCategory, ToolFailure, config_error, invalid_input
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
@@ -56,6 +56,7 @@ from video_research.knowledge.store import (
     StoredObject,
     generate_uuid5,
 )
+from video_research.redact import redact
 
 logger = logging.getLogger(__name__)
 
@@ -66,32 +67,56 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 DELETE_BATCH = 10_000
 """Objects one delete_many removes at most (Weaviate's QUERY_MAXIMUM_RESULTS default)."""
 REEMBED_BATCH = 256
+LIKE_WILDCARDS = ("*", "?")
 
 
 def connection_plan(url: str, grpc_port: int = 0) -> tuple[str, dict[str, Any]]:
     """Which weaviate.connect_to_* to call for `url`, and its keyword arguments (sans auth)."""
-    parsed = urlparse(url if "://" in url else f"http://{url}")
+    parsed = urlparse(_with_scheme(url))
     host = parsed.hostname or ""
     secure = parsed.scheme == "https"
-    if not host:
-        raise ToolFailure(
-            ErrorCategory.CONFIG_ERROR,
-            f"WEAVIATE_URL={url!r} has no host name.",
+    try:
+        port = parsed.port
+    except ValueError:  # not a number, or beyond 65535
+        port = -1
+    if not host or port == -1:
+        raise config_error(
+            f"WEAVIATE_URL={redact(_with_scheme(url))!r} has "
+            f"{'no host name' if not host else 'an invalid port'}.",
             hint="Use a URL such as http://localhost:8080 or https://my-cluster.weaviate.cloud.",
         )
     grpc = grpc_port or DEFAULT_GRPC_PORT
     if host in LOCAL_HOSTS:
-        return "local", {"host": host, "port": parsed.port or 8080, "grpc_port": grpc}
+        return "local", {"host": host, "port": port or 8080, "grpc_port": grpc}
     if host.endswith(CLOUD_SUFFIXES):
         return "cloud", {"cluster_url": url}
     return "custom", {
         "http_host": host,
-        "http_port": parsed.port or (443 if secure else 80),
+        "http_port": port or (443 if secure else 80),
         "http_secure": secure,
         "grpc_host": host,
         "grpc_port": grpc,
         "grpc_secure": secure,
     }
+
+
+def safe_location(url: str) -> str:
+    """WEAVIATE_URL fit to show, read as `connection_plan` reads it: scheme, host, port and
+    path only (no user:password, query or fragment), known secrets redacted."""
+    parsed = urlparse(_with_scheme(url))
+    host = parsed.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parsed.port
+    except ValueError:
+        port = None
+    netloc = host + (f":{port}" if port else "")
+    return redact(parsed._replace(netloc=netloc, query="", fragment="", params="").geturl())
+
+
+def _with_scheme(url: str) -> str:
+    return url if "://" in url else f"http://{url}"
 
 
 def connect(settings: Settings) -> Any:
@@ -104,8 +129,7 @@ def connect(settings: Settings) -> Any:
     if key:
         kwargs["auth_credentials"] = Auth.api_key(key)
     elif kind == "cloud":
-        raise ToolFailure(
-            ErrorCategory.CONFIG_ERROR,
+        raise config_error(
             "Weaviate Cloud needs an API key.",
             hint="Set WEAVIATE_API_KEY to the cluster's API key.",
         )
@@ -128,6 +152,17 @@ _DATA_TYPES = {
 }
 
 
+def whole_values(prop: Property) -> bool:
+    """Whether Weaviate must tokenize `prop` as whole values (FIELD), not words.
+
+    Filters compare whole values on both backends: `eq "Machine Learning"` and
+    `contains_any ["Machine Learning"]` match that tag, not every tag with "machine" in it.
+    Weaviate has one tokenization per property for filters and BM25 alike, so on Weaviate
+    a filterable text or text[] property is keyword-searchable as whole values only.
+    """
+    return prop.exact or (prop.filterable and prop.data_type.is_text)
+
+
 def property_config(prop: Property) -> Any:
     """The weaviate.classes.config.Property for one of our properties."""
     from weaviate.classes.config import DataType as WDataType
@@ -141,7 +176,7 @@ def property_config(prop: Property) -> Any:
         index_filterable=prop.filterable,
         index_searchable=prop.in_bm25 if prop.data_type.is_text else None,
         index_range_filters=prop.filterable and prop.data_type.is_ordered,
-        tokenization=Tokenization.FIELD if prop.exact else None,
+        tokenization=Tokenization.FIELD if whole_values(prop) else None,
         skip_vectorization=not prop.vectorize,
     )
 
@@ -205,7 +240,13 @@ def to_weaviate_filter(node: FilterNode | None, definition: CollectionDef) -> An
         return simple[node.op](value)
     if node.op == "in":
         return Filter.any_of([target.equal(v) for v in value])
-    return target.like(f"{value}*")  # prefix
+    # prefix: Weaviate's Like has no escape for its wildcards, so a value holding one is refused.
+    if any(wildcard in value for wildcard in LIKE_WILDCARDS):
+        raise invalid_input(
+            f"A prefix filter on Weaviate cannot contain {' or '.join(LIKE_WILDCARDS)}: {value!r}.",
+            hint="Filter on the part of the prefix before the first * or ?.",
+        )
+    return target.like(f"{value}*")
 
 
 def to_sort(order_by: Sequence[Sort]) -> Any:
@@ -224,7 +265,6 @@ def hybrid_arguments(
     where: Any,
     limit: int,
     offset: int,
-    max_vector_distance: float | None,
 ) -> dict[str, Any]:
     """Keyword arguments for `collection.query.hybrid`: relative score fusion, our vector."""
     from weaviate.classes.query import HybridFusion, MetadataQuery
@@ -237,7 +277,6 @@ def hybrid_arguments(
         "filters": where,
         "limit": limit,
         "offset": offset or None,
-        "max_vector_distance": max_vector_distance,
         "return_metadata": MetadataQuery(score=True, distance=True),
     }
 
@@ -314,10 +353,7 @@ class WeaviateStore(KnowledgeStore):
 
     @property
     def location(self) -> str:
-        """WEAVIATE_URL without any user:password part."""
-        parsed = urlparse(self.settings.weaviate_url)
-        netloc = (parsed.hostname or "") + (f":{parsed.port}" if parsed.port else "")
-        return parsed._replace(netloc=netloc).geturl()
+        return safe_location(self.settings.weaviate_url)
 
     async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         from weaviate.exceptions import WeaviateBaseError
@@ -547,7 +583,6 @@ class WeaviateStore(KnowledgeStore):
         where: FilterNode | None,
         limit: int,
         offset: int,
-        max_vector_distance: float | None,
     ) -> list[SearchHit]:
         result = self._collection(state).query.hybrid(
             **hybrid_arguments(
@@ -557,7 +592,6 @@ class WeaviateStore(KnowledgeStore):
                 to_weaviate_filter(where, state.definition),
                 limit,
                 offset,
-                max_vector_distance,
             )
         )
         return [to_search_hit(state.definition, o, vector_only=False) for o in result.objects]
@@ -586,8 +620,7 @@ class WeaviateStore(KnowledgeStore):
     # ------------------------------------------------------------ re-embedding
     async def _reembed(self, state: CollectionState, progress: Progress | None) -> int:
         if state.dimensions != self.embedder.dimensions:
-            raise ToolFailure(
-                ErrorCategory.CONFIG_ERROR,
+            raise config_error(
                 f"Weaviate cannot change the vector size of {state.definition.name} in place "
                 f"({state.dimensions} -> {self.embedder.dimensions}).",
                 hint="Keep KNOWLEDGE_EMBEDDING_DIMENSIONS at the old size, or export the "
