@@ -25,7 +25,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
-from video_research.catalog.db import get_db, now_iso
+from video_research.catalog.db import get_db, now_iso, parse_time
 from video_research.config import Settings, get_config
 from video_research.errors import invalid_input, not_found
 from video_research.youtube_urls import is_youtube_url
@@ -139,7 +139,7 @@ def status(state: dict[str, Any], revision: int) -> dict[str, Any]:
     current = state.get("current")
     view_current = None
     if current is not None:
-        started = datetime.fromisoformat(current["started_at"].replace("Z", "+00:00"))
+        started = parse_time(current["started_at"], "started_at", sane_range=False)
         elapsed = int((datetime.now(UTC) - started).total_seconds())
         duration = current.get("duration_seconds")
         view_current = {
