@@ -74,6 +74,23 @@ async def test_catalog_add_updates_and_youtube_default_url():
     assert no_url.error.category == "invalid_input" and "manifest_url" in no_url.error.error
 
 
+async def test_catalog_add_keeps_what_it_is_not_given():
+    """Leaving out categories or manifest_url keeps the entry's own, never wipes them."""
+    custom = "https://media.example/talk.m3u8"
+    await ok(
+        "catalog_add",
+        {"video_id": "D-lhorsDlUQ", "title": "Talk", "categories": ["A"], "manifest_url": custom},
+    )
+    again = await ok("catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Talk, retitled"})
+    video = again["video"]
+    assert video["title"] == "Talk, retitled"
+    assert video["categories"] == ["A"] and video["manifest_url"] == custom
+    cleared = await ok(
+        "catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Talk", "categories": []}
+    )
+    assert cleared["video"]["categories"] == [] and cleared["video"]["manifest_url"] == custom
+
+
 async def test_remove_reports_playlists(catalog):
     made = await ok("playlist_create", {"name": "Slashers", "video_ids": ["f13-1", "f13-2"]})
     removed = await ok("catalog_remove", {"video_ids": ["f13-1", "ghost"]})
@@ -103,6 +120,31 @@ async def test_from_youtube_feeds_the_catalog():
     assert written == 1
     video = await ok("catalog_get_video", {"video_id": "abcdefghijk"})
     assert video["categories"] == ["Science & Technology"] and video["source"] == "video_metadata"
+
+
+async def test_feeds_never_rewrite_curated_entries(catalog):
+    """A feed (open to viewers, not audited) only inserts, or fills what is unknown."""
+    before = await ok("catalog_get_video", {"video_id": "halloween"})
+    await feed.from_youtube(
+        [
+            {
+                "video_id": "halloween",
+                "title": "Spam",
+                "url": "https://www.youtube.com/watch?v=abcdefghijk",
+                "duration_seconds": 1,
+                "thumbnail_url": "https://i.example/h.jpg",
+                "category_id": "10",
+            },
+            {"video_id": "unknown", "title": "Spam", "duration_seconds": 42},
+        ],
+        source_tool="video_metadata",
+    )
+    after = await ok("catalog_get_video", {"video_id": "halloween"})
+    for field in ("title", "manifest_url", "categories", "duration_seconds", "source"):
+        assert after[field] == before[field], field
+    assert after["thumbnail_url"] == "https://i.example/h.jpg"  # was unknown: filled
+    mystery = await ok("catalog_get_video", {"video_id": "unknown"})
+    assert (mystery["title"], mystery["duration_seconds"]) == ("Mystery Reel", 42)
 
 
 async def test_import_json_and_csv(tmp_path, catalog):
@@ -143,6 +185,34 @@ async def test_import_json_and_csv(tmp_path, catalog):
         "Comedy",
         "Imported",
     ]
+
+
+async def test_import_without_categories_or_url_keeps_them(tmp_path, catalog):
+    """A CSV without a categories column (or a YouTube ID row without a URL) updates
+    titles and durations but keeps the entries' categories and manifests."""
+    await ok(
+        "catalog_add",
+        {
+            "video_id": "dQw4w9WgXcQ",
+            "title": "Song",
+            "categories": ["Music"],
+            "manifest_url": "https://media.example/song.json",
+        },
+    )
+    path = tmp_path / "titles.csv"
+    path.write_text(
+        "video_id,title,duration_seconds,manifest_url\n"
+        "elm,Elm Street,5461,https://media.example/elm.json\n"
+        "dQw4w9WgXcQ,Song!,,\n"
+    )
+    result = await ok("catalog_import", {"file_path": str(path), "categories": ["Fixed"]})
+    assert (result["imported"], result["created"]) == (2, 0)
+    elm = await ok("catalog_get_video", {"video_id": "elm"})
+    assert (elm["title"], elm["duration_seconds"]) == ("Elm Street", 5461)
+    assert elm["categories"] == ["Fixed", "Horror"]
+    song = await ok("catalog_get_video", {"video_id": "dQw4w9WgXcQ"})
+    assert song["title"] == "Song!" and song["manifest_url"] == "https://media.example/song.json"
+    assert song["categories"] == ["Fixed", "Music"]
 
 
 async def test_import_refuses_paths_outside_roots(tmp_path):
@@ -264,9 +334,10 @@ async def test_youtube_tools_feed_the_catalog(youtube_stub):
     from tests.stubs.youtube import SMALL_PLAYLIST
 
     await ok("catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Old", "categories": ["Mine"]})
-    metadata = await ok("video_metadata", {"url": "https://youtu.be/D-lhorsDlUQ"})
+    metadata = await ok("video_metadata", {"url": "https://youtu.be/D-lhorsDlUQ"}, VIEWER)
     video = await ok("catalog_get_video", {"video_id": "D-lhorsDlUQ"}, VIEWER)
-    assert video["title"] == metadata["title"] and "Mine" in video["categories"]
+    # a viewer's lookup never rewrites the entry; it only fills the unknown duration
+    assert video["title"] == "Old" and video["categories"] == ["Mine"]
     assert video["duration_seconds"] == metadata["duration_seconds"]
 
     playlist = await ok(
