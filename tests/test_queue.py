@@ -80,6 +80,20 @@ async def test_sqlite_queue(catalog):
     assert (await ok("queue_status"))["backend"] == "sqlite"
 
 
+async def test_queued_youtube_media_is_named_by_its_url(catalog):
+    """CyTube plays a YouTube video by the ID in its URL, whatever the catalog calls it."""
+    await ok(
+        "catalog_add",
+        {"video_id": "rick", "title": "Song", "manifest_url": "https://youtu.be/dQw4w9WgXcQ?t=3"},
+    )
+    await ok("queue_add_videos", {"video_ids": ["rick", "elm"]}, BLESSED)
+    state, _ = await q.backend().read()
+    assert [i["media"] for i in state["items"]] == [
+        {"type": "yt", "id": "dQw4w9WgXcQ"},
+        {"type": "cm", "id": "https://media.example/elm.json"},
+    ]
+
+
 async def test_sqlite_queue_concurrent_appends_lose_nothing(catalog):
     await asyncio.gather(
         *(ok("queue_add_video", {"video_id": "airplane"}, BLESSED) for _ in range(20))

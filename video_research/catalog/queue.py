@@ -28,7 +28,7 @@ from typing import Any, Literal, Protocol
 from video_research.catalog.db import get_db, now_iso, parse_time
 from video_research.config import Settings, get_config
 from video_research.errors import invalid_input, not_found
-from video_research.youtube_urls import is_youtube_url
+from video_research.youtube_urls import YouTubeUrlError, parse_video_id
 
 logger = logging.getLogger(__name__)
 
@@ -48,10 +48,15 @@ def empty_state(channel: str) -> dict[str, Any]:
 
 
 def media_of(video: dict[str, Any]) -> dict[str, str]:
-    """How CyTube names the media: a YouTube ID ("yt") or a custom manifest URL ("cm")."""
-    if is_youtube_url(video["manifest_url"]):
-        return {"type": "yt", "id": video["video_id"]}
-    return {"type": "cm", "id": video["manifest_url"]}
+    """How CyTube names the media: a YouTube ID ("yt") or a custom manifest URL ("cm").
+
+    The YouTube ID comes from the manifest URL, which is what plays: a catalog entry's own
+    video_id may be any friendly token.
+    """
+    try:
+        return {"type": "yt", "id": parse_video_id(video["manifest_url"])}
+    except YouTubeUrlError:
+        return {"type": "cm", "id": video["manifest_url"]}
 
 
 def make_item(video: dict[str, Any], added_by: str) -> dict[str, Any]:
