@@ -9,6 +9,7 @@ import pytest
 
 from tests.catalog_helpers import BLESSED, VIEWER, call, ok
 from video_research.catalog import feed
+from video_research.catalog.db import get_db
 
 
 async def test_search_partial_and_prefix(catalog):
@@ -346,3 +347,84 @@ async def test_youtube_tools_feed_the_catalog(youtube_stub):
     available = [i["video_id"] for i in playlist["items"] if i["available"]]
     found = await ok("catalog_search", {"limit": 100}, VIEWER)
     assert set(available) <= {v["video_id"] for v in found["items"]}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("catalog_add", {"video_id": "x", "title": "X", "manifest_url": "https://m/x"}),
+        ("catalog_search", {}),
+        ("audit_log", {}),
+    ],
+)
+@pytest.mark.parametrize("number", [10**19, 2**63])
+async def test_out_of_range_numbers_are_invalid_input(tool, arguments, number):
+    field = {"catalog_add": "duration_seconds", "catalog_search": "offset"}.get(tool, "before_id")
+    outcome = await call(tool, {**arguments, field: number})
+    assert outcome.error.category == "invalid_input", outcome.error
+    assert f"$.{field}" in [e["path"] for e in outcome.error.details["errors"]]
+
+
+def test_the_schema_bounds_durations_like_the_record():
+    from video_research import contracts
+    from video_research.catalog.videos import MAX_DURATION_SECONDS
+
+    schema = contracts.tool_schema("catalog_add", "input")
+    assert schema["properties"]["duration_seconds"]["maximum"] == MAX_DURATION_SECONDS
+
+
+async def test_import_reports_out_of_range_durations_row_by_row(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text(
+        '[{"video_id": "inf", "title": "A", "url": "https://m/a", "duration_seconds": Infinity},'
+        ' {"video_id": "nan", "title": "B", "url": "https://m/b", "duration_seconds": NaN},'
+        ' {"video_id": "huge", "title": "C", "url": "https://m/c", "duration_seconds": 1'
+        + "0"
+        * 30
+        + "},"
+        ' {"video_id": "long", "title": "D", "url": "https://m/d", "duration": "'
+        + "9"
+        * 400
+        + '"},'
+        ' {"video_id": "fine", "title": "E", "url": "https://m/e", "duration_seconds": 60}]'
+    )
+    result = await ok("catalog_import", {"file_path": str(path)})
+    assert result["video_ids"] == ["fine"]
+    assert [f["video_id"] for f in result["failed"]] == ["inf", "nan", "huge", "long"]
+
+
+@pytest.mark.parametrize(
+    "starts_at", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:00Z", "1969-12-31T00:00:00Z"]
+)
+async def test_out_of_range_times_are_invalid_input(catalog, starts_at):
+    playlist = await ok("playlist_create", {"name": "P", "video_ids": ["elm"]})
+    made = await call(
+        "marathon_create",
+        {"name": "M", "starts_at": starts_at, "playlist_ids": [playlist["playlist_id"]]},
+    )
+    assert made.error.category == "invalid_input", made.error
+    since = await call("audit_log", {"since": starts_at})
+    assert since.error.category == "invalid_input", since.error
+
+
+async def test_a_stored_marathon_at_the_end_of_time_does_not_break_the_list(catalog):
+    """A marathon stored before start times were bounded still lists: its end is held
+    at the last representable moment instead of overflowing."""
+    playlist = await ok("playlist_create", {"name": "P", "video_ids": ["elm", "halloween"]})
+    made = await ok(
+        "marathon_create",
+        {
+            "name": "Late",
+            "starts_at": "2100-01-01T00:00:00Z",
+            "playlist_ids": [playlist["playlist_id"]],
+        },
+    )
+    await get_db().write(
+        lambda conn: conn.execute(
+            "UPDATE marathons SET starts_at = '9999-12-31T23:59:00Z' WHERE marathon_id = ?",
+            (made["marathon_id"],),
+        )
+    )
+    listed = (await ok("marathon_list", {}, VIEWER))["marathons"]
+    assert [(m["name"], m["ends_at"]) for m in listed] == [("Late", "9999-12-31T23:59:59Z")]
+    assert listed[0]["total_duration_seconds"] == 5460 * 2

@@ -36,16 +36,23 @@ def default_manifest_url(video_id: str) -> str | None:
 
 
 def parse_duration(value: Any) -> int | None:
-    """Seconds from an int, a numeric string, or H:MM:SS / MM:SS; None when blank."""
+    """Seconds from an int, a numeric string, or H:MM:SS / MM:SS; None when blank.
+
+    ValueError for anything else, infinities and NaN (JSON allows them) included; the
+    upper bound is VideoRecord's.
+    """
     if value is None or value == "":
         return None
     if isinstance(value, bool):
         raise ValueError("duration_seconds must be a number of seconds")
-    if isinstance(value, int | float):
-        return int(value)
-    text = str(value).strip()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return int(float(text))
+    try:
+        if isinstance(value, int | float):
+            return int(value)
+        text = str(value).strip()
+        if re.fullmatch(r"\d+(\.\d+)?", text):
+            return int(float(text))
+    except OverflowError:
+        raise ValueError(f"duration {str(value)[:40]!r} is out of range") from None
     if re.fullmatch(r"\d+(:\d{1,2}){1,2}", text):
         seconds = 0
         for part in text.split(":"):
