@@ -4,6 +4,8 @@ rules that turn a request's `_meta.session` claim into a caller."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.catalog_helpers import ADMIN, call, ok
@@ -138,6 +140,18 @@ async def test_denied_writes_are_audited(catalog):
     assert entries[0]["input"] == {"playlist_id": "pl_x"}
 
 
+async def test_audited_inputs_are_bounded(catalog):
+    """A refused call's arguments were never validated: the entry keeps a summary of them."""
+    huge = {"video_id": "big", "title": "x" * 100_000, "manifest_url": "https://m/big"}
+    assert (await call("catalog_add", huge)).error.category == "invalid_input"
+    entry = (await ok("audit_log", {"tool": "catalog_add", "limit": 1}, ADMIN))["entries"][0]
+    assert entry["input"] == {
+        "truncated": True,
+        "chars": len(json.dumps(huge)),
+        "keys": ["manifest_url", "title", "video_id"],
+    }
+
+
 # ------------------------------------------------------------- claims -> callers
 
 
@@ -256,8 +270,6 @@ async def test_sqlite_registry_reads_stored_times_safely(expires_at, role):
 
 
 async def test_malformed_nats_registrations_are_viewers(nats_config):
-    import json
-
     from video_research.catalog import nats_kv, registry
 
     settings = get_config()
