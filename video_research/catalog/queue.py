@@ -35,6 +35,9 @@ logger = logging.getLogger(__name__)
 Position = Literal["end", "next"]
 Mode = Literal["append", "preserve_current", "hard_replace"]
 RECENT_COMMANDS = 20
+# Most upcoming items a queue holds (on both backends): the whole queue is one document,
+# and on NATS one KV value, which must stay under the server's max_payload (1 MB).
+MAX_QUEUE_ITEMS = 1000
 
 
 def empty_state(channel: str) -> dict[str, Any]:
@@ -94,23 +97,32 @@ def _stamp(state: dict[str, Any], cmd: Command) -> dict[str, Any]:
     return state
 
 
+def _capped(upcoming: list[dict[str, Any]], before: int) -> list[dict[str, Any]]:
+    """`upcoming` when it fits in MAX_QUEUE_ITEMS; invalid_input (nothing changes) if not."""
+    if len(upcoming) > MAX_QUEUE_ITEMS:
+        raise invalid_input(
+            f"The queue holds at most {MAX_QUEUE_ITEMS} upcoming items; it has {before}, and "
+            f"this change would make it {len(upcoming)}. Nothing was queued.",
+            hint="Remove items (queue_remove, queue_clear) or add fewer videos.",
+        )
+    return upcoming
+
+
 def add(
     state: dict[str, Any], items: list[dict[str, Any]], position: Position, cmd: Command
 ) -> dict[str, Any]:
-    state["items"] = items + state["items"] if position == "next" else state["items"] + items
+    upcoming = items + state["items"] if position == "next" else state["items"] + items
+    state["items"] = _capped(upcoming, len(state["items"]))
     return _stamp(state, cmd)
 
 
 def apply_playlist(
     state: dict[str, Any], items: list[dict[str, Any]], mode: Mode, cmd: Command
 ) -> dict[str, Any]:
-    if mode == "append":
-        state["items"] = state["items"] + items
-    elif mode == "preserve_current":
-        state["items"] = items
-    else:
+    upcoming = _capped(state["items"] + items if mode == "append" else items, len(state["items"]))
+    if mode == "hard_replace":
         state["current"] = None
-        state["items"] = items
+    state["items"] = upcoming
     return _stamp(state, cmd)
 
 
