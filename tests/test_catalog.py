@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.catalog_helpers import BLESSED, VIEWER, call, ok
+from tests.catalog_helpers import ADMIN, BLESSED, VIEWER, call, ok
 from video_research.catalog import feed
 from video_research.catalog.db import get_db
 
@@ -214,6 +214,43 @@ async def test_import_without_categories_or_url_keeps_them(tmp_path, catalog):
     song = await ok("catalog_get_video", {"video_id": "dQw4w9WgXcQ"})
     assert song["title"] == "Song!" and song["manifest_url"] == "https://media.example/song.json"
     assert song["categories"] == ["Fixed", "Music"]
+
+
+async def test_import_reads_the_file_off_the_event_loop(tmp_path):
+    """Other calls keep being served while a large file is read and validated."""
+    import asyncio
+
+    from video_research.context import CallContext
+    from video_research.handlers.catalog import catalog_import
+
+    rows = [
+        {"video_id": f"v{i}", "title": f"Video {i}", "url": f"https://m/{i}"} for i in range(40_000)
+    ]
+    path = tmp_path / "large.json"
+    path.write_text(json.dumps(rows))
+    loop = asyncio.get_running_loop()
+    gaps: list[float] = []
+    running = True
+
+    async def ticker() -> None:
+        last = loop.time()
+        while running:
+            await asyncio.sleep(0.005)
+            gaps.append(loop.time() - last)
+            last = loop.time()
+
+    ticks = asyncio.create_task(ticker())
+    await asyncio.sleep(0.02)
+    started = loop.time()
+    result = await catalog_import(
+        {"file_path": str(path), "dry_run": True, "max_items": 200},
+        CallContext(tool="catalog_import", caller=ADMIN),
+    )
+    elapsed = loop.time() - started
+    running = False
+    await ticks
+    assert result["imported"] == 40_000
+    assert max(gaps) < elapsed / 2, (max(gaps), elapsed)
 
 
 async def test_import_refuses_paths_outside_roots(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from typing import Any
 
@@ -152,7 +153,8 @@ async def catalog_import(args: dict[str, Any], ctx: CallContext) -> dict[str, An
         )
     if args.get("file_path"):
         path = await confine(args["file_path"], ctx)
-        good, failed = importer.read_file(path)
+        # Reading and validating up to 20 MB is blocking work: off the event loop.
+        good, failed = await asyncio.to_thread(importer.read_file, path)
         source, default_name = "catalog_import:file", path.stem
     else:
         good, failed, default_name = await _records_from_youtube(
