@@ -23,16 +23,15 @@ from pydantic import ValidationError
 
 from video_research.catalog.videos import VideoRecord
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input
-from video_research.youtube_urls import watch_url
+from video_research.youtube_urls import VIDEO_ID, watch_url
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
-_YOUTUBE_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
 _CATEGORY_SPLIT = re.compile(r"[;|,]")
 
 
 def default_manifest_url(video_id: str) -> str | None:
     """The watch URL when `video_id` has the shape of a YouTube ID, else None."""
-    return watch_url(video_id) if _YOUTUBE_ID.match(video_id) else None
+    return watch_url(video_id) if VIDEO_ID.match(video_id) else None
 
 
 def parse_duration(value: Any) -> int | None:
