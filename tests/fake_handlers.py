@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 
 async def bad_output(args, ctx):
     return {"action": "stats", "stats": {"cache_dir": 42}}
@@ -13,3 +15,9 @@ async def explodes(args, ctx):
 
 async def returns_list(args, ctx):
     return ["not", "an", "object"]
+
+
+async def hangs(args, ctx):
+    """Says it started (sets the event in ctx.meta["started"]), then waits to be cancelled."""
+    ctx.meta["started"].set()
+    await asyncio.Event().wait()

@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.catalog_helpers import BLESSED, VIEWER, call, ok
+from tests.catalog_helpers import ADMIN, BLESSED, VIEWER, call, ok
 from video_research.catalog import feed
+from video_research.catalog.db import get_db
 
 
 async def test_search_partial_and_prefix(catalog):
@@ -74,6 +75,23 @@ async def test_catalog_add_updates_and_youtube_default_url():
     assert no_url.error.category == "invalid_input" and "manifest_url" in no_url.error.error
 
 
+async def test_catalog_add_keeps_what_it_is_not_given():
+    """Leaving out categories or manifest_url keeps the entry's own, never wipes them."""
+    custom = "https://media.example/talk.m3u8"
+    await ok(
+        "catalog_add",
+        {"video_id": "D-lhorsDlUQ", "title": "Talk", "categories": ["A"], "manifest_url": custom},
+    )
+    again = await ok("catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Talk, retitled"})
+    video = again["video"]
+    assert video["title"] == "Talk, retitled"
+    assert video["categories"] == ["A"] and video["manifest_url"] == custom
+    cleared = await ok(
+        "catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Talk", "categories": []}
+    )
+    assert cleared["video"]["categories"] == [] and cleared["video"]["manifest_url"] == custom
+
+
 async def test_remove_reports_playlists(catalog):
     made = await ok("playlist_create", {"name": "Slashers", "video_ids": ["f13-1", "f13-2"]})
     removed = await ok("catalog_remove", {"video_ids": ["f13-1", "ghost"]})
@@ -103,6 +121,31 @@ async def test_from_youtube_feeds_the_catalog():
     assert written == 1
     video = await ok("catalog_get_video", {"video_id": "abcdefghijk"})
     assert video["categories"] == ["Science & Technology"] and video["source"] == "video_metadata"
+
+
+async def test_feeds_never_rewrite_curated_entries(catalog):
+    """A feed (open to viewers, not audited) only inserts, or fills what is unknown."""
+    before = await ok("catalog_get_video", {"video_id": "halloween"})
+    await feed.from_youtube(
+        [
+            {
+                "video_id": "halloween",
+                "title": "Spam",
+                "url": "https://www.youtube.com/watch?v=abcdefghijk",
+                "duration_seconds": 1,
+                "thumbnail_url": "https://i.example/h.jpg",
+                "category_id": "10",
+            },
+            {"video_id": "unknown", "title": "Spam", "duration_seconds": 42},
+        ],
+        source_tool="video_metadata",
+    )
+    after = await ok("catalog_get_video", {"video_id": "halloween"})
+    for field in ("title", "manifest_url", "categories", "duration_seconds", "source"):
+        assert after[field] == before[field], field
+    assert after["thumbnail_url"] == "https://i.example/h.jpg"  # was unknown: filled
+    mystery = await ok("catalog_get_video", {"video_id": "unknown"})
+    assert (mystery["title"], mystery["duration_seconds"]) == ("Mystery Reel", 42)
 
 
 async def test_import_json_and_csv(tmp_path, catalog):
@@ -143,6 +186,71 @@ async def test_import_json_and_csv(tmp_path, catalog):
         "Comedy",
         "Imported",
     ]
+
+
+async def test_import_without_categories_or_url_keeps_them(tmp_path, catalog):
+    """A CSV without a categories column (or a YouTube ID row without a URL) updates
+    titles and durations but keeps the entries' categories and manifests."""
+    await ok(
+        "catalog_add",
+        {
+            "video_id": "dQw4w9WgXcQ",
+            "title": "Song",
+            "categories": ["Music"],
+            "manifest_url": "https://media.example/song.json",
+        },
+    )
+    path = tmp_path / "titles.csv"
+    path.write_text(
+        "video_id,title,duration_seconds,manifest_url\n"
+        "elm,Elm Street,5461,https://media.example/elm.json\n"
+        "dQw4w9WgXcQ,Song!,,\n"
+    )
+    result = await ok("catalog_import", {"file_path": str(path), "categories": ["Fixed"]})
+    assert (result["imported"], result["created"]) == (2, 0)
+    elm = await ok("catalog_get_video", {"video_id": "elm"})
+    assert (elm["title"], elm["duration_seconds"]) == ("Elm Street", 5461)
+    assert elm["categories"] == ["Fixed", "Horror"]
+    song = await ok("catalog_get_video", {"video_id": "dQw4w9WgXcQ"})
+    assert song["title"] == "Song!" and song["manifest_url"] == "https://media.example/song.json"
+    assert song["categories"] == ["Fixed", "Music"]
+
+
+async def test_import_reads_the_file_off_the_event_loop(tmp_path):
+    """Other calls keep being served while a large file is read and validated."""
+    import asyncio
+
+    from video_research.context import CallContext
+    from video_research.handlers.catalog import catalog_import
+
+    rows = [
+        {"video_id": f"v{i}", "title": f"Video {i}", "url": f"https://m/{i}"} for i in range(40_000)
+    ]
+    path = tmp_path / "large.json"
+    path.write_text(json.dumps(rows))
+    loop = asyncio.get_running_loop()
+    gaps: list[float] = []
+    running = True
+
+    async def ticker() -> None:
+        last = loop.time()
+        while running:
+            await asyncio.sleep(0.005)
+            gaps.append(loop.time() - last)
+            last = loop.time()
+
+    ticks = asyncio.create_task(ticker())
+    await asyncio.sleep(0.02)
+    started = loop.time()
+    result = await catalog_import(
+        {"file_path": str(path), "dry_run": True, "max_items": 200},
+        CallContext(tool="catalog_import", caller=ADMIN),
+    )
+    elapsed = loop.time() - started
+    running = False
+    await ticks
+    assert result["imported"] == 40_000
+    assert max(gaps) < elapsed / 2, (max(gaps), elapsed)
 
 
 async def test_import_refuses_paths_outside_roots(tmp_path):
@@ -264,9 +372,10 @@ async def test_youtube_tools_feed_the_catalog(youtube_stub):
     from tests.stubs.youtube import SMALL_PLAYLIST
 
     await ok("catalog_add", {"video_id": "D-lhorsDlUQ", "title": "Old", "categories": ["Mine"]})
-    metadata = await ok("video_metadata", {"url": "https://youtu.be/D-lhorsDlUQ"})
+    metadata = await ok("video_metadata", {"url": "https://youtu.be/D-lhorsDlUQ"}, VIEWER)
     video = await ok("catalog_get_video", {"video_id": "D-lhorsDlUQ"}, VIEWER)
-    assert video["title"] == metadata["title"] and "Mine" in video["categories"]
+    # a viewer's lookup never rewrites the entry; it only fills the unknown duration
+    assert video["title"] == "Old" and video["categories"] == ["Mine"]
     assert video["duration_seconds"] == metadata["duration_seconds"]
 
     playlist = await ok(
@@ -275,3 +384,84 @@ async def test_youtube_tools_feed_the_catalog(youtube_stub):
     available = [i["video_id"] for i in playlist["items"] if i["available"]]
     found = await ok("catalog_search", {"limit": 100}, VIEWER)
     assert set(available) <= {v["video_id"] for v in found["items"]}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("catalog_add", {"video_id": "x", "title": "X", "manifest_url": "https://m/x"}),
+        ("catalog_search", {}),
+        ("audit_log", {}),
+    ],
+)
+@pytest.mark.parametrize("number", [10**19, 2**63])
+async def test_out_of_range_numbers_are_invalid_input(tool, arguments, number):
+    field = {"catalog_add": "duration_seconds", "catalog_search": "offset"}.get(tool, "before_id")
+    outcome = await call(tool, {**arguments, field: number})
+    assert outcome.error.category == "invalid_input", outcome.error
+    assert f"$.{field}" in [e["path"] for e in outcome.error.details["errors"]]
+
+
+def test_the_schema_bounds_durations_like_the_record():
+    from video_research import contracts
+    from video_research.catalog.videos import MAX_DURATION_SECONDS
+
+    schema = contracts.tool_schema("catalog_add", "input")
+    assert schema["properties"]["duration_seconds"]["maximum"] == MAX_DURATION_SECONDS
+
+
+async def test_import_reports_out_of_range_durations_row_by_row(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text(
+        '[{"video_id": "inf", "title": "A", "url": "https://m/a", "duration_seconds": Infinity},'
+        ' {"video_id": "nan", "title": "B", "url": "https://m/b", "duration_seconds": NaN},'
+        ' {"video_id": "huge", "title": "C", "url": "https://m/c", "duration_seconds": 1'
+        + "0"
+        * 30
+        + "},"
+        ' {"video_id": "long", "title": "D", "url": "https://m/d", "duration": "'
+        + "9"
+        * 400
+        + '"},'
+        ' {"video_id": "fine", "title": "E", "url": "https://m/e", "duration_seconds": 60}]'
+    )
+    result = await ok("catalog_import", {"file_path": str(path)})
+    assert result["video_ids"] == ["fine"]
+    assert [f["video_id"] for f in result["failed"]] == ["inf", "nan", "huge", "long"]
+
+
+@pytest.mark.parametrize(
+    "starts_at", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:00Z", "1969-12-31T00:00:00Z"]
+)
+async def test_out_of_range_times_are_invalid_input(catalog, starts_at):
+    playlist = await ok("playlist_create", {"name": "P", "video_ids": ["elm"]})
+    made = await call(
+        "marathon_create",
+        {"name": "M", "starts_at": starts_at, "playlist_ids": [playlist["playlist_id"]]},
+    )
+    assert made.error.category == "invalid_input", made.error
+    since = await call("audit_log", {"since": starts_at})
+    assert since.error.category == "invalid_input", since.error
+
+
+async def test_a_stored_marathon_at_the_end_of_time_does_not_break_the_list(catalog):
+    """A marathon stored before start times were bounded still lists: its end is held
+    at the last representable moment instead of overflowing."""
+    playlist = await ok("playlist_create", {"name": "P", "video_ids": ["elm", "halloween"]})
+    made = await ok(
+        "marathon_create",
+        {
+            "name": "Late",
+            "starts_at": "2100-01-01T00:00:00Z",
+            "playlist_ids": [playlist["playlist_id"]],
+        },
+    )
+    await get_db().write(
+        lambda conn: conn.execute(
+            "UPDATE marathons SET starts_at = '9999-12-31T23:59:00Z' WHERE marathon_id = ?",
+            (made["marathon_id"],),
+        )
+    )
+    listed = (await ok("marathon_list", {}, VIEWER))["marathons"]
+    assert [(m["name"], m["ends_at"]) for m in listed] == [("Late", "9999-12-31T23:59:59Z")]
+    assert listed[0]["total_duration_seconds"] == 5460 * 2

@@ -73,6 +73,33 @@ async def test_output_contract_violation_is_an_internal_error(handler, caplog):
     assert any("output contract" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.parametrize("cancellations", [1, 2])
+async def test_a_cancelled_write_is_audited(cancellations):
+    """A write cancelled mid-flight may have committed: the audit log says so, even when
+    the call is cancelled again while the entry is being written."""
+    import asyncio
+
+    spec = spec_with("tests.fake_handlers:hangs", audited=True, read_only=False)
+    started = asyncio.Event()
+    context = CallContext(tool="infra_cache", caller=ADMIN, meta={"started": started})
+    task = asyncio.create_task(dispatch.call(spec, {}, context))
+    await started.wait()
+    for _ in range(cancellations):
+        task.cancel()
+        await asyncio.sleep(0)
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(100):  # the shielded entry may still be on its way
+        entries = (await dispatch.call(dispatch.TOOLS["audit_log"], {}, ctx())).result["entries"]
+        if entries:
+            break
+        await asyncio.sleep(0.05)
+    assert [(e["tool"], e["ok"], e["category"]) for e in entries] == [
+        ("infra_cache", False, "cancelled")
+    ]
+    assert "may or may not" in entries[0]["result"]["error"]
+
+
 async def test_toolsets_limit_lookup():
     from video_research.config import load_settings
 

@@ -142,3 +142,27 @@ def test_redact_patterns(text):
 
 def test_tool_error_message_defaults_to_error():
     assert ToolError(error="e", category="UNKNOWN", hint="h").message == "e"
+
+
+def _real_overflows() -> list[OverflowError]:
+    import sqlite3
+    from datetime import UTC, datetime, timedelta, timezone
+
+    caught = []
+    try:
+        sqlite3.connect(":memory:").execute("SELECT ?", (2**63,))
+    except OverflowError as exc:
+        caught.append(exc)
+    try:
+        datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=14))).astimezone(UTC)
+    except OverflowError as exc:
+        caught.append(exc)
+    return caught
+
+
+@pytest.mark.parametrize("exc", _real_overflows(), ids=["sqlite-integer", "datetime-year"])
+def test_an_overflow_is_invalid_input(exc):
+    """A number or date too large for SQLite or datetime is the caller's input, not UNKNOWN."""
+    error = make_tool_error(exc)
+    assert error.category == "invalid_input" and not error.retryable
+    assert "out of range" in error.hint

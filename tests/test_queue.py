@@ -80,6 +80,20 @@ async def test_sqlite_queue(catalog):
     assert (await ok("queue_status"))["backend"] == "sqlite"
 
 
+async def test_queued_youtube_media_is_named_by_its_url(catalog):
+    """CyTube plays a YouTube video by the ID in its URL, whatever the catalog calls it."""
+    await ok(
+        "catalog_add",
+        {"video_id": "rick", "title": "Song", "manifest_url": "https://youtu.be/dQw4w9WgXcQ?t=3"},
+    )
+    await ok("queue_add_videos", {"video_ids": ["rick", "elm"]}, BLESSED)
+    state, _ = await q.backend().read()
+    assert [i["media"] for i in state["items"]] == [
+        {"type": "yt", "id": "dQw4w9WgXcQ"},
+        {"type": "cm", "id": "https://media.example/elm.json"},
+    ]
+
+
 async def test_sqlite_queue_concurrent_appends_lose_nothing(catalog):
     await asyncio.gather(
         *(ok("queue_add_video", {"video_id": "airplane"}, BLESSED) for _ in range(20))
@@ -206,3 +220,93 @@ async def test_two_servers_appending_at_once_lose_nothing(nats_server, server_en
         status = tool_json(await two.call_tool("queue_status", {}))
         assert status["backend"] == "nats" and status["queue_length"] == 40
         assert sorted(i["uid"] for i in status["items"]) == sorted(uids)
+
+
+QUEUE_CAP = 1000  # upcoming items (the README's number)
+
+
+async def fill_to_the_cap() -> str:
+    """A queue of exactly QUEUE_CAP upcoming items; returns the playlist used."""
+    playlist = await ok("playlist_create", {"name": "Loop", "video_ids": ["elm"] * QUEUE_CAP})
+    await ok("queue_apply_playlist", {"playlist_id": playlist["playlist_id"]}, BLESSED)
+    return playlist["playlist_id"]
+
+
+async def exercise_cap() -> None:
+    playlist_id = await fill_to_the_cap()
+    assert (await ok("queue_status"))["queue_length"] == QUEUE_CAP
+    for tool, arguments in [
+        ("queue_add_video", {"video_id": "halloween"}),
+        ("queue_add_videos", {"video_ids": ["halloween", "airplane"], "position": "next"}),
+        ("queue_apply_playlist", {"playlist_id": playlist_id}),
+    ]:
+        refused = await call(tool, arguments, BLESSED)
+        assert refused.error.category == "invalid_input", refused.error
+        assert str(QUEUE_CAP) in refused.error.error and not refused.error.retryable
+    assert (await ok("queue_status"))["queue_length"] == QUEUE_CAP
+    # replacing, advancing and removing still work on a full queue
+    await ok("queue_apply_playlist", {"playlist_id": playlist_id, "mode": "preserve_current"})
+    await ok("queue_advance", {}, BLESSED)
+    await ok("queue_add_video", {"video_id": "halloween"}, BLESSED)
+    assert (await ok("queue_status"))["queue_length"] == QUEUE_CAP
+
+
+async def test_sqlite_queue_is_capped(catalog):
+    await exercise_cap()
+
+
+async def test_nats_queue_is_capped(nats_config, catalog):
+    await exercise_cap()
+
+
+async def test_nats_value_over_max_payload_is_a_definite_failure(nats_config):
+    from video_research.catalog import nats_kv
+
+    settings = get_config()
+    kv = await nats_kv.bucket(settings.nats_queue_bucket, settings)
+    await nats_kv.update_json(kv, "big", lambda old: {"n": 1}, settings)
+    with pytest.raises(ToolFailure) as raised:
+        await nats_kv.update_json(kv, "big", lambda old: {"n": "x" * 2_000_000}, settings)
+    failure = raised.value
+    assert not isinstance(failure, nats_kv.Ambiguous)
+    assert failure.category == "nats_error" and not failure.retryable
+    assert "max_payload" in failure.message and "nothing was written" in failure.message
+    assert await nats_kv.read_json(kv, "big", settings) == ({"n": 1}, 1)
+
+
+async def test_nats_writes_outrun_every_time_are_a_retryable_conflict(nats_config, monkeypatch):
+    """Another writer changes the key between every read and write: after the retries
+    the call is a `conflict` the caller may retry, not an unknown error."""
+    import threading
+
+    import nats
+
+    from video_research.catalog import nats_kv
+
+    settings = get_config()
+    kv = await nats_kv.bucket(settings.nats_queue_bucket, settings)
+    await nats_kv.update_json(kv, "busy", lambda old: {"n": 0}, settings)
+    monkeypatch.setattr(nats_kv, "MAX_CONFLICT_RETRIES", 3)
+
+    async def other_writer() -> None:
+        nc = await nats.connect(nats_config.url)
+        try:
+            other = await nc.jetstream().key_value(settings.nats_queue_bucket)
+            await other.put("busy", b'{"n": -1}')
+        finally:
+            await nc.close()
+
+    attempts = []
+
+    def outrun(old):
+        attempts.append(old)
+        writer = threading.Thread(target=lambda: asyncio.run(other_writer()))
+        writer.start()
+        writer.join()
+        return {"n": 1}
+
+    with pytest.raises(ToolFailure) as raised:
+        await nats_kv.update_json(kv, "busy", outrun, settings)
+    assert raised.value.category == "conflict" and raised.value.retryable
+    assert len(attempts) == 3
+    assert (await nats_kv.read_json(kv, "busy", settings))[0] == {"n": -1}

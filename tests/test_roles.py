@@ -4,6 +4,8 @@ rules that turn a request's `_meta.session` claim into a caller."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.catalog_helpers import ADMIN, call, ok
@@ -138,6 +140,18 @@ async def test_denied_writes_are_audited(catalog):
     assert entries[0]["input"] == {"playlist_id": "pl_x"}
 
 
+async def test_audited_inputs_are_bounded(catalog):
+    """A refused call's arguments were never validated: the entry keeps a summary of them."""
+    huge = {"video_id": "big", "title": "x" * 100_000, "manifest_url": "https://m/big"}
+    assert (await call("catalog_add", huge)).error.category == "invalid_input"
+    entry = (await ok("audit_log", {"tool": "catalog_add", "limit": 1}, ADMIN))["entries"][0]
+    assert entry["input"] == {
+        "truncated": True,
+        "chars": len(json.dumps(huge)),
+        "keys": ["manifest_url", "title", "video_id"],
+    }
+
+
 # ------------------------------------------------------------- claims -> callers
 
 
@@ -163,6 +177,8 @@ async def test_no_claim_is_the_local_user(monkeypatch):
         _meta(role="admin"),
         {"session": "admin"},
         {"session": ["admin"]},
+        {"session": None},
+        _meta(username="mallory", role=["admin"], session_id="sess-unknown-1"),
         _meta(username="mallory", role="root", session_id="x" * 5000),
     ],
 )
@@ -180,6 +196,7 @@ async def test_registered_sessions_grant_at_most_their_role():
         _meta(username="dj", role="blessed", session_id="sess-dj-0001"), settings
     )
     assert (as_blessed.role, as_blessed.verified) == ("blessed", True)
+    assert as_blessed.username == "DJ"  # the registered spelling, not the claimed one
     claims_admin = await auth.resolve_caller(
         _meta(username="dj", role="admin", session_id="sess-dj-0001"), settings
     )
@@ -221,3 +238,61 @@ async def test_nats_registry(nats_config):
     await wait_connected()
     await ok("session_revoke", {"session_id": "sess-nats-01"})
     assert (await auth.resolve_caller(claim, get_config())).role == "viewer"
+
+
+@pytest.mark.parametrize(
+    ("expires_at", "role"),
+    [
+        ("2999-01-01T00:00:00", "blessed"),  # naive: UTC
+        ("2001-01-01T00:00:00", "viewer"),  # naive and past
+        ("0001-01-01T00:00:00+14:00", "viewer"),  # before datetime's range in UTC
+        ("soon", "viewer"),
+        ("", "viewer"),
+    ],
+)
+async def test_sqlite_registry_reads_stored_times_safely(expires_at, role):
+    from video_research.catalog.db import get_db
+
+    await ok(
+        "session_register", {"session_id": "sess-time-0001", "username": "dj", "role": "blessed"}
+    )
+    await get_db().write(
+        lambda conn: conn.execute("UPDATE sessions SET expires_at = ?", (expires_at,))
+    )
+    claim = _meta(username="dj", role="blessed", session_id="sess-time-0001")
+    caller = await auth.resolve_caller(claim, get_config())
+    assert (caller.role, caller.verified) == (role, role != "viewer")
+    listed = (await ok("session_list"))["sessions"]
+    if role == "blessed":
+        assert listed[0]["expires_at"] == "2999-01-01T00:00:00Z"
+    elif expires_at != "2001-01-01T00:00:00":
+        assert listed == []  # malformed entries are logged, not listed
+
+
+async def test_malformed_nats_registrations_are_viewers(nats_config):
+    from video_research.catalog import nats_kv, registry
+
+    settings = get_config()
+    kv = await nats_kv.bucket(settings.nats_sessions_bucket, settings, history=1)
+    key = registry.session_key("sess-bot-0001")
+    claim = _meta(username="dj", role="admin", session_id="sess-bot-0001")
+    malformed = [
+        b"not json",
+        b'["dj", "admin"]',
+        b'"dj"',
+        json.dumps({"role": "admin"}).encode(),
+        json.dumps({"username": 7, "role": "admin"}).encode(),
+        json.dumps({"username": "dj", "role": ["admin"]}).encode(),
+        json.dumps({"username": "dj", "role": "admin", "expires_at": 4102444800}).encode(),
+        json.dumps({"username": "dj", "role": "admin", "expires_at": "never"}).encode(),
+    ]
+    for value in malformed:
+        await kv.put(key, value)
+        caller = await auth.resolve_caller(claim, settings)
+        assert (caller.role, caller.verified) == ("viewer", False), value
+        assert (await ok("session_list"))["sessions"] == [], value
+    naive = {"username": "DJ", "role": "admin", "expires_at": "2999-01-01T00:00:00"}
+    await kv.put(key, json.dumps(naive).encode())
+    caller = await auth.resolve_caller(claim, settings)
+    assert (caller.username, caller.role, caller.verified) == ("DJ", "admin", True)
+    assert (await ok("session_revoke", {"session_id": "sess-bot-0001"}))["revoked"]

@@ -21,10 +21,13 @@ import hmac
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.config import Settings
 from video_research.context import ROLE_RANK, Caller
+
+if TYPE_CHECKING:
+    from video_research.catalog.registry import Grant
 
 logger = logging.getLogger(__name__)
 
@@ -32,17 +35,18 @@ logger = logging.getLogger(__name__)
 def session_claim(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The `_meta.session` object of a request, or None when there is none.
 
-    A `session` that is present but not an object is a claim that cannot verify (an
-    empty one), never a reason to fall back to the local user's role.
+    Only a missing `session` key means "no claim". A `session` that is present but not
+    an object (`null` included) is a claim that cannot verify (an empty one), never a
+    reason to fall back to the local user's role.
     """
-    if not meta or meta.get("session") is None:
+    if not meta or "session" not in meta:
         return None
     claim = meta["session"]
     return claim if isinstance(claim, dict) else {}
 
 
-async def verify_claim(claim: dict[str, Any], settings: Settings) -> str | None:
-    """The role the session registry grants this claim, or None when it cannot be verified.
+async def verify_claim(claim: dict[str, Any], settings: Settings) -> Grant | None:
+    """What the session registry grants this claim, or None when it cannot be verified.
 
     Fails closed: when the registry cannot be read (NATS down) the claim is unverified.
     """
@@ -50,7 +54,7 @@ async def verify_claim(claim: dict[str, Any], settings: Settings) -> str | None:
     from video_research.errors import ToolFailure
 
     try:
-        return await registry.granted_role(claim, settings)
+        return await registry.grant(claim, settings)
     except (ToolFailure, OSError, ValueError) as exc:
         logger.warning("session registry unavailable, claim not verified: %s", exc)
         return None
@@ -102,11 +106,16 @@ async def _claimed_caller(claim: dict[str, Any], settings: Settings) -> Caller:
     session_id = claim.get("session_id")
     session_id = str(session_id)[:200] if session_id is not None else None
     claimed = claim.get("role")
-    role = await verify_claim(claim, settings)
-    if role is None or role not in ROLE_RANK:
+    granted = await verify_claim(claim, settings)
+    if granted is None or granted.role not in ROLE_RANK:
         if claimed not in (None, "viewer"):
             logger.warning(
                 "unverified role claim %r for user %r: treated as viewer", claimed, username
             )
         return Caller(username=username, role="viewer", session_id=session_id, verified=False)
-    return Caller(username=username, role=role, session_id=session_id, verified=True)  # type: ignore[arg-type]
+    return Caller(
+        username=granted.username[:100],
+        role=granted.role,  # type: ignore[arg-type]
+        session_id=session_id,
+        verified=True,
+    )

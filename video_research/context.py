@@ -59,12 +59,3 @@ class CallContext:
             await self.progress_fn(progress, total, message)
         except Exception as exc:  # pragma: no cover - depends on the transport going away
             logger.debug("progress notification dropped: %s", exc)
-
-    async def notify_resource_updated(self, uri: str) -> None:
-        """Tell the client a resource changed (for subscriptions); no-op without a session."""
-        if self.session is None:
-            return
-        try:
-            await self.session.send_resource_updated(uri)
-        except Exception as exc:  # pragma: no cover
-            logger.debug("resource update notification dropped: %s", exc)

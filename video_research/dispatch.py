@@ -15,6 +15,7 @@ never imports an SDK and the server starts fast.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import time
@@ -864,7 +865,12 @@ class Outcome:
 async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContext) -> Outcome:
     """Run one tool call through roles, contracts and the handler. Never raises Exception."""
     started = time.perf_counter()
-    outcome = await _call(spec, arguments or {}, ctx)
+    try:
+        outcome = await _call(spec, arguments or {}, ctx)
+    except asyncio.CancelledError:
+        if spec.audited:
+            await _audit_cancelled(spec, arguments or {}, ctx)
+        raise
     elapsed_ms = (time.perf_counter() - started) * 1000
     if outcome.error is not None:
         logger.info(
@@ -945,3 +951,27 @@ async def _audit(
         error=outcome.error.to_json_dict() if outcome.error is not None else None,
     )
     await audit.record(entry)
+
+
+# Audit entries of cancelled calls still being written (a task needs a reference).
+_pending_audits: set[asyncio.Task[None]] = set()
+
+
+async def _audit_cancelled(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> None:
+    """Record a write that was cancelled before it answered: it may have committed.
+
+    The entry is written under asyncio.shield, so a second cancellation of this call
+    stops only the waiting, never the write of the entry.
+    """
+    outcome = Outcome(
+        error=ToolError(
+            error=f"{spec.name} was cancelled before it answered; its change may or may not "
+            "have been applied.",
+            category="cancelled",
+            hint="Check the current state before repeating the call.",
+        )
+    )
+    task = asyncio.ensure_future(_audit(spec, arguments, ctx, outcome))
+    _pending_audits.add(task)
+    task.add_done_callback(_pending_audits.discard)
+    await asyncio.shield(task)

@@ -116,6 +116,14 @@ DEFAULT_HINTS: dict[ErrorCategory, str] = {
 }
 
 
+# A bare OverflowError (SQLite's integer range, datetime's year range) is the caller's
+# number or date being too large, whichever check let it through.
+OUT_OF_RANGE_HINT = (
+    "A number or date in the arguments is out of range; use a smaller number or a date "
+    "closer to today."
+)
+
+
 class ToolError(BaseModel):
     """What a failed tool call returns, as JSON in the result's single text content.
 
@@ -272,7 +280,7 @@ def _category_for_status(status: int, text: str) -> ErrorCategory:
 def categorize_error(exc: BaseException) -> tuple[ErrorCategory, str]:
     """Map any exception to (category, hint), most specific signal first.
 
-    Order: our own ToolFailure, Python's file and timeout errors, an HTTP status
+    Order: our own ToolFailure, Python's file, timeout and overflow errors, an HTTP status
     carried by the SDK error, then message patterns (seed 000 section 12).
     """
     if isinstance(exc, ToolFailure):
@@ -281,6 +289,8 @@ def categorize_error(exc: BaseException) -> tuple[ErrorCategory, str]:
         return C.FILE_NOT_FOUND, DEFAULT_HINTS[C.FILE_NOT_FOUND]
     if isinstance(exc, TimeoutError):
         return C.NETWORK_ERROR, DEFAULT_HINTS[C.NETWORK_ERROR]
+    if isinstance(exc, OverflowError):
+        return C.INVALID_INPUT, OUT_OF_RANGE_HINT
     text = str(exc).lower()
     status = _status_code(exc)
     if status is not None:

@@ -40,6 +40,8 @@ def _scrub(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _bounded(result: dict[str, Any]) -> dict[str, Any]:
+    """`result` itself, or a short summary of it when its JSON exceeds MAX_RESULT_CHARS
+    (inputs are bounded the same way: a refused call's arguments were never validated)."""
     text = json.dumps(result, default=str)
     if len(text) <= MAX_RESULT_CHARS:
         return result
@@ -64,7 +66,7 @@ def make_entry(
         "verified": caller.verified,
         "ok": error is None,
         "category": error["category"] if error else None,
-        "input": _scrub(arguments),
+        "input": _bounded(_scrub(arguments)),
         "result": _bounded(result if error is None else error),
     }
 

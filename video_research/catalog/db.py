@@ -17,12 +17,13 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 from video_research import lifecycle
+from video_research.errors import invalid_input
 
 logger = logging.getLogger(__name__)
 
@@ -159,9 +160,55 @@ CREATE INDEX IF NOT EXISTS audit_log_by_user ON audit_log(username, id);
 """
 
 
+# Timestamps a caller passes in must fall in these years (a marathon in the year 9999
+# would leave no room for its end time).
+EARLIEST_YEAR, LATEST_YEAR = 1970, 2200
+_LATEST_MOMENT = datetime.max.replace(tzinfo=UTC)
+_TIME_HINT = "Use a timestamp such as 2025-10-31T20:00:00Z."
+
+
+def iso(moment: datetime) -> str:
+    """An aware datetime as every table stores it: RFC 3339, UTC, whole seconds, Z suffix."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 def now_iso() -> str:
     """The current UTC time as an RFC 3339 string with a Z suffix (what every table stores)."""
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return iso(datetime.now(UTC))
+
+
+def parse_time(value: Any, field: str = "time", *, sane_range: bool = True) -> datetime:
+    """An RFC 3339 timestamp as an aware UTC datetime (a naive one is taken as UTC).
+
+    Anything else raises invalid_input: a value that is not a string or not a timestamp,
+    one that falls outside datetime's range once moved to UTC, and, with `sane_range`
+    (for what callers pass in), a year outside EARLIEST_YEAR..LATEST_YEAR.
+    """
+    if not isinstance(value, str):
+        raise invalid_input(f"{field} must be an RFC 3339 timestamp string.", hint=_TIME_HINT)
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        parsed = parsed.astimezone(UTC)
+    except (ValueError, OverflowError):
+        raise invalid_input(
+            f"{field} {value[:60]!r} is not an RFC 3339 timestamp.", hint=_TIME_HINT
+        ) from None
+    if sane_range and not EARLIEST_YEAR <= parsed.year <= LATEST_YEAR:
+        raise invalid_input(
+            f"{field} {value[:60]!r} is outside the years {EARLIEST_YEAR}..{LATEST_YEAR}.",
+            hint=_TIME_HINT,
+        )
+    return parsed
+
+
+def add_seconds(moment: datetime, seconds: float) -> datetime:
+    """`moment` plus `seconds`, held at the last representable moment instead of overflowing."""
+    try:
+        return moment + timedelta(seconds=seconds)
+    except OverflowError:
+        return _LATEST_MOMENT
 
 
 class CatalogDB:

@@ -1,13 +1,14 @@
 """Feeding the catalog from YouTube results: every video that video_metadata or
-video_playlist returns becomes (or refreshes) a catalog entry.
+video_playlist returns and the catalog lacks becomes a catalog entry.
 
 `from_youtube` never raises: a catalog failure is logged and the producing tool's result
 is still returned. Each video dict carries at least `video_id` and `title`, and where
 known `duration_seconds`, `thumbnail_url`, `url`, `channel_title`, `tags`,
 `category` / `categories` / `category_id`, `published_at`.
 
-A fed video keeps the categories a user gave it; YouTube's own category (by name) is
-added to them.
+A new entry gets YouTube's own category (by name). These tools are open to viewers and
+not audited, so an existing entry is never rewritten by a feed: only a duration or
+thumbnail it lacks is filled in (`videos.upsert(fill_only=True)`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def record_from_youtube(video: dict[str, Any]) -> VideoRecord:
         video_id=video_id,
         title=video.get("title") or "",
         manifest_url=video.get("url") or (watch_url(video_id) if video_id else ""),
+        manifest_defaulted=True,
         categories=categories,
         duration_seconds=video.get("duration_seconds"),
         thumbnail_url=video.get("thumbnail_url"),
@@ -43,7 +45,8 @@ def record_from_youtube(video: dict[str, Any]) -> VideoRecord:
 
 
 async def from_youtube(videos: list[dict[str, Any]], *, source_tool: str) -> int:
-    """Upsert videos into the catalog; returns how many were written."""
+    """Add new videos to the catalog (existing ones only gain a missing duration or
+    thumbnail); returns how many were processed."""
     from video_research.catalog import db
     from video_research.catalog import videos as catalog
 
@@ -56,7 +59,7 @@ async def from_youtube(videos: list[dict[str, Any]], *, source_tool: str) -> int
 
     def write(conn: Any) -> int:
         for record in records:
-            catalog.upsert(conn, record, source=source_tool, replace_categories=False)
+            catalog.upsert(conn, record, source=source_tool, fill_only=True)
         return len(records)
 
     if not records:

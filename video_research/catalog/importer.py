@@ -4,7 +4,9 @@ JSON: a list of video objects, or an object with a `videos` list. CSV: a header 
 naming the columns. Either way a video has `video_id`, `title`, and `manifest_url` (or
 `url`); optional `categories` (a list, or one string split on `;`, `|` or `,`),
 `duration_seconds` (seconds, or `H:MM:SS` / `MM:SS`) and `thumbnail_url`. A YouTube
-video may leave out the URL: its watch URL is used. Bad rows are reported one by one;
+video may leave out the URL: its watch URL is used for a new entry, and an existing one
+keeps its manifest_url. A row without categories (no such key, or a CSV without the
+column) keeps the categories an existing entry has. Bad rows are reported one by one;
 they never stop the good ones.
 """
 
@@ -21,29 +23,35 @@ from pydantic import ValidationError
 
 from video_research.catalog.videos import VideoRecord
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input
-from video_research.youtube_urls import watch_url
+from video_research.youtube_urls import VIDEO_ID, watch_url
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
-_YOUTUBE_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
 _CATEGORY_SPLIT = re.compile(r"[;|,]")
 
 
 def default_manifest_url(video_id: str) -> str | None:
     """The watch URL when `video_id` has the shape of a YouTube ID, else None."""
-    return watch_url(video_id) if _YOUTUBE_ID.match(video_id) else None
+    return watch_url(video_id) if VIDEO_ID.match(video_id) else None
 
 
 def parse_duration(value: Any) -> int | None:
-    """Seconds from an int, a numeric string, or H:MM:SS / MM:SS; None when blank."""
+    """Seconds from an int, a numeric string, or H:MM:SS / MM:SS; None when blank.
+
+    ValueError for anything else, infinities and NaN (JSON allows them) included; the
+    upper bound is VideoRecord's.
+    """
     if value is None or value == "":
         return None
     if isinstance(value, bool):
         raise ValueError("duration_seconds must be a number of seconds")
-    if isinstance(value, int | float):
-        return int(value)
-    text = str(value).strip()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return int(float(text))
+    try:
+        if isinstance(value, int | float):
+            return int(value)
+        text = str(value).strip()
+        if re.fullmatch(r"\d+(\.\d+)?", text):
+            return int(float(text))
+    except OverflowError:
+        raise ValueError(f"duration {str(value)[:40]!r} is out of range") from None
     if re.fullmatch(r"\d+(:\d{1,2}){1,2}", text):
         seconds = 0
         for part in text.split(":"):
@@ -52,22 +60,29 @@ def parse_duration(value: Any) -> int | None:
     raise ValueError(f"duration {text!r} is neither seconds nor H:MM:SS")
 
 
-def record_from_row(row: dict[str, Any], extra_categories: list[str]) -> VideoRecord:
+def record_from_row(row: dict[str, Any]) -> VideoRecord:
     """One validated entry; ValueError / ValidationError say what is wrong with it."""
     video_id = str(row.get("video_id") or row.get("id") or "").strip()
-    categories = row.get("categories") or row.get("category") or []
-    if isinstance(categories, str):
-        categories = _CATEGORY_SPLIT.split(categories)
-    if not isinstance(categories, list):
-        raise ValueError("categories must be a list or a string")
-    manifest = row.get("manifest_url") or row.get("url") or default_manifest_url(video_id)
+    categories: list[str] | None = None
+    if "categories" in row or "category" in row:
+        given = row.get("categories") or row.get("category") or []
+        if isinstance(given, str):
+            given = _CATEGORY_SPLIT.split(given)
+        if not isinstance(given, list):
+            raise ValueError("categories must be a list or a string")
+        categories = [str(c) for c in given]
+    manifest = row.get("manifest_url") or row.get("url")
+    defaulted = not manifest
+    if defaulted:
+        manifest = default_manifest_url(video_id)
     if not manifest:
         raise ValueError("manifest_url (or url) is required for a video that is not on YouTube")
     return VideoRecord(
         video_id=video_id,
         title=row.get("title") or "",
         manifest_url=str(manifest).strip(),
-        categories=[str(c) for c in categories] + extra_categories,
+        manifest_defaulted=defaulted,
+        categories=categories,
         duration_seconds=parse_duration(row.get("duration_seconds", row.get("duration"))),
         thumbnail_url=row.get("thumbnail_url") or None,
     )
@@ -114,9 +129,7 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     )
 
 
-def read_file(
-    path: Path, extra_categories: list[str]
-) -> tuple[list[tuple[int, VideoRecord]], list[dict[str, Any]]]:
+def read_file(path: Path) -> tuple[list[tuple[int, VideoRecord]], list[dict[str, Any]]]:
     """(row number, record) for every good row, and {row, video_id, error} for every bad one."""
     good: list[tuple[int, VideoRecord]] = []
     failed: list[dict[str, Any]] = []
@@ -124,7 +137,7 @@ def read_file(
         try:
             if "_bad" in row:
                 raise ValueError("each entry must be a JSON object")
-            good.append((number, record_from_row(row, extra_categories)))
+            good.append((number, record_from_row(row)))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])

@@ -9,62 +9,47 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from video_research.catalog import playlists
-from video_research.catalog.db import ids_by_prefix, now_iso
+from video_research.catalog.db import add_seconds, ids_by_prefix, iso, now_iso, parse_time
 from video_research.errors import invalid_input, not_found
 
 
-def parse_time(value: str, field: str = "starts_at") -> datetime:
-    """An RFC 3339 timestamp as an aware UTC datetime (a naive one is taken as UTC)."""
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise invalid_input(
-            f"{field} {value!r} is not an RFC 3339 timestamp.",
-            hint="Use a timestamp such as 2025-10-31T20:00:00Z.",
-        ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
 def _load(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
-    starts = parse_time(row["starts_at"])
+    # Stored start times were checked on the way in; read them without the year bounds
+    # so an old row never breaks the listing.
+    starts = parse_time(row["starts_at"], "starts_at", sane_range=False)
     schedule = []
     cursor = starts
-    unknown = 0
+    unknown = total = 0
     for entry in conn.execute(
         "SELECT playlist_id FROM marathon_playlists WHERE marathon_id = ? ORDER BY position",
         (row["marathon_id"],),
     ).fetchall():
         playlist = playlists.get(conn, entry["playlist_id"])
-        ends = cursor + timedelta(seconds=playlist["total_duration_seconds"])
+        ends = add_seconds(cursor, playlist["total_duration_seconds"])
         schedule.append(
             {
                 "playlist_id": playlist["playlist_id"],
                 "name": playlist["name"],
                 "item_count": playlist["item_count"],
                 "duration_seconds": playlist["total_duration_seconds"],
-                "starts_at": _iso(cursor),
-                "ends_at": _iso(ends),
+                "starts_at": iso(cursor),
+                "ends_at": iso(ends),
             }
         )
         unknown += playlist["unknown_duration_count"]
+        total += playlist["total_duration_seconds"]
         cursor = ends
     return {
         "marathon_id": row["marathon_id"],
         "name": row["name"],
         "description": row["description"],
-        "starts_at": _iso(starts),
-        "ends_at": _iso(cursor),
-        "total_duration_seconds": int((cursor - starts).total_seconds()),
+        "starts_at": iso(starts),
+        "ends_at": iso(cursor),
+        "total_duration_seconds": total,
         "unknown_duration_count": unknown,
         "status": _status(starts, cursor),
         "playlists": schedule,
@@ -112,14 +97,14 @@ def create(
 ) -> dict[str, Any]:
     if not name.strip():
         raise invalid_input("The marathon name is blank.", hint="Give the marathon a name.")
-    starts = parse_time(starts_at)
+    starts = parse_time(starts_at, "starts_at")
     for playlist_id in playlist_ids:
         playlists.get(conn, playlist_id)
     marathon_id = "mr_" + secrets.token_hex(5)
     conn.execute(
         "INSERT INTO marathons (marathon_id, name, description, starts_at, created_by,"
         " created_at) VALUES (?,?,?,?,?,?)",
-        (marathon_id, name.strip(), description, _iso(starts), created_by, now_iso()),
+        (marathon_id, name.strip(), description, iso(starts), created_by, now_iso()),
     )
     conn.executemany(
         "INSERT INTO marathon_playlists (marathon_id, position, playlist_id) VALUES (?,?,?)",

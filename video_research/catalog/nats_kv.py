@@ -143,39 +143,72 @@ async def update_json(
     """Apply `change(old) -> new` to the key under optimistic concurrency; (new, revision).
 
     A write whose answer times out raises `Ambiguous` (a nats_error whose message says
-    so), because JetStream may have stored it.
+    so), because JetStream may have stored it. A value larger than the server's
+    max_payload is refused before it is sent (a definite nats_error, not retryable), and
+    a key that other writers keep changing for MAX_CONFLICT_RETRIES attempts is a
+    retryable `conflict`; neither wrote anything.
     """
+    from nats.errors import MaxPayloadError
     from nats.js.errors import KeyWrongLastSequenceError
 
-    async for attempt in AsyncRetrying(
-        retry=retry_if_exception_type(KeyWrongLastSequenceError),
-        stop=stop_after_attempt(MAX_CONFLICT_RETRIES),
-        wait=wait_random(0, 0.05),
-        reraise=True,
-    ):
-        with attempt:
-            old, revision = await read_json(kv, key, settings)
-            new = change(old)
-            payload = json.dumps(new, separators=(",", ":")).encode()
-            try:
-                if revision == 0:
-                    new_revision = await kv.create(key, payload)
-                else:
-                    new_revision = await kv.update(key, payload, last=revision)
-            except KeyWrongLastSequenceError:
-                raise
-            except Exception as exc:
-                if not _is_nats_error(exc):
-                    raise
-                raise Ambiguous(
-                    ErrorCategory.NATS_ERROR,
-                    redact(
-                        f"NATS at {settings.nats_url} did not confirm the write of {key} "
-                        f"({type(exc).__name__}); it may or may not have been applied."
-                    ),
-                    hint="Check the current state (queue_status) once NATS is back before retrying.",
-                    retryable=False,
-                ) from None
+    try:
+        async for attempt in AsyncRetrying(
+            retry=retry_if_exception_type(KeyWrongLastSequenceError),
+            stop=stop_after_attempt(MAX_CONFLICT_RETRIES),
+            wait=wait_random(0, 0.05),
+            reraise=True,
+        ):
+            with attempt:
+                new, new_revision = await _write_once(kv, key, change, settings)
+    except KeyWrongLastSequenceError:
+        raise ToolFailure(
+            ErrorCategory.CONFLICT,
+            f"{key} kept changing under this write ({MAX_CONFLICT_RETRIES} attempts); "
+            "nothing was written.",
+            hint="Other writers are busy on the same key. Retry in a moment.",
+            retryable=True,
+        ) from None
+    except MaxPayloadError:
+        raise ToolFailure(
+            ErrorCategory.NATS_ERROR,
+            f"The new value of {key} is larger than the NATS server accepts (max_payload); "
+            "nothing was written.",
+            hint="Make the change smaller (for the queue: remove or clear items first), or "
+            "raise max_payload on the NATS server.",
+            retryable=False,
+        ) from None
+    return new, new_revision
+
+
+async def _write_once(
+    kv: Any, key: str, change: Callable[[Any], Any], settings: Settings
+) -> tuple[Any, int]:
+    """One read-apply-write of `update_json`; KeyWrongLastSequenceError when outrun."""
+    from nats.errors import MaxPayloadError
+    from nats.js.errors import KeyWrongLastSequenceError
+
+    old, revision = await read_json(kv, key, settings)
+    new = change(old)
+    payload = json.dumps(new, separators=(",", ":")).encode()
+    try:
+        if revision == 0:
+            new_revision = await kv.create(key, payload)
+        else:
+            new_revision = await kv.update(key, payload, last=revision)
+    except (KeyWrongLastSequenceError, MaxPayloadError):
+        raise
+    except Exception as exc:
+        if not _is_nats_error(exc):
+            raise
+        raise Ambiguous(
+            ErrorCategory.NATS_ERROR,
+            redact(
+                f"NATS at {settings.nats_url} did not confirm the write of {key} "
+                f"({type(exc).__name__}); it may or may not have been applied."
+            ),
+            hint="Check the current state (queue_status) once NATS is back before retrying.",
+            retryable=False,
+        ) from None
     return new, new_revision
 
 

@@ -25,16 +25,19 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
-from video_research.catalog.db import get_db, now_iso
+from video_research.catalog.db import get_db, now_iso, parse_time
 from video_research.config import Settings, get_config
 from video_research.errors import invalid_input, not_found
-from video_research.youtube_urls import is_youtube_url
+from video_research.youtube_urls import YouTubeUrlError, parse_video_id
 
 logger = logging.getLogger(__name__)
 
 Position = Literal["end", "next"]
 Mode = Literal["append", "preserve_current", "hard_replace"]
 RECENT_COMMANDS = 20
+# Most upcoming items a queue holds (on both backends): the whole queue is one document,
+# and on NATS one KV value, which must stay under the server's max_payload (1 MB).
+MAX_QUEUE_ITEMS = 1000
 
 
 def empty_state(channel: str) -> dict[str, Any]:
@@ -48,10 +51,15 @@ def empty_state(channel: str) -> dict[str, Any]:
 
 
 def media_of(video: dict[str, Any]) -> dict[str, str]:
-    """How CyTube names the media: a YouTube ID ("yt") or a custom manifest URL ("cm")."""
-    if is_youtube_url(video["manifest_url"]):
-        return {"type": "yt", "id": video["video_id"]}
-    return {"type": "cm", "id": video["manifest_url"]}
+    """How CyTube names the media: a YouTube ID ("yt") or a custom manifest URL ("cm").
+
+    The YouTube ID comes from the manifest URL, which is what plays: a catalog entry's own
+    video_id may be any friendly token.
+    """
+    try:
+        return {"type": "yt", "id": parse_video_id(video["manifest_url"])}
+    except YouTubeUrlError:
+        return {"type": "cm", "id": video["manifest_url"]}
 
 
 def make_item(video: dict[str, Any], added_by: str) -> dict[str, Any]:
@@ -89,23 +97,32 @@ def _stamp(state: dict[str, Any], cmd: Command) -> dict[str, Any]:
     return state
 
 
+def _capped(upcoming: list[dict[str, Any]], before: int) -> list[dict[str, Any]]:
+    """`upcoming` when it fits in MAX_QUEUE_ITEMS; invalid_input (nothing changes) if not."""
+    if len(upcoming) > MAX_QUEUE_ITEMS:
+        raise invalid_input(
+            f"The queue holds at most {MAX_QUEUE_ITEMS} upcoming items; it has {before}, and "
+            f"this change would make it {len(upcoming)}. Nothing was queued.",
+            hint="Remove items (queue_remove, queue_clear) or add fewer videos.",
+        )
+    return upcoming
+
+
 def add(
     state: dict[str, Any], items: list[dict[str, Any]], position: Position, cmd: Command
 ) -> dict[str, Any]:
-    state["items"] = items + state["items"] if position == "next" else state["items"] + items
+    upcoming = items + state["items"] if position == "next" else state["items"] + items
+    state["items"] = _capped(upcoming, len(state["items"]))
     return _stamp(state, cmd)
 
 
 def apply_playlist(
     state: dict[str, Any], items: list[dict[str, Any]], mode: Mode, cmd: Command
 ) -> dict[str, Any]:
-    if mode == "append":
-        state["items"] = state["items"] + items
-    elif mode == "preserve_current":
-        state["items"] = items
-    else:
+    upcoming = _capped(state["items"] + items if mode == "append" else items, len(state["items"]))
+    if mode == "hard_replace":
         state["current"] = None
-        state["items"] = items
+    state["items"] = upcoming
     return _stamp(state, cmd)
 
 
@@ -139,7 +156,7 @@ def status(state: dict[str, Any], revision: int) -> dict[str, Any]:
     current = state.get("current")
     view_current = None
     if current is not None:
-        started = datetime.fromisoformat(current["started_at"].replace("Z", "+00:00"))
+        started = parse_time(current["started_at"], "started_at", sane_range=False)
         elapsed = int((datetime.now(UTC) - started).total_seconds())
         duration = current.get("duration_seconds")
         view_current = {

@@ -21,11 +21,12 @@ from __future__ import annotations
 import hashlib
 import logging
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
-from video_research.catalog.db import get_db, now_iso
+from video_research.catalog.db import get_db, iso, now_iso, parse_time
 from video_research.config import Settings, get_config
 from video_research.context import ROLE_RANK
+from video_research.errors import ToolFailure
 
 logger = logging.getLogger(__name__)
 
@@ -38,19 +39,48 @@ def fingerprint(session_id: str) -> str:
     return session_key(session_id)[:12]
 
 
+class Grant(NamedTuple):
+    """What a verified claim earns: the role, and the username as registered."""
+
+    role: str
+    username: str
+
+
+def _malformed(record: Any) -> str | None:
+    """Why a stored registration cannot be trusted (a bot may write NATS records), or None.
+
+    A naive `expires_at` is taken as UTC, like every timestamp here.
+    """
+    if not isinstance(record, dict):
+        return "not an object"
+    if not isinstance(record.get("username"), str):
+        return "username is not a string"
+    role = record.get("role")
+    if not isinstance(role, str) or role not in ROLE_RANK:
+        return "role is not viewer, blessed or admin"
+    expires = record.get("expires_at")
+    if expires is not None:
+        try:
+            parse_time(expires, "expires_at", sane_range=False)
+        except ToolFailure as failure:
+            return failure.message
+    return None
+
+
 def _expired(record: dict[str, Any]) -> bool:
     expires = record.get("expires_at")
-    if not expires:
+    if expires is None:
         return False
-    return datetime.fromisoformat(expires.replace("Z", "+00:00")) <= datetime.now(UTC)
+    return parse_time(expires, "expires_at", sane_range=False) <= datetime.now(UTC)
 
 
 def _public(key: str, record: dict[str, Any]) -> dict[str, Any]:
+    expires = record.get("expires_at")
     return {
         "fingerprint": key[:12],
         "username": record["username"],
         "role": record["role"],
-        "expires_at": record.get("expires_at"),
+        "expires_at": None if expires is None else iso(parse_time(expires, sane_range=False)),
         "created_by": record.get("created_by", ""),
         "created_at": record.get("created_at", ""),
     }
@@ -62,14 +92,23 @@ async def _nats_bucket(settings: Settings) -> Any:
     return await nats_kv.bucket(settings.nats_sessions_bucket, settings, history=1)
 
 
+async def _nats_record(kv: Any, key: str, settings: Settings) -> Any:
+    """The value stored under `key` (None when absent); text that is not JSON comes back
+    as itself, which `_malformed` then rejects."""
+    from video_research.catalog import nats_kv
+
+    try:
+        record, _ = await nats_kv.read_json(kv, key, settings)
+    except ValueError as exc:
+        return f"undecodable: {type(exc).__name__}"
+    return record
+
+
 async def register(
     session_id: str, *, username: str, role: str, ttl_seconds: int | None, created_by: str
 ) -> dict[str, Any]:
     settings = get_config()
-    expires = None
-    if ttl_seconds:
-        moment = datetime.now(UTC) + timedelta(seconds=ttl_seconds)
-        expires = moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+    expires = iso(datetime.now(UTC) + timedelta(seconds=ttl_seconds)) if ttl_seconds else None
     record = {
         "username": username,
         "role": role,
@@ -101,8 +140,7 @@ async def revoke(session_id: str) -> bool:
         from video_research.catalog import nats_kv
 
         kv = await _nats_bucket(settings)
-        record, _ = await nats_kv.read_json(kv, key, settings)
-        if record is None:
+        if await _nats_record(kv, key, settings) is None:
             return False
         try:
             await kv.delete(key)
@@ -127,27 +165,31 @@ async def list_all() -> list[dict[str, Any]]:
             if type(exc).__name__ == "NoKeysError":
                 return []
             raise nats_kv.nats_failure(exc, settings, what="listing sessions") from None
-        found = []
+        records = []
         for key in keys:
-            record, _ = await nats_kv.read_json(kv, key, settings)
+            record = await _nats_record(kv, key, settings)
             if record is not None:
-                found.append(_public(key, record))
-        return sorted(found, key=lambda s: (s["username"], s["fingerprint"]))
-    rows = await get_db().read(
-        lambda conn: conn.execute(
-            "SELECT * FROM sessions ORDER BY username, session_key"
-        ).fetchall()
-    )
-    return [_public(row["session_key"], dict(row)) for row in rows]
+                records.append((key, record))
+    else:
+        rows = await get_db().read(lambda conn: conn.execute("SELECT * FROM sessions").fetchall())
+        records = [(row["session_key"], dict(row)) for row in rows]
+    found = []
+    for key, record in records:
+        problem = _malformed(record)
+        if problem is None:
+            found.append(_public(key, record))
+        else:
+            logger.warning(
+                "session registration %s is malformed (%s): not listed", key[:12], problem
+            )
+    return sorted(found, key=lambda s: (s["username"], s["fingerprint"]))
 
 
 async def lookup(session_id: str, settings: Settings) -> dict[str, Any] | None:
-    """The live registration of a session, or None (unknown or expired)."""
+    """The live registration of a session, or None (unknown, expired or malformed)."""
     key = session_key(session_id)
     if settings.nats_url:
-        from video_research.catalog import nats_kv
-
-        record, _ = await nats_kv.read_json(await _nats_bucket(settings), key, settings)
+        record = await _nats_record(await _nats_bucket(settings), key, settings)
     else:
         row = await get_db().read(
             lambda conn: conn.execute(
@@ -155,13 +197,21 @@ async def lookup(session_id: str, settings: Settings) -> dict[str, Any] | None:
             ).fetchone()
         )
         record = dict(row) if row is not None else None
-    if record is None or _expired(record) or record.get("role") not in ROLE_RANK:
+    if record is None:
         return None
-    return record
+    problem = _malformed(record)
+    if problem is not None:
+        logger.warning("session registration %s is malformed (%s): not trusted", key[:12], problem)
+        return None
+    return None if _expired(record) else record
 
 
-async def granted_role(claim: dict[str, Any], settings: Settings) -> str | None:
-    """The role a `_meta.session` claim earns, or None when the registry does not back it."""
+async def grant(claim: dict[str, Any], settings: Settings) -> Grant | None:
+    """What a `_meta.session` claim earns, or None when the registry does not back it.
+
+    The role is the lower of the claimed and the registered one; the username is the
+    registered spelling (audit entries and queue items name the registered user).
+    """
     session_id, username = claim.get("session_id"), claim.get("username")
     if not isinstance(session_id, str) or not session_id or not isinstance(username, str):
         return None
@@ -170,6 +220,6 @@ async def granted_role(claim: dict[str, Any], settings: Settings) -> str | None:
         return None
     claimed = claim.get("role")
     registered = record["role"]
-    if claimed in ROLE_RANK and ROLE_RANK[claimed] < ROLE_RANK[registered]:
-        return claimed
-    return registered
+    if isinstance(claimed, str) and ROLE_RANK.get(claimed, 99) < ROLE_RANK[registered]:
+        return Grant(claimed, record["username"])
+    return Grant(registered, record["username"])

@@ -46,14 +46,23 @@ YOUTUBE_CATEGORIES: dict[str, str] = {
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+# Longest duration a catalog entry may have (about 115 days): keeps sums and end times
+# of playlists and marathons far from any integer or date limit.
+MAX_DURATION_SECONDS = 10_000_000
+
+
 class VideoRecord(BaseModel):
     """One catalog entry as written; validated the same way from every source."""
 
     video_id: str = Field(min_length=1, max_length=200)
     title: str = Field(min_length=1, max_length=500)
     manifest_url: str = Field(min_length=1, max_length=2048)
-    categories: list[str] = Field(default_factory=list)
-    duration_seconds: int | None = Field(default=None, ge=0)
+    manifest_defaulted: bool = False
+    """True when manifest_url was not given but derived (a YouTube ID's watch URL): an
+    existing entry keeps its own manifest_url."""
+    categories: list[str] | None = None
+    """None when not given: an existing entry keeps its categories."""
+    duration_seconds: int | None = Field(default=None, ge=0, le=MAX_DURATION_SECONDS)
     thumbnail_url: str | None = Field(default=None, max_length=2048)
 
     @field_validator("video_id", "title", mode="before")
@@ -63,7 +72,9 @@ class VideoRecord(BaseModel):
 
     @field_validator("categories", mode="after")
     @classmethod
-    def _clean_categories(cls, value: list[str]) -> list[str]:
+    def _clean_categories(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
         seen: dict[str, str] = {}
         for name in value:
             name = name.strip()[:100]
@@ -99,29 +110,48 @@ def upsert(
     record: VideoRecord,
     *,
     source: str,
-    replace_categories: bool = True,
+    fill_only: bool = False,
+    extra_categories: Iterable[str] = (),
 ) -> bool:
     """Insert or refresh one video; True when it is new.
 
-    `replace_categories=False` (YouTube feeds) adds categories without dropping the ones
-    a user gave the video; an explicit add or import replaces them.
+    An explicit add or import (`fill_only=False`) sets the title, the duration and
+    thumbnail it gives, the manifest_url unless it was only derived from the ID, and the
+    categories when it gives them (`record.categories` not None); `extra_categories` are
+    added either way. A feed from YouTube tools (`fill_only=True`, any viewer can cause
+    one) inserts new videos, and on an existing one only fills an unknown duration or
+    thumbnail: curated titles, manifests and categories stay as they are.
     """
     now = now_iso()
     existed = (
         conn.execute("SELECT 1 FROM videos WHERE video_id = ?", (record.video_id,)).fetchone()
         is not None
     )
+    if fill_only:
+        update = (
+            "duration_seconds = COALESCE(videos.duration_seconds, excluded.duration_seconds),"
+            " thumbnail_url = COALESCE(videos.thumbnail_url, excluded.thumbnail_url),"
+            " updated_at = excluded.updated_at"
+            " WHERE (videos.duration_seconds IS NULL AND excluded.duration_seconds IS NOT NULL)"
+            " OR (videos.thumbnail_url IS NULL AND excluded.thumbnail_url IS NOT NULL)"
+        )
+    else:
+        manifest = "videos.manifest_url" if record.manifest_defaulted else "excluded.manifest_url"
+        update = (
+            "title = excluded.title,"
+            " duration_seconds = COALESCE(excluded.duration_seconds, videos.duration_seconds),"
+            " thumbnail_url = COALESCE(excluded.thumbnail_url, videos.thumbnail_url),"
+            f" manifest_url = {manifest}, updated_at = excluded.updated_at"
+            " WHERE videos.title IS NOT excluded.title"
+            " OR videos.duration_seconds IS NOT"
+            " COALESCE(excluded.duration_seconds, videos.duration_seconds)"
+            " OR videos.thumbnail_url IS NOT COALESCE(excluded.thumbnail_url, videos.thumbnail_url)"
+            f" OR videos.manifest_url IS NOT {manifest}"
+        )
     conn.execute(
         "INSERT INTO videos (video_id, title, duration_seconds, thumbnail_url, manifest_url,"
         " source, added_at, updated_at) VALUES (?,?,?,?,?,?,?,?)"
-        " ON CONFLICT(video_id) DO UPDATE SET title = excluded.title,"
-        " duration_seconds = COALESCE(excluded.duration_seconds, videos.duration_seconds),"
-        " thumbnail_url = COALESCE(excluded.thumbnail_url, videos.thumbnail_url),"
-        " manifest_url = excluded.manifest_url, updated_at = excluded.updated_at"
-        " WHERE videos.title IS NOT excluded.title"
-        " OR videos.duration_seconds IS NOT COALESCE(excluded.duration_seconds, videos.duration_seconds)"
-        " OR videos.thumbnail_url IS NOT COALESCE(excluded.thumbnail_url, videos.thumbnail_url)"
-        " OR videos.manifest_url IS NOT excluded.manifest_url",
+        f" ON CONFLICT(video_id) DO UPDATE SET {update}",
         (
             record.video_id,
             record.title,
@@ -133,13 +163,16 @@ def upsert(
             now,
         ),
     )
-    if replace_categories and existed:
-        current = {c.lower() for c in categories_of(conn, record.video_id)}
-        if current != {c.lower() for c in record.categories}:
-            conn.execute("DELETE FROM video_categories WHERE video_id = ?", (record.video_id,))
+    wanted = list(extra_categories)
+    if not existed or (record.categories is not None and not fill_only):
+        wanted = [*(record.categories or []), *wanted]
+        if existed:
+            current = {c.lower() for c in categories_of(conn, record.video_id)}
+            if current != {c.lower() for c in wanted}:
+                conn.execute("DELETE FROM video_categories WHERE video_id = ?", (record.video_id,))
     conn.executemany(
         "INSERT OR IGNORE INTO video_categories (video_id, category) VALUES (?, ?)",
-        [(record.video_id, name) for name in record.categories],
+        [(record.video_id, name) for name in wanted],
     )
     return not existed
 

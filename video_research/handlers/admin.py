@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from video_research.catalog import audit, registry
-from video_research.catalog.db import get_db
-from video_research.catalog.marathons import parse_time
+from video_research.catalog.db import get_db, iso, parse_time
 from video_research.config import get_config
 from video_research.context import CallContext
 
@@ -14,7 +13,7 @@ from video_research.context import CallContext
 async def audit_log(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     since = args.get("since")
     if since:
-        since = parse_time(since, "since").isoformat(timespec="seconds").replace("+00:00", "Z")
+        since = iso(parse_time(since, "since"))
     return await get_db().read(
         lambda conn: audit.query(
             conn,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from typing import Any
 
@@ -68,7 +69,7 @@ async def _catalog_changed() -> None:
 
 async def catalog_add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     try:
-        record = importer.record_from_row(args, [])
+        record = importer.record_from_row(args)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise invalid_input(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
@@ -152,13 +153,13 @@ async def catalog_import(args: dict[str, Any], ctx: CallContext) -> dict[str, An
         )
     if args.get("file_path"):
         path = await confine(args["file_path"], ctx)
-        good, failed = importer.read_file(path, extra)
+        # Reading and validating up to 20 MB is blocking work: off the event loop.
+        good, failed = await asyncio.to_thread(importer.read_file, path)
         source, default_name = "catalog_import:file", path.stem
     else:
         good, failed, default_name = await _records_from_youtube(
             args["playlist_url"], args["max_items"]
         )
-        good = [(n, r.model_copy(update={"categories": r.categories + extra})) for n, r in good]
         source = "catalog_import:youtube"
     playlist_name = args.get("playlist_name")
     if args["dry_run"]:
@@ -172,7 +173,10 @@ async def catalog_import(args: dict[str, Any], ctx: CallContext) -> dict[str, An
         }
 
     def write(conn: sqlite3.Connection) -> dict[str, Any]:
-        created = sum(catalog.upsert(conn, record, source=source) for _, record in good)
+        created = sum(
+            catalog.upsert(conn, record, source=source, extra_categories=extra)
+            for _, record in good
+        )
         ids = list(dict.fromkeys(r.video_id for _, r in good))
         out: dict[str, Any] = {
             "dry_run": False,
