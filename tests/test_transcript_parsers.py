@@ -42,6 +42,44 @@ def test_rolling_youtube_vtt_keeps_each_line_once():
     assert all("<" not in cue.text for cue in cues)
 
 
+YT_DLP_WORD_TIMED = """WEBVTT
+Kind: captions
+Language: en
+
+00:00:00.080 --> 00:00:02.110 align:start position:0%
+\x20
+hi<00:00:00.399><c> everyone</c>
+
+00:00:02.110 --> 00:00:02.120 align:start position:0%
+hi everyone
+\x20
+
+00:00:02.120 --> 00:00:05.030 align:start position:0%
+hi everyone
+welcome<00:00:02.480><c> to</c><00:00:02.700><c> the</c><00:00:02.900><c> show</c>
+
+00:00:05.030 --> 00:00:05.040 align:start position:0%
+welcome to the show
+\x20
+"""
+
+
+def test_a_line_of_spaces_does_not_end_a_vtt_cue():
+    """yt-dlp's word-timed auto captions start a cue with a line of one space; WebVTT
+    ends a cue only at an empty line, so the words after it belong to the cue."""
+    assert "\n \nhi<" in YT_DLP_WORD_TIMED
+    cues = parse_vtt(YT_DLP_WORD_TIMED).cues
+    assert [(c.start, c.text) for c in cues] == [
+        (0.08, "hi everyone"),
+        (2.12, "welcome to the show"),
+    ]
+    # SRT has no such lines: a line of spaces still ends a block there
+    srt = parse_srt(
+        "1\n00:00:01,000 --> 00:00:02,000\nfirst\n  \n2\n00:00:03,000 --> 00:00:04,000\nsecond\n"
+    )
+    assert [c.text for c in srt.cues] == ["first", "second"]
+
+
 def test_vtt_reads_language_header_and_plain_cues():
     parsed = parse_file(OWN / "vtt" / "rUsTbOrRoW1.vtt")
     assert parsed.metadata == {"language": "en"}
@@ -146,6 +184,8 @@ def test_chapters_from_a_description():
         Chapter(750.0, "Shaping the loaf"),
         Chapter(3723.0, "Baking"),
     ]
+    long = parse_chapters(f"0:00 Intro\n1:00 {'word ' * 100}")
+    assert len(long[1].title) <= 300 and long[1].title.startswith("word word")
     assert parse_chapters("1:00 starts late\n2:00 second") == []
     assert parse_chapters("0:00 only one") == []
     assert parse_chapters(None) == []

@@ -151,3 +151,17 @@ def test_webshare_settings_build_rotating_residential_proxies(monkeypatch):
 
 def test_no_proxy_by_default():
     assert proxy_config(config.get_config()) is None
+
+
+async def test_an_unexpected_failure_says_its_cause_and_a_404_is_not_retryable(transcript_stub):
+    """youtube-transcript-api's message starts with a preamble; the cause is what counts."""
+    from tests.stubs.youtube_transcripts import Text
+
+    transcript_stub.videos[VIDEO] = _tracks(en=(EN_MANUAL, False))
+    transcript_stub.enqueue("timedtext", Text("gone", code=404))
+    with pytest.raises(TranscriptUnavailable) as caught:
+        await fetch_youtube(VIDEO, ["en"])
+    item = caught.value.to_item()
+    assert item["reason"] == "error"
+    assert "404" in item["error"] and "most likely caused by" not in item["error"]
+    assert item["retryable"] is False

@@ -5,6 +5,8 @@ youtube.com stub youtube-transcript-api talks to; the store is a real SQLite fil
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import shutil
 from pathlib import Path
@@ -12,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import DATA
+from tests.stubs.gemini import error
 from tests.stubs.youtube import CHANNEL
 from tests.stubs.youtube_transcripts import StubVideo
-from video_research import dispatch
+from video_research import config, dispatch
 from video_research.context import CallContext, Caller
 
 OWN = DATA / "transcripts"
@@ -29,8 +32,10 @@ class Recorder:
         self.events.append((done, total, message))
 
 
-async def call(tool: str, arguments: dict, progress: Recorder | None = None, caller=OWNER):
-    ctx = CallContext(tool=tool, caller=caller)
+async def call(
+    tool: str, arguments: dict, progress: Recorder | None = None, caller=OWNER, session=None
+):
+    ctx = CallContext(tool=tool, caller=caller, session=session)
     if progress is not None:
         ctx.progress_fn = progress
     outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
@@ -101,7 +106,8 @@ async def test_file_metadata_mapping_and_mixed_formats(tmp_path):
     folder = tmp_path / "mixed"
     folder.mkdir()
     shutil.copy(OWN / "rust_borrowing.srt", folder)
-    shutil.copy(OWN / "tides.json", folder)
+    tides = json.loads((OWN / "tides.json").read_text())
+    (folder / "tides.json").write_text(json.dumps({**tides, "channel_id": "UCtides"}))
     (folder / "broken.srt").write_text("no timings here")
     result = await call(
         "index_transcript_files",
@@ -113,7 +119,7 @@ async def test_file_metadata_mapping_and_mixed_formats(tmp_path):
                 "rust_borrowing.srt": {
                     "video_id": "rUsTbOrRoW1",
                     "title": "Rust ownership and borrowing",
-                    "published_at": "2024-03-01",
+                    "published_at": "2024-03-01T15:30:00Z",
                     "description": "0:00 Ownership\n0:48 Borrowing\n2:12 Lifetimes",
                 }
             },
@@ -142,6 +148,17 @@ async def test_file_metadata_mapping_and_mixed_formats(tmp_path):
     )
     assert hit["results"][0]["chapter"] == "Lifetimes"
     assert hit["results"][0]["published_at"].startswith("2024-03-01")
+    tides_video = await call("transcript_get", {"video_id": "tIdEs_42xyz", "max_segments": 1})
+    assert tides_video["video"]["channel_id"] == "UCtides"  # the file's own, before channel_id
+    query = {"query": "borrowing", "video_ids": ["rUsTbOrRoW1"], "auto_index": False}
+    that_day = await call(
+        "semantic_search_transcripts", {**query, "published_before": "2024-03-01"}
+    )
+    assert [r["video_id"] for r in that_day["results"]][:1] == ["rUsTbOrRoW1"]
+    day_before = await call(
+        "semantic_search_transcripts", {**query, "published_before": "2024-02-29"}
+    )
+    assert day_before["results"] == []
 
 
 async def test_search_filters(captions):
@@ -175,6 +192,12 @@ async def test_search_filters(captions):
         "semantic_search_transcripts", {"query": query, "published_after": "not a date"}
     )
     assert dated["category"] == "invalid_input"
+    # no Data API (no key), but the channel is indexed: its videos are still paged
+    paged = await call("get_all_channel_transcripts", {"channel_id": "UCbake"})
+    assert paged["total_videos"] == 3 and paged["fetch"]["indexed_count"] == 0
+    assert "UCbake" in paged["fetch"]["notes"][0]
+    unknown = await call("get_all_channel_transcripts", {"channel_id": "UCnothing"})
+    assert "category" in unknown and "videos" not in unknown
 
 
 async def test_paging_cursors_and_delete(captions):
@@ -226,6 +249,23 @@ async def test_paging_cursors_and_delete(captions):
     missing = await call("transcript_get", {"video_id": "rUsTbOrRoW1", "auto_index": False})
     assert missing["category"] == "not_found"
 
+    # a delete cut off between record and chunks leaves a video that reads as not indexed
+    from video_research.errors import ErrorCategory, ToolFailure
+    from video_research.knowledge.store import get_store
+
+    async def cut_off(*args, **kwargs):
+        raise ToolFailure(ErrorCategory.TIMEOUT_ERROR, "the store stayed locked")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(await get_store(), "delete_where", cut_off)
+        cut = await call("delete_indexed_video", {"video_id": "tIdEs_42xyz"})
+    assert cut["category"] == "timeout_error"
+    assert "tIdEs_42xyz" not in {
+        v["video_id"] for v in (await call("get_indexed_videos", {}))["videos"]
+    }
+    redone = await call("index_transcript_files", {"path": str(captions)})
+    assert "tIdEs_42xyz" in {v["video_id"] for v in redone["batch"]["indexed"]}
+
 
 async def test_delete_needs_the_blessed_role(captions):
     viewer = Caller(username="guest", role="viewer", verified=True)
@@ -242,6 +282,8 @@ async def test_files_outside_the_roots_are_refused(tmp_path):
     assert linked["batch"]["failed"][0]["reason"] == "forbidden"
     escape = await call("index_transcript_files", {"path": str(tmp_path), "glob_pattern": "../*"})
     assert escape["category"] == "invalid_input"
+    garbled = await call("index_transcript_files", {"path": str(tmp_path), "glob_pattern": "x**/*"})
+    assert garbled["category"] == "invalid_input" and "**" in garbled["error"]
     empty = await call("index_transcript_files", {"path": str(tmp_path), "glob_pattern": "*.srt"})
     assert empty["category"] == "FILE_NOT_FOUND"
     nothing = await call("index_transcript_files", {"path": str(tmp_path / "nope")})
@@ -354,3 +396,177 @@ async def test_transcript_get_fetches_a_missing_youtube_video(transcript_stub):
     transcript_stub.videos["yyyyyyyyyyy"] = StubVideo(failure="bot")
     blocked = await call("transcript_get", {"video_id": "yyyyyyyyyyy"})
     assert blocked["category"] == "rate_limited" and "proxy" in blocked["hint"].lower()
+
+
+async def test_files_of_one_video_are_duplicates_not_overwrites(tmp_path):
+    """yt-dlp's .en and .en-orig tracks of one video, and two lectures whose names become
+    one ID: the first file is indexed, the later one reported; a run later, nothing is redone."""
+    folder = tmp_path / "dups"
+    (folder / "course1").mkdir(parents=True)
+    (folder / "course2").mkdir()
+    tides = OWN / "vtt" / "How tides make electricity [tIdEs_42xyz].en.vtt"
+    shutil.copy(tides, folder / tides.name)
+    shutil.copy(tides, folder / tides.name.replace(".en.", ".en-orig."))
+    shutil.copy(OWN / "rust_borrowing.srt", folder / "course1" / "lecture 01.srt")
+    shutil.copy(OWN / "rust_borrowing.srt", folder / "course2" / "lecture_01.srt")
+    args = {"path": str(folder), "glob_pattern": "**/*"}
+    first = (await call("index_transcript_files", args))["batch"]
+    assert sorted(v["video_id"] for v in first["indexed"]) == ["lecture_01", "tIdEs_42xyz"]
+    duplicates = {f["video_id"]: f for f in first["failed"]}
+    assert set(duplicates) == {"lecture_01", "tIdEs_42xyz"}
+    assert all(f["reason"] == "duplicate" for f in first["failed"])
+    assert duplicates["lecture_01"]["file"].endswith("course2/lecture_01.srt")
+    assert '"course2/lecture_01.srt"' in duplicates["lecture_01"]["hint"]
+    kept = await call("transcript_get", {"video_id": "lecture_01", "max_segments": 1})
+    assert kept["video"]["source_path"].endswith("course1/lecture 01.srt")
+
+    again = (await call("index_transcript_files", args))["batch"]
+    assert (again["indexed_count"], again["skipped_count"], again["failed_count"]) == (0, 2, 2)
+
+    keyed = await call(
+        "index_transcript_files",
+        {**args, "videos": {"course2/lecture_01.srt": {"video_id": "lecture_01_course2"}}},
+    )
+    assert [v["video_id"] for v in keyed["batch"]["indexed"]] == ["lecture_01_course2"]
+    assert keyed["batch"]["failed_count"] == 1
+
+
+class RootsSession:
+    """A client session that shares one root and counts how often it is asked."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.asked = 0
+
+    def check_client_capability(self, capability) -> bool:
+        return True
+
+    async def list_roots(self):
+        from types import SimpleNamespace
+
+        self.asked += 1
+        return SimpleNamespace(roots=[SimpleNamespace(uri=self.root.as_uri())])
+
+
+async def test_unchanged_means_same_bytes_and_same_metadata(captions, tmp_path):
+    """Files are compared by content and by the metadata given for them, not by mtime, and
+    by their resolved path (a link is the file it points at); the client is asked for its
+    roots once per call."""
+    session = RootsSession(tmp_path)
+    first = await call("index_transcript_files", {"path": str(captions)}, session=session)
+    assert first["batch"]["indexed_count"] == 3 and session.asked == 1
+
+    rust = captions / "rUsTbOrRoW1.vtt"
+    edited = tmp_path / "edited.vtt"
+    edited.write_text(rust.read_text().replace("borrow checker", "lifetime checker"))
+    os.utime(edited, ns=(rust.stat().st_atime_ns, rust.stat().st_mtime_ns - 10**9))
+    shutil.copy2(edited, rust)  # cp -p: new words, an older mtime
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "rUsTbOrRoW1.vtt").symlink_to(rust)
+    copied = await call("index_transcript_files", {"path": str(captions)})
+    assert [v["video_id"] for v in copied["batch"]["indexed"]] == ["rUsTbOrRoW1"]
+    via_link = await call("index_transcript_files", {"path": str(linked)})
+    assert via_link["batch"]["skipped"] == ["rUsTbOrRoW1"]
+
+    described = await call(
+        "index_transcript_files",
+        {"path": str(captions), "videos": {"rUsTbOrRoW1.vtt": {"title": "Borrowing"}}},
+    )
+    assert [v["video_title"] for v in described["batch"]["indexed"]] == ["Borrowing"]
+    assert described["batch"]["skipped_count"] == 2
+
+
+async def test_a_mapped_youtube_id_gets_its_metadata(youtube_stub, tmp_path):
+    """videos[...].video_id is applied before the Data API lookup, and a given title does
+    not skip it: the channel, date and chapters still come from the API."""
+    from video_research import youtube
+
+    listed = await youtube.list_channel_videos(CHANNEL, 2)
+    folder = tmp_path / "lectures"
+    folder.mkdir()
+    shutil.copy(OWN / "rust_borrowing.srt", folder / "lecture1.srt")
+    shutil.copy(OWN / "rust_borrowing.srt", folder / "lecture2.srt")
+    ids = [v["video_id"] for v in listed]
+    await call(
+        "index_transcript_files",
+        {
+            "path": str(folder),
+            "videos": {
+                "lecture1.srt": {"video_id": ids[0]},
+                "lecture2": {"video_id": ids[1], "title": "My own title"},
+            },
+        },
+    )
+    one = (await call("transcript_get", {"video_id": ids[0], "max_segments": 1}))["video"]
+    assert (one["video_title"], one["channel_id"]) == (listed[0]["title"], CHANNEL)
+    two = (await call("transcript_get", {"video_id": ids[1], "max_segments": 1}))["video"]
+    assert (two["video_title"], two["channel_id"]) == ("My own title", CHANNEL)
+    assert two["published_at"]
+
+
+async def test_a_file_that_cannot_be_stored_fails_alone_and_a_refusing_store_stops(
+    captions, gemini_stub, monkeypatch
+):
+    """An embedding failure or a bad published_at fails that file only (keeping the
+    category's retryable); a store that refuses every write (embedding model changed)
+    ends the call with its config_error."""
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
+    monkeypatch.setenv("GEMINI_RETRY_MAX_ATTEMPTS", "1")
+    config.reset_config()
+    gemini_stub.enqueue("batchEmbedContents", error("error_503_unavailable_overloaded.json"))
+    result = await call(
+        "index_transcript_files",
+        {"path": str(captions), "videos": {"rUsTbOrRoW1.vtt": {"published_at": "May 2024"}}},
+    )
+    batch = result["batch"]
+    assert [v["video_id"] for v in batch["indexed"]] == ["tIdEs_42xyz"]
+    failed = {f["video_id"]: f for f in batch["failed"]}
+    assert failed["bAk3rY_0001"]["reason"] == "error" and failed["bAk3rY_0001"]["retryable"]
+    dated = failed["rUsTbOrRoW1"]
+    assert dated["reason"] == "error" and "May 2024" in dated["error"]
+    assert dated["retryable"] is False
+
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_DIMENSIONS", "1536")
+    config.reset_config()
+    embeds = len(gemini_stub.calls("batchEmbedContents"))
+    refused = await call("index_transcript_files", {"path": str(captions), "force_reindex": True})
+    assert refused["category"] == "config_error" and "knowledge_reembed" in refused["hint"]
+    assert len(gemini_stub.calls("batchEmbedContents")) == embeds
+
+
+async def test_a_video_that_cannot_be_stored_fails_alone_and_a_refusing_store_stops(
+    youtube_stub, transcript_stub, gemini_stub, monkeypatch
+):
+    from video_research import youtube
+
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
+    monkeypatch.setenv("GEMINI_RETRY_MAX_ATTEMPTS", "1")
+    config.reset_config()
+    ids = [v["video_id"] for v in await youtube.list_channel_videos(CHANNEL, 5)]
+    for n, video_id in enumerate(ids + ["zzzzzzzzzzz"]):
+        transcript_stub.videos[video_id] = StubVideo(
+            {"en": ([(i * 5.0, 4.5, f"episode {n} part {i}") for i in range(10)], False)}
+        )
+    gemini_stub.enqueue("batchEmbedContents", error("error_503_unavailable_overloaded.json"))
+    result = await call("index_channel_transcripts", {"channel_id": CHANNEL, "max_videos": 5})
+    batch = result["batch"]
+    assert batch["indexed_count"] == 4 and batch["failed_count"] == 1
+    assert batch["failed"][0]["reason"] == "error" and batch["failed"][0]["retryable"]
+    stored = batch["indexed"][0]["video_id"]
+
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_DIMENSIONS", "1536")
+    config.reset_config()
+    transcript_stub.requests.clear()
+    refused = await call(
+        "index_channel_transcripts", {"channel_id": CHANNEL, "max_videos": 5, "force_reindex": True}
+    )
+    assert refused["category"] == "config_error"
+    await asyncio.sleep(0.5)  # nothing goes on in the background either
+    assert len(transcript_stub.calls("watch")) <= 2  # TRANSCRIPT_FETCH_CONCURRENCY
+
+    searched = await call(  # auto-index refused: noted, and the keyword search still answers
+        "semantic_search_transcripts",
+        {"query": "episode", "video_ids": [stored, "zzzzzzzzzzz"], "alpha": 0, "pinpoint": False},
+    )
+    assert searched["results"] and "not indexed" in searched["indexing"]["notes"][0]

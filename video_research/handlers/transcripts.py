@@ -12,11 +12,14 @@ it, so passing it to another query is refused instead of silently skipping resul
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import hashlib
 import json
-import logging
-import os
-from datetime import UTC, datetime
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +29,19 @@ from video_research.knowledge.collections import canonical_date
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.transcripts import indexer
 from video_research.transcripts.chunker import Chapter, parse_chapters
-from video_research.transcripts.parsers import SUPPORTED_SUFFIXES, TranscriptFormatError
-from video_research.transcripts.sources import fetch_youtube, is_youtube_id, read_file
+from video_research.transcripts.parsers import (
+    MAX_FILE_BYTES,
+    SUPPORTED_SUFFIXES,
+    TranscriptFormatError,
+)
+from video_research.transcripts.sources import (
+    Transcript,
+    failure_item,
+    fetch_youtube,
+    is_youtube_id,
+    read_file,
+)
 from video_research.youtube_urls import parse_video_id
-
-logger = logging.getLogger(__name__)
-
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -152,7 +162,16 @@ async def get_all_channel_transcripts(args: dict[str, Any], ctx: CallContext) ->
     offset = _offset(args.get("cursor"), scope)
     fetch = None
     if not args.get("cursor"):
-        _, fetch = await _channel_batch({**args, "force_reindex": False}, ctx)
+        try:
+            _, fetch = await _channel_batch({**args, "force_reindex": False}, ctx)
+        except ToolFailure as failure:  # without the Data API, page what is indexed
+            _, indexed, _ = await indexer.list_videos(Filter.eq("channel_id", channel_id), 1, 0)
+            if not indexed:
+                raise
+            fetch = _empty_batch()
+            fetch["notes"].append(
+                f"Channel {channel_id} was not refreshed, showing what is indexed: {failure.message}"
+            )
     videos, total, next_offset = await indexer.list_videos(
         Filter.eq("channel_id", channel_id), args["page_size"], offset
     )
@@ -289,18 +308,41 @@ def _search_filter(
         conditions.append(Filter.lte("start_time", args["end_time"]))
     if args.get("published_after"):
         conditions.append(Filter.gte("published_at", args["published_after"]))
-    if args.get("published_before"):
-        conditions.append(Filter.lte("published_at", args["published_before"]))
+    before = args.get("published_before")
+    if before:
+        next_day = _day_after(before)
+        conditions.append(
+            Filter.lt("published_at", next_day) if next_day else Filter.lte("published_at", before)
+        )
     return Filter.all_of(*conditions) if conditions else None
+
+
+def _day_after(value: str) -> str | None:
+    """The day after a date without a time (so "before 2024-05-01" keeps all of that day)."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        return None
+    try:
+        return (date.fromisoformat(value.strip()) + timedelta(days=1)).isoformat()
+    except (ValueError, OverflowError):
+        return None  # the store says what is wrong with it
 
 
 async def _auto_index(
     video_ids: list[str], channel_ids: list[str], args: dict[str, Any], ctx: CallContext
 ) -> dict[str, Any]:
-    """Index listed YouTube videos that are missing, and channels with nothing indexed."""
+    """Index listed YouTube videos that are missing, and channels with nothing indexed.
+
+    A failure here is a note: the search still runs on what is indexed."""
     already = await indexer.indexed_ids(video_ids)
     missing = [v for v in video_ids if is_youtube_id(v) and v not in already]
-    batch = await _index_youtube(missing, args, ctx, force=False) if missing else _empty_batch()
+    batch = _empty_batch()
+    try:
+        if missing:
+            batch = await _index_youtube(missing, args, ctx, force=False)
+    except ToolFailure as failure:
+        batch["notes"].append(f"The listed videos were not indexed: {failure.message}")
+        if failure.category is ErrorCategory.CONFIG_ERROR:
+            channel_ids = []  # every channel would fail alike
     for channel_id in channel_ids:
         _, total, _ = await indexer.list_videos(Filter.eq("channel_id", channel_id), 1, 0)
         if total:
@@ -309,8 +351,10 @@ async def _auto_index(
             _, channel = await _channel_batch(
                 {**args, "channel_id": channel_id, "max_videos": 50, "force_reindex": False}, ctx
             )
-        except ToolFailure as failure:  # the search still runs on what is indexed
+        except ToolFailure as failure:
             batch["notes"].append(f"Channel {channel_id} was not indexed: {failure.message}")
+            if failure.category is ErrorCategory.CONFIG_ERROR:
+                break
             continue
         for key in ("indexed", "skipped", "failed", "notes"):
             batch[key] = batch[key] + channel[key]
@@ -322,66 +366,176 @@ async def _auto_index(
 
 # ----------------------------------------------------------------------------- files
 
+METADATA_BATCH = 50
+"""Files parsed before their videos' metadata is looked up (one Data API request, one
+quota unit) and indexed; only this many parsed transcripts are held at a time."""
+
 
 async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    from video_research.paths import confine
+    from video_research import paths
 
-    root = await confine(args["path"], ctx)
+    roots = paths.configured_roots()
+    client_roots = await paths.client_roots(ctx)
+    root = paths.confine_to(args["path"], roots, client_roots)
     if not root.exists():
         raise ToolFailure(
             ErrorCategory.FILE_NOT_FOUND,
             f"{args['path']} does not exist.",
             hint="Pass a transcript file or a directory of .vtt, .srt or .json files.",
         )
-    files = _transcript_files(root, args["glob_pattern"], args["max_files"])
-    overrides: dict[str, dict[str, Any]] = args.get("videos") or {}
-    loaded, failed = [], []
-    for file in files:
-        try:
-            checked = await confine(file, ctx)  # a link inside the directory may leave it
-            loaded.append((file, read_file(checked)))
-        except ToolFailure as failure:
-            failed.append(_file_failure(file, "forbidden", failure.message, failure.hint))
-        except (TranscriptFormatError, OSError) as exc:
-            failed.append(
-                _file_failure(
-                    file,
-                    "unreadable",
-                    f"{file.name}: {exc}",
-                    "Check the file is WebVTT, SRT or a JSON list of {text, start, duration} segments.",
-                )
-            )
-    notes: list[str] = []
-    infos = {}
-    youtube_ids = [
-        t.video_id
-        for file, t in loaded
-        if is_youtube_id(t.video_id) and not _override(overrides, file).get("title")
-    ]
-    if args["fetch_metadata"] and youtube_ids:
-        infos, note = await indexer.video_infos(list(dict.fromkeys(youtube_ids)))
-        notes += [note] if note else []
-    indexed, skipped = [], []
-    for number, (file, transcript) in enumerate(loaded, 1):
-        info = _file_info(file, transcript, overrides, args, infos.get(transcript.video_id))
-        if not args["force_reindex"] and await _unchanged(file, info.video_id):
-            skipped.append(info.video_id)
-        elif not transcript.cues:
-            failed.append(
-                _file_failure(
-                    file, "unreadable", f"{file.name} holds no captions.", "Check the file."
-                )
-            )
-        else:
-            indexed.append(await indexer.index_transcript(transcript, info))
-        await ctx.report_progress(number, len(loaded), file.name)
+    files = await asyncio.to_thread(
+        _transcript_files, root, args["glob_pattern"], args["max_files"]
+    )
+    run = _FileRun(root, args, ctx, lambda file: paths.confine_to(file, roots, client_roots))
+    for start in range(0, len(files), METADATA_BATCH):
+        await run.index(files[start : start + METADATA_BATCH], len(files))
     result = {
-        "indexed": indexed,
-        "skipped": skipped,
-        "failed": failed,
-        "chunk_count": sum(item["chunk_count"] for item in indexed),
+        "indexed": run.indexed,
+        "skipped": run.skipped,
+        "failed": run.failed,
+        "chunk_count": sum(item["chunk_count"] for item in run.indexed),
     }
+    notes = list(dict.fromkeys(run.notes))
     return {"path": str(root), "files_found": len(files), "batch": _batch(result, notes)}
+
+
+@dataclass
+class _Loaded:
+    file: Path
+    transcript: Transcript
+    given: dict[str, Any]
+    stamps: dict[str, str]
+
+
+class _FileRun:
+    """One index_transcript_files call: what each file came to, and which video ID which
+    file was indexed under (two files with one ID would overwrite each other)."""
+
+    def __init__(
+        self,
+        root: Path,
+        args: dict[str, Any],
+        ctx: CallContext,
+        confine: Callable[[Path], Path],
+    ) -> None:
+        self.root = root
+        self.args = args
+        self.ctx = ctx
+        self.confine = confine
+        self.overrides: dict[str, dict[str, Any]] = args.get("videos") or {}
+        self.seen: dict[str, Path] = {}
+        self.indexed: list[dict[str, Any]] = []
+        self.skipped: list[str] = []
+        self.failed: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+        self.done = 0
+
+    async def _step(self, file: Path, total: int) -> None:
+        self.done += 1
+        await self.ctx.report_progress(self.done, total, file.name)
+
+    def _fail(self, file: Path, reason: str, error: str, hint: str, **where: str) -> None:
+        self.failed.append(
+            {
+                "file": str(file),
+                **where,
+                "reason": reason,
+                "error": error,
+                "hint": hint,
+                "retryable": False,
+            }
+        )
+
+    def _claim(self, file: Path, video_id: str) -> bool:
+        """Whether `file` may be indexed as `video_id`: no earlier file of this run was."""
+        first = self.seen.setdefault(video_id, file)
+        if first == file:
+            return True
+        self._fail(
+            file,
+            "duplicate",
+            f"{self._name(file)} and {self._name(first)} are both video {video_id}; "
+            f"{self._name(first)} was kept.",
+            f'Give this file its own ID: "videos": {{"{self._name(file)}": {{"video_id": "..."}}}}, '
+            "or leave it out with glob_pattern.",
+            video_id=video_id,
+        )
+        return False
+
+    def _name(self, file: Path) -> str:
+        """The file as a `videos` key: its path relative to the indexed directory."""
+        return file.name if file == self.root else file.relative_to(self.root).as_posix()
+
+    async def _load(self, file: Path) -> _Loaded | None:
+        """The file parsed, or None when it failed or is unchanged (recorded as such)."""
+        given = _override(self.overrides, self._name(file), file)
+        try:
+            checked = self.confine(file)  # a link inside the directory may leave it
+        except ToolFailure as failure:
+            self.failed.append(failure_item(failure, "forbidden", file=str(file)))
+            return None
+        try:
+            digest = await asyncio.to_thread(_sha256, checked)
+            stamps = {
+                "source_sha256": digest,
+                "metadata_sha256": _metadata_sha256(given, self.args),
+            }
+            if not self.args["force_reindex"]:
+                video_id = await _unchanged(checked, stamps)
+                if video_id is not None:
+                    if self._claim(file, video_id):
+                        self.skipped.append(video_id)
+                    return None
+            transcript = await asyncio.to_thread(read_file, checked)
+        except (TranscriptFormatError, OSError) as exc:
+            self._fail(
+                file,
+                "unreadable",
+                f"{file.name}: {exc}",
+                "Check the file is WebVTT, SRT or a JSON list of {text, start, duration} segments.",
+            )
+            return None
+        if not transcript.cues:
+            self._fail(file, "unreadable", f"{file.name} holds no captions.", "Check the file.")
+            return None
+        if given.get("video_id"):
+            transcript.video_id = given["video_id"]
+        if not self._claim(file, transcript.video_id):
+            return None
+        return _Loaded(file, transcript, given, stamps)
+
+    async def index(self, files: list[Path], total: int) -> None:
+        """Parse `files`, look up their YouTube IDs' metadata at once, and index them."""
+        loaded: list[_Loaded] = []
+        for file in files:
+            item = await self._load(file)
+            if item is None:
+                await self._step(file, total)
+            else:
+                loaded.append(item)
+        infos: dict[str, indexer.VideoInfo] = {}
+        youtube_ids = [item.transcript.video_id for item in loaded]
+        youtube_ids = list(dict.fromkeys(v for v in youtube_ids if is_youtube_id(v)))
+        if self.args["fetch_metadata"] and youtube_ids:
+            infos, note = await indexer.video_infos(youtube_ids)
+            self.notes += [note] if note else []
+        while loaded:
+            item = loaded.pop(0)  # indexed transcripts are let go as the batch goes on
+            transcript = item.transcript
+            try:
+                info = _file_info(item, self.args, infos.get(transcript.video_id))
+                self.indexed.append(
+                    await indexer.index_transcript(transcript, info, stamps=item.stamps)
+                )
+            except ToolFailure as failure:
+                if failure.category is ErrorCategory.CONFIG_ERROR:
+                    raise  # the store refuses every write alike: stop here
+                self.failed.append(
+                    failure_item(
+                        failure, "error", file=str(item.file), video_id=transcript.video_id
+                    )
+                )
+            await self._step(item.file, total)
 
 
 def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
@@ -392,9 +546,15 @@ def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
             "glob_pattern must be relative to the directory and may not use '..'.",
             hint="Use a pattern such as *.vtt or **/*.srt.",
         )
-    files = sorted(
-        p for p in root.glob(pattern) if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
-    )
+    try:
+        files = sorted(
+            p for p in root.glob(pattern) if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
+        )
+    except ValueError as exc:  # e.g. "**" inside a path component
+        raise invalid_input(
+            f"glob_pattern {pattern!r} is not a valid pattern: {exc}.",
+            hint="Use a pattern such as *.vtt or **/*.srt.",
+        ) from None
     if not files:
         raise ToolFailure(
             ErrorCategory.FILE_NOT_FOUND,
@@ -409,46 +569,44 @@ def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
     return files
 
 
-def _file_failure(file: Path, reason: str, error: str, hint: str | None) -> dict[str, Any]:
-    return {
-        "file": str(file),
-        "reason": reason,
-        "error": error,
-        "hint": hint or "",
-        "retryable": False,
-    }
-
-
-def _override(overrides: dict[str, dict[str, Any]], file: Path) -> dict[str, Any]:
-    return overrides.get(file.name) or overrides.get(file.stem) or {}
+def _override(overrides: dict[str, dict[str, Any]], name: str, file: Path) -> dict[str, Any]:
+    """The caller's metadata of a file: keyed by its relative path, its name or its stem."""
+    return overrides.get(name) or overrides.get(file.name) or overrides.get(file.stem) or {}
 
 
 def _file_info(
-    file: Path,
-    transcript: Any,
-    overrides: dict[str, dict[str, Any]],
-    args: dict[str, Any],
-    fetched: indexer.VideoInfo | None,
+    item: _Loaded, args: dict[str, Any], fetched: indexer.VideoInfo | None
 ) -> indexer.VideoInfo:
     """The metadata of a transcript file: the caller's, then the API's, then the file's."""
-    given = _override(overrides, file)
+    given, transcript, file = item.given, item.transcript, item.file
     meta = transcript.metadata
-    if given.get("video_id"):
-        transcript.video_id = given["video_id"]
     if given.get("language") or not transcript.language:
         transcript.language = given.get("language") or args.get("language") or ""
+    published_at = given.get("published_at")
+    if published_at:
+        try:
+            published_at = canonical_date(published_at)
+        except ValueError as exc:
+            raise invalid_input(
+                f"published_at of {file.name}: {exc}.",
+                hint="Give videos[...].published_at as an ISO 8601 date, e.g. 2024-05-01.",
+            ) from None
     base = fetched or indexer.VideoInfo(transcript.video_id)
     chapters = [Chapter(float(c["start"]), c["title"]) for c in given.get("chapters") or []]
     return indexer.VideoInfo(
         video_id=transcript.video_id,
         title=given.get("title") or base.title or meta.get("title") or _title_from(file),
-        channel_id=given.get("channel_id") or base.channel_id or args.get("channel_id") or "",
+        channel_id=given.get("channel_id")
+        or base.channel_id
+        or meta.get("channel_id")
+        or args.get("channel_id")
+        or "",
         channel_title=given.get("channel_title")
         or base.channel_title
         or meta.get("channel_title")
         or args.get("channel_title")
         or "",
-        published_at=given.get("published_at") or base.published_at,
+        published_at=published_at or base.published_at,
         url=given.get("url") or base.url,
         chapters=chapters or parse_chapters(given.get("description")) or base.chapters,
     )
@@ -461,10 +619,28 @@ def _title_from(file: Path) -> str:
     return file.stem.replace("_", " ").replace("-", " ").strip()
 
 
-async def _unchanged(file: Path, video_id: str) -> bool:
-    """Indexed from this very file, and the file has not been modified since."""
-    record = await indexer.get_video(video_id)
-    if record is None or record.get("source_path") != str(file):
-        return False
-    modified = canonical_date(datetime.fromtimestamp(os.stat(file).st_mtime, UTC))
-    return modified <= (record.get("indexed_at") or "")
+def _sha256(file: Path) -> str:
+    """SHA-256 of the file's bytes (of its first bytes past the size limit: it is refused)."""
+    digest = hashlib.sha256()
+    with file.open("rb") as handle:
+        digest.update(handle.read(MAX_FILE_BYTES + 1))
+    return digest.hexdigest()
+
+
+def _metadata_sha256(given: dict[str, Any], args: dict[str, Any]) -> str:
+    """SHA-256 of what the caller says about a file, so a changed `videos` entry re-indexes it."""
+    said = {
+        "videos": given,
+        **{key: args.get(key) for key in ("channel_id", "channel_title", "language")},
+        "fetch_metadata": args.get("fetch_metadata"),
+    }
+    return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
+
+
+async def _unchanged(file: Path, stamps: dict[str, str]) -> str | None:
+    """The video ID the file (a resolved path) was indexed under when neither it nor the
+    metadata given for it changed since; else None."""
+    for record in await indexer.file_records(str(file)):
+        if all(record.get(key) == value for key, value in stamps.items()):
+            return record["video_id"]
+    return None

@@ -31,6 +31,8 @@ DEFAULT_TARGET_TOKENS = 200
 DEFAULT_OVERLAP_TOKENS = 40
 MIN_BODY_TOKENS = 64
 """A long title or chapter never squeezes a chunk's own words below this."""
+CHAPTER_TITLE_MAX = 300
+"""Characters of a chapter title kept from a description (the tools' chapter schema limit)."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ def parse_chapters(description: str | None) -> list[Chapter]:
             if not match:
                 continue
             title, clock = match.group(1), match.group(2)
-        title = title.strip(" -–—:|")
+        title = title.strip(" -–—:|")[:CHAPTER_TITLE_MAX].rstrip()
         if not title:
             continue
         start = _clock(clock)

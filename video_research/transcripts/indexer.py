@@ -10,8 +10,10 @@ search is usually narrowed by.
 
 `TranscriptVideos` holds one object per indexed video (a deterministic UUID from the
 video ID): its metadata, chapters and the full cue list for `transcript_get`. It is
-written after the video's chunks, so its presence means "indexed"; re-indexing swaps
-the chunks of a video in one `replace_where`.
+written after the video's chunks and deleted before them, so its presence means
+"indexed"; re-indexing swaps the chunks of a video in one `replace_where`. A file's
+record also keeps the SHA-256 of the file and of the metadata it was indexed with, so
+an unchanged file is skipped on the next run.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from video_research.config import Settings, get_config
+from video_research.errors import ErrorCategory, ToolFailure
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
@@ -39,6 +42,7 @@ from video_research.transcripts.parsers import Cue
 from video_research.transcripts.sources import (
     Transcript,
     TranscriptUnavailable,
+    failure_item,
     fetch_youtube,
     is_youtube_id,
 )
@@ -117,6 +121,8 @@ register_collection(
             Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
             _id("source", "youtube or file"),
             _id("source_path", "The transcript file, for file sources"),
+            _blob("source_sha256", "SHA-256 of the transcript file's bytes, for file sources"),
+            _blob("metadata_sha256", "SHA-256 of the metadata the caller gave for the file"),
             Property("chunk_count", DataType.INT, "Chunks indexed", filterable=True),
             Property("segment_count", DataType.INT, "Caption cues", filterable=True),
             Property("duration_seconds", DataType.NUMBER, "End of the last cue", filterable=True),
@@ -181,9 +187,16 @@ class VideoInfo:
 
 
 async def index_transcript(
-    transcript: Transcript, info: VideoInfo, settings: Settings | None = None
+    transcript: Transcript,
+    info: VideoInfo,
+    settings: Settings | None = None,
+    *,
+    stamps: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Chunk and store one video's transcript, replacing what was indexed for it before."""
+    """Chunk and store one video's transcript, replacing what was indexed for it before.
+
+    `stamps` (source_sha256, metadata_sha256) are kept in the record for `file_record`.
+    """
     settings = settings or get_config()
     chunks, cues = chunk_cues(
         transcript.cues,
@@ -236,6 +249,7 @@ async def index_transcript(
         "indexed_at": now_utc(),
         "chapters_json": json.dumps([{"start": c.start, "title": c.title} for c in info.chapters]),
         "segments_json": json.dumps([cue.to_dict() for cue in cues], ensure_ascii=False),
+        **(stamps or {}),
     }
     await store.upsert(VIDEOS, record, uuid=video_uuid(info.video_id))
     return video_summary(record)
@@ -275,6 +289,13 @@ async def get_video(video_id: str) -> dict[str, Any] | None:
     return found.properties if found else None
 
 
+async def file_records(source_path: str) -> list[dict[str, Any]]:
+    """The records of videos indexed from the file at `source_path` (a resolved path)."""
+    store = await get_store()
+    page = await store.fetch(VIDEOS, where=Filter.eq("source_path", source_path), limit=10)
+    return [obj.properties for obj in page.objects]
+
+
 async def indexed_ids(video_ids: Sequence[str]) -> set[str]:
     """Which of `video_ids` are indexed."""
     if not video_ids:
@@ -287,10 +308,14 @@ async def indexed_ids(video_ids: Sequence[str]) -> set[str]:
 
 
 async def delete_video(video_id: str) -> tuple[bool, int]:
-    """Remove a video's chunks and record: (whether it was indexed, chunks deleted)."""
+    """Remove a video's record and chunks: (whether it was indexed, chunks deleted).
+
+    The record goes first: interrupted in between, the video reads as not indexed and is
+    indexed again next time (replacing the left-over chunks), never as indexed without chunks.
+    """
     store = await get_store()
-    chunks = await store.delete_where(CHUNKS, Filter.eq("video_id", video_id))
     existed = await store.delete(VIDEOS, video_uuid(video_id))
+    chunks = await store.delete_where(CHUNKS, Filter.eq("video_id", video_id))
     return existed, chunks
 
 
@@ -321,7 +346,6 @@ async def video_infos(video_ids: Sequence[str]) -> tuple[dict[str, VideoInfo], s
     Without a YouTube key, or when the API fails, indexing goes on with bare IDs.
     """
     from video_research import youtube
-    from video_research.errors import ToolFailure
 
     infos = {video_id: VideoInfo(video_id) for video_id in video_ids}
     if not get_config().effective_youtube_api_key:
@@ -345,7 +369,10 @@ async def index_youtube_videos(
     """Fetch and index many videos' transcripts; one video's failure never stops the rest.
 
     Returns {"indexed": [summary], "skipped": [video_id], "failed": [failure item],
-    "chunk_count": n}. Already indexed videos are skipped unless `force`.
+    "chunk_count": n}. Already indexed videos are skipped unless `force`. A video that
+    cannot be fetched or stored is listed in "failed"; a config_error (the store refuses
+    writes, e.g. after an embedding model change) would refuse every video alike, so it
+    stops the batch: videos not started are left alone and the error is raised.
     """
     settings = get_config()
     already = set() if force else await indexed_ids([info.video_id for info in infos])
@@ -356,24 +383,37 @@ async def index_youtube_videos(
     gate = asyncio.Semaphore(settings.transcript_fetch_concurrency)
     done = len(skipped)
     total = len(infos)
+    stop: ToolFailure | None = None
     if progress and skipped:
         await progress(done, total, f"{len(skipped)} already indexed")
 
     async def one(info: VideoInfo) -> None:
-        nonlocal done
+        nonlocal done, stop
         async with gate:
+            if stop is not None:
+                return
             try:
                 transcript = await fetch_youtube(info.video_id, languages, settings)
+                if stop is not None:
+                    return
                 indexed.append(await index_transcript(transcript, info, settings))
                 message = f"indexed {info.title or info.video_id}"
             except TranscriptUnavailable as failure:
                 failed.append(failure.to_item())
                 message = f"{info.video_id}: {failure.reason}"
+            except ToolFailure as failure:
+                if failure.category is ErrorCategory.CONFIG_ERROR:
+                    stop = stop or failure
+                    return
+                failed.append(failure_item(failure, "error", video_id=info.video_id))
+                message = f"{info.video_id}: {failure.message}"
         done += 1
         if progress:
             await progress(done, total, message)
 
     await asyncio.gather(*(one(info) for info in todo))
+    if stop is not None:
+        raise stop
     order = {info.video_id: n for n, info in enumerate(infos)}
     indexed.sort(key=lambda item: order[item["video_id"]])
     failed.sort(key=lambda item: order[item["video_id"]])

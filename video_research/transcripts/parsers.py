@@ -75,8 +75,13 @@ def _finish(cues: list[Cue]) -> list[Cue]:
     return kept
 
 
-def _timed_blocks(content: str) -> list[tuple[float, float, list[str]]]:
-    """(start, end, text lines) of every block that has a `-->` timing line."""
+def _timed_blocks(content: str, *, blank_ends: bool = True) -> list[tuple[float, float, list[str]]]:
+    """(start, end, text lines) of every block that has a `-->` timing line.
+
+    A block ends at an empty line; with `blank_ends` (SRT), also at one of spaces only.
+    WebVTT ends a cue only at an empty line: yt-dlp's word-timed auto captions put a
+    line of one space inside a cue, before the words.
+    """
     blocks: list[tuple[float, float, list[str]]] = []
     lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     current: tuple[float, float, list[str]] | None = None
@@ -88,7 +93,7 @@ def _timed_blocks(content: str) -> list[tuple[float, float, list[str]]]:
             # Real caption files sometimes end a cue a few ms before it starts: clamp.
             current = (start, max(start, end), [])
             blocks.append(current)
-        elif not line.strip():
+        elif not line or (blank_ends and not line.strip()):
             current = None
         elif current is not None:
             current[2].append(line)
@@ -106,7 +111,7 @@ def parse_vtt(content: str) -> ParsedFile:
         metadata["language"] = language.group(1)
     cues: list[Cue] = []
     previous: list[str] = []
-    for start, end, raw_lines in _timed_blocks(content):
+    for start, end, raw_lines in _timed_blocks(content, blank_ends=False):
         lines = [clean_text(line) for line in raw_lines]
         lines = [line for line in lines if line]
         fresh = lines

@@ -85,14 +85,20 @@ class TranscriptUnavailable(ToolFailure):
 
     def to_item(self) -> dict[str, Any]:
         """The per-video failure entry of a batch result."""
-        error = self.to_tool_error()
-        return {
-            "video_id": self.video_id,
-            "reason": self.reason,
-            "error": error.error,
-            "hint": error.hint,
-            "retryable": error.retryable,
-        }
+        return failure_item(self, self.reason, video_id=self.video_id)
+
+
+def failure_item(failure: ToolFailure, reason: str, **where: str) -> dict[str, Any]:
+    """A batch result's entry for one video or file (`where`: video_id and/or file) that
+    failed with `failure`; its category decides whether it is retryable."""
+    error = failure.to_tool_error()
+    return {
+        **where,
+        "reason": reason,
+        "error": error.error,
+        "hint": error.hint or "",
+        "retryable": error.retryable,
+    }
 
 
 # ----------------------------------------------------------------------------- YouTube
@@ -234,12 +240,18 @@ def _unavailable(video_id: str, exc: BaseException) -> TranscriptUnavailable:
             "set), then retry.",
             retryable=True,
         )
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    # youtube-transcript-api's str() is a preamble ("Could not retrieve a transcript ...
+    # most likely caused by:") with the cause on later lines; `cause` is the cause alone.
+    cause = " ".join(str(getattr(exc, "cause", "") or "").split())
+    if not cause:
+        lines = str(exc).strip().splitlines()
+        cause = lines[0] if lines else type(exc).__name__
     return failure(
         "error",
         ErrorCategory.API_UNAVAILABLE,
-        f"Fetching the transcript of {video_id} failed: {first_line[:300]}",
+        f"Fetching the transcript of {video_id} failed: {cause[:300]}",
         hint="Retry later; if it persists, index a downloaded transcript with index_transcript_files.",
+        retryable=_is_transient(exc),
     )
 
 
@@ -306,8 +318,6 @@ def read_file(path: Path) -> Transcript:
     parsed = parse_file(path)
     named = identify(path)
     meta = {**named, **parsed.metadata}
-    if "video_id" in parsed.metadata and named.get("video_id") != parsed.metadata["video_id"]:
-        meta["video_id"] = parsed.metadata["video_id"]
     return Transcript(
         video_id=meta.pop("video_id"),
         cues=parsed.cues,
