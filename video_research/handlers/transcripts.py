@@ -23,6 +23,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from video_research import paths
 from video_research.context import CallContext
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
 from video_research.knowledge.collections import canonical_date
@@ -372,10 +373,7 @@ quota unit) and indexed; only this many parsed transcripts are held at a time.""
 
 
 async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    from video_research import paths
-
-    roots = paths.configured_roots()
-    client_roots = await paths.client_roots(ctx)
+    roots, client_roots = await paths.readable_roots(ctx)
     root = paths.confine_to(args["path"], roots, client_roots)
     if not root.exists():
         raise ToolFailure(
@@ -541,20 +539,10 @@ class _FileRun:
 def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
     if root.is_file():
         return [root]
-    if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
-        raise invalid_input(
-            "glob_pattern must be relative to the directory and may not use '..'.",
-            hint="Use a pattern such as *.vtt or **/*.srt.",
-        )
-    try:
-        files = sorted(
-            p for p in root.glob(pattern) if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
-        )
-    except ValueError as exc:  # e.g. "**" inside a path component
-        raise invalid_input(
-            f"glob_pattern {pattern!r} is not a valid pattern: {exc}.",
-            hint="Use a pattern such as *.vtt or **/*.srt.",
-        ) from None
+    paths.check_glob(pattern)
+    files = sorted(
+        p for p in root.glob(pattern) if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
+    )
     if not files:
         raise ToolFailure(
             ErrorCategory.FILE_NOT_FOUND,
