@@ -62,7 +62,9 @@ def _synthesise(folder: Path) -> dict[str, dict[str, str]]:
         text = source.read_text(encoding="utf-8-sig")
         name = f"Episode {n} of {source.stem} [v{n:010d}]{source.suffix}"
         (folder / name).write_text(text.replace(" the ", f" the {n} ", 3))
-        mapping[name] = {"channel_id": f"UCbench{n % 10}"}
+        # Its own ID: a JSON sample names its video inside, and copies of one video are
+        # duplicates (reported, not indexed twice).
+        mapping[name] = {"channel_id": f"UCbench{n % 10}", "video_id": f"v{n:010d}"}
     return mapping
 
 
