@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from unittest import mock
 
-from tests.bench.common import header, report, stopwatch
+from tests.bench.common import header, report, stopwatch, warm_up
 from tests.fixtures.documents import call_tool, make_pdf
 from video_research import config, lifecycle
 
@@ -108,7 +108,7 @@ async def _run(tmp: Path) -> None:
     )
 
     embedder = get_embedder(config.get_config())
-    await embedder.embed(["warm-up: load the model before anything is timed"])
+    await warm_up(embedder)
     with stopwatch() as full:
         result = await call_tool("document_ingest", {"path": str(pdf)})
     assert result["ingested"] == 1, result

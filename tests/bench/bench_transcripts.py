@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.common import header, median, report
+from tests.bench.common import header, median, report, warm_up
 from tests.helpers import DATA, shared_data
 from video_research import config, dispatch, lifecycle
 from video_research.context import CallContext, Caller
@@ -84,7 +84,7 @@ async def _run(tmp: Path) -> None:
     folder.mkdir()
     mapping = _synthesise(folder)
     store = await get_store()
-    await store.embedder.embed(["warm up the model"])  # load once, outside the timings
+    await warm_up(store.embedder)
 
     started = time.perf_counter()
     indexed = await _call(

@@ -90,3 +90,10 @@ def run_with_env(env: dict[str, str], run: Callable[[], Awaitable[None]]) -> Non
             else:
                 os.environ[key] = value
         config.reset_config()
+
+
+async def warm_up(embedder) -> None:
+    """Load the embedding model before anything is timed: one text loads the numpy engine,
+    a bulk-sized batch the torch one (the local embedder keeps both)."""
+    await embedder.embed(["warm-up: load the model before anything is timed"])
+    await embedder.embed([f"warm-up text {n}" for n in range(getattr(embedder, "BULK_TEXTS", 1))])
