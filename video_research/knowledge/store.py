@@ -567,15 +567,13 @@ class KnowledgeStore(ABC):
     ) -> list[SearchHit]:
         _check_window(limit, offset)
         state = await self.collection(collection)
-        query_vector = await self._query_vector(state, text)
-        return await self._run(
-            self._near_vector_sync,
-            state,
-            query_vector,
-            bind(where, state.definition),
-            limit,
-            offset,
-            max_distance,
+        return await self.near_vector(
+            collection,
+            await self._query_vector(state, text),
+            where=where,
+            limit=limit,
+            offset=offset,
+            max_distance=max_distance,
         )
 
     async def near_object(
