@@ -333,6 +333,19 @@ TOOLS: dict[str, ToolSpec] = _table(
         idempotent=True,
         audited=True,
     ),
+    # ---------------------------------------------------------------- issue 15: YouTube comments
+    ToolSpec(
+        name="video_comments",
+        handler="youtube:video_comments",
+        toolset="youtube",
+        title="YouTube comments",
+        description=(
+            "A YouTube video's top comment threads (by relevance or time), paged: author, text, "
+            "likes, reply count, link.\n"
+            "Costs 1 quota unit per page. Comments turned off answer COMMENTS_DISABLED."
+        ),
+        open_world=True,
+    ),
     # ---------------------------------------------------------------- transcripts (issue 5)
     ToolSpec(
         name="index_channel_transcripts",
