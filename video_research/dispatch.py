@@ -346,6 +346,60 @@ TOOLS: dict[str, ToolSpec] = _table(
         ),
         open_world=True,
     ),
+    # ---------------------------------------------------------------- issue 15: papers
+    ToolSpec(
+        name="research_paper_search",
+        handler="papers:research_paper_search",
+        toolset="papers",
+        title="Search scholarly papers",
+        description=(
+            "Search Semantic Scholar's 200M+ papers by relevance, optionally by year, field of "
+            "study, minimum citations or open access.\n"
+            "Returns title, authors, year, venue, abstract, citation count and links, paged. "
+            "Papers are written to the knowledge base (Papers)."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_paper_details",
+        handler="papers:research_paper_details",
+        toolset="papers",
+        title="Paper details",
+        description=(
+            "One paper's full record from Semantic Scholar by S2 ID, DOI, arXiv ID or link: "
+            "abstract, TL;DR, authors, venue, counts, external IDs, BibTeX."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_paper_citations",
+        handler="papers:research_paper_citations",
+        toolset="papers",
+        title="Citations and references",
+        description=(
+            "Papers citing a paper (direction citations) or cited by it (references), paged, "
+            "with the citing sentences, intents and whether the citation is influential."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_paper_recommendations",
+        handler="papers:research_paper_recommendations",
+        toolset="papers",
+        title="Recommended papers",
+        description="Papers Semantic Scholar's Recommendations API suggests for a paper.",
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_author_search",
+        handler="papers:research_author_search",
+        toolset="papers",
+        title="Search authors",
+        description=(
+            "Find Semantic Scholar authors by name: affiliations, paper and citation counts, h-index."
+        ),
+        open_world=True,
+    ),
     # ---------------------------------------------------------------- transcripts (issue 5)
     ToolSpec(
         name="index_channel_transcripts",
