@@ -333,6 +333,38 @@ TOOLS: dict[str, ToolSpec] = _table(
         idempotent=True,
         audited=True,
     ),
+    # ---------------------------------------------------------------- issue 15: knowledge
+    ToolSpec(
+        name="knowledge_ask",
+        handler="knowledge_ask:knowledge_ask",
+        toolset="knowledge",
+        title="Ask the knowledge base",
+        description=(
+            "Answer a question from the knowledge base with numbered citations [n] to the objects used: "
+            "stored results, papers, transcript moments (video at 12:34) and document pages.\n"
+            "Hybrid search finds the passages, Gemini writes the answer from them only. Without "
+            "GEMINI_API_KEY it returns the ranked passages and says so."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="knowledge_fetch",
+        handler="knowledge_browse:knowledge_fetch",
+        toolset="knowledge",
+        title="Fetch stored objects",
+        description="Stored objects by ID (from any search or answer), in any collection.",
+    ),
+    ToolSpec(
+        name="knowledge_schema",
+        handler="knowledge_browse:knowledge_schema",
+        toolset="knowledge",
+        title="Knowledge collections and properties",
+        description=(
+            "Every collection of the knowledge store with its properties: type, and whether each "
+            "is filterable, keyword-searchable or embedded; plus the filter operators per type."
+        ),
+    ),
     # ---------------------------------------------------------------- issue 15: YouTube comments
     ToolSpec(
         name="video_comments",
