@@ -333,6 +333,19 @@ TOOLS: dict[str, ToolSpec] = _table(
         idempotent=True,
         audited=True,
     ),
+    # ---------------------------------------------------------------- issue 15: content and documents
+    ToolSpec(
+        name="content_batch_analyze",
+        handler="content_batch:content_batch_analyze",
+        toolset="content",
+        title="Analyze many documents",
+        description=(
+            "Analyze many local PDF or text files (directory + glob_pattern, or file_paths) with one "
+            "instruction: mode individual (one analysis per file) or compare (one across all).\n"
+            "Progress per file; a file that fails is reported in its item, never failing the batch."
+        ),
+        open_world=True,
+    ),
     # ---------------------------------------------------------------- issue 15: knowledge
     ToolSpec(
         name="knowledge_ask",
