@@ -20,6 +20,10 @@ REQUIRED = {
     "delete_indexed_video": "admin",
     "document_ingest": "blessed",
     "document_delete": "admin",
+    # issue 15: a Deep Research task costs dollars and runs for minutes
+    "research_web": "blessed",
+    "research_web_followup": "blessed",
+    "research_web_cancel": "blessed",
 }
 
 

@@ -346,6 +346,63 @@ TOOLS: dict[str, ToolSpec] = _table(
         ),
         open_world=True,
     ),
+    # ---------------------------------------------------------------- issue 15: Deep Research
+    ToolSpec(
+        name="research_web",
+        handler="deep_research:research_web",
+        toolset="deepresearch",
+        title="Start web deep research",
+        description=(
+            "Start the Gemini Deep Research agent on a research brief, in the background; returns "
+            "a task_id at once.\n"
+            "The agent plans, runs dozens of web searches and writes a cited report, usually in "
+            "5-20 minutes (costs dollars per task). Poll with research_web_status. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="research_web_status",
+        handler="deep_research:research_web_status",
+        toolset="deepresearch",
+        title="Deep research status and report",
+        description=(
+            "Status of a research_web task; once completed, the report (Markdown) and its sources.\n"
+            "wait_seconds waits for it with progress notifications. Tasks survive server restarts."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_web_followup",
+        handler="deep_research:research_web_followup",
+        toolset="deepresearch",
+        title="Ask about a deep research report",
+        description=(
+            "Ask a follow-up question about a completed research_web report; the model sees the "
+            "report and earlier follow-ups. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="research_web_cancel",
+        handler="deep_research:research_web_cancel",
+        toolset="deepresearch",
+        title="Cancel deep research",
+        description="Stop a running research_web task. Requires blessed.",
+        role="blessed",
+        read_only=False,
+        destructive=True,
+        open_world=True,
+        audited=True,
+    ),
     # ---------------------------------------------------------------- issue 15: knowledge
     ToolSpec(
         name="knowledge_ask",
