@@ -403,6 +403,20 @@ TOOLS: dict[str, ToolSpec] = _table(
         open_world=True,
         audited=True,
     ),
+    ToolSpec(
+        name="research_document",
+        handler="research_document:research_document",
+        toolset="research",
+        title="Research grounded in documents",
+        description=(
+            "Research a question from given files (PDF, DOCX, PPTX, HTML, Markdown, text) and URLs in "
+            "research_deep's phases and evidence tiers, every claim citing its source "
+            "(file + page, or URL).\n"
+            "Also cites transcript moments, ingested documents and papers from the knowledge base."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
     # ---------------------------------------------------------------- issue 15: knowledge
     ToolSpec(
         name="knowledge_ask",

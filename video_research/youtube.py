@@ -433,8 +433,7 @@ def comment_thread(item: dict[str, Any], video_id: str) -> dict[str, Any]:
     replies = (item.get("replies") or {}).get("comments")
     if replies is not None:
         comment["replies"] = [
-            _comment(reply.get("snippet") or {}, reply.get("id", ""), video_id)
-            for reply in replies
+            _comment(reply.get("snippet") or {}, reply.get("id", ""), video_id) for reply in replies
         ]
     return comment
 

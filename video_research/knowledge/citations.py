@@ -40,7 +40,7 @@ def clock(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def _document(props: dict[str, Any]) -> str:
+def document_label(props: dict[str, Any]) -> str:
     """ "report.pdf, pp. 3-4, Methods": the document_search citation (one format everywhere)."""
     from video_research.handlers.documents import citation
 
@@ -68,7 +68,7 @@ def cite(collection: str, props: dict[str, Any]) -> dict[str, Any]:
         label = props.get("video_title") or props.get("video_id") or "a video"
         url = props.get("video_url") or None
     elif collection == "DocumentChunks":
-        label = _document(props)
+        label = document_label(props)
     elif collection == "Papers":
         year = f" ({props['year']})" if props.get("year") else ""
         label = f"{_authors(props.get('authors') or [])}{year}, {props.get('title') or 'untitled'}"
