@@ -51,6 +51,9 @@ def _file_calls(root):
         ("video_create_session", {"file_path": str(root / "clips" / "talk.mp4")}),
         ("video_batch_analyze", {"directory": str(root / "clips")}),
         ("content_analyze", {"file_path": str(root / "notes.txt")}),
+        ("content_batch_analyze", {"file_paths": [str(root / "notes.txt")]}),
+        ("content_batch_analyze", {"directory": str(root)}),
+        ("research_document", {"question": "What is noted?", "file_paths": [str(root / "notes.txt")]}),
     ]
 
 
