@@ -60,7 +60,9 @@ def _answer_citing_every_kind(record):
     return {"candidates": [{"content": {"parts": [{"text": json.dumps(body)}], "role": "model"}}]}
 
 
-async def test_answer_cites_a_video_moment_a_page_and_a_paper(gemini_stub, mixed_store):
+async def test_answer_cites_a_video_moment_a_page_and_a_paper(
+    gemini_stub, mixed_store, monkeypatch
+):
     gemini_stub.enqueue("generateContent", _answer_citing_every_kind)
     progress = Progress()
     outcome = await call(
@@ -99,15 +101,8 @@ async def test_answer_cites_a_video_moment_a_page_and_a_paper(gemini_stub, mixed
     assert {"TranscriptChunks", "DocumentChunks", "Papers"} <= collections
     assert fetched.result["not_found"] == []
 
-
-async def test_without_a_gemini_key_the_ranked_passages_come_back(mixed_store):
-    outcome = await call("knowledge_ask", {"question": "eclipse depth of the binary star"})
-    assert outcome.error is None, outcome.error
-    result = outcome.result
-    assert result["answer"] is None and result["answered_by"] == "retrieval"
-    assert any("GEMINI_API_KEY" in note for note in result["notes"])
-    assert result["sources"] and all(s["passage"] for s in result["sources"])
-    assert result["sources"][0]["score"] >= result["sources"][-1]["score"]
+    # The same store without a Gemini key: the ranked passages, said plainly.
+    await _ranked_passages_without_a_key(monkeypatch)
 
 
 async def test_nothing_stored_is_said_plainly(tmp_path):
@@ -160,3 +155,17 @@ async def test_fetch_and_schema(tmp_path):
 async def test_bad_input(tool, arguments):
     outcome = await call(tool, arguments)
     assert outcome.error is not None and outcome.error.category == "invalid_input", outcome.error
+
+
+async def _ranked_passages_without_a_key(monkeypatch):
+    from video_research import config
+
+    monkeypatch.delenv("GEMINI_API_KEY")
+    config.reset_config()
+    outcome = await call("knowledge_ask", {"question": "eclipse depth of the binary star"})
+    assert outcome.error is None, outcome.error
+    result = outcome.result
+    assert result["answer"] is None and result["answered_by"] == "retrieval"
+    assert any("GEMINI_API_KEY" in note for note in result["notes"])
+    assert result["sources"] and all(s["passage"] for s in result["sources"])
+    assert result["sources"][0]["score"] >= result["sources"][-1]["score"]

@@ -162,9 +162,10 @@ async def test_nothing_readable_is_an_error(gemini_stub, tmp_path):
     assert outcome.error.details["consulted"]["files"][0]["status"] == "error"
 
 
-async def test_files_need_the_blessed_role(gemini_stub, sources):
+async def test_files_need_the_blessed_role(gemini_stub, tmp_path):
+    report = make_pdf(tmp_path / "report.pdf", REPORT_PAGES)
     outcome = await call_as(
-        "research_document", {"question": "Depth?", "file_paths": [str(sources)]}, VIEWER
+        "research_document", {"question": "Depth?", "file_paths": [str(report)]}, VIEWER
     )
     assert outcome.error.category == "forbidden" and "'blessed'" in outcome.error.error
     assert not gemini_stub.calls("generateContent")
