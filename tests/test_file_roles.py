@@ -53,7 +53,10 @@ def _file_calls(root):
         ("content_analyze", {"file_path": str(root / "notes.txt")}),
         ("content_batch_analyze", {"file_paths": [str(root / "notes.txt")]}),
         ("content_batch_analyze", {"directory": str(root)}),
-        ("research_document", {"question": "What is noted?", "file_paths": [str(root / "notes.txt")]}),
+        (
+            "research_document",
+            {"question": "What is noted?", "file_paths": [str(root / "notes.txt")]},
+        ),
     ]
 
 
