@@ -195,6 +195,29 @@ class Settings(BaseModel):
             "Session database file (default: sessions.db in the data dir; ':memory:' keeps none)",
         ),
     )
+    deep_research_agent: str = Field(
+        default="deep-research-preview-04-2026",
+        min_length=1,
+        json_schema_extra=_env(
+            "GEMINI_DEEP_RESEARCH_AGENT", "Gemini Deep Research agent behind research_web"
+        ),
+    )
+    deep_research_db_path: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "DEEP_RESEARCH_DB",
+            "Deep Research task database (default: deep_research.db in the data dir)",
+        ),
+    )
+    deep_research_poll_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        json_schema_extra=_env(
+            "DEEP_RESEARCH_POLL_SECONDS",
+            "Seconds between polls while research_web_status waits",
+        ),
+    )
 
     # --- retries (seed 000 section 3) ---
     retry_max_attempts: int = Field(
@@ -223,6 +246,32 @@ class Settings(BaseModel):
     youtube_api_endpoint: str = Field(
         default="",
         json_schema_extra=_env("YOUTUBE_API_ENDPOINT", "Override the YouTube Data API endpoint"),
+    )
+
+    # --- Semantic Scholar (issue 15) ---
+    semantic_scholar_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        json_schema_extra=_env(
+            "SEMANTIC_SCHOLAR_API_KEY",
+            "Semantic Scholar API key (optional: raises the rate limit)",
+            secret=True,
+        ),
+    )
+    semantic_scholar_base_url: str = Field(
+        default="https://api.semanticscholar.org",
+        min_length=1,
+        json_schema_extra=_env(
+            "SEMANTIC_SCHOLAR_BASE_URL", "Semantic Scholar API origin (a mirror or a local stub)"
+        ),
+    )
+    semantic_scholar_requests_per_second: float = Field(
+        default=1.0,
+        gt=0,
+        le=100,
+        json_schema_extra=_env(
+            "SEMANTIC_SCHOLAR_RPS",
+            "Most Semantic Scholar requests per second (at most 1 without a key)",
+        ),
     )
 
     # --- knowledge store ---
@@ -597,6 +646,11 @@ class Settings(BaseModel):
     def session_db(self) -> str:
         """The session database path, ':memory:' when persistence is switched off."""
         return self.session_db_path or str(self.data_dir / "sessions.db")
+
+    @property
+    def deep_research_db(self) -> str:
+        """The Deep Research task database, ':memory:' when persistence is switched off."""
+        return self.deep_research_db_path or str(self.data_dir / "deep_research.db")
 
     @property
     def knowledge_db(self) -> Path:

@@ -333,6 +333,189 @@ TOOLS: dict[str, ToolSpec] = _table(
         idempotent=True,
         audited=True,
     ),
+    # ---------------------------------------------------------------- issue 15: content and documents
+    ToolSpec(
+        name="content_batch_analyze",
+        handler="content_batch:content_batch_analyze",
+        toolset="content",
+        title="Analyze many documents",
+        description=(
+            "Analyze many local PDF or text files (directory + glob_pattern, or file_paths) with one "
+            "instruction: mode individual (one analysis per file) or compare (one across all).\n"
+            "Progress per file; a file that fails is reported in its item, never failing the batch."
+        ),
+        open_world=True,
+    ),
+    # ---------------------------------------------------------------- issue 15: Deep Research
+    ToolSpec(
+        name="research_web",
+        handler="deep_research:research_web",
+        toolset="deepresearch",
+        title="Start web deep research",
+        description=(
+            "Start the Gemini Deep Research agent on a research brief, in the background; returns "
+            "a task_id at once.\n"
+            "The agent plans, runs dozens of web searches and writes a cited report, usually in "
+            "5-20 minutes (costs dollars per task). Poll with research_web_status. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="research_web_status",
+        handler="deep_research:research_web_status",
+        toolset="deepresearch",
+        title="Deep research status and report",
+        description=(
+            "Status of a research_web task; once completed, the report (Markdown) and its sources.\n"
+            "wait_seconds waits for it with progress notifications. Tasks survive server restarts."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_web_followup",
+        handler="deep_research:research_web_followup",
+        toolset="deepresearch",
+        title="Ask about a deep research report",
+        description=(
+            "Ask a follow-up question about a completed research_web report; the model sees the "
+            "report and earlier follow-ups. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="research_web_cancel",
+        handler="deep_research:research_web_cancel",
+        toolset="deepresearch",
+        title="Cancel deep research",
+        description="Stop a running research_web task. Requires blessed.",
+        role="blessed",
+        read_only=False,
+        destructive=True,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="research_document",
+        handler="research_document:research_document",
+        toolset="research",
+        title="Research grounded in documents",
+        description=(
+            "Research a question from given files (PDF, DOCX, PPTX, HTML, Markdown, text) and URLs in "
+            "research_deep's phases and evidence tiers, every claim citing its source "
+            "(file + page, or URL).\n"
+            "Also cites transcript moments, ingested documents and papers from the knowledge base."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    # ---------------------------------------------------------------- issue 15: knowledge
+    ToolSpec(
+        name="knowledge_ask",
+        handler="knowledge_ask:knowledge_ask",
+        toolset="knowledge",
+        title="Ask the knowledge base",
+        description=(
+            "Answer a question from the knowledge base with numbered citations [n] to the objects used: "
+            "stored results, papers, transcript moments (video at 12:34) and document pages.\n"
+            "Hybrid search finds the passages, Gemini writes the answer from them only. Without "
+            "GEMINI_API_KEY it returns the ranked passages and says so."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="knowledge_fetch",
+        handler="knowledge_browse:knowledge_fetch",
+        toolset="knowledge",
+        title="Fetch stored objects",
+        description="Stored objects by ID (from any search or answer), in any collection.",
+    ),
+    ToolSpec(
+        name="knowledge_schema",
+        handler="knowledge_browse:knowledge_schema",
+        toolset="knowledge",
+        title="Knowledge collections and properties",
+        description=(
+            "Every collection of the knowledge store with its properties: type, and whether each "
+            "is filterable, keyword-searchable or embedded; plus the filter operators per type."
+        ),
+    ),
+    # ---------------------------------------------------------------- issue 15: YouTube comments
+    ToolSpec(
+        name="video_comments",
+        handler="youtube:video_comments",
+        toolset="youtube",
+        title="YouTube comments",
+        description=(
+            "A YouTube video's top comment threads (by relevance or time), paged: author, text, "
+            "likes, reply count, link.\n"
+            "Costs 1 quota unit per page. Comments turned off answer COMMENTS_DISABLED."
+        ),
+        open_world=True,
+    ),
+    # ---------------------------------------------------------------- issue 15: papers
+    ToolSpec(
+        name="research_paper_search",
+        handler="papers:research_paper_search",
+        toolset="papers",
+        title="Search scholarly papers",
+        description=(
+            "Search Semantic Scholar's 200M+ papers by relevance, optionally by year, field of "
+            "study, minimum citations or open access.\n"
+            "Returns title, authors, year, venue, abstract, citation count and links, paged. "
+            "Papers are written to the knowledge base (Papers)."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_paper_details",
+        handler="papers:research_paper_details",
+        toolset="papers",
+        title="Paper details",
+        description=(
+            "One paper's full record from Semantic Scholar by S2 ID, DOI, arXiv ID or link: "
+            "abstract, TL;DR, authors, venue, counts, external IDs, BibTeX."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_paper_citations",
+        handler="papers:research_paper_citations",
+        toolset="papers",
+        title="Citations and references",
+        description=(
+            "Papers citing a paper (direction citations) or cited by it (references), paged, "
+            "with the citing sentences, intents and whether the citation is influential."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_paper_recommendations",
+        handler="papers:research_paper_recommendations",
+        toolset="papers",
+        title="Recommended papers",
+        description="Papers Semantic Scholar's Recommendations API suggests for a paper.",
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_author_search",
+        handler="papers:research_author_search",
+        toolset="papers",
+        title="Search authors",
+        description=(
+            "Find Semantic Scholar authors by name: affiliations, paper and citation counts, h-index."
+        ),
+        open_world=True,
+    ),
     # ---------------------------------------------------------------- transcripts (issue 5)
     ToolSpec(
         name="index_channel_transcripts",

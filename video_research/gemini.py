@@ -119,6 +119,8 @@ def server_retry_delay(exc: BaseException) -> float | None:
     """The RetryInfo `retryDelay` of a Gemini error, in seconds, when it sent one."""
     details = getattr(exc, "details", None)
     if not isinstance(details, dict):
+        details = getattr(exc, "body", None)  # the interactions client's errors carry `body`
+    if not isinstance(details, dict):
         return None
     for detail in (details.get("error") or {}).get("details") or []:
         if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
@@ -131,6 +133,11 @@ def _is_transport_error(exc: BaseException) -> bool:
     if isinstance(exc, TimeoutError | ConnectionError):
         return True
     module = type(exc).__module__ or ""
+    if module.startswith("google.genai") and type(exc).__name__ in {
+        "APIConnectionError",
+        "APITimeoutError",
+    }:
+        return True  # the interactions client's transport errors
     return module.startswith(("httpx", "httpcore")) and type(exc).__name__ in {
         "ConnectError",
         "ConnectTimeout",
@@ -146,8 +153,14 @@ def _is_transport_error(exc: BaseException) -> bool:
     }
 
 
-def is_retryable(exc: BaseException) -> bool:
+def _code(exc: BaseException) -> Any:
+    """The HTTP status of a google-genai error: `code`, or `status_code` (interactions)."""
     code = getattr(exc, "code", None)
+    return code if isinstance(code, int) else getattr(exc, "status_code", None)
+
+
+def is_retryable(exc: BaseException) -> bool:
+    code = _code(exc)
     if (
         isinstance(code, int)
         and code in _RETRYABLE_STATUS
@@ -161,7 +174,7 @@ def to_failure(exc: BaseException) -> ToolFailure:
     """A ToolFailure for any error a Gemini call raised."""
     if isinstance(exc, ToolFailure):
         return exc
-    code = getattr(exc, "code", None)
+    code = _code(exc)
     if _is_transport_error(exc):
         return ToolFailure(
             ErrorCategory.NETWORK_ERROR,
@@ -228,6 +241,12 @@ async def _with_retry(operation: str, call: Any, settings: Settings) -> Any:
         raise
     except Exception as exc:
         raise to_failure(exc) from exc
+
+
+async def call_with_retry(operation: str, call: Any, settings: Settings | None = None) -> Any:
+    """Run `await call()` (any SDK call, e.g. on `client().aio.interactions`) under this
+    module's retry policy and error mapping: the result, or a ToolFailure."""
+    return await _with_retry(operation, call, settings or get_config())
 
 
 # ----------------------------------------------------------------------------- generation

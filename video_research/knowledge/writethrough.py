@@ -16,6 +16,9 @@ still returned. They return the stored object's UUID, or None when nothing was s
 | research_assess_evidence  | store_evidence_assessment   | ResearchFindings   |
 | content_analyze           | store_content_analysis      | ContentAnalyses    |
 | web_search                | store_web_search            | WebSearchResults   |
+| research_paper_* (issue 15) | store_papers              | Papers             |
+| research_web_status       | store_deep_research         | ResearchFindings   |
+| research_document         | store_document_research     | ResearchFindings   |
 
 Results come from Gemini (or a caller's own output_schema), so fields may be missing or
 shaped differently: each function keeps what fits the collection's types and leaves the
@@ -283,3 +286,69 @@ async def store_web_search(query: str, response: str, sources: list[dict[str, An
             }
         ],
     )
+
+
+async def store_papers(papers: list[dict[str, Any]], source_tool: str) -> int:
+    """Upsert papers into Papers under IDs made from their paper IDs; how many were written."""
+    from video_research.papers.collection import COLLECTION, paper_uuid, properties
+
+    unique = {p["paper_id"]: p for p in papers if p.get("paper_id")}
+    if not unique:
+        return 0
+    written = await _write(
+        COLLECTION,
+        [properties(p, source_tool) for p in unique.values()],
+        [paper_uuid(pid) for pid in unique],
+    )
+    return 0 if written is None else len(unique)
+
+
+async def store_deep_research(task: dict[str, Any]) -> str | None:
+    """A finished Deep Research report (research_web_status) as one ResearchFindings object."""
+    return await _write(
+        "ResearchFindings",
+        [
+            {
+                "topic": task.get("topic"),
+                "executive_summary": task.get("report"),
+                "scope": "deep-research-agent",
+                "sources": [s.get("url") for s in task.get("sources") or [] if s.get("url")],
+                "source_tool": "research_web_status",
+            }
+        ],
+        [generate_uuid5(task["task_id"], "deep-research:")],
+    )
+
+
+async def store_document_research(report: dict[str, Any]) -> str | None:
+    """A research_document report and its cited findings, like store_research_finding."""
+    report_uuid = str(uuid_lib.uuid4())
+    labels = {c["id"]: c["label"] for c in report.get("sources") or []}
+    common = {
+        "topic": report.get("question"),
+        "scope": report.get("scope"),
+        "source_tool": "research_document",
+    }
+    objects = [
+        {
+            **common,
+            "executive_summary": report.get("executive_summary"),
+            "open_questions": report.get("open_questions"),
+            "methodology_critique": report.get("methodology_critique"),
+            "recommendations": report.get("recommendations"),
+            "sources": list(labels.values()),
+        }
+    ] + [
+        {
+            **common,
+            "claim": finding.get("claim"),
+            "evidence_tier": finding.get("evidence_tier"),
+            "confidence": finding.get("confidence"),
+            "reasoning": finding.get("reasoning"),
+            "sources": [labels[i] for i in finding.get("citations") or [] if i in labels],
+            "report_uuid": report_uuid,
+        }
+        for finding in report.get("findings") or []
+    ]
+    uuids = [report_uuid] + [str(uuid_lib.uuid4()) for _ in objects[1:]]
+    return await _write("ResearchFindings", objects, uuids)
