@@ -426,6 +426,28 @@ class Settings(BaseModel):
             "Comma list of directories the local-file tools may read (default: home)",
         ),
     )
+    url_allowlist: list[str] = Field(
+        default_factory=list,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_URL_ALLOWLIST",
+            "Comma list of hosts (*.corp.example) and address ranges (10.0.0.0/8) that URLs may "
+            "name although they are private (local deployments)",
+        ),
+    )
+    url_resolve_timeout_seconds: float = Field(
+        default=3.0,
+        gt=0,
+        le=60,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_URL_RESOLVE_TIMEOUT",
+            "Longest wait, in seconds, for the name lookup of a URL's host",
+        ),
+    )
+
+    @field_validator("url_allowlist", mode="before")
+    @classmethod
+    def _split_allowlist(cls, value: Any) -> Any:
+        return split_list(value)
 
     # --- documents (issue 6): add fields here ---
     documents_chunk_tokens: int = Field(

@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from video_research import contracts, gemini, paths, prompts
+from video_research import contracts, gemini, paths, prompts, url_policy
 from video_research.context import CallContext
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.knowledge import writethrough
@@ -107,6 +107,8 @@ async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     if output_schema is not None:
         contracts.check_caller_schema(output_schema, "output_schema")
     gemini.require_api_key()
+    if given[0] == "url":
+        args = {**args, "url": await url_policy.check_url(args["url"])}
     custom = output_schema is not None
     schema = output_schema if custom else contracts.gemini_response_schema(CONTENT_RESULT_SCHEMA)
     instruction, thinking = args["instruction"], args["thinking_level"]
