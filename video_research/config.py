@@ -296,6 +296,47 @@ class Settings(BaseSettings):
             "VIDEO_RESEARCH_BATCH_CONCURRENCY", "Parallel Gemini calls in video_batch_analyze"
         ),
     )
+    upload_reuse_margin_seconds: float = Field(
+        default=3600.0,
+        ge=0,
+        json_schema_extra=_env(
+            "GEMINI_UPLOAD_REUSE_MARGIN",
+            "Reuse an earlier File API upload of the same content only if it lives this many "
+            "more seconds (else upload again)",
+        ),
+    )
+    context_cache_enabled: bool = Field(
+        default=True,
+        json_schema_extra=_env(
+            "GEMINI_CONTEXT_CACHE",
+            "Keep a session's video in a Gemini context cache (cached input tokens cost a "
+            "fraction); true/false",
+        ),
+    )
+    context_cache_ttl_seconds: int = Field(
+        default=3600,
+        ge=60,
+        le=7 * 86400,
+        json_schema_extra=_env(
+            "GEMINI_CONTEXT_CACHE_TTL",
+            "Lifetime of a context cache in seconds, renewed while its session is used",
+        ),
+    )
+    batch_poll_interval_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        json_schema_extra=_env(
+            "GEMINI_BATCH_POLL_INTERVAL", "Seconds between state checks of a Batch API job"
+        ),
+    )
+    batch_timeout_seconds: float = Field(
+        default=86400.0,
+        gt=0,
+        json_schema_extra=_env(
+            "GEMINI_BATCH_TIMEOUT",
+            "Longest wait for a Batch API job before it is cancelled (Gemini's target is 24 h)",
+        ),
+    )
 
     # --- knowledge store and embeddings (issue 4): add fields here ---
     knowledge_db_path: str = Field(
