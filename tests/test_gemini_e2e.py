@@ -87,7 +87,9 @@ async def test_sessions_survive_a_server_restart(gemini_env, gemini_stub):
 def _b64(text):
     import base64
 
-    return base64.urlsafe_b64decode(text.replace("+", "-").replace("/", "_") + "=" * (-len(text) % 4))
+    return base64.urlsafe_b64decode(
+        text.replace("+", "-").replace("/", "_") + "=" * (-len(text) % 4)
+    )
 
 
 def test_cli_without_key_prints_a_config_error(server_env):

@@ -457,7 +457,7 @@ class GeminiStub(ScriptedStub):
             return sum(u["received"] for u in self._uploads.values())
 
     def upload_start_reply(self, request: GeminiRequest) -> Status:
-        meta = (request.body or {}).get("file", {})
+        meta = _camel((request.body or {}).get("file", {}))
         with self._state_lock:
             file_id = f"stub{next(self._ids):04d}"
             self._uploads[file_id] = {
@@ -684,6 +684,8 @@ class GeminiStub(ScriptedStub):
         metadata = item.get("metadata", {})
         if isinstance(reply, Status):
             error = reply.body.get("error", {}) if isinstance(reply.body, dict) else {}
+            # a batch item's error is a bare google.rpc.Status: code, message, status
+            error = {k: error[k] for k in ("code", "message", "status") if k in error}
             return {"error": error, "metadata": metadata}
         return {"response": reply, "metadata": metadata}
 
