@@ -23,9 +23,7 @@ import copy
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
