@@ -64,9 +64,7 @@ def test_fast_valid_implies_valid(tool):
     @given(arguments(tool))
     def check(args):
         if contracts.is_valid_fast(path, args):
-            errors = sorted(
-                contracts.validator(path).iter_errors(args), key=lambda e: e.json_path
-            )
+            errors = sorted(contracts.validator(path).iter_errors(args), key=lambda e: e.json_path)
             assert not errors, (args, errors[0].message)
 
     check()
