@@ -483,6 +483,7 @@ class GeminiStub(ScriptedStub):
             return api_error(404, "unknown upload", "NOT_FOUND")
         with self._state_lock:
             upload["received"] += len(request.raw)
+        request.raw = b""  # counted; not kept (benchmarks upload hundreds of MB)
         if "finalize" not in (request.headers.get("x-goog-upload-command") or ""):
             return Status(200, {}, {"X-Goog-Upload-Status": "active"})
         resource = self.file_resource(file_id, state="PROCESSING")
