@@ -115,7 +115,7 @@ TOOLS: dict[str, ToolSpec] = _table(
             "The cache keeps Gemini results per content, tool, instruction and model so a repeated "
             "analysis costs nothing. `clear` with content_id removes one video's entries; without it, all. "
             "Context caches hold session videos on Gemini's side (billed per hour while they live). "
-            "Requires admin; clears are audited."
+            "Requires admin. Clears are audited; reads are not."
         ),
         role="admin",
         read_only=False,

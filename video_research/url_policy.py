@@ -40,6 +40,7 @@ without editing /etc/hosts.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import ipaddress
 import logging
@@ -304,12 +305,21 @@ def _check_name(host: str, url: str) -> None:
 # ----------------------------------------------------------------------------- resolution
 
 
+_dns_pool: concurrent.futures.ThreadPoolExecutor | None = None
+
+
 async def _getaddrinfo(host: str, port: int) -> list[str]:
+    """The system resolver, in threads of its own: a lookup that outlives its timeout
+    keeps only a DNS thread busy, never the default pool that SQLite and files use."""
+    global _dns_pool
+    if _dns_pool is None:
+        _dns_pool = concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="url-dns")
+
     def lookup() -> list[str]:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         return sorted({str(info[4][0]) for info in infos})
 
-    return await asyncio.to_thread(lookup)
+    return await asyncio.get_running_loop().run_in_executor(_dns_pool, lookup)
 
 
 _resolver: Resolver = _getaddrinfo
