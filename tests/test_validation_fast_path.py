@@ -56,7 +56,7 @@ def test_fast_valid_implies_valid(tool):
     path = contracts.tool_schema_path(tool, "input")
 
     @settings(
-        max_examples=60,
+        max_examples=25,
         derandomize=True,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
