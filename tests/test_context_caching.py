@@ -197,3 +197,37 @@ async def test_infra_cache_lists_and_clears_context_caches(gemini_stub, tmp_path
     assert (await call("infra_cache", {"action": "context_list"})).result["contexts"] == []
     reply = await ask(one["session_id"])  # the session makes itself a new one
     assert reply["context_cache"]["state"] == "created"
+
+
+async def test_sessions_from_before_this_version_still_work(gemini_stub, tmp_path, monkeypatch):
+    """An older sessions.db (no model/cache columns, history as {role, text}) is migrated
+    on open and its history is sent as text parts."""
+    import sqlite3
+
+    from video_research import config
+
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as conn:
+        conn.executescript(sessions._SCHEMA)
+        conn.execute(
+            "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                "0123456789ab",
+                URL,
+                URL,
+                "video/mp4",
+                "Old title",
+                "old",
+                json.dumps([{"role": "user", "text": "hi"}, {"role": "model", "text": "hello"}]),
+                1,
+                time.time(),
+                time.time(),
+            ),
+        )
+    monkeypatch.setenv("GEMINI_SESSION_DB", str(db))
+    config.reset_config()
+    reply = await ask("0123456789ab", "and now?")
+    assert reply["turn_count"] == 2
+    contents = gemini_stub.calls("generateContent")[-1].body["contents"]
+    assert contents[1] == {"parts": [{"text": "hi"}], "role": "user"}
+    assert contents[2] == {"parts": [{"text": "hello"}], "role": "model"}
