@@ -27,6 +27,7 @@ def isolated_config(tmp_path, monkeypatch):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("VIDEO_RESEARCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("GEMINI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("VIDEO_RESEARCH_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("VIDEO_RESEARCH_FILE_ROOTS", str(tmp_path))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     config.reset_config()

@@ -40,6 +40,7 @@ def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
         {
             "VIDEO_RESEARCH_DATA_DIR": str(tmp_path / "data"),
             "GEMINI_CACHE_DIR": str(tmp_path / "cache"),
+            "VIDEO_RESEARCH_CONFIG_DIR": str(tmp_path / "config"),
             "VIDEO_RESEARCH_FILE_ROOTS": str(tmp_path),
             "PYTHONPATH": str(REPO_ROOT),
             "PYTHONUNBUFFERED": "1",

@@ -75,3 +75,15 @@ def test_serve_with_bad_toolset_exits_2(server_env):
     proc = run(server_env, "serve")
     assert proc.returncode == 2
     assert "bogus" in proc.stderr
+
+
+def test_doctor_shows_sources_and_placeholder_notes(server_env):
+    server_env["GEMINI_MODEL"] = "model-from-env"
+    server_env["WEAVIATE_URL"] = "${WEAVIATE_URL}"
+    proc = run(server_env, "doctor")
+    assert proc.returncode == 0, proc.stderr
+    line = next(row for row in proc.stdout.splitlines() if "model-from-env" in row)
+    assert line.rstrip().endswith("[env]")
+    assert "Note: WEAVIATE_URL [env] holds an unresolved placeholder" in proc.stdout
+    assert "unresolved placeholder" in proc.stderr, "the warning is logged at start-up too"
+    assert "not configured" in proc.stdout

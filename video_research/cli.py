@@ -64,6 +64,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"video-research: {exc}", file=sys.stderr)
         return EXIT_USAGE
     setup_logging(settings.log_level, settings.log_format)
+    if settings.notes:
+        import logging
+
+        for note in settings.notes:
+            logging.getLogger("video_research.config").warning("%s", note)
     command = args.command or "serve"
     try:
         if command == "serve":
@@ -184,6 +189,8 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
         else "not configured (SQLite queue)"
     )
     settings_view = {k: v for k, v in settings.public_dict().items() if not k.endswith("_set")}
+    from video_research.config import config_dir
+
     return {
         "version": __version__,
         "keys_set": keys,
@@ -192,6 +199,9 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
         "toolsets": settings.toolsets,
         "tools_enabled": len(dispatch.enabled_tools(settings)),
         "settings": settings_view,
+        "sources": {names[name]: where for name, where in settings.sources.items()},
+        "config_dir": str(config_dir()),
+        "notes": settings.notes,
     }
 
 
@@ -211,9 +221,17 @@ def _doctor(settings: Settings, as_json: bool) -> int:
     for name, state in report["services"].items():
         print(f"  {name:<20} {state}")
     print(f"\nToolsets: {', '.join(report['toolsets'])} ({report['tools_enabled']} tools enabled)")
-    print("\nSettings:")
+    print(f"\nSettings (source in brackets; .env is read from {report['config_dir']}):")
+    sources = report["sources"]
+    names = env_names()
     for name, value in report["settings"].items():
-        print(f"  {name:<24} {value}")
+        print(f"  {name:<24} {value}  [{sources.get(names.get(name, name), 'default')}]")
+    for name in sorted(secret_fields()):
+        where = sources.get(names[name], "default")
+        if where != "default":
+            print(f"  {name:<24} (secret)  [{where}]")
+    for note in report["notes"]:
+        print(f"\nNote: {note}")
     return EXIT_OK
 
 

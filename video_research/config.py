@@ -1,12 +1,21 @@
-"""Server configuration: one pydantic model, read from a JSON file and the environment.
+"""Server configuration: one pydantic-settings model, read from the environment, a JSON
+file and an optional `.env` file.
 
-Resolution order, last wins: field defaults -> the JSON file named by
-`VIDEO_RESEARCH_CONFIG` -> environment variables. An empty environment variable counts
-as unset, so a client config can list a variable with "" without overriding the file.
+Sources, highest priority first (pydantic-settings' `settings_customise_sources`):
+1. environment variables;
+2. the JSON file named by `VIDEO_RESEARCH_CONFIG` (keys are the field names,
+   `default_model`, or the variable names, `GEMINI_MODEL`);
+3. `.env` in the config directory (`VIDEO_RESEARCH_CONFIG_DIR`, default the user config
+   dir, e.g. ~/.config/video-research/.env), in the usual dotenv syntax;
+4. the field defaults.
 
-The file's keys may be the field names (`default_model`) or the environment variable
-names (`GEMINI_MODEL`). Unknown keys and bad values stop the server with a message that
-names the variable; secret values are never echoed.
+Every field names its variable in `json_schema_extra` (`_env("GEMINI_MODEL", ...)`), and
+every source looks values up by that name. An empty value, or one holding an unresolved
+`${VAR}` placeholder (a client config that was never expanded, e.g. `"${WEAVIATE_URL}"`),
+counts as unset: the next source or the default applies, and `notes` says so. Unknown keys
+in the JSON file and bad values stop the server with a message that names the variable
+and its source; secret values are never echoed. `sources` records where each value came
+from (`video-research doctor` prints it).
 
 Names and defaults of the Gemini, cache, session, retry, YouTube and Weaviate settings
 are those of seed 000 section 10.
@@ -14,23 +23,27 @@ are those of seed 000 section 10.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 import os
+import re
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     ValidationInfo,
     field_validator,
 )
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from video_research.redact import register_secret
 
@@ -117,10 +130,27 @@ def parse_http_tokens(raw: str) -> dict[str, tuple[str, Role]]:
     return tokens
 
 
-class Settings(BaseModel):
+class Settings(BaseSettings):
     """Every setting the server reads. Field metadata names the environment variable."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+    model_config = SettingsConfigDict(
+        extra="forbid", validate_assignment=True, frozen=False, validate_default=True
+    )
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+    _notes: list[str] = PrivateAttr(default_factory=list)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Keyword arguments, then the environment, the JSON file and `.env` (see module doc)."""
+        load = _LOADING.get() or _Load(os.environ)
+        return (init_settings, *load.sources(settings_cls))
 
     # --- Gemini (seed 000 section 10) ---
     gemini_api_key: SecretStr = Field(
@@ -315,6 +345,47 @@ class Settings(BaseModel):
             "VIDEO_RESEARCH_BATCH_CONCURRENCY", "Parallel Gemini calls in video_batch_analyze"
         ),
     )
+    upload_reuse_margin_seconds: float = Field(
+        default=3600.0,
+        ge=0,
+        json_schema_extra=_env(
+            "GEMINI_UPLOAD_REUSE_MARGIN",
+            "Reuse an earlier File API upload of the same content only if it lives this many "
+            "more seconds (else upload again)",
+        ),
+    )
+    context_cache_enabled: bool = Field(
+        default=True,
+        json_schema_extra=_env(
+            "GEMINI_CONTEXT_CACHE",
+            "Keep a session's video in a Gemini context cache (cached input tokens cost a "
+            "fraction); true/false",
+        ),
+    )
+    context_cache_ttl_seconds: int = Field(
+        default=3600,
+        ge=60,
+        le=7 * 86400,
+        json_schema_extra=_env(
+            "GEMINI_CONTEXT_CACHE_TTL",
+            "Lifetime of a context cache in seconds, renewed while its session is used",
+        ),
+    )
+    batch_poll_interval_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        json_schema_extra=_env(
+            "GEMINI_BATCH_POLL_INTERVAL", "Seconds between state checks of a Batch API job"
+        ),
+    )
+    batch_timeout_seconds: float = Field(
+        default=86400.0,
+        gt=0,
+        json_schema_extra=_env(
+            "GEMINI_BATCH_TIMEOUT",
+            "Longest wait for a Batch API job before it is cancelled (Gemini's target is 24 h)",
+        ),
+    )
 
     # --- knowledge store and embeddings (issue 4): add fields here ---
     knowledge_db_path: str = Field(
@@ -475,6 +546,28 @@ class Settings(BaseModel):
             "Comma list of directories the local-file tools may read (default: home)",
         ),
     )
+    url_allowlist: list[str] = Field(
+        default_factory=list,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_URL_ALLOWLIST",
+            "Comma list of hosts (*.corp.example) and address ranges (10.0.0.0/8) that URLs may "
+            "name although they are private (local deployments)",
+        ),
+    )
+    url_resolve_timeout_seconds: float = Field(
+        default=3.0,
+        gt=0,
+        le=60,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_URL_RESOLVE_TIMEOUT",
+            "Longest wait, in seconds, for the name lookup of a URL's host",
+        ),
+    )
+
+    @field_validator("url_allowlist", mode="before")
+    @classmethod
+    def _split_allowlist(cls, value: Any) -> Any:
+        return split_list(value)
 
     # --- documents (issue 6): add fields here ---
     documents_chunk_tokens: int = Field(
@@ -674,18 +767,147 @@ class Settings(BaseModel):
                 out[name] = value
         return out
 
+    @property
+    def sources(self) -> dict[str, str]:
+        """field name -> where its value came from: env, file <path>, .env <path>, runtime
+        (infra_configure) or default."""
+        return {name: self._sources.get(name, "default") for name in type(self).model_fields}
+
+    @property
+    def notes(self) -> list[str]:
+        """What loading noticed and worked around (e.g. an unresolved ${VAR} placeholder)."""
+        return list(self._notes)
+
 
 def env_names() -> dict[str, str]:
     """field name -> environment variable name, for every setting."""
-    return {name: field.json_schema_extra["env"] for name, field in Settings.model_fields.items()}  # type: ignore[index]
+    return dict(_env_names())
+
+
+@functools.cache
+def _env_names() -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (name, field.json_schema_extra["env"])  # type: ignore[index]
+        for name, field in Settings.model_fields.items()
+    )
 
 
 def secret_fields() -> set[str]:
-    return {
+    return set(_secret_fields())
+
+
+@functools.cache
+def _secret_fields() -> frozenset[str]:
+    return frozenset(
         name
         for name, field in Settings.model_fields.items()
-        if field.json_schema_extra.get("secret")
-    }  # type: ignore[union-attr]
+        if field.json_schema_extra.get("secret")  # type: ignore[union-attr]
+    )
+
+
+# ----------------------------------------------------------------------------- sources
+
+_PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where `.env` is looked for: VIDEO_RESEARCH_CONFIG_DIR, else the user config dir."""
+    environ = os.environ if environ is None else environ
+    chosen = (environ.get("VIDEO_RESEARCH_CONFIG_DIR") or "").strip()
+    if chosen and not _PLACEHOLDER.search(chosen):
+        return Path(chosen).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME, appauthor=False))
+
+
+@dataclass
+class _Load:
+    """One loading of the settings: its inputs and what it recorded."""
+
+    environ: Mapping[str, str]
+    origin: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def sources(self, settings_cls: type[BaseSettings]) -> list[PydanticBaseSettingsSource]:
+        found: list[PydanticBaseSettingsSource] = [
+            _VariablesSource(settings_cls, self, self.environ, "env")
+        ]
+        config_path = (self.environ.get("VIDEO_RESEARCH_CONFIG") or "").strip()
+        if _PLACEHOLDER.search(config_path):
+            self.notes.append(
+                "VIDEO_RESEARCH_CONFIG [env] holds an unresolved placeholder; no JSON file read."
+            )
+            config_path = ""
+        if config_path:
+            found.append(
+                _VariablesSource(
+                    settings_cls,
+                    self,
+                    _read_config_file(config_path),
+                    f"file {config_path}",
+                    by_field_name=True,
+                )
+            )
+        dotenv = config_dir(self.environ) / ".env"
+        if dotenv.is_file():
+            from pydantic_settings import DotEnvSettingsSource
+
+            values = DotEnvSettingsSource(
+                settings_cls, env_file=dotenv, case_sensitive=True
+            ).env_vars
+            found.append(_VariablesSource(settings_cls, self, values, f".env {dotenv}"))
+        return found
+
+
+class _VariablesSource(PydanticBaseSettingsSource):
+    """Values looked up by each field's variable name (and, for the JSON file, its field
+    name). Empty values and unresolved ${VAR} placeholders are skipped, so the next source
+    applies. Strings are passed on raw: the model's validators split comma lists."""
+
+    def __init__(
+        self,
+        settings_cls: type[BaseSettings],
+        load: _Load,
+        values: Mapping[str, Any],
+        label: str,
+        *,
+        by_field_name: bool = False,
+    ) -> None:
+        super().__init__(settings_cls)
+        self.load = load
+        self.values = values
+        self.label = label
+        self.by_field_name = by_field_name
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        env = field.json_schema_extra["env"]  # type: ignore[index]
+        value = self.values.get(env)
+        if value is None and self.by_field_name:
+            value = self.values.get(field_name)
+        return value, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name, info in self.settings_cls.model_fields.items():
+            value, key, _ = self.get_field_value(info, name)
+            if value is None:
+                continue
+            if isinstance(value, str):
+                value = value.strip()
+                if value == "":
+                    continue
+                if _PLACEHOLDER.search(value):
+                    env = info.json_schema_extra["env"]  # type: ignore[index]
+                    self.load.notes.append(
+                        f"{env} [{self.label}] holds an unresolved placeholder "
+                        f"({_PLACEHOLDER.search(value).group(0)}); treated as unset. "  # type: ignore[union-attr]
+                        "The client config passed it unexpanded: give the value itself."
+                    )
+                    continue
+            data[key] = value
+            self.load.origin.setdefault(name, self.label)
+        return data
 
 
 def _read_config_file(path: str) -> dict[str, Any]:
@@ -700,55 +922,47 @@ def _read_config_file(path: str) -> dict[str, Any]:
         raise ConfigError(f"VIDEO_RESEARCH_CONFIG file {file} is not valid JSON: {exc}") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"VIDEO_RESEARCH_CONFIG file {file} must hold a JSON object of settings.")
-    by_env = {env: name for name, env in env_names().items()}
-    data: dict[str, Any] = {}
-    unknown = []
-    for key, value in raw.items():
-        if key in Settings.model_fields:
-            data[key] = value
-        elif key in by_env:
-            data[by_env[key]] = value
-        else:
-            unknown.append(key)
+    known_env = set(env_names().values())
+    unknown = [key for key in raw if key not in Settings.model_fields and key not in known_env]
     if unknown:
         known = ", ".join(sorted(Settings.model_fields))
         raise ConfigError(
             f"Unknown setting(s) {', '.join(sorted(unknown))} in {file}. Known settings: {known}."
         )
-    return data
+    return raw
 
 
-def _explain(exc: ValidationError, sources: dict[str, str]) -> str:
+def _explain(exc: ValidationError, sources: Mapping[str, str]) -> str:
     lines = ["Invalid configuration:"]
     secrets = secret_fields()
+    names = env_names()
     for err in exc.errors():
-        field = str(err["loc"][0]) if err["loc"] else "?"
-        where = sources.get(field, "default")
-        name = env_names().get(field, field)
-        shown = "(value hidden)" if field in secrets else f"(got {err.get('input')!r})"
+        field_name = str(err["loc"][0]) if err["loc"] else "?"
+        where = sources.get(field_name, "default")
+        name = names.get(field_name, field_name)
+        shown = "(value hidden)" if field_name in secrets else f"(got {err.get('input')!r})"
         lines.append(f"  {name} [{where}]: {err['msg']} {shown}")
     return "\n".join(lines)
 
 
+_LOADING: contextvars.ContextVar[_Load | None] = contextvars.ContextVar(
+    "video_research_config_load", default=None
+)
+
+
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Build Settings from the config file and environment; ConfigError explains any problem."""
-    environ = os.environ if environ is None else environ
-    data: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    config_path = environ.get("VIDEO_RESEARCH_CONFIG", "").strip()
-    if config_path:
-        for key, value in _read_config_file(config_path).items():
-            data[key] = value
-            sources[key] = f"file {config_path}"
-    for field, env in env_names().items():
-        value = environ.get(env)
-        if value is not None and value.strip() != "":
-            data[field] = value.strip()
-            sources[field] = "env"
+    """Build Settings from the environment, the JSON file and `.env`; ConfigError explains
+    any problem (naming the variable and the source it came from)."""
+    load = _Load(os.environ if environ is None else environ)
+    token = _LOADING.set(load)
     try:
-        settings = Settings.model_validate(data)
+        settings = Settings()
     except ValidationError as exc:
-        raise ConfigError(_explain(exc, sources)) from None
+        raise ConfigError(_explain(exc, load.origin)) from None
+    finally:
+        _LOADING.reset(token)
+    settings._sources = dict(load.origin)
+    settings._notes = list(load.notes)
     _register_secrets(settings)
     return settings
 
@@ -783,11 +997,14 @@ def update_config(**overrides: Any) -> Settings:
     """Patch the live settings (infra_configure); values are re-validated, None means keep."""
     current = get_config()
     data = {name: getattr(current, name) for name in Settings.model_fields}
-    data.update({k: v for k, v in overrides.items() if v is not None})
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    data.update(changes)
     try:
-        updated = Settings.model_validate(data)
+        updated = Settings.model_validate(data)  # no sources: exactly these values
     except ValidationError as exc:
         raise ConfigError(_explain(exc, {k: "runtime" for k in overrides})) from None
+    updated._sources = {**current._sources, **{k: "runtime" for k in changes}}
+    updated._notes = list(current._notes)
     return set_config(updated)
 
 

@@ -50,6 +50,16 @@ class ToolSpec:
     open_world: bool = False
     audited: bool = False
     """Record every call in the audit log (writes to shared state)."""
+    audit_if: Callable[[dict[str, Any]], bool] | None = None
+    """For an audited tool that also reads: audit only calls for which this returns True
+    (given the call's arguments as sent), so reads stay cheap and the log holds writes."""
+
+    def audits(self, arguments: Any) -> bool:
+        if not self.audited:
+            return False
+        if self.audit_if is None or not isinstance(arguments, dict):
+            return True
+        return self.audit_if(arguments)
 
     @property
     def summary(self) -> str:
@@ -81,6 +91,17 @@ def _table(*specs: ToolSpec) -> dict[str, ToolSpec]:
     return table
 
 
+def _infra_cache_writes(arguments: dict[str, Any]) -> bool:
+    return arguments.get("action", "stats") in ("clear", "context_clear")
+
+
+def _infra_configure_writes(arguments: dict[str, Any]) -> bool:
+    return any(
+        arguments.get(name) is not None
+        for name in ("preset", "model", "thinking_level", "temperature")
+    )
+
+
 TOOLS: dict[str, ToolSpec] = _table(
     # ---------------------------------------------------------------- infra
     ToolSpec(
@@ -89,13 +110,17 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="infra",
         title="Analysis cache",
         description=(
-            "Inspect or clear the analysis cache (stats, list, clear).\n"
+            "Inspect or clear the analysis cache (stats, list, clear) and Gemini context caches "
+            "(context_list, context_clear).\n"
             "The cache keeps Gemini results per content, tool, instruction and model so a repeated "
-            "analysis costs nothing. `clear` with content_id removes one video's entries; without it, all. Requires admin."
+            "analysis costs nothing. `clear` with content_id removes one video's entries; without it, all. "
+            "Context caches hold session videos on Gemini's side (billed per hour while they live). "
+            "Requires admin. Clears are audited; reads are not."
         ),
         role="admin",
         read_only=False,
         audited=True,
+        audit_if=_infra_cache_writes,
         destructive=True,
         idempotent=True,
     ),
@@ -113,6 +138,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         role="admin",
         read_only=False,
         audited=True,
+        audit_if=_infra_configure_writes,
         destructive=False,
         idempotent=True,
     ),
@@ -1051,7 +1077,7 @@ async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContex
     try:
         outcome = await _call(spec, arguments or {}, ctx)
     except asyncio.CancelledError:
-        if spec.audited:
+        if spec.audits(arguments or {}):
             await _audit_cancelled(spec, arguments or {}, ctx)
         raise
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -1065,7 +1091,7 @@ async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContex
         )
     else:
         logger.debug("tool %s ok in %.0f ms", spec.name, elapsed_ms)
-    if spec.audited:
+    if spec.audits(arguments or {}):
         await _audit(spec, arguments or {}, ctx, outcome)
     return outcome
 

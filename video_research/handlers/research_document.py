@@ -8,9 +8,9 @@ of passages that do not exist are removed and a claim left citing nothing is dro
 (`uncited_dropped` counts them), so every claim in the report says where it comes from:
 "report.pdf, p. 3", a URL, "Talk at 12:34".
 
-URLs are read through `_read_url`, the same fetch content_analyze uses (Gemini's URL
-context via handlers.content._analyze_url), so the URL policy that guards content_analyze
-guards this tool too.
+URLs pass the URL policy (`url_policy.check_url`) before anything is billed, then are read
+through `_read_url`, the same fetch content_analyze uses (Gemini's URL context via
+handlers.content._analyze_url).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from video_research import contracts, document_research, gemini, prompts
+from video_research import contracts, document_research, gemini, prompts, url_policy
 from video_research.context import CallContext
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.knowledge import writethrough
@@ -57,6 +57,7 @@ async def research_document(args: dict[str, Any], ctx: CallContext) -> dict[str,
             hint="To ask the knowledge base alone, use knowledge_ask.",
         )
     gemini.require_api_key()
+    urls = [await url_policy.check_url(url) for url in urls]
     scope, thinking = args["scope"], args["thinking_level"]
     system = prompts.render("research_system")
 

@@ -25,6 +25,11 @@ shaped differently: each function keeps what fits the collection's types and lea
 rest out (the whole result is kept as JSON in `raw_result` where the collection has it).
 `store_video_metadata` uses a deterministic UUID (`generate_uuid5(video_id)`, the same
 on both backends), so fetching a video again updates its object instead of adding one.
+Analyses do too: `store_video_analysis` and `store_content_analysis` key their object by
+`analysis_uuid(collection, content, instruction, model)` (content = video ID or file hash,
+or the URL, file hash or text hash analysed; instruction = everything that shapes the
+answer: the instruction, a custom output schema, a clip), so repeating an analysis
+updates one object (3 calls -> 1 object) and a different question adds another.
 `store_research_finding` stores the report and each of its findings as separate objects
 (findings carry `report_uuid`) and returns the report's UUID.
 """
@@ -118,13 +123,26 @@ async def _write(
         return None
 
 
+def analysis_uuid(collection: str, content: str, instruction: str, model: str) -> str:
+    """The deterministic id of an analysis: the same content, question and model give the
+    same object (the same on both backends, like generate_uuid5 everywhere)."""
+    return generate_uuid5("\n".join((content, instruction, model)), namespace=collection)
+
+
 async def store_video_analysis(
     result: dict[str, Any],
     content_id: str,
     instruction: str,
     source_url: str = "",
     source_tool: str = "video_analyze",
+    *,
+    model: str | None = None,
+    key_instruction: str | None = None,
 ) -> str | None:
+    """`key_instruction` (default: `instruction`) is what the id is computed from: pass the
+    instruction with whatever else shapes the answer (output schema, clip, sampling)."""
+    model = model or str(result.get("model") or get_config().default_model)
+    object_id = analysis_uuid("VideoAnalyses", content_id, key_instruction or instruction, model)
     return await _write(
         "VideoAnalyses",
         [
@@ -142,6 +160,7 @@ async def store_video_analysis(
                 "source_tool": source_tool,
             }
         ],
+        [object_id],
     )
 
 
@@ -253,8 +272,21 @@ async def store_evidence_assessment(
 
 
 async def store_content_analysis(
-    result: dict[str, Any], source: str, instruction: str
+    result: dict[str, Any],
+    source: str,
+    instruction: str,
+    *,
+    content_key: str | None = None,
+    model: str | None = None,
+    key_instruction: str | None = None,
+    source_tool: str = "content_analyze",
 ) -> str | None:
+    """`content_key` identifies the content (URL, file or text hash; default `source`);
+    with `key_instruction` and `model` it makes the deterministic id."""
+    model = model or get_config().default_model
+    object_id = analysis_uuid(
+        "ContentAnalyses", content_key or source, key_instruction or instruction, model
+    )
     return await _write(
         "ContentAnalyses",
         [
@@ -268,9 +300,10 @@ async def store_content_analysis(
                 "structure_notes": result.get("structure_notes"),
                 "quality_assessment": result.get("quality_assessment"),
                 "raw_result": _dumps(result),
-                "source_tool": "content_analyze",
+                "source_tool": source_tool,
             }
         ],
+        [object_id],
     )
 
 
