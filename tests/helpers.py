@@ -45,6 +45,9 @@ def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
             "PYTHONUNBUFFERED": "1",
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",
+            # Every tool listed, as before the default profile: tests of the profile and of
+            # toolsets on demand set VIDEO_RESEARCH_TOOLSETS themselves.
+            "VIDEO_RESEARCH_TOOLSETS": "all",
         }
     )
     env.update(overrides)
