@@ -103,6 +103,12 @@ def parse_http_tokens(raw: str) -> dict[str, tuple[str, Role]]:
         raise ValueError("must be a JSON object of token -> {username, role}") from None
     if not isinstance(data, dict):
         raise ValueError("must be a JSON object of token -> {username, role}")
+    if not data:
+        # Set but empty must never mean "no authentication" by accident.
+        raise ValueError(
+            "holds no tokens; add at least one, or unset it to serve without tokens "
+            "(loopback only)"
+        )
     tokens: dict[str, tuple[str, Role]] = {}
     for number, (token, identity) in enumerate(data.items(), start=1):
         register_secret(token)

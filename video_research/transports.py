@@ -205,11 +205,15 @@ def _metadata_routes(settings: Settings, resource: str) -> tuple[list[Any], str 
     from pydantic import AnyHttpUrl
     from starlette.routing import Route
 
-    metadata = ProtectedResourceMetadata(
-        resource=AnyHttpUrl(resource),
-        authorization_servers=[AnyHttpUrl(settings.oauth_issuer)],
-        scopes_supported=sorted(settings.scope_roles),
-        resource_name="video-research",
+    # Strings, so the model keeps an issuer without a path exactly as configured (no "/"
+    # appended): RFC 8414 compares issuers as exact strings.
+    metadata = ProtectedResourceMetadata.model_validate(
+        {
+            "resource": resource,
+            "authorization_servers": [settings.oauth_issuer],
+            "scopes_supported": sorted(settings.scope_roles),
+            "resource_name": "video-research",
+        }
     )
     handler = cors_middleware(ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"])
     metadata_url = str(build_resource_metadata_url(AnyHttpUrl(resource)))
