@@ -62,7 +62,7 @@ def compact(node: Any) -> str:
 
 def publish_input(schema: dict[str, Any], said: set[str]) -> dict[str, Any]:
     """The input schema as published; `said` collects the descriptions already given."""
-    return _hoist(_strip(schema, said, keep=None))
+    return _hoist(_flatten(_strip(schema, said, keep=None)))
 
 
 def output_levels(schema: dict[str, Any], said: set[str]) -> list[dict[str, Any]]:
@@ -72,7 +72,7 @@ def output_levels(schema: dict[str, Any], said: set[str]) -> list[dict[str, Any]
     level's property types; last the top level without `required` and
     `additionalProperties` (still every property and its type).
     """
-    shape = _strip(schema, said, keep=_OUTPUT_KEEP)
+    shape = _flatten(_strip(schema, said, keep=_OUTPUT_KEEP))
     forms = [_hoist(_cut(shape, depth)) for depth in range(_depth(shape), -1, -1)]
     bare = {k: v for k, v in forms[-1].items() if k not in ("required", "additionalProperties")}
     forms.append(bare)
@@ -103,6 +103,30 @@ def _strip(node: Any, said: set[str], keep: frozenset[str] | None) -> Any:
             out[key] = {name: _strip(sub, said, keep) for name, sub in value.items()}
         else:
             out[key] = _strip(value, said, keep)
+    return out
+
+
+def _flatten(node: Any) -> Any:
+    """Merge a one-element `allOf` into its parent when the parent says nothing else but
+    the same `type` (what inlining a `$ref` with siblings leaves): the same schema, once."""
+    if isinstance(node, list):
+        return [_flatten(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: value if key in _DATA else _flatten(value) for key, value in node.items()}
+    for key in _SCHEMA_MAPS:
+        if isinstance(node.get(key), dict):
+            out[key] = {name: _flatten(sub) for name, sub in node[key].items()}
+    branches = out.get("allOf")
+    if isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], dict):
+        inner, rest = branches[0], {k: v for k, v in out.items() if k != "allOf"}
+        if set(rest) <= {"type", "description"} and rest.get(
+            "type", inner.get("type")
+        ) == inner.get("type"):
+            merged = dict(inner)
+            if "description" in rest and "description" not in merged:
+                merged["description"] = rest["description"]
+            return merged
     return out
 
 

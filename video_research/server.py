@@ -83,6 +83,18 @@ class VideoResearchServer(Server):
 
     notification_options = NotificationOptions(resources_changed=True, tools_changed=True)
 
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        return super().create_initialization_options(
+            notification_options or self.notification_options,
+            experimental_capabilities,
+            extensions,
+        )
+
     def get_capabilities(
         self,
         notification_options: NotificationOptions | None = None,
