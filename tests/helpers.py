@@ -63,10 +63,12 @@ async def mcp_client(
     cwd: str | Path | None = None,
     errlog: Any = None,
     message_handler: Any = None,
+    logging_callback: Any = None,
 ) -> AsyncIterator[Any]:
     """An initialized ClientSession talking to a freshly spawned server over stdio.
 
-    `message_handler` receives the server's notifications (e.g. resources/updated).
+    `message_handler` receives the server's notifications (e.g. resources/updated),
+    `logging_callback` its log notifications (notifications/message).
     """
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -80,7 +82,9 @@ async def mcp_client(
     log = errlog if errlog is not None else sys.stderr
     async with (
         stdio_client(params, errlog=log) as (read, write),
-        ClientSession(read, write, message_handler=message_handler) as session,
+        ClientSession(
+            read, write, message_handler=message_handler, logging_callback=logging_callback
+        ) as session,
     ):
         await session.initialize()
         yield session
