@@ -87,14 +87,18 @@ async def test_protected_resource_metadata_and_401_headers(server_env, authoriza
             assert response.status_code == 401
             challenge = response.headers["www-authenticate"]
             assert challenge.startswith("Bearer ")
-            assert f'resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"' in challenge
+            assert (
+                f'resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"' in challenge
+            )
 
 
 async def test_token_scopes_become_the_callers_role(server_env, authorization_server):
     async with http_server(oauth_env(server_env, authorization_server.issuer)) as (port, proc):
         url = f"http://127.0.0.1:{port}/mcp"
         viewer = authorization_server.token(url, "video-research:viewer")
-        denied = await call_as(url, viewer, "catalog_add", {"video_id": "dQw4w9WgXcQ", "title": "A"})
+        denied = await call_as(
+            url, viewer, "catalog_add", {"video_id": "dQw4w9WgXcQ", "title": "A"}
+        )
         assert tool_json(denied)["category"] == "forbidden"
         assert "mcp-test" in tool_json(denied)["error"]
         admin = authorization_server.token(url, "video-research:viewer video-research:admin")

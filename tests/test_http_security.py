@@ -144,7 +144,7 @@ async def test_slow_and_idle_connections_are_closed(server_env):
         stalled = socket.create_connection(("127.0.0.1", port))
         stalled.sendall(
             b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            b"Accept: application/json, text/event-stream\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\""
+            b'Accept: application/json, text/event-stream\r\nContent-Length: 500\r\n\r\n{"jsonrpc"'
         )
         for sock in (idle, slow, stalled):
             assert _closed_within(sock, 10) < 9, "the server kept a slow connection open"

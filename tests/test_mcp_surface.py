@@ -70,7 +70,9 @@ async def test_an_invalid_cursor_is_invalid_params_over_http(server_env):
         await _lists_reject_a_bogus_cursor(session)
 
 
-async def test_a_long_call_reports_progress_before_its_first_item(gemini_env, gemini_stub, tmp_path):
+async def test_a_long_call_reports_progress_before_its_first_item(
+    gemini_env, gemini_stub, tmp_path
+):
     """video_batch_analyze reports after each finished file; with Gemini taking 1.5 s per
     file the client still hears progress 0 at once, then 1/N, 2/N."""
     for name in ("a.mp4", "b.mp4"):

@@ -106,8 +106,7 @@ def parse_http_tokens(raw: str) -> dict[str, tuple[str, Role]]:
     if not data:
         # Set but empty must never mean "no authentication" by accident.
         raise ValueError(
-            "holds no tokens; add at least one, or unset it to serve without tokens "
-            "(loopback only)"
+            "holds no tokens; add at least one, or unset it to serve without tokens (loopback only)"
         )
     tokens: dict[str, tuple[str, Role]] = {}
     for number, (token, identity) in enumerate(data.items(), start=1):
