@@ -13,15 +13,15 @@ drop what neither a model nor a client needs, automatically and for any schema f
 - the output schema is published as its shape: types, properties, `required`, items,
   `additionalProperties`, enums and unions. Descriptions, formats, bounds and patterns
   stay in the full contract (the server guarantees them: every result is validated
-  against the full file before it is sent), and nesting is cut to the deepest level
-  that fits `OUTPUT_BUDGET` bytes, so a wide result cannot crowd out the others.
+  against the full file before it is sent). `output_levels` gives its leaner forms, nesting
+  cut one level at a time, for tool_listing.py to fit the whole list to its budget.
   Whatever the server returns still validates against what it published.
 - a subschema repeated within one document moves to that document's `$defs` when
   that saves bytes (`$ref: "#/$defs/..."` with no siblings: both the SDK client's
-  jsonschema and Ajv's draft-07 class resolve it).
+  jsonschema and Ajv's draft-07 class resolve it; Ajv's core vocabulary has `$defs`).
 
-The full, documented contract of every tool stays in schemas/ and is served as the
-resource `contract://tools/<tool>.<input|output>.json`.
+The full, documented contracts stay in schemas/ (bundled in the wheel), which is what
+the server validates every call and every result against.
 """
 
 from __future__ import annotations

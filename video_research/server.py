@@ -45,6 +45,10 @@ INSTRUCTIONS = (
     "catalog, playlists, marathons and watch queue (roles viewer/blessed/admin). Failed calls return a "
     "JSON ToolError with category, hint and retryable."
 )
+TOOLSETS_INSTRUCTIONS = (
+    " Only part of the tools is listed at first: toolset_list shows every toolset in one line "
+    "and toolset_enable turns one on for this session (the tool list then changes)."
+)
 
 
 def tool_result(outcome: dispatch.Outcome) -> types.CallToolResult:
@@ -183,7 +187,8 @@ def build_server(settings: Settings | None = None) -> Server:
         "video-research",
         version=__version__,
         title="Video Research",
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS
+        + (TOOLSETS_INSTRUCTIONS if dispatch.dynamic_toolsets(settings) else ""),
         lifespan=lifespan,
         get_tool_input_schema=lambda name: (
             dispatch.TOOLS[name].input_schema if name in dispatch.TOOLS else None
