@@ -8,6 +8,7 @@ the JSON tools/list result, as the SDK writes it).
 from __future__ import annotations
 
 import asyncio
+import json
 
 import mcp_types as types
 import pytest
@@ -260,3 +261,22 @@ async def test_all_profile_over_http_is_within_budget(server_env):
         listed = await session.list_tools()
         assert len(listed.tools) == len(dispatch.TOOLS) - len(META)
         assert listed_tokens(listed) <= 22_000
+
+
+@pytest.mark.parametrize(
+    "tool,arguments,fragment",
+    [
+        ("toolset_enable", {"toolset": "nope"}, "Unknown toolset 'nope'"),
+        ("toolset_disable", {"toolset": "toolsets"}, "Unknown toolset 'toolsets'"),
+        ("toolset_enable", {}, "'toolset' is a required property"),
+        ("toolset_disable", {"toolset": ""}, "should be non-empty"),
+        ("toolset_list", {"verbose": True}, "Additional properties"),
+    ],
+)
+async def test_meta_tools_refuse_bad_input(tool, arguments, fragment):
+    from video_research.context import CallContext, Caller
+
+    ctx = CallContext(tool=tool, caller=Caller(username="u", role="viewer", verified=True))
+    outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
+    assert outcome.error is not None and outcome.error.category == "invalid_input"
+    assert fragment in outcome.error.error or fragment in json.dumps(outcome.error.details)
