@@ -68,17 +68,32 @@ class CallContext:
         except Exception as exc:  # pragma: no cover - depends on the transport going away
             logger.debug("progress notification dropped: %s", exc)
 
-    async def announce_start(self, delay: float) -> None:
-        """Progress 0 after `delay` seconds unless the handler reported progress by then.
+    def start_progress_timer(self, delay: float) -> Callable[[], None]:
+        """Report progress 0 after `delay` seconds unless the handler reported progress by
+        then; returns the function that stops the timer (call it when the call ends).
 
         Long calls (batches, ingests, re-embeds) report after their first item; this tells
-        the client at once that the call is running. Cancelled when the call ends.
+        the client at once that the call is running, whatever the handler does.
         """
-        import anyio
+        import asyncio
 
-        await anyio.sleep(delay)
-        if self.last_progress is None:
-            await self.report_progress(0, None, f"{self.tool}: started")
+        loop = asyncio.get_running_loop()
+        sending: list[asyncio.Task[None]] = []
+
+        def fire() -> None:
+            if self.last_progress is None:
+                sending.append(
+                    loop.create_task(self.report_progress(0, None, f"{self.tool}: started"))
+                )
+
+        handle = loop.call_later(delay, fire)
+
+        def stop() -> None:
+            handle.cancel()
+            for task in sending:
+                task.cancel()
+
+        return stop
 
     async def notify_tools_changed(self) -> None:
         """Tell this session's client that its tool list changed (toolset_enable/disable).

@@ -116,6 +116,8 @@ class SessionLogMiddleware:
             meta=ctx.meta if isinstance(ctx.meta, dict) else _meta_dict(ctx.meta),
             loop=asyncio.get_running_loop(),
         )
+        if scope.threshold() is None:  # this session asked for no log notifications
+            return await call_next(ctx)
         token = _scope.set(scope)
         try:
             return await call_next(ctx)

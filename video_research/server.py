@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
@@ -168,10 +167,13 @@ def build_server(settings: Settings | None = None) -> Server:
             session=ctx.session,
             request_id=ctx.request_id,
         )
-        async with anyio.create_task_group() as group:
-            group.start_soon(call_ctx.announce_start, START_PROGRESS_DELAY)
+        if meta.get("progress_token", meta.get("progressToken")) is None:
+            return tool_result(await dispatch.call(spec, params.arguments, call_ctx))
+        stop_timer = call_ctx.start_progress_timer(START_PROGRESS_DELAY)
+        try:
             outcome = await dispatch.call(spec, params.arguments, call_ctx)
-            group.cancel_scope.cancel()
+        finally:
+            stop_timer()
         return tool_result(outcome)
 
     from video_research import completions, mcp_prompts, resources
