@@ -14,7 +14,7 @@ TORCH_INDEX ?=
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test bench lint clean
+.PHONY: install run test bench lint conformance clean
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -45,6 +45,11 @@ $(BENCH_VENV)/bin/python:
 
 bench: install $(BENCH_VENV)/bin/python
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FASTMCP_PYTHON=$(BENCH_VENV)/bin/python $(PY) -m tests.bench $(BENCH)
+
+# The official MCP conformance suite's server scenarios against `serve --transport http`;
+# installs the suite and its Node 22 from the npm registry into tests/conformance/node_modules.
+conformance: install
+	$(PY) tests/conformance/run.py
 
 lint: install
 	$(PY) -m ruff check video_research tests

@@ -46,6 +46,9 @@ def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
             "PYTHONUNBUFFERED": "1",
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",
+            # Every tool listed, as before the default profile: tests of the profile and of
+            # toolsets on demand set VIDEO_RESEARCH_TOOLSETS themselves.
+            "VIDEO_RESEARCH_TOOLSETS": "all",
         }
     )
     env.update(overrides)
@@ -61,10 +64,12 @@ async def mcp_client(
     cwd: str | Path | None = None,
     errlog: Any = None,
     message_handler: Any = None,
+    logging_callback: Any = None,
 ) -> AsyncIterator[Any]:
     """An initialized ClientSession talking to a freshly spawned server over stdio.
 
-    `message_handler` receives the server's notifications (e.g. resources/updated).
+    `message_handler` receives the server's notifications (e.g. resources/updated),
+    `logging_callback` its log notifications (notifications/message).
     """
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -78,7 +83,9 @@ async def mcp_client(
     log = errlog if errlog is not None else sys.stderr
     async with (
         stdio_client(params, errlog=log) as (read, write),
-        ClientSession(read, write, message_handler=message_handler) as session,
+        ClientSession(
+            read, write, message_handler=message_handler, logging_callback=logging_callback
+        ) as session,
     ):
         await session.initialize()
         yield session

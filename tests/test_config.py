@@ -25,7 +25,7 @@ def test_seed_defaults(tmp_path):
     assert s.retry_max_delay == 60.0
     assert s.cache_dir.name == "video-research-mcp"
     assert s.weaviate_enabled is False
-    assert s.toolsets == ["all"]
+    assert s.toolsets == ["default"]
     assert s.local_role == "admin"
 
 

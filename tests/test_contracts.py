@@ -92,15 +92,25 @@ def test_broken_ref_is_reported(tmp_path, monkeypatch):
         contracts.load_schema.cache_clear()
 
 
-async def test_listed_schemas_equal_the_files(server_env):
+async def test_listed_schemas_are_the_published_form_of_the_files(server_env):
+    """tools/list shows each contract in its published form (schema_compaction.py: the
+    same input contract, the output's shape); the server validates against the files."""
+    from video_research import tool_listing
+
     async with mcp_client(server_env) as session:
         listed = (await session.list_tools()).tools
     by_name = {tool.name: tool for tool in listed}
-    assert set(by_name) == set(dispatch.TOOLS)
+    meta = set(dispatch.toolset_tools(dispatch.META_TOOLSET))
+    assert set(by_name) == set(dispatch.TOOLS) - meta
+    published = tool_listing.published_tools()
     for name, tool in by_name.items():
-        assert tool.input_schema == contracts.tool_schema(name, "input"), name
-        assert tool.output_schema == contracts.tool_schema(name, "output"), name
+        assert tool.input_schema == published[name].input_schema, name
+        assert tool.output_schema == published[name].output_schema, name
         spec = dispatch.TOOLS[name]
         assert tool.description == spec.description
-        assert tool.annotations.read_only_hint is spec.read_only
-        assert tool.annotations.destructive_hint is spec.destructive
+        hints = tool.annotations
+        assert hints.read_only_hint is spec.read_only
+        if not spec.read_only:  # MCP defaults: destructive true, idempotent false
+            assert (hints.destructive_hint is not False) is spec.destructive
+            assert (hints.idempotent_hint is True) is spec.idempotent
+        assert (hints.open_world_hint is not False) is spec.open_world

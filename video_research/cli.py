@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import sys
 from typing import Any
@@ -42,6 +43,11 @@ def _parser() -> argparse.ArgumentParser:
 
     tools = sub.add_parser("tools", help="list the tools with one-line descriptions")
     tools.add_argument("--json", action="store_true", help="print the tools as JSON")
+    tools.add_argument(
+        "--all",
+        action="store_true",
+        help="every tool, not only those a session starts with (VIDEO_RESEARCH_TOOLSETS)",
+    )
 
     call = sub.add_parser("call", help="run one tool in-process and print its JSON result")
     call.add_argument("tool")
@@ -57,6 +63,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # stdout went away (`video-research tools | head`): stop quietly. Point stdout at
+        # /dev/null so the interpreter's final flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = get_config()
@@ -79,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                 getattr(args, "port", None),
             )
         if command == "tools":
-            return _tools(settings, args.json)
+            return _tools(settings, args.json, args.all)
         if command == "call":
             return asyncio.run(_call(settings, args.tool, args.arguments))
         if command == "doctor":
@@ -100,20 +119,31 @@ def _serve(settings: Settings, transport: str, host: str, port: int | None) -> i
     return EXIT_OK
 
 
-def _tools(settings: Settings, as_json: bool) -> int:
+def _tools(settings: Settings, as_json: bool, every: bool = False) -> int:
     from video_research import dispatch
 
-    specs = dispatch.enabled_tools(settings)
+    specs = list(dispatch.TOOLS.values()) if every else dispatch.enabled_tools(settings)
+    listed = dispatch.base_names(settings)
     if as_json:
         rows = [
-            {"name": s.name, "toolset": s.toolset, "role": s.role, "description": s.summary}
+            {
+                "name": s.name,
+                "toolset": s.toolset,
+                "role": s.role,
+                "listed": s.name in listed,
+                "description": s.summary,
+            }
             for s in specs
         ]
         print(json.dumps(rows, indent=2))
         return EXIT_OK
     width = max((len(s.name) for s in specs), default=0)
+    sets = max((len(s.toolset) for s in specs), default=0)
     for spec in specs:
-        print(f"{spec.name.ljust(width)}  {spec.summary}")
+        mark = ("  " if spec.name in listed else "+ ") if every else ""
+        print(f"{mark}{spec.name.ljust(width)}  {spec.toolset.ljust(sets)}  {spec.summary}")
+    if every:
+        print("\n+ not listed at the start of a session: turn its toolset on with toolset_enable")
     return EXIT_OK
 
 
@@ -121,7 +151,7 @@ async def _call(settings: Settings, tool: str, raw_arguments: str) -> int:
     from video_research import auth, dispatch, lifecycle
     from video_research.context import CallContext
 
-    spec = dispatch.lookup(tool, settings)
+    spec = dispatch.reachable(tool, settings)
     if spec is None:
         known = ", ".join(s.name for s in dispatch.enabled_tools(settings))
         print(f"video-research: unknown tool {tool!r}. Available: {known}", file=sys.stderr)
