@@ -1069,6 +1069,8 @@ TOOLSET_DESCRIPTIONS: dict[str, str] = {
     "marathons": "Marathons: saved playlists scheduled back to back.",
     "admin": "Audit log and the chat-session registry (admin).",
     "infra": "Analysis cache and runtime model settings (admin).",
+    "papers": "Scholarly papers from Semantic Scholar: search, details, citations, recommendations, authors.",
+    "deepresearch": "Gemini Deep Research agent in the background: start, poll, follow up, cancel.",
     META_TOOLSET: "List toolsets and turn them on or off for this session.",
 }
 """One line per toolset, for toolset_list (a toolset missing here is described by its tools)."""
@@ -1085,6 +1087,7 @@ DEFAULT_PROFILE: tuple[str, ...] = (
     "content_analyze",
     "research_deep",
     "knowledge_search",
+    "knowledge_ask",
 )
 """The tools listed when VIDEO_RESEARCH_TOOLSETS is unset (or `default`): what one person
 researching videos reaches for first. Everything else is one toolset_enable away."""
