@@ -147,15 +147,22 @@ async def _individual(
                 if refused is not None:
                     raise refused
                 assert path is not None
-                part, source = await asyncio.to_thread(read_file, path, raw)
-                data, _ = await gemini.generate_json(
+                part, source, content_key = await asyncio.to_thread(read_file, path, raw)
+                data, generation = await gemini.generate_json(
                     file_request(part, args["instruction"], custom),
                     schema=schema,
                     thinking_level=args["thinking_level"],
                 )
                 if not custom:
                     data = {**data, "source": source, "source_type": "file"}
-                    await writethrough.store_content_analysis(data, source, args["instruction"])
+                    await writethrough.store_content_analysis(
+                        data,
+                        source,
+                        args["instruction"],
+                        content_key=content_key,
+                        model=generation.model,
+                        source_tool="content_batch_analyze",
+                    )
                 item.update(status="ok", result=data)
             except asyncio.CancelledError:
                 raise
@@ -193,7 +200,7 @@ async def _compare(
                     f"may hold {COMPARE_BYTES / 1e6:.0f} MB at most.",
                     hint="Compare fewer or smaller files, or use mode individual.",
                 )
-            part, _ = await asyncio.to_thread(read_file, path, raw)
+            part, _, _ = await asyncio.to_thread(read_file, path, raw)
             budget -= size
             parts += [gemini.text_part(f"File: {item['file_name']}"), part]
             item["status"] = "ok"
