@@ -36,6 +36,7 @@ async def test_individual_mode_one_analysis_per_file(gemini_stub, papers_dir):
     assert outcome.error is None, outcome.error
     result = outcome.result
     assert result["mode"] == "individual" and result["total_files"] == 3
+    assert result["delivery"] == "direct" and "batch_job" not in result
     assert result["succeeded"] == 3 and result["failed"] == 0
     assert [i["file_name"] for i in result["items"]] == ["alpha.md", "beta.txt", "gamma.pdf"]
     assert all(i["result"]["source_type"] == "file" for i in result["items"])
@@ -140,6 +141,7 @@ async def test_a_viewer_cannot_have_files_read(gemini_stub, papers_dir):
         {"file_paths": []},
         {"directory": "/tmp", "glob_pattern": "../*"},
         {"directory": "/tmp", "mode": "merge"},
+        {"directory": "/tmp", "delivery": "later"},
         {"file_paths": ["/tmp/a.md"], "max_files": 51},
         {"file_paths": ["/tmp/a.md"], "output_schema": {"type": "array"}},
     ],

@@ -1,5 +1,5 @@
 """The Batch API: gemini_batch.run_batch (submit, poll with progress, collect, cancel) and
-video_batch_analyze mode=batch, against the stub's batches routes."""
+video_batch_analyze delivery=batch, against the stub's batches routes."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ async def test_nothing_to_submit_is_no_job(gemini_stub):
         await gemini_batch.run_batch(requests(1) * 2, model="gemini-x")
 
 
-async def test_video_batch_analyze_in_batch_mode(gemini_stub, tmp_path):
+async def test_video_batch_analyze_delivered_as_a_batch(gemini_stub, tmp_path):
     for name in ("a.mp4", "b.mov", "c.mkv"):
         write_video(tmp_path / name, name.encode())
     (tmp_path / "empty.avi").write_bytes(b"")
@@ -116,11 +116,11 @@ async def test_video_batch_analyze_in_batch_mode(gemini_stub, tmp_path):
     gemini_stub.enqueue("batch.item", fail_b, fail_b)
     progress = Progress()
     outcome = await call(
-        "video_batch_analyze", {"directory": str(tmp_path), "mode": "batch"}, progress
+        "video_batch_analyze", {"directory": str(tmp_path), "delivery": "batch"}, progress
     )
     assert outcome.error is None, outcome.error
     result = outcome.result
-    assert result["mode"] == "batch" and result["batch_job"]["state"] == "SUCCEEDED"
+    assert result["delivery"] == "batch" and result["batch_job"]["state"] == "SUCCEEDED"
     assert result["batch_job"]["requests"] == 2, "the cached file and the empty one are not sent"
     by_name = {i["file_name"]: i for i in result["items"]}
     assert by_name["a.mp4"]["result"]["cached"] is True
@@ -134,5 +134,5 @@ async def test_video_batch_analyze_in_batch_mode(gemini_stub, tmp_path):
         assert "fileData" in json.dumps(item.body) and "inlineData" not in json.dumps(item.body)
     dones = [e[0] for e in progress.events]
     assert dones == sorted(set(dones))
-    again = await call("video_batch_analyze", {"directory": str(tmp_path), "mode": "batch"})
+    again = await call("video_batch_analyze", {"directory": str(tmp_path), "delivery": "batch"})
     assert again.result["batch_job"]["requests"] == 1, "c.mkv is cached now; b.mov is retried"

@@ -87,6 +87,12 @@ class BatchRun:
     """SUCCEEDED, FAILED, CANCELLED, EXPIRED (the job's final state)."""
     results: list[BatchResult] = field(default_factory=list)
 
+    def summary(self) -> dict[str, Any] | None:
+        """The job as tools report it (`batch_job`), or None when nothing was submitted."""
+        if not self.name:
+            return None
+        return {"name": self.name, "state": self.state, "requests": len(self.results)}
+
 
 def _state(job: Any) -> str:
     raw = str(getattr(job, "state", "") or "").rsplit(".", 1)[-1]
@@ -119,10 +125,12 @@ async def run_batch(
     model: str | None = None,
     display_name: str = "video-research",
     progress: ProgressFn | None = None,
+    progress_start: float = 0,
     settings: Settings | None = None,
 ) -> BatchRun:
     """Submit `requests` as one Batch API job, wait for it, and return one result per
-    request in order (see the module docstring)."""
+    request in order (see the module docstring). `progress_start` is added to every
+    progress value (a caller that reported preparation steps continues from there)."""
     settings = settings or get_config()
     if not requests:
         return BatchRun(name="", state="SUCCEEDED")
@@ -133,6 +141,8 @@ async def run_batch(
 
     sdk = client(settings)
     model = model or settings.default_model
+    if progress is not None and progress_start:
+        progress = _offset(progress, progress_start)
     inlined = [
         types.InlinedRequest(contents=r.contents, config=r.config, metadata={"key": r.key})
         for r in requests
@@ -159,6 +169,13 @@ async def run_batch(
     return BatchRun(name=name, state=state, results=_collect(job, requests, model, state))
 
 
+def _offset(progress: ProgressFn, start: float) -> ProgressFn:
+    async def shifted(done: float, total: float | None, message: str | None) -> None:
+        await progress(start + done, None if total is None else start + total, message)
+
+    return shifted
+
+
 async def _wait(
     sdk: Any, job: Any, progress: ProgressFn | None, settings: Settings
 ) -> tuple[Any, int]:
@@ -177,7 +194,7 @@ async def _wait(
                 ErrorCategory.TIMEOUT_ERROR,
                 f"Batch job {name} did not finish within {settings.batch_timeout_seconds:g} s; "
                 "it was cancelled.",
-                hint="Use mode 'direct', or raise GEMINI_BATCH_TIMEOUT.",
+                hint="Use delivery 'direct', or raise GEMINI_BATCH_TIMEOUT.",
             )
         await asyncio.sleep(settings.batch_poll_interval_seconds)
 
@@ -208,7 +225,7 @@ def _collect(
         failure = ToolFailure(
             ErrorCategory.API_UNAVAILABLE if state == "EXPIRED" else ErrorCategory.UNKNOWN,
             f"Gemini batch job {job.name} ended {state}; no result for this item.",
-            hint="Retry with mode 'direct', or submit again later.",
+            hint="Retry with delivery 'direct', or submit again later.",
             retryable=state in ("EXPIRED", "FAILED"),
         )
         return [BatchResult(key=r.key, error=failure) for r in requests]

@@ -256,13 +256,12 @@ async def analyze_batch(
         )
         for item in ready
     ]
-    base = len(pending)
-
-    async def batch_progress(done: float, total: float | None, message: str | None) -> None:
-        await progress(base + done, None if total is None else base + total, message)
-
     run = await gemini_batch.run_batch(
-        requests, model=request.model, progress=batch_progress, display_name=display_name
+        requests,
+        model=request.model,
+        progress=progress,
+        progress_start=len(pending),
+        display_name=display_name,
     )
     by_key = {item.key: item for item in ready}
     for outcome in run.results:

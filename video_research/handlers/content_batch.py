@@ -9,8 +9,11 @@ that could be read go to Gemini together, each introduced by its name, for one c
 Either way a file that cannot be read or analysed fails alone, in its item, with a
 ToolError; progress is reported per file.
 
-`file_request` builds the Gemini request for one file: the one place to change when the
-requests go through the Batch API instead.
+`delivery: batch` sends the same requests as one Gemini Batch API job instead (half
+price, results later; gemini_batch.run_batch): every file of `individual` mode is one
+request of the job, a `compare` is a job of one request. A job carries at most
+INLINE_JOB_BYTES of files inline; the files past that go by File API reference
+(gemini_files.ensure_uploaded, reused by content hash).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from video_research import contracts, gemini, paths, prompts
+from video_research import contracts, gemini, gemini_batch, gemini_files, paths, prompts
 from video_research.config import get_config
 from video_research.context import CallContext
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
@@ -36,6 +39,9 @@ EXPAND_LIMIT = 5000
 """Most matching files looked at in a directory: a glob over a huge tree stops here."""
 COMPARE_BYTES = MAX_FILE_BYTES
 """Most bytes compared in one request (Gemini's inline request limit)."""
+INLINE_JOB_BYTES = 16 * 1024 * 1024
+"""Most file bytes (base64 counted) one Batch API job carries inline: Gemini takes about
+20 MB of inline requests per job, and the prompts and JSON need the rest."""
 
 
 def file_request(part: Any, instruction: str, custom: bool) -> list[Any]:
@@ -46,6 +52,30 @@ def file_request(part: Any, instruction: str, custom: bool) -> list[Any]:
             part, gemini.text_part(prompts.render(template, instruction=instruction))
         )
     ]
+
+
+class _JobParts:
+    """Turns file parts into parts a Batch API job can carry: inline while the job's inline
+    budget lasts, a File API reference after that."""
+
+    def __init__(self) -> None:
+        self.budget = INLINE_JOB_BYTES
+
+    async def part(self, part: Any, path: Path, content_key: str) -> Any:
+        inline = part.inline_data
+        size = len(inline.data) * 4 // 3 if inline is not None else len(part.text.encode())
+        if size <= self.budget:
+            self.budget -= size
+            return part
+        mime_type = "application/pdf" if inline is not None else "text/plain"
+        uploaded = await gemini_files.ensure_uploaded(
+            path, mime_type, sha256=content_key.removeprefix("file:")
+        )
+        return gemini.file_uri_part(uploaded.uri, uploaded.mime_type)
+
+
+def _display_name(directory: str | None, count: int) -> str:
+    return f"content_batch_analyze {Path(directory).name if directory else f'{count} files'}"
 
 
 def _expand(directory: Path, pattern: str, max_files: int) -> tuple[list[Path], list[str]]:
@@ -110,11 +140,17 @@ async def content_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[
     targets, skipped, directory = await _targets(args, ctx)
     if targets:
         gemini.require_api_key()
-    run = _individual if args["mode"] == "individual" else _compare
-    items, extra = await run(targets, args, output_schema, ctx)
+    batch = args["delivery"] == "batch"
+    if args["mode"] == "compare":
+        items, extra = await _compare(targets, args, output_schema, ctx, directory)
+    elif batch:
+        items, extra = await _individual_job(targets, args, output_schema, ctx, directory)
+    else:
+        items, extra = await _individual(targets, args, output_schema, ctx)
     succeeded = sum(1 for item in items if item["status"] == "ok")
     result = {
         "mode": args["mode"],
+        "delivery": args["delivery"],
         "instruction": args["instruction"],
         "total_files": len(items),
         "succeeded": succeeded,
@@ -147,15 +183,22 @@ async def _individual(
                 if refused is not None:
                     raise refused
                 assert path is not None
-                part, source = await asyncio.to_thread(read_file, path, raw)
-                data, _ = await gemini.generate_json(
+                part, source, content_key = await asyncio.to_thread(read_file, path, raw)
+                data, generation = await gemini.generate_json(
                     file_request(part, args["instruction"], custom),
                     schema=schema,
                     thinking_level=args["thinking_level"],
                 )
                 if not custom:
                     data = {**data, "source": source, "source_type": "file"}
-                    await writethrough.store_content_analysis(data, source, args["instruction"])
+                    await writethrough.store_content_analysis(
+                        data,
+                        source,
+                        args["instruction"],
+                        content_key=content_key,
+                        model=generation.model,
+                        source_tool="content_batch_analyze",
+                    )
                 item.update(status="ok", result=data)
             except asyncio.CancelledError:
                 raise
@@ -169,13 +212,100 @@ async def _individual(
     return list(await asyncio.gather(*(one(*t) for t in targets))), {}
 
 
+async def _individual_job(
+    targets: list[tuple[str, Path | None, ToolFailure | None]],
+    args: dict[str, Any],
+    output_schema: dict[str, Any] | None,
+    ctx: CallContext,
+    directory: str | None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """individual mode through one Batch API job: read every file (progress per file),
+    submit the readable ones, then collect and write through each answer."""
+    custom = output_schema is not None
+    schema = output_schema if custom else contracts.gemini_response_schema(CONTENT_RESULT_SCHEMA)
+    config = gemini.generation_config(response_schema=schema, thinking_level=args["thinking_level"])
+    job_parts = _JobParts()
+    items: list[dict[str, Any]] = []
+    requests: list[gemini_batch.BatchRequest] = []
+    pending: dict[str, tuple[dict[str, Any], str, str]] = {}
+    for number, (raw, path, refused) in enumerate(targets, start=1):
+        item: dict[str, Any] = {"file_path": str(path or raw), "file_name": Path(raw).name}
+        items.append(item)
+        try:
+            if refused is not None:
+                raise refused
+            assert path is not None
+            part, source, content_key = await asyncio.to_thread(read_file, path, raw)
+            part = await job_parts.part(part, path, content_key)
+            key = str(number)
+            requests.append(
+                gemini_batch.BatchRequest(
+                    key, file_request(part, args["instruction"], custom), config
+                )
+            )
+            pending[key] = (item, source, content_key)
+            message = f"prepared {item['file_name']} for the batch job"
+        except Exception as exc:
+            _failed(item, exc)
+            message = f"{item['file_name']}: error"
+        await ctx.report_progress(number, None, message)
+    run = await gemini_batch.run_batch(
+        requests,
+        progress=ctx.report_progress,
+        progress_start=len(targets),
+        display_name=_display_name(directory, len(targets)),
+    )
+    for outcome in run.results:
+        item, source, content_key = pending[outcome.key]
+        try:
+            if outcome.error is not None or outcome.generation is None:
+                raise outcome.error or ToolFailure(ErrorCategory.UNKNOWN, "No answer.")
+            data = gemini.parse_structured(outcome.generation, schema)
+            if not custom:
+                data = {**data, "source": source, "source_type": "file"}
+                await writethrough.store_content_analysis(
+                    data,
+                    source,
+                    args["instruction"],
+                    content_key=content_key,
+                    model=outcome.generation.model,
+                    source_tool="content_batch_analyze",
+                )
+            item.update(status="ok", result=data)
+        except Exception as exc:
+            _failed(item, exc)
+    job = run.summary()
+    return items, {} if job is None else {"batch_job": job}
+
+
+async def _compare_job(
+    contents: list[Any], schema: dict[str, Any], args: dict[str, Any], ctx: CallContext, **kw: Any
+) -> tuple[dict[str, Any], gemini.Generation, dict[str, Any]]:
+    """One comparison as a one-request Batch API job: (answer, generation, batch_job)."""
+    request = gemini_batch.BatchRequest(
+        "compare",
+        contents,
+        gemini.generation_config(response_schema=schema, thinking_level=args["thinking_level"]),
+    )
+    run = await gemini_batch.run_batch([request], progress=ctx.report_progress, **kw)
+    (outcome,) = run.results
+    if outcome.error is not None or outcome.generation is None:
+        raise outcome.error or ToolFailure(ErrorCategory.UNKNOWN, "No answer.")
+    job = run.summary()
+    assert job is not None
+    return gemini.parse_structured(outcome.generation, schema), outcome.generation, job
+
+
 async def _compare(
     targets: list[tuple[str, Path | None, ToolFailure | None]],
     args: dict[str, Any],
     output_schema: dict[str, Any] | None,
     ctx: CallContext,
+    directory: str | None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    total = len(targets) + 1
+    batch = args["delivery"] == "batch"
+    total = None if batch else len(targets) + 1
+    job_parts = _JobParts() if batch else None
     items: list[dict[str, Any]] = []
     parts: list[Any] = []
     budget = COMPARE_BYTES
@@ -193,7 +323,9 @@ async def _compare(
                     f"may hold {COMPARE_BYTES / 1e6:.0f} MB at most.",
                     hint="Compare fewer or smaller files, or use mode individual.",
                 )
-            part, _ = await asyncio.to_thread(read_file, path, raw)
+            part, _, content_key = await asyncio.to_thread(read_file, path, raw)
+            if job_parts is not None:
+                part = await job_parts.part(part, path, content_key)
             budget -= size
             parts += [gemini.text_part(f"File: {item['file_name']}"), part]
             item["status"] = "ok"
@@ -213,10 +345,19 @@ async def _compare(
     instruction = prompts.render(
         "content_compare", count=len(readable), instruction=args["instruction"]
     )
+    contents = [gemini.user_content(*parts, gemini.text_part(instruction))]
+    if batch:
+        comparison, generation, job = await _compare_job(
+            contents,
+            schema,
+            args,
+            ctx,
+            progress_start=len(targets),
+            display_name=_display_name(directory, len(targets)),
+        )
+        return items, {"comparison": comparison, "model": generation.model, "batch_job": job}
     comparison, generation = await gemini.generate_json(
-        [gemini.user_content(*parts, gemini.text_part(instruction))],
-        schema=schema,
-        thinking_level=args["thinking_level"],
+        contents, schema=schema, thinking_level=args["thinking_level"]
     )
-    await ctx.report_progress(total, total, "compared")
+    await ctx.report_progress(len(targets) + 1, total, "compared")
     return items, {"comparison": comparison, "model": generation.model}

@@ -73,8 +73,8 @@ async def video_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[st
     )
     if files:
         gemini.require_api_key(settings)
-    mode = args.get("mode", "direct")
-    if mode == "batch":
+    delivery = args.get("delivery", "direct")
+    if delivery == "batch":
         items, job = await _batch_mode(files, request, ctx, directory)
     else:
         items, job = await _direct_mode(files, request, ctx, settings.batch_concurrency), None
@@ -82,7 +82,7 @@ async def video_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[st
     result: dict[str, Any] = {
         "directory": str(directory),
         "instruction": args["instruction"],
-        "mode": mode,
+        "delivery": delivery,
         "total_files": len(files),
         "succeeded": succeeded,
         "failed": len(files) - succeeded,
@@ -94,7 +94,7 @@ async def video_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[st
     usages = [i["result"]["usage"] for i in items if i["status"] == "ok" and "usage" in i["result"]]
     if usages:
         total = {k: sum(u.get(k, 0) for u in usages) for k in usages[0] if k != "batch"}
-        if mode == "batch":
+        if delivery == "batch":
             total["batch"] = True
         result["usage"] = total
     return result
@@ -147,8 +147,8 @@ async def _batch_mode(
         progress=ctx.report_progress,
         display_name=f"video_batch_analyze {directory.name}",
     )
-    job = {"name": run.name, "state": run.state, "requests": len(run.results)} if run.name else None
-    return [_item(p, i.result, i.error) for p, i in zip(files, items, strict=True)], job
+    items_out = [_item(p, i.result, i.error) for p, i in zip(files, items, strict=True)]
+    return items_out, run.summary()
 
 
 async def video_create_session(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
