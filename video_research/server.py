@@ -23,7 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.shared.exceptions import MCPError
 
-from video_research import __version__, auth, dispatch, lifecycle
+from video_research import __version__, auth, dispatch, lifecycle, printable
 from video_research.config import Settings, get_config
 from video_research.context import CallContext
 
@@ -57,18 +57,29 @@ def _tool(spec: dispatch.ToolSpec) -> types.Tool:
 
 def tool_result(outcome: dispatch.Outcome) -> types.CallToolResult:
     if outcome.error is not None:
-        payload = outcome.error.to_json_dict()
+        payload, text = _encodable_json(outcome.error.to_json_dict())
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
-            is_error=True,
+            content=[types.TextContent(type="text", text=text)], is_error=True
         )
-    result = outcome.result or {}
+    result, text = _encodable_json(outcome.result or {})
     return types.CallToolResult(
-        content=[
-            types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, default=str))
-        ],
-        structured_content=result,
+        content=[types.TextContent(type="text", text=text)], structured_content=result
     )
+
+
+def _encodable_json(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """(payload, its JSON text), both encodable as UTF-8 whatever strings they hold.
+
+    A file name that is not UTF-8 reaches a result as a str with lone surrogates, which
+    the SDK's stdout writer (and the HTTP response) cannot encode: on stdio that killed
+    the server. Such strings are escaped here, once for every tool (see printable.py);
+    a result without them is passed through after one encode check.
+    """
+    text = json.dumps(payload, ensure_ascii=False, default=str)
+    if not printable.is_encodable(text):
+        payload = printable.data(payload)
+        text = json.dumps(payload, ensure_ascii=False, default=str)
+    return payload, text
 
 
 def _meta_dict(meta: Any) -> dict[str, Any]:
@@ -102,7 +113,9 @@ def build_server(settings: Settings | None = None) -> Server:
         caller = await auth.resolve_caller(meta, live, transport_identity=identity)
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
-            await ctx.session.report_progress(done, total, message)
+            await ctx.session.report_progress(
+                done, total, printable.text(message) if message else message
+            )
 
         call_ctx = CallContext(
             tool=spec.name, caller=caller, meta=meta, progress_fn=progress, session=ctx.session
