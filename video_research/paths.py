@@ -183,13 +183,17 @@ def special_kind(mode: int) -> str | None:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def not_regular(path: str | os.PathLike[str], kind: str) -> ToolFailure:
-    return ToolFailure(
-        ErrorCategory.FILE_UNSUPPORTED,
-        f"{printable(path)} is {kind}, not a regular file; only regular files are read.",
-        hint="Pass a regular file (or a directory of them); pipes, devices and sockets are "
-        "never read.",
-    )
+class NotRegularFile(ToolFailure):
+    """FILE_UNSUPPORTED: the path is a FIFO, a device, a socket or a directory, never read.
+    Its own class so a batch can catch it per item beside its other per-file errors."""
+
+    def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
+        super().__init__(
+            ErrorCategory.FILE_UNSUPPORTED,
+            f"{printable(path)} is {kind}, not a regular file; only regular files are read.",
+            hint="Pass a regular file (or a directory of them); pipes, devices and sockets "
+            "are never read.",
+        )
 
 
 def check_regular(path: str | os.PathLike[str]) -> os.stat_result:
@@ -204,7 +208,7 @@ def check_regular(path: str | os.PathLike[str]) -> os.stat_result:
         ) from None
     kind = special_kind(info.st_mode)
     if kind is not None:
-        raise not_regular(path, kind)
+        raise NotRegularFile(path, kind)
     return info
 
 
@@ -223,7 +227,7 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     try:
         kind = special_kind(os.fstat(descriptor).st_mode)
         if kind is not None:
-            raise not_regular(path, kind)
+            raise NotRegularFile(path, kind)
         os.set_blocking(descriptor, True)
         return os.fdopen(descriptor, "rb")
     except BaseException:

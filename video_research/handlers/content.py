@@ -38,9 +38,9 @@ TEXT_SUFFIXES = {
 
 def _read_file(path: Path, file_path: str) -> tuple[Any, str]:
     """(Gemini part, resolved path) for a PDF or text file (already confined)."""
-    if not path.is_file():
+    if not path.exists():
         raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}")
-    size = path.stat().st_size
+    size = paths.check_regular(path).st_size  # a FIFO or device is refused, never opened
     if size > MAX_FILE_BYTES:
         raise ToolFailure(
             ErrorCategory.FILE_TOO_LARGE,
@@ -49,10 +49,11 @@ def _read_file(path: Path, file_path: str) -> tuple[Any, str]:
         )
     suffix = path.suffix.lower()
     if suffix == ".pdf":
-        return gemini.bytes_part(path.read_bytes(), "application/pdf"), str(path)
+        data = paths.read_regular(path, MAX_FILE_BYTES)
+        return gemini.bytes_part(data, "application/pdf"), paths.printable(path)
     if suffix in TEXT_SUFFIXES:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        return gemini.text_part(text), str(path)
+        text = paths.read_regular(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
+        return gemini.text_part(text), paths.printable(path)
     raise ToolFailure(
         ErrorCategory.FILE_UNSUPPORTED,
         f"Unsupported file type {suffix or '(none)'!r} for {path.name}.",
