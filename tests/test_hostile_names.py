@@ -13,11 +13,14 @@ import json
 import os
 from pathlib import Path
 
+import anyio
+
 from tests.helpers import http_server, mcp_client, tool_json
 
 BAD_NAME = b"bad-\xff.md"
 SHOWN = "bad-\\xff.md"
 """How the name is shown: the raw byte as \\xNN."""
+CALL_SECONDS = 60
 
 
 def _library(tmp_path: Path) -> Path:
@@ -48,9 +51,10 @@ async def test_non_utf8_name_over_stdio_with_audit_log(server_env, tmp_path):
         progress.append(message)
 
     async with mcp_client(env) as session:
-        result = await session.call_tool(
-            "document_ingest", {"path": str(folder)}, progress_callback=on_progress
-        )
+        with anyio.fail_after(CALL_SECONDS):  # before the fix: no answer, or a dead server
+            result = await session.call_tool(
+                "document_ingest", {"path": str(folder)}, progress_callback=on_progress
+            )
         _check_ingested(result, folder)
         assert any(message.startswith(SHOWN) for message in progress), progress
 
@@ -81,7 +85,9 @@ async def test_non_utf8_name_over_http(server_env, tmp_path):
         ClientSession(read, write) as session,
     ):
         await session.initialize()
-        _check_ingested(await session.call_tool("document_ingest", {"path": str(folder)}), folder)
+        with anyio.fail_after(CALL_SECONDS):
+            result = await session.call_tool("document_ingest", {"path": str(folder)})
+        _check_ingested(result, folder)
         entries = await session.call_tool("audit_log", {"tool": "document_ingest"})
         assert entries.structured_content["entries"][0]["ok"]
 
@@ -93,7 +99,8 @@ async def test_non_utf8_video_name_in_a_batch(gemini_env, tmp_path):
         handle.write(b"not really a video" + os.urandom(256))
     (videos / "plain.mp4").write_bytes(b"plain" + os.urandom(256))
     async with mcp_client(gemini_env) as session:
-        result = await session.call_tool("video_batch_analyze", {"directory": str(videos)})
+        with anyio.fail_after(CALL_SECONDS):
+            result = await session.call_tool("video_batch_analyze", {"directory": str(videos)})
         assert not result.is_error, tool_json(result)
         items = result.structured_content["items"]
         assert [i["status"] for i in items] == ["ok", "ok"], items

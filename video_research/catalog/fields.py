@@ -33,9 +33,7 @@ def no_control(value: str, field: str) -> str:
     """`value` unchanged; ValueError when it holds a control character (NUL included)."""
     found = _CONTROL.search(value)
     if found:
-        raise ValueError(
-            f"{field} contains the control character {found.group()!r}; remove it"
-        )
+        raise ValueError(f"{field} contains the control character {found.group()!r}; remove it")
     return value
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from video_research import paths
+from video_research import paths, printable
 from video_research.catalog.videos import VideoRecord
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.youtube_urls import VIDEO_ID, watch_url
@@ -150,6 +150,7 @@ def _no_list(name: str) -> ToolFailure:
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]')
 """What delimits JSON values: a whole string (so brackets inside one do not count), a
 bracket or a comma."""
+_VIDEO_ID = re.compile(r'"video_id"\s*:\s*("[^"\\]*(?:\\.[^"\\]*)*")')
 _KEY = re.compile(r'\s*("[^"\\]*(?:\\.[^"\\]*)*")\s*:')
 
 
@@ -198,7 +199,13 @@ def _shallow_json_rows(text: str, name: str) -> list[Row]:
     rows: list[Row] = []
     for start, end, depth in _children(text, opening, name):
         if depth > MAX_ROW_DEPTH:
-            rows.append({"_bad": f"the entry nests deeper than {MAX_ROW_DEPTH} levels"})
+            named = _VIDEO_ID.search(text, start, min(end, start + 4096))
+            rows.append(
+                {
+                    "_bad": f"the entry nests deeper than {MAX_ROW_DEPTH} levels",
+                    "video_id": json.loads(named.group(1)) if named else "",
+                }
+            )
             continue
         try:
             row = json.loads(text[start:end], parse_int=_json_number)
@@ -253,7 +260,7 @@ def _rows(path: Path) -> list[Row]:
 def _row_id(row: Row) -> str:
     """The video_id a bad row names, as far as it can be shown (never a nested value)."""
     value = row.get("video_id")
-    return str(value)[:200] if isinstance(value, str | int | float) else ""
+    return printable.one_line(str(value)[:200]) if isinstance(value, str | int | float) else ""
 
 
 def read_file(path: Path) -> tuple[list[tuple[int, VideoRecord]], list[dict[str, Any]]]:

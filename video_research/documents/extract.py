@@ -294,9 +294,11 @@ def check_text(data: bytes, name: str, document_type: DocumentType) -> None:
         if b"\x00" not in head and binary <= _MAX_BINARY_SHARE * len(head):
             return
         what = "binary data"
-    label = "HTML" if document_type is DocumentType.HTML else document_type.value
+    label = {DocumentType.HTML: "HTML", DocumentType.MARKDOWN: "Markdown text"}.get(
+        document_type, "plain text"
+    )
     raise invalid_input(
-        f"{name} is {what}, not {label} text: nothing in it can be indexed as passages.",
+        f"{name} is {what}, not {label}: nothing in it can be indexed as passages.",
         hint="Ingest the original document (PDF, DOCX, PPTX, HTML, Markdown or text), or "
         "pass the right document_type.",
     )

@@ -259,6 +259,7 @@ async def _ingest_file(
         modified_at=datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(),
         page_count=extracted.page_count,
     )
+    logger.debug("document %s: writing %d chunks", path, len(chunks))
     await library.write_document(store, facts, chunks)
     return FileResult(
         path=paths.printable(path),
