@@ -7,6 +7,7 @@ just to be closed again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import os
@@ -63,8 +64,6 @@ async def leave_busy_workers(grace: float = WORKER_GRACE_SECONDS) -> None:
         )
         logging.shutdown()
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 stream.flush()
-            except (OSError, ValueError):
-                pass
         os._exit(0)
