@@ -43,6 +43,7 @@ import time
 import warnings
 import zipfile
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,9 @@ class ToolReport:
     violations: int = 0
     skipped: bool = False
     findings: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{self.calls} calls, {self.ok} ok, {sum(self.errors.values())} errors"
 
     def note(self, kind: str, arguments: Any, detail: str) -> None:
         if len(self.findings) < 5:
@@ -124,8 +128,11 @@ drawn string (which would almost always lie outside the file roots)."""
 
 
 def sample_paths(root: Path) -> list[str]:
+    """The sample files as a client can name them: JSON cannot carry a name that is not
+    UTF-8, so that one is given as the server shows it (`bad-\\xff.md`)."""
     files = root / "files"
-    return sorted(os.fsdecode(p) for p in files.rglob("*")) + [str(files)]
+    shown = (os.fsencode(p).decode("utf-8", errors="backslashreplace") for p in files.rglob("*"))
+    return sorted(shown) + [str(files)]
 
 
 def aim_at_samples(examples: list[dict[str, Any]], samples: list[str]) -> None:
@@ -183,41 +190,33 @@ def draw_examples(schema: dict[str, Any], count: int, seed: int) -> list[dict[st
     return drawn
 
 
-class Server:
-    """One spawned stdio server and its ClientSession; started again after a crash."""
+@contextlib.asynccontextmanager
+async def serving(env: dict[str, str], errlog: Path) -> AsyncIterator[Any]:
+    """A spawned stdio server and its initialized ClientSession, for one `async with`.
 
-    def __init__(self, env: dict[str, str], errlog: Path) -> None:
-        self.env = env
-        self.errlog = errlog
-        self.stack: contextlib.AsyncExitStack | None = None
-        self.session: Any = None
+    Held in a plain `async with`, so that when the server dies the SDK's task group
+    turns that into an exception leaving this block, never a cancellation of the caller.
+    """
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
-    async def start(self) -> Any:
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
+    params = StdioServerParameters(
+        command=os.environ.get("FUZZ_SERVER_PYTHON") or sys.executable,
+        args=["-m", "video_research"],
+        env=env,
+        cwd=str(REPO_ROOT),
+    )
+    with open(errlog, "a", encoding="utf-8") as log:
+        async with (
+            stdio_client(params, errlog=log) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
 
-        self.stack = contextlib.AsyncExitStack()
-        params = StdioServerParameters(
-            command=os.environ.get("FUZZ_SERVER_PYTHON") or sys.executable,
-            args=["-m", "video_research"],
-            env=self.env,
-            cwd=str(REPO_ROOT),
-        )
-        log = self.stack.enter_context(open(self.errlog, "a", encoding="utf-8"))  # noqa: SIM115
-        read, write = await self.stack.enter_async_context(stdio_client(params, errlog=log))
-        self.session = await self.stack.enter_async_context(ClientSession(read, write))
-        await self.session.initialize()
-        return self.session
 
-    async def stop(self) -> None:
-        if self.stack is not None:
-            with contextlib.suppress(Exception), anyio.move_on_after(15):
-                await self.stack.aclose()
-        self.stack, self.session = None, None
-
-    async def restart(self) -> Any:
-        await self.stop()
-        return await self.start()
+class Restart(Exception):
+    """Leave the current server (it hangs): the next call gets a fresh one."""
 
 
 def judge(report: ToolReport, tool: Any, arguments: dict[str, Any], result: Any) -> None:
@@ -252,47 +251,65 @@ def judge(report: ToolReport, tool: Any, arguments: dict[str, Any], result: Any)
         report.note("output contract", arguments, "; ".join(problems) or "text differs")
 
 
-async def fuzz_tool(
-    server: Server,
-    tool: Any,
-    examples: list[dict[str, Any]],
-    report: ToolReport,
-    config: dict,
-    deadline: float,
+def _holds(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether `exc` is `kind` or an exception group holding one."""
+    if isinstance(exc, kind):
+        return True
+    return isinstance(exc, BaseExceptionGroup) and any(_holds(e, kind) for e in exc.exceptions)
+
+
+async def call_one(
+    session: Any, tool: Any, arguments: dict[str, Any], report: ToolReport, timeout: float
 ) -> None:
+    """One call, counted and judged; Restart when it hangs."""
     from mcp.shared.exceptions import MCPError
 
-    for arguments in examples:
-        if time.monotonic() > deadline:
-            report.skipped = True
-            return
-        report.calls += 1
-        result = None
+    report.calls += 1
+    result = None
+    try:
+        with anyio.move_on_after(timeout):
+            result = await session.call_tool(tool.name, arguments)
+    except MCPError as exc:
+        report.protocol_errors += 1
+        report.note("JSON-RPC error", arguments, str(exc))
+        return
+    if result is None:
+        report.timeouts += 1
+        report.note("timeout", arguments, f"no answer in {timeout:g} s")
+        raise Restart
+    judge(report, tool, arguments, result)
+
+
+async def fuzz(
+    env: dict[str, str],
+    errlog: Path,
+    work: list[tuple[Any, dict[str, Any], ToolReport]],
+    config: dict[str, Any],
+    deadline: float,
+) -> None:
+    """Send every (tool, arguments) of `work` in order, through one server while it lives:
+    a hang or a crash is counted against the call that caused it, and the rest of the
+    work goes to a fresh server."""
+    position = 0
+    while position < len(work):
         try:
-            with anyio.move_on_after(config["call_timeout"]):
-                result = await server.session.call_tool(tool.name, arguments)
-            if result is None:
-                report.timeouts += 1
-                report.note("timeout", arguments, f"no answer in {config['call_timeout']:g} s")
-                await server.restart()
+            async with serving(env, errlog) as session:
+                while position < len(work):
+                    tool, arguments, report = work[position]
+                    if time.monotonic() > deadline:
+                        report.skipped = True
+                        position += 1
+                        continue
+                    position += 1
+                    await call_one(session, tool, arguments, report, config["call_timeout"])
+                    if position == len(work) or work[position][0] is not tool:
+                        print(f"  {tool.name}: {report.summary()}", file=sys.stderr)
+        except Exception as exc:  # the server died mid-call (an ExceptionGroup from the SDK)
+            if _holds(exc, Restart):
                 continue
-        except MCPError as exc:
-            if "connection closed" in str(exc).lower():
-                report.crashes += 1
-                report.note("crash", arguments, str(exc))
-                await server.restart()
-            else:
-                report.protocol_errors += 1
-                report.note("JSON-RPC error", arguments, str(exc))
-            continue
-        except Exception as exc:  # the client refused the answer (e.g. its output check)
-            report.violations += 1
-            report.note("client refused the answer", arguments, f"{type(exc).__name__}: {exc}")
-            if server.session is None or "closed" in str(exc).lower():
-                report.crashes += 1
-                await server.restart()
-            continue
-        judge(report, tool, arguments, result)
+            tool, arguments, report = work[position - 1]
+            report.crashes += 1
+            report.note("crash", arguments, f"{type(exc).__name__}: {exc}")
 
 
 def print_summary(
@@ -342,31 +359,22 @@ async def main() -> int:
     deadline = started + config["seconds"]
     _sample_files(root)
     samples = sample_paths(root)
-    server = Server(_environment(root), errlog)
+    env = _environment(root)
+    async with serving(env, errlog) as session:
+        tools = sorted((await session.list_tools()).tools, key=lambda t: t.name)
+    wanted = set(config["tools"]) or {t.name for t in tools}
     reports: dict[str, ToolReport] = {}
-    try:
-        session = await server.start()
-        tools = (await session.list_tools()).tools
-        wanted = set(config["tools"]) or {t.name for t in tools}
-        for number, tool in enumerate(sorted(tools, key=lambda t: t.name)):
-            if tool.name not in wanted:
-                continue
-            report = reports.setdefault(tool.name, ToolReport())
-            if time.monotonic() > deadline:
-                report.skipped = True
-                continue
-            examples = await asyncio.to_thread(
-                draw_examples, tool.input_schema, config["examples"], config["seed"] + number
-            )
-            aim_at_samples(examples, samples)
-            await fuzz_tool(server, tool, examples, report, config, deadline)
-            print(
-                f"  {tool.name}: {report.calls} calls, {report.ok} ok, "
-                f"{sum(report.errors.values())} errors",
-                file=sys.stderr,
-            )
-    finally:
-        await server.stop()
+    work: list[tuple[Any, dict[str, Any], ToolReport]] = []
+    for number, tool in enumerate(tools):
+        if tool.name not in wanted:
+            continue
+        report = reports.setdefault(tool.name, ToolReport())
+        examples = await asyncio.to_thread(
+            draw_examples, tool.input_schema, config["examples"], config["seed"] + number
+        )
+        aim_at_samples(examples, samples)
+        work += [(tool, arguments, report) for arguments in examples]
+    await fuzz(env, errlog, work, config, deadline)
     code = print_summary(reports, time.monotonic() - started, config, errlog)
     if code == 0:
         shutil.rmtree(root, ignore_errors=True)
