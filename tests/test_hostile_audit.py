@@ -75,3 +75,59 @@ def test_human_log_lines_cannot_be_forged():
         "added Nice video\\n12:00:00 ERROR   video_research.auth: admin token leaked\\x1b[2J\\r"
     )
     assert "12:00:01 INFO    forged" in lines[-1] and lines[-1].startswith("  ")
+
+
+async def test_an_older_catalog_database_gains_the_claimed_username_column(tmp_path):
+    """Databases made before issue 16 have no claimed_username column; opening one adds it."""
+    import sqlite3
+
+    from video_research.catalog import audit
+    from video_research.catalog.db import CatalogDB
+    from video_research.context import Caller
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "CREATE TABLE audit_log (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp TEXT NOT NULL,"
+            " tool TEXT NOT NULL, username TEXT NOT NULL, role TEXT NOT NULL, session TEXT,"
+            " verified INTEGER NOT NULL, ok INTEGER NOT NULL, category TEXT,"
+            " input TEXT NOT NULL, result TEXT NOT NULL)"
+        )
+    db = CatalogDB(str(path))
+    entry = audit.make_entry(
+        tool="catalog_add",
+        caller=Caller("mallory", "viewer", verified=False),
+        arguments={},
+        result=None,
+        error={"category": "forbidden"},
+    )
+    await db.write(
+        lambda conn: conn.execute(
+            "INSERT INTO audit_log (timestamp, tool, username, claimed_username, role, verified,"
+            " ok, input, result) VALUES (?, ?, ?, ?, ?, 0, 0, '{}', '{}')",
+            (
+                entry["timestamp"],
+                "catalog_add",
+                entry["username"],
+                entry["claimed_username"],
+                "viewer",
+            ),
+        )
+    )
+    rows = await db.read(
+        lambda conn: conn.execute("SELECT username, claimed_username FROM audit_log").fetchall()
+    )
+    db.close()
+    assert [tuple(r) for r in rows] == [("local", "mallory")]
+
+
+def test_printable_escapes_only_what_cannot_be_written():
+    import os
+
+    from video_research import printable
+
+    assert printable.text("plain café ✓") == "plain café ✓"
+    assert printable.text(os.fsdecode(b"bad-\xff\xfe.md")) == "bad-\\xff\\xfe.md"
+    assert printable.text("lone \ud800 high") == "lone \\ud800 high"
+    assert printable.data({"k\udcff": ["v\udcff", 1, None]}) == {"k\\xff": ["v\\xff", 1, None]}
+    assert printable.one_line("a\nb\rc\td\x1b[0m\x00\u2028") == "a\\nb\\rc\td\\x1b[0m\\x00\\u2028"

@@ -275,7 +275,7 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"SQLite format 3\x00", "an SQLite database"),
 )
 _TEXT_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
-_BINARY_BYTES = bytes(range(0x00, 0x09)) + bytes(range(0x0E, 0x20)) + b"\x7f"
+_BINARY_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
 """Control bytes no text file holds (tab, line breaks, form feed and ESC are allowed)."""
 _SNIFF_BYTES = 64 * 1024
 _MAX_BINARY_SHARE = 0.05
