@@ -23,7 +23,8 @@ import pytest
 from tests.fixtures.documents import make_docx
 from tests.helpers import mcp_client, tool_json
 from video_research import paths
-from video_research.documents.extract import ArchiveLimits, DocumentType, check_text, extract
+from video_research.documents.extract import DocumentType, extract
+from video_research.documents.guards import ArchiveLimits, check_text
 from video_research.errors import ToolFailure
 
 CALL_SECONDS = 60
@@ -218,10 +219,10 @@ def _central_entry(data: bytes, name: str) -> int:
 )
 def test_binary_data_named_as_text_is_refused(data, ok):
     if ok:
-        check_text(data, "notes.txt", DocumentType.TEXT)
+        check_text(data, "notes.txt")
     else:
         with pytest.raises(ToolFailure, match="not plain text"):
-            check_text(data, "notes.txt", DocumentType.TEXT)
+            check_text(data, "notes.txt")
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs Linux special files")
