@@ -14,7 +14,7 @@ TORCH_INDEX ?=
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test bench lint conformance clean
+.PHONY: install run test bench fuzz lint conformance clean
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -51,9 +51,24 @@ bench: install $(BENCH_VENV)/bin/python
 conformance: install
 	$(PY) tests/conformance/run.py
 
+# Schema-driven fuzzing of every listed tool over a real stdio session (tests/fuzz/runner.py).
+# The client runs in its own environment: hypothesis-jsonschema needs an older hypothesis.
+FUZZ_VENV ?= .venv-fuzz
+FUZZ_EXAMPLES ?= 25
+FUZZ_SECONDS ?= 900
+$(FUZZ_VENV)/.installed: tests/fuzz/requirements.txt
+	$(PYTHON) -m venv $(FUZZ_VENV)
+	$(FUZZ_VENV)/bin/python -m pip install --quiet -r tests/fuzz/requirements.txt
+	@touch $@
+
+fuzz: install $(FUZZ_VENV)/.installed
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		FUZZ_SERVER_PYTHON=$(abspath $(PY)) timeout $$(( $(FUZZ_SECONDS) + 120 )) \
+		$(FUZZ_VENV)/bin/python -m tests.fuzz
+
 lint: install
 	$(PY) -m ruff check video_research tests
 	$(PY) -m ruff format --check video_research tests
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(BENCH_VENV) $(FUZZ_VENV) .pytest_cache .ruff_cache

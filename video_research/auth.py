@@ -112,8 +112,10 @@ async def resolve_caller(
             username="local", role=settings.local_role, verified=True
         )
     caller = await _claimed_caller(claim, settings)
-    if transport_identity is not None and not transport_identity.has_role(caller.role):
-        return replace(caller, role=transport_identity.role)
+    if transport_identity is not None:
+        caller = replace(caller, transport_user=transport_identity.username)
+        if not transport_identity.has_role(caller.role):
+            return replace(caller, role=transport_identity.role)
     return caller
 
 

@@ -611,6 +611,24 @@ class Settings(BaseSettings):
             "Largest file document_ingest reads, in MB (larger ones fail per file)",
         ),
     )
+    documents_max_unpacked_mb: float = Field(
+        default=200.0,
+        gt=0,
+        json_schema_extra=_env(
+            "DOCUMENTS_MAX_UNPACKED_MB",
+            "Most a DOCX/PPTX (a ZIP archive) may unpack to, in MB, checked before extraction "
+            "(larger ones fail per file: zip bombs)",
+        ),
+    )
+    documents_max_compression_ratio: float = Field(
+        default=100.0,
+        gt=1,
+        json_schema_extra=_env(
+            "DOCUMENTS_MAX_COMPRESSION_RATIO",
+            "Highest unpacked/packed size ratio of a DOCX/PPTX and of any of its parts over "
+            "1 MB (Office XML packs about 10x; zip bombs 1000x)",
+        ),
+    )
 
     # --- catalog, queue, roles, HTTP auth (issue 7): add fields here ---
     catalog_db_path: str = Field(

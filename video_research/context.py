@@ -30,6 +30,10 @@ class Caller:
     role: Role
     session_id: str | None = None
     verified: bool = False
+    transport_user: str | None = None
+    """Who the transport authenticated (a bearer token's user) when the call also claims a
+    session; None on stdio and without tokens. The audit log records this user, not an
+    unverified claim's name."""
 
     def has_role(self, required: str) -> bool:
         return ROLE_RANK[self.role] >= ROLE_RANK[required]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -264,3 +265,23 @@ def check_caller_schema(schema: Any, argument: str) -> dict[str, Any]:
             hint='Wrap lists in an object, e.g. {"type": "object", "properties": {"items": {"type": "array"}}}.',
         )
     return schema
+
+
+def non_finite_numbers(instance: Any, path: str = "$", limit: int = 20) -> list[dict[str, str]]:
+    """Where `instance` holds NaN or an infinity, as [{path, message}] like validation_errors.
+
+    JSON has no such numbers, but Python's json (and so the SDK) accepts `NaN` and
+    `Infinity`, and JSON Schema lets them through: NaN passes `minimum` and `maximum`
+    alike, so `min_score: NaN` silently matched nothing. Every tool input is checked.
+    """
+    found: list[dict[str, str]] = []
+    stack: list[tuple[str, Any]] = [(path, instance)]
+    while stack and len(found) < limit:
+        where, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append({"path": where, "message": f"{value} is not a finite number"})
+        elif isinstance(value, dict):
+            stack.extend((f"{where}.{key}", item) for key, item in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return found

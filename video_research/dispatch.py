@@ -1227,7 +1227,7 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
             error=_invalid(spec, [{"path": "$", "message": "arguments must be a JSON object"}])
         )
     arguments = contracts.apply_defaults(spec.input_schema, arguments)
-    problems = contracts.validation_errors(spec.input_path, arguments)
+    problems = _non_finite(arguments) or contracts.validation_errors(spec.input_path, arguments)
     if problems:
         return Outcome(error=_invalid(spec, problems))
     try:
@@ -1251,6 +1251,11 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
             ).to_tool_error()
         )
     return Outcome(result=result)
+
+
+def _non_finite(arguments: dict[str, Any]) -> list[dict[str, str]]:
+    """NaN and infinities anywhere in the arguments (issue 16): schema-valid, never meant."""
+    return contracts.non_finite_numbers(arguments)
 
 
 def _invalid(spec: ToolSpec, problems: list[dict[str, str]]) -> ToolError:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from video_research import paths
 from video_research.config import Settings, get_config
 from video_research.errors import ErrorCategory, ToolFailure
 from video_research.gemini import _with_retry, client
@@ -64,7 +65,7 @@ def sha256_of(path: Path) -> str:
     if known is not None:
         return known
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with paths.open_regular(path) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     value = digest.hexdigest()

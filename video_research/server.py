@@ -29,6 +29,7 @@ from video_research import (
     dispatch,
     lifecycle,
     mcp_logging,
+    printable,
     tool_listing,
     toolsets,
 )
@@ -52,18 +53,29 @@ TOOLSETS_INSTRUCTIONS = (
 
 def tool_result(outcome: dispatch.Outcome) -> types.CallToolResult:
     if outcome.error is not None:
-        payload = outcome.error.to_json_dict()
+        payload, text = _encodable_json(outcome.error.to_json_dict())
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
-            is_error=True,
+            content=[types.TextContent(type="text", text=text)], is_error=True
         )
-    result = outcome.result or {}
+    result, text = _encodable_json(outcome.result or {})
     return types.CallToolResult(
-        content=[
-            types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, default=str))
-        ],
-        structured_content=result,
+        content=[types.TextContent(type="text", text=text)], structured_content=result
     )
+
+
+def _encodable_json(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """(payload, its JSON text), both encodable as UTF-8 whatever strings they hold.
+
+    A file name that is not UTF-8 reaches a result as a str with lone surrogates, which
+    the SDK's stdout writer (and the HTTP response) cannot encode: on stdio that killed
+    the server. Such strings are escaped here, once for every tool (see printable.py);
+    a result without them is passed through after one encode check.
+    """
+    text = json.dumps(payload, ensure_ascii=False, default=str)
+    if not printable.is_encodable(text):
+        payload = printable.data(payload)
+        text = json.dumps(payload, ensure_ascii=False, default=str)
+    return payload, text
 
 
 def _meta_dict(meta: Any) -> dict[str, Any]:
@@ -157,7 +169,9 @@ def build_server(settings: Settings | None = None) -> Server:
         caller = await auth.resolve_caller(meta, live, transport_identity=identity)
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
-            await ctx.session.report_progress(done, total, message)
+            await ctx.session.report_progress(
+                done, total, printable.text(message) if message else message
+            )
 
         call_ctx = CallContext(
             tool=spec.name,

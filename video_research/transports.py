@@ -31,6 +31,7 @@ from typing import Any
 
 import anyio
 
+from video_research import lifecycle
 from video_research.config import ConfigError, Settings
 from video_research.server import build_server, initialization_options
 
@@ -59,6 +60,7 @@ async def serve_stdio(settings: Settings) -> None:
         sys.stdout = sys.stderr
         logger.info("video-research serving on stdio")
         await server.run(read_stream, write_stream, initialization_options(server))
+    await lifecycle.leave_busy_workers()  # stdin closed: exit soon, even mid-ingest
 
 
 # ---------------------------------------------------------------- who may connect

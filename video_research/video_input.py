@@ -65,8 +65,7 @@ def check_video_file(path: Path, file_path: str) -> Path:
     """`path` (already resolved and confined) if it is a readable, supported video file."""
     if not path.exists():
         raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}")
-    if not path.is_file():
-        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"Not a file: {file_path}")
+    paths.check_regular(path)  # a FIFO or device named like a video is never read
     if path.suffix.lower() not in VIDEO_MIME_TYPES:
         supported = ", ".join(sorted(VIDEO_MIME_TYPES))
         raise ToolFailure(
@@ -88,7 +87,7 @@ async def from_file(file_path: str, ctx: Any = None) -> VideoSource:
     digest = await asyncio.to_thread(gemini_files.sha256_of, path)
     return VideoSource(
         kind="file",
-        source=str(path),
+        source=paths.printable(path),  # a name that is not UTF-8 shown as \xNN
         content_id=digest[:16],
         path=path,
         mime_type=VIDEO_MIME_TYPES[path.suffix.lower()],

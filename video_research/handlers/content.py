@@ -44,9 +44,9 @@ def _digest(data: bytes) -> str:
 def _read_file(path: Path, file_path: str) -> tuple[Any, str, str]:
     """(Gemini part, resolved path, content key) for a PDF or text file (already
     confined); the key is the bytes' SHA-256, so a renamed file is the same content."""
-    if not path.is_file():
+    if not path.exists():
         raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}")
-    size = path.stat().st_size
+    size = paths.check_regular(path).st_size  # a FIFO or device is refused, never opened
     if size > MAX_FILE_BYTES:
         raise ToolFailure(
             ErrorCategory.FILE_TOO_LARGE,
@@ -55,12 +55,12 @@ def _read_file(path: Path, file_path: str) -> tuple[Any, str, str]:
         )
     suffix = path.suffix.lower()
     if suffix == ".pdf":
-        data = path.read_bytes()
-        return gemini.bytes_part(data, "application/pdf"), str(path), "file:" + _digest(data)
+        data = paths.read_regular(path, MAX_FILE_BYTES)
+        return gemini.bytes_part(data, "application/pdf"), paths.printable(path), "file:" + _digest(data)
     if suffix in TEXT_SUFFIXES:
-        data = path.read_bytes()
+        data = paths.read_regular(path, MAX_FILE_BYTES)
         text = data.decode("utf-8", errors="replace")
-        return gemini.text_part(text), str(path), "file:" + _digest(data)
+        return gemini.text_part(text), paths.printable(path), "file:" + _digest(data)
     raise ToolFailure(
         ErrorCategory.FILE_UNSUPPORTED,
         f"Unsupported file type {suffix or '(none)'!r} for {path.name}.",

@@ -485,7 +485,7 @@ class _FileRun:
                         self.skipped.append(video_id)
                     return None
             transcript = await asyncio.to_thread(read_file, checked)
-        except (TranscriptFormatError, OSError) as exc:
+        except (TranscriptFormatError, OSError, paths.NotRegularFile) as exc:
             self._fail(
                 file,
                 "unreadable",
@@ -537,11 +537,13 @@ class _FileRun:
 
 
 def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
-    if root.is_file():
+    if not root.is_dir():  # a file; a FIFO or device is refused per item when read
         return [root]
     paths.check_glob(pattern)
     files = sorted(
-        p for p in root.glob(pattern) if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
+        p
+        for p in root.glob(pattern)
+        if paths.is_listed_file(p) and p.suffix.lower() in SUPPORTED_SUFFIXES
     )
     if not files:
         raise ToolFailure(
@@ -610,7 +612,7 @@ def _title_from(file: Path) -> str:
 def _sha256(file: Path) -> str:
     """SHA-256 of the file's bytes (of its first bytes past the size limit: it is refused)."""
     digest = hashlib.sha256()
-    with file.open("rb") as handle:
+    with paths.open_regular(file) as handle:  # a FIFO or device is refused, never read
         digest.update(handle.read(MAX_FILE_BYTES + 1))
     return digest.hexdigest()
 

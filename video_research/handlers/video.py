@@ -43,7 +43,7 @@ async def video_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any
 def _batch_files(directory: Path, pattern: str, max_files: int) -> tuple[list[Path], list[str]]:
     """(videos to analyse, matching files skipped) for a directory and glob."""
     paths.check_glob(pattern)
-    matches = sorted(p for p in directory.glob(pattern) if p.is_file())
+    matches = sorted(p for p in directory.glob(pattern) if paths.is_listed_file(p))
     videos = [p for p in matches if p.suffix.lower() in video_input.VIDEO_MIME_TYPES]
     skipped = [str(p) for p in matches if p.suffix.lower() not in video_input.VIDEO_MIME_TYPES]
     skipped += [str(p) for p in videos[max_files:]]
