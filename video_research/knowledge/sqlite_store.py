@@ -9,34 +9,43 @@ Layout of the file (KNOWLEDGE_DB, default `knowledge.db` in the data dir):
   `json_extract(properties, '$.<name>')`, which is the expression filters compile to.
 - `fts_<Collection>`: FTS5 (unicode61, diacritics folded) over the searchable properties;
   ranked with bm25() (k1 1.2, b 0.75, as Weaviate's BM25).
-- `vec_<Collection>...`: a vec0 table of float[dimensions] with cosine distance.
+- `vectors_<Collection>...`: `id`, `embedding` (float32 bytes, L2-normalised).
+- `vector_log`: (seq, collection, id) for every object id written or deleted, in commit
+  order: how each process's in-memory vector index (`knowledge.ann`) learns what changed,
+  whichever thread or process changed it.
 
-Every write is one `BEGIN IMMEDIATE` transaction over all three, so a crash or a killed
-process never leaves an object without its text index or its vector. Connections use
+Every write is one `BEGIN IMMEDIATE` transaction over all four, so a crash or a killed
+process never leaves an object without its text index, its vector or its log entry. Connections use
 WAL (readers never wait for the writer), a busy timeout for concurrent writers (other
 processes included), and live one per worker thread: the store is only touched from
 `asyncio.to_thread`, never on the event loop.
 
-Filtered vector search is exact pre-filtering: the KNN runs over
-`rowid IN (SELECT id FROM obj_X WHERE <filter>)`, so a selective filter still returns
-`limit` results when that many match.
+Vector search goes through `knowledge.ann.VectorIndex` (faiss HNSW beside the file,
+exact numpy for small collections and for objects not yet in the graph); a filter is
+first resolved to the matching ids (SQLite, through the expression indexes), and the
+index searches only those: exactly when they are few, through faiss's filtered HNSW
+search otherwise, so a selective filter still returns `limit` results when that many
+match. Keyword search is bounded (`knowledge.fts`).
+
+Schema version 1 files (vectors in sqlite-vec `vec0` tables) are migrated on open.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 import sqlite3
 import threading
 import uuid as uuid_lib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings
 from video_research.errors import ErrorCategory, ToolFailure, config_error
-from video_research.knowledge import sqlite_ext
+from video_research.knowledge import fts, sqlite_ext
+from video_research.knowledge.ann import VectorIndex
 from video_research.knowledge.collections import CollectionDef, DataType
 from video_research.knowledge.embeddings import Embedder
 from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
@@ -54,11 +63,9 @@ from video_research.knowledge.store import (
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 BUSY_TIMEOUT_SECONDS = 30.0
 REEMBED_BATCH = 256
-MAX_QUERY_TOKENS = 64
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 _CHUNK = 500
 """Parameters per IN (...) list, well under SQLite's limit."""
 
@@ -119,10 +126,7 @@ def _condition(node: Condition, alias: str) -> tuple[str, list[Any]]:
 
 def match_expression(query: str) -> str | None:
     """An FTS5 query matching any of the words of `query` (BM25's OR semantics), or None."""
-    tokens = list(dict.fromkeys(t.lower() for t in _TOKEN.findall(query)))[:MAX_QUERY_TOKENS]
-    if not tokens:
-        return None
-    return " OR ".join(f'"{token}"' for token in tokens)
+    return fts.match_expression(fts.query_terms(query))
 
 
 @contextmanager
@@ -154,6 +158,9 @@ class SqliteStore(KnowledgeStore):
         self._connections_lock = threading.Lock()
         self._schema_ready = False
         self._vec_tables: dict[str, str] = {}
+        self._indexes: dict[str, VectorIndex] = {}
+        self._indexes_lock = threading.Lock()
+        self._filter_ids: dict[tuple[Any, ...], Any] = {}
 
     @property
     def location(self) -> str:
@@ -179,6 +186,13 @@ class SqliteStore(KnowledgeStore):
                 f"The knowledge store {self.path} stayed locked by another writer for "
                 f"{BUSY_TIMEOUT_SECONDS:.0f} s.",
                 hint="Another process is writing a large batch; retry in a moment.",
+            )
+        if "disk is full" in text or "disk I/O error" in text:
+            return config_error(
+                f"The knowledge store {self.path} could not write: {text}. Nothing already "
+                "stored was lost (the write was rolled back as a whole).",
+                hint="Free space on that disk, or point KNOWLEDGE_DB (or VIDEO_RESEARCH_DATA_DIR) "
+                "at a disk with room, then retry.",
             )
         if "unable to open" in text or "readonly" in text or "read-only" in text:
             return config_error(
@@ -217,6 +231,10 @@ class SqliteStore(KnowledgeStore):
         return _transaction(self._conn(), immediate)
 
     def _close_sync(self) -> None:
+        with self._indexes_lock:
+            indexes, self._indexes = list(self._indexes.values()), {}
+        for index in indexes:
+            index.close()
         with self._connections_lock:
             connections, self._connections = self._connections, []
         for conn in connections:
@@ -240,6 +258,11 @@ class SqliteStore(KnowledgeStore):
                     keyword_fields TEXT NOT NULL
                 )"""
             )
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+                "collection TEXT NOT NULL, id INTEGER NOT NULL)"
+            )
+            conn.execute("CREATE INDEX IF NOT EXISTS ix_vector_log ON vector_log (collection, seq)")
             row = conn.execute(
                 "SELECT value FROM store_meta WHERE key = 'schema_version'"
             ).fetchone()
@@ -247,6 +270,8 @@ class SqliteStore(KnowledgeStore):
                 conn.execute(
                     "INSERT INTO store_meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
                 )
+            elif row[0] == "1":
+                self._migrate_from_vec0(conn)
             elif row[0] != SCHEMA_VERSION:
                 raise config_error(
                     f"The knowledge store {self.path} has schema version {row[0]}; this "
@@ -254,6 +279,31 @@ class SqliteStore(KnowledgeStore):
                     hint="Upgrade video-research, or point KNOWLEDGE_DB at another file.",
                 )
         self._schema_ready = True
+
+    def _migrate_from_vec0(self, conn: sqlite3.Connection) -> None:
+        """Schema 1 -> 2: each collection's vec0 table becomes a plain table of float32 bytes.
+
+        vec0 scans every vector for every query and reads single vectors slowly (~2 ms
+        each); the vector index now does the searching, and needs fast reads by id.
+        """
+        collections = conn.execute("SELECT name, vec_table FROM collections").fetchall()
+        for name, old in collections:
+            new = f"vectors_{name}"
+            logger.info("knowledge store: moving the vectors of %s out of vec0", name)
+            self._create_vec_table(conn, new, 0)
+            conn.execute(
+                f'INSERT OR REPLACE INTO "{new}" (id, embedding) SELECT rowid, embedding FROM "{old}"'
+            )
+            conn.execute(f'DROP TABLE "{old}"')
+            conn.execute("UPDATE collections SET vec_table = ? WHERE name = ?", (new, name))
+        for key, staging in conn.execute(
+            "SELECT key, value FROM store_meta WHERE key LIKE 'reembed_staging:%'"
+        ).fetchall():
+            conn.execute(f'DROP TABLE IF EXISTS "{staging}"')
+            conn.execute("DELETE FROM store_meta WHERE key = ?", (key,))
+        conn.execute(
+            "UPDATE store_meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,)
+        )
 
     # ------------------------------------------------------------ collections
     def _ensure_sync(self, definition: CollectionDef) -> CollectionState:
@@ -266,7 +316,7 @@ class SqliteStore(KnowledgeStore):
                 (name,),
             ).fetchone()
             if row is None:
-                vec_table = f"vec_{name}"
+                vec_table = f"vectors_{name}"
                 conn.execute(
                     f'CREATE TABLE IF NOT EXISTS "obj_{name}" ('
                     "id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, properties TEXT NOT NULL)"
@@ -300,7 +350,7 @@ class SqliteStore(KnowledgeStore):
                             self.embedder.identity,
                         )
                         conn.execute(f'DROP TABLE "{vec_table}"')
-                        vec_table = f"vec_{name}"
+                        vec_table = f"vectors_{name}"
                         self._create_vec_table(conn, vec_table, self.embedder.dimensions)
                         model, dimensions = self.embedder.identity, self.embedder.dimensions
                         conn.execute(
@@ -330,9 +380,9 @@ class SqliteStore(KnowledgeStore):
 
     @staticmethod
     def _create_vec_table(conn: sqlite3.Connection, table: str, dimensions: int) -> None:
+        """A plain rowid table of float32 vector bytes (the dimensions live in `collections`)."""
         conn.execute(
-            f'CREATE VIRTUAL TABLE IF NOT EXISTS "{table}" USING vec0('
-            f"embedding float[{int(dimensions)}] distance_metric=cosine)"
+            f'CREATE TABLE IF NOT EXISTS "{table}" (id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)'
         )
 
     def _rebuild_keyword_index(self, conn: sqlite3.Connection, definition: CollectionDef) -> None:
@@ -340,6 +390,7 @@ class SqliteStore(KnowledgeStore):
         logger.info("rebuilding the keyword index of %s (its searchable fields changed)", name)
         # A plain DELETE: FTS5's 'delete-all' command only works on contentless tables.
         conn.execute(f'DELETE FROM "fts_{name}"')
+        fts.forget(name)
         rows = conn.execute(f'SELECT id, properties FROM "obj_{name}"')
         conn.executemany(
             f'INSERT INTO "fts_{name}"(rowid, body) VALUES (?, ?)',
@@ -394,12 +445,15 @@ class SqliteStore(KnowledgeStore):
                 conn.executemany(f'UPDATE "obj_{name}" SET properties = ? WHERE id = ?', updated)
                 stale = [(row_id,) for _, row_id in updated]
                 conn.executemany(f'DELETE FROM "fts_{name}" WHERE rowid = ?', stale)
-                conn.executemany(f'DELETE FROM "{vec}" WHERE rowid = ?', stale)
             conn.executemany(
                 f'INSERT INTO "obj_{name}" (id, uuid, properties) VALUES (?, ?, ?)', fresh
             )
             conn.executemany(f'INSERT INTO "fts_{name}" (rowid, body) VALUES (?, ?)', keyword)
-            conn.executemany(f'INSERT INTO "{vec}" (rowid, embedding) VALUES (?, ?)', vectors)
+            conn.executemany(
+                f'INSERT OR REPLACE INTO "{vec}" (id, embedding) VALUES (?, ?)', vectors
+            )
+            _log(conn, name, [row_id for row_id, _ in vectors])
+        self._index_changed(name)
         return deleted
 
     def _matching_ids(self, conn: sqlite3.Connection, name: str, where: FilterNode) -> list[int]:
@@ -414,8 +468,9 @@ class SqliteStore(KnowledgeStore):
                 key = "id" if table.startswith("obj_") else "rowid"
                 conn.execute(f'DELETE FROM "{table}" WHERE {key} IN ({marks})', list(chunk))
             conn.execute(
-                f'DELETE FROM "{self._vec_tables[name]}" WHERE rowid IN ({marks})', list(chunk)
+                f'DELETE FROM "{self._vec_tables[name]}" WHERE id IN ({marks})', list(chunk)
             )
+        _log(conn, name, ids)
         return len(ids)
 
     def _delete_sync(
@@ -430,7 +485,10 @@ class SqliteStore(KnowledgeStore):
                 ]
             else:
                 ids = self._matching_ids(conn, name, where) if where is not None else []
-            return self._delete_ids(conn, state, ids)
+            deleted = self._delete_ids(conn, state, ids)
+        if deleted:
+            self._index_changed(name)
+        return deleted
 
     # ------------------------------------------------------------ reads
     def _get_sync(
@@ -446,7 +504,7 @@ class SqliteStore(KnowledgeStore):
             vector = None
             if include_vector:
                 blob = conn.execute(
-                    f'SELECT embedding FROM "{self._vec_tables[name]}" WHERE rowid = ?', (row[0],)
+                    f'SELECT embedding FROM "{self._vec_tables[name]}" WHERE id = ?', (row[0],)
                 ).fetchone()
                 vector = _floats(blob[0]) if blob else None
         return StoredObject(
@@ -485,34 +543,120 @@ class SqliteStore(KnowledgeStore):
     def _keyword(
         self, conn: sqlite3.Connection, name: str, query: str, where: FilterNode | None, k: int
     ) -> list[tuple[str, float]]:
-        expression = match_expression(query)
-        if expression is None:
-            return []
+        return fts.keyword_search(conn, name, query, where, k, self._allowed_ids)
+
+    # ------------------------------------------------------------ the vector index
+    def _index(self, state: CollectionState) -> VectorIndex:
+        name = state.definition.name
+        source = self._vec_tables[name]
+        with self._indexes_lock:
+            index = self._indexes.get(name)
+            if index is None or index.source != source or index.dimensions != state.dimensions:
+                if index is not None:
+                    index.close()
+                settings = self.settings
+                index = VectorIndex(
+                    Path(str(self.path) + ".ann"),
+                    name,
+                    source,
+                    state.dimensions,
+                    min_objects=settings.knowledge_ann_min_objects
+                    if settings.knowledge_ann
+                    else 2**62,
+                    ef_search=settings.knowledge_ann_ef_search,
+                )
+                self._indexes[name] = index
+            return index
+
+    def _index_changed(self, name: str) -> None:
+        """After a commit: a loaded index takes the change in now (its worker merges it)."""
+        index = self._indexes.get(name)
+        if index is not None and index.applied >= 0:
+            index.catch_up(*self._readers(self._conn(), name))
+
+    def _readers(self, conn: sqlite3.Connection, name: str) -> tuple[Any, Any, Any]:
+        table = self._vec_tables[name]
+
+        def read_log(after: int) -> tuple[int, list[int] | None]:
+            latest = conn.execute(
+                "SELECT coalesce(max(seq), 0) FROM vector_log WHERE collection = ?", (name,)
+            ).fetchone()[0]
+            if after < 0 or latest <= after:
+                return latest, []
+            ids = conn.execute(
+                "SELECT id FROM vector_log WHERE collection = ? AND seq > ? ORDER BY seq",
+                (name, after),
+            ).fetchall()
+            return latest, [i for (i,) in ids]
+
+        def read_vectors(ids: list[int]) -> dict[int, bytes]:
+            found: dict[int, bytes] = {}
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                found.update(
+                    conn.execute(
+                        f'SELECT id, embedding FROM "{table}" WHERE id IN ({marks})', list(chunk)
+                    ).fetchall()
+                )
+            return found
+
+        def read_all() -> Any:
+            cursor = conn.execute(f'SELECT id, embedding FROM "{table}"')
+            while batch := cursor.fetchmany(10000):
+                yield from batch
+
+        return read_log, read_vectors, read_all
+
+    def _allowed_ids(
+        self, conn: sqlite3.Connection, name: str, where: FilterNode, generation: int
+    ) -> Any:
+        """Sorted row ids matching `where`, cached until the collection changes."""
+        import numpy as np
+
         sql, params = compile_filter(where)
-        rows = conn.execute(
-            f'SELECT o.uuid, -bm25("fts_{name}") FROM "fts_{name}" '
-            f'JOIN "obj_{name}" o ON o.id = "fts_{name}".rowid '
-            f'WHERE "fts_{name}" MATCH ? AND {sql} ORDER BY bm25("fts_{name}") LIMIT ?',
-            [expression, *params, k],
-        )
-        return [(uuid, float(score)) for uuid, score in rows]
+        key = (name, sql, tuple(params), generation)
+        ids = self._filter_ids.get(key)
+        if ids is None:
+            (found,) = conn.execute(
+                f'SELECT json_group_array(id) FROM "obj_{name}" o WHERE {sql}', params
+            ).fetchone()
+            ids = np.sort(np.asarray(json.loads(found), dtype=np.int64))
+            if len(self._filter_ids) >= 64:
+                self._filter_ids.pop(next(iter(self._filter_ids)))
+            self._filter_ids[key] = ids
+        return ids
 
     def _knn(
-        self, conn: sqlite3.Connection, name: str, vector: Any, where: FilterNode | None, k: int
+        self,
+        conn: sqlite3.Connection,
+        state: CollectionState,
+        vector: Any,
+        where: FilterNode | None,
+        k: int,
     ) -> list[tuple[str, float, str]]:
         """(uuid, cosine distance, properties JSON) of the k nearest objects matching `where`."""
-        restrict, params = "", []
+        name = state.definition.name
+        index = self._index(state)
+        read_log, read_vectors, read_all = self._readers(conn, name)
+        index.catch_up(read_log, read_vectors, read_all)
+        allowed = None
         if where is not None:
-            sql, params = compile_filter(where)
-            restrict = f' AND rowid IN (SELECT id FROM "obj_{name}" o WHERE {sql})'
-        rows = conn.execute(
-            f"SELECT o.uuid, v.distance, o.properties FROM ("
-            f'SELECT rowid, distance FROM "{self._vec_tables[name]}" '
-            f"WHERE embedding MATCH ? AND k = ?{restrict}) v "
-            f'JOIN "obj_{name}" o ON o.id = v.rowid ORDER BY v.distance',
-            [_blob(vector), k, *params],
-        )
-        return [(uuid, float(distance), body) for uuid, distance, body in rows]
+            allowed = self._allowed_ids(conn, name, where, index.applied)
+            if not len(allowed):
+                return []
+        nearest = index.search(vector, k, allowed, read_vectors)
+        if not nearest:
+            return []
+        bodies: dict[int, tuple[str, str]] = {}
+        for chunk in _chunks([c.row for c in nearest]):
+            marks = ",".join("?" * len(chunk))
+            for row_id, uuid, body in conn.execute(
+                f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN ({marks})', list(chunk)
+            ):
+                bodies[row_id] = (uuid, body)
+        return [
+            (bodies[c.row][0], c.distance, bodies[c.row][1]) for c in nearest if c.row in bodies
+        ]
 
     def _near_vector_sync(
         self,
@@ -525,7 +669,7 @@ class SqliteStore(KnowledgeStore):
     ) -> list[SearchHit]:
         name = state.definition.name
         with self._transaction(immediate=False) as conn:
-            rows = self._knn(conn, name, vector, where, limit + offset)[offset:]
+            rows = self._knn(conn, state, vector, where, limit + offset)[offset:]
         return [
             SearchHit(
                 uuid=uuid,
@@ -556,7 +700,7 @@ class SqliteStore(KnowledgeStore):
                 if alpha < 1 and query.strip()
                 else []
             )
-            nearest = self._knn(conn, name, vector, where, window) if alpha > 0 else []
+            nearest = self._knn(conn, state, vector, where, window) if alpha > 0 else []
             distances = {uuid: distance for uuid, distance, _ in nearest}
             bodies = {uuid: body for uuid, _, body in nearest}
             ranked = relative_score_fusion(
@@ -585,7 +729,7 @@ class SqliteStore(KnowledgeStore):
     # ------------------------------------------------------------ re-embedding
     async def _reembed(self, state: CollectionState, progress: Progress | None) -> int:
         name = state.definition.name
-        staging = f"vec_{name}_{uuid_lib.uuid4().hex[:8]}"
+        staging = f"vectors_{name}_{uuid_lib.uuid4().hex[:8]}"
         total = await self._run(self._begin_reembed, name, staging)
         done, after = 0, 0
         while True:
@@ -631,9 +775,8 @@ class SqliteStore(KnowledgeStore):
 
     def _write_staging(self, staging: str, ids: list[int], vectors: Any) -> None:
         with self._transaction() as conn:
-            conn.executemany(f'DELETE FROM "{staging}" WHERE rowid = ?', [(i,) for i in ids])
             conn.executemany(
-                f'INSERT INTO "{staging}" (rowid, embedding) VALUES (?, ?)',
+                f'INSERT OR REPLACE INTO "{staging}" (id, embedding) VALUES (?, ?)',
                 [(i, v.tobytes()) for i, v in zip(ids, vectors, strict=True)],
             )
 
@@ -643,14 +786,14 @@ class SqliteStore(KnowledgeStore):
         with self._transaction() as conn:
             late = conn.execute(
                 f'SELECT id, properties FROM "obj_{name}" WHERE id NOT IN '
-                f'(SELECT rowid FROM "{staging}") ORDER BY id'
+                f'(SELECT id FROM "{staging}") ORDER BY id'
             ).fetchall()
             if late:
                 return late
             orphans = conn.execute(
-                f'SELECT rowid FROM "{staging}" WHERE rowid NOT IN (SELECT id FROM "obj_{name}")'
+                f'SELECT id FROM "{staging}" WHERE id NOT IN (SELECT id FROM "obj_{name}")'
             ).fetchall()
-            conn.executemany(f'DELETE FROM "{staging}" WHERE rowid = ?', orphans)
+            conn.executemany(f'DELETE FROM "{staging}" WHERE id = ?', orphans)
             conn.execute(f'DROP TABLE "{self._vec_tables[name]}"')
             conn.execute(
                 "UPDATE collections SET embedding_model = ?, dimensions = ?, vec_table = ? "
@@ -658,8 +801,17 @@ class SqliteStore(KnowledgeStore):
                 (self.embedder.identity, self.embedder.dimensions, staging, name),
             )
             conn.execute("DELETE FROM store_meta WHERE key = ?", (f"reembed_staging:{name}",))
+            # Every vector changed: other processes see the new vec_table and rebuild.
+            _log(conn, name, [])
         self._vec_tables[name] = staging
         return []
+
+
+def _log(conn: sqlite3.Connection, name: str, ids: Sequence[int]) -> None:
+    """Record changed object ids in the vector log (same transaction as the change)."""
+    conn.executemany(
+        "INSERT INTO vector_log (collection, id) VALUES (?, ?)", [(name, i) for i in ids]
+    )
 
 
 def _blob(vector: Any) -> bytes:
