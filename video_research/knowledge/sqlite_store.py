@@ -161,6 +161,8 @@ class SqliteStore(KnowledgeStore):
         self._indexes: dict[str, VectorIndex] = {}
         self._indexes_lock = threading.Lock()
         self._filter_ids: dict[tuple[Any, ...], Any] = {}
+        self.pragmas: list[str] = []
+        """Extra PRAGMA statements for every new connection (tests: max_page_count)."""
 
     @property
     def location(self) -> str:
@@ -220,6 +222,8 @@ class SqliteStore(KnowledgeStore):
             )
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
+            for pragma in self.pragmas:
+                conn.execute(pragma)
             with self._connections_lock:
                 self._connections.append(conn)
             self._local.conn = conn
