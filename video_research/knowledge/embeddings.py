@@ -149,7 +149,8 @@ class EncodeQueue:
 
     Queries first, together: every query request waiting when the worker turns to the
     queue is embedded in one call (up to `QUERY_BATCH` texts). Then documents, first come
-    first served, `batch_size` texts per call, so a query waits for one batch at most.
+    first served, `batch_size` texts per call (several short requests share a call), so
+    a query waits for one batch at most.
     One thread, because the model itself uses every core (ONNX Runtime's intra-op
     threads); two callers encoding at once would only share them and both finish late.
     """
@@ -202,12 +203,22 @@ class EncodeQueue:
                     taken.append((request, request.order))
                     count += len(request.texts)
                 return "query", taken
-            request = self._documents[0]
-            rows = request.order[request.next : request.next + self.batch_size]
-            request.next += len(rows)
-            if request.next >= len(request.texts):
-                self._documents.popleft()
-            return "document", [(request, rows)]
+            # Documents in arrival order, up to one batch: the rest of the first request,
+            # then the next requests' texts when it is short (fifty one-text ingests
+            # become two model calls, answered in order).
+            taken, room = [], self.batch_size
+            while self._documents and room:
+                request = self._documents[0]
+                if request.future.cancelled():
+                    self._documents.popleft()
+                    continue
+                rows = request.order[request.next : request.next + room]
+                request.next += len(rows)
+                room -= len(rows)
+                taken.append((request, rows))
+                if request.next >= len(request.texts):
+                    self._documents.popleft()
+            return "document", taken
 
     def _work(self) -> None:
         import numpy as np
