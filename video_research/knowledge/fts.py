@@ -37,7 +37,7 @@ MAX_QUERY_TERMS = 32
 """Distinct terms of a query considered at all (a longer query costs no more)."""
 MAX_KEPT_TERMS = 12
 """Terms that go into the MATCH expression."""
-POSTINGS_BUDGET = 20_000
+POSTINGS_BUDGET = 5_000
 """Rows the kept terms may match together (estimated from their document frequencies)."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -161,6 +161,7 @@ class SqliteStore(KnowledgeStore):
         self._indexes: dict[str, VectorIndex] = {}
         self._indexes_lock = threading.Lock()
         self._filter_ids: dict[tuple[Any, ...], Any] = {}
+        self._write_lock = threading.Lock()
         self.pragmas: list[str] = []
         """Extra PRAGMA statements for every new connection (tests: max_page_count)."""
 
@@ -231,8 +232,18 @@ class SqliteStore(KnowledgeStore):
                 self._create_schema(conn)
         return conn
 
-    def _transaction(self, immediate: bool = True) -> Any:
-        return _transaction(self._conn(), immediate)
+    @contextmanager
+    def _transaction(self, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+        """A transaction on this thread's connection. Writers of this process queue on a
+        lock first: SQLite's busy handler makes a waiting writer sleep in growing steps,
+        so fifty concurrent writes through it took longer than fifty in a row."""
+        conn = self._conn()
+        if not immediate:
+            with _transaction(conn, False):
+                yield conn
+            return
+        with self._write_lock, _transaction(conn, True):
+            yield conn
 
     def _close_sync(self) -> None:
         with self._indexes_lock:
