@@ -167,7 +167,7 @@ def keyword_search(
     allowed_ids: Callable[[sqlite3.Connection, str, FilterNode, int], Any],
 ) -> list[tuple[str, float]]:
     """(uuid, bm25 score) of the best k objects matching `where`, best first."""
-    from video_research.knowledge.sqlite_store import compile_filter
+    from video_research.knowledge.sqlite_sql import compile_filter
 
     terms = query_terms(query)
     if not terms:

@@ -39,7 +39,6 @@ import threading
 import uuid as uuid_lib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings
@@ -48,7 +47,16 @@ from video_research.knowledge import fts, sqlite_ext
 from video_research.knowledge.ann import VectorIndex
 from video_research.knowledge.collections import CollectionDef, DataType
 from video_research.knowledge.embeddings import Embedder
-from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
+from video_research.knowledge.filters import FilterNode
+from video_research.knowledge.sqlite_sql import (  # noqa: F401 - compile_filter: public
+    _chunks,
+    _field,
+    _json,
+    _transaction,
+    compile_filter,
+    match_expression,
+)
+from video_research.knowledge.sqlite_vectors import VectorSearch
 from video_research.knowledge.store import (
     HYBRID_MIN_CANDIDATES,
     MAX_RESULTS,
@@ -70,84 +78,7 @@ _CHUNK = 500
 """Parameters per IN (...) list, well under SQLite's limit."""
 
 
-def _json(properties: dict[str, Any]) -> str:
-    return json.dumps(properties, ensure_ascii=False, separators=(",", ":"))
-
-
-def _field(prop: str, alias: str = "o") -> str:
-    """The SQL expression for a property; identical to the expression the indexes use."""
-    return f"json_extract({alias}.properties, '$.{prop}')"
-
-
-def _sql_value(value: Any) -> Any:
-    return int(value) if isinstance(value, bool) else value
-
-
-def compile_filter(node: FilterNode | None, alias: str = "o") -> tuple[str, list[Any]]:
-    """A bound filter as (SQL boolean expression, parameters) over `alias.properties`."""
-    if node is None:
-        return "1", []
-    if isinstance(node, AllOf | AnyOf):
-        parts = [compile_filter(item, alias) for item in node.items]
-        joiner = " AND " if isinstance(node, AllOf) else " OR "
-        return (
-            "(" + joiner.join(sql for sql, _ in parts) + ")",
-            [p for _, params in parts for p in params],
-        )
-    return _condition(node, alias)
-
-
-def _condition(node: Condition, alias: str) -> tuple[str, list[Any]]:
-    field = _field(node.prop, alias)
-    op, value = node.op, node.value
-    comparisons = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
-    if op in comparisons:
-        return f"{field} {comparisons[op]} ?", [_sql_value(value)]
-    if op == "ne":
-        return f"{field} IS NOT ?", [_sql_value(value)]
-    if op == "in":
-        marks = ",".join("?" * len(value))
-        return f"{field} IN ({marks})", [_sql_value(v) for v in value]
-    if op == "prefix":
-        # A range, so the expression index serves it: every string that starts with the
-        # prefix sorts between it and the prefix followed by the largest code point.
-        return f"({field} >= ? AND {field} < ?)", [value, value + "\U0010ffff"]
-    marks = ",".join("?" * len(value))
-    each = f"json_each({alias}.properties, '$.{node.prop}')"
-    if op == "contains_any":
-        return f"EXISTS (SELECT 1 FROM {each} WHERE value IN ({marks}))", list(value)
-    if op == "contains_all":
-        return (
-            f"(SELECT count(DISTINCT value) FROM {each} WHERE value IN ({marks})) = ?",
-            [*value, len(value)],
-        )
-    raise ValueError(f"unknown operator {op}")  # pragma: no cover - bind() refuses it first
-
-
-def match_expression(query: str) -> str | None:
-    """An FTS5 query matching any of the words of `query` (BM25's OR semantics), or None."""
-    return fts.match_expression(fts.query_terms(query))
-
-
-@contextmanager
-def _transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sqlite3.Connection]:
-    """One transaction: IMMEDIATE takes the write lock up front; plain BEGIN is a read snapshot."""
-    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
-    try:
-        yield conn
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-
-
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), _CHUNK):
-        yield items[start : start + _CHUNK]
-
-
-class SqliteStore(KnowledgeStore):
+class SqliteStore(VectorSearch, KnowledgeStore):
     backend = "sqlite"
 
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
@@ -295,31 +226,6 @@ class SqliteStore(KnowledgeStore):
                 )
         self._schema_ready = True
 
-    def _migrate_from_vec0(self, conn: sqlite3.Connection) -> None:
-        """Schema 1 -> 2: each collection's vec0 table becomes a plain table of float32 bytes.
-
-        vec0 scans every vector for every query and reads single vectors slowly (~2 ms
-        each); the vector index now does the searching, and needs fast reads by id.
-        """
-        collections = conn.execute("SELECT name, vec_table FROM collections").fetchall()
-        for name, old in collections:
-            new = f"vectors_{name}"
-            logger.info("knowledge store: moving the vectors of %s out of vec0", name)
-            self._create_vec_table(conn, new, 0)
-            conn.execute(
-                f'INSERT OR REPLACE INTO "{new}" (id, embedding) SELECT rowid, embedding FROM "{old}"'
-            )
-            conn.execute(f'DROP TABLE "{old}"')
-            conn.execute("UPDATE collections SET vec_table = ? WHERE name = ?", (new, name))
-        for key, staging in conn.execute(
-            "SELECT key, value FROM store_meta WHERE key LIKE 'reembed_staging:%'"
-        ).fetchall():
-            conn.execute(f'DROP TABLE IF EXISTS "{staging}"')
-            conn.execute("DELETE FROM store_meta WHERE key = ?", (key,))
-        conn.execute(
-            "UPDATE store_meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,)
-        )
-
     # ------------------------------------------------------------ collections
     def _ensure_sync(self, definition: CollectionDef) -> CollectionState:
         name = definition.name
@@ -391,13 +297,6 @@ class SqliteStore(KnowledgeStore):
             embedding_model=model,
             dimensions=dimensions,
             compatible=(model, dimensions) == (self.embedder.identity, self.embedder.dimensions),
-        )
-
-    @staticmethod
-    def _create_vec_table(conn: sqlite3.Connection, table: str, dimensions: int) -> None:
-        """A plain rowid table of float32 vector bytes (the dimensions live in `collections`)."""
-        conn.execute(
-            f'CREATE TABLE IF NOT EXISTS "{table}" (id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)'
         )
 
     def _rebuild_keyword_index(self, conn: sqlite3.Connection, definition: CollectionDef) -> None:
@@ -561,117 +460,7 @@ class SqliteStore(KnowledgeStore):
         return fts.keyword_search(conn, name, query, where, k, self._allowed_ids)
 
     # ------------------------------------------------------------ the vector index
-    def _index(self, state: CollectionState) -> VectorIndex:
-        name = state.definition.name
-        source = self._vec_tables[name]
-        with self._indexes_lock:
-            index = self._indexes.get(name)
-            if index is None or index.source != source or index.dimensions != state.dimensions:
-                if index is not None:
-                    index.close()
-                settings = self.settings
-                index = VectorIndex(
-                    Path(str(self.path) + ".ann"),
-                    name,
-                    source,
-                    state.dimensions,
-                    min_objects=settings.knowledge_ann_min_objects
-                    if settings.knowledge_ann
-                    else 2**62,
-                    ef_search=settings.knowledge_ann_ef_search,
-                )
-                self._indexes[name] = index
-            return index
-
-    def _index_changed(self, name: str) -> None:
-        """After a commit: a loaded index takes the change in now (its worker merges it)."""
-        index = self._indexes.get(name)
-        if index is not None and index.applied >= 0:
-            index.catch_up(*self._readers(self._conn(), name))
-
-    def _readers(self, conn: sqlite3.Connection, name: str) -> tuple[Any, Any, Any]:
-        table = self._vec_tables[name]
-
-        def read_log(after: int) -> tuple[int, list[int] | None]:
-            latest = conn.execute(
-                "SELECT coalesce(max(seq), 0) FROM vector_log WHERE collection = ?", (name,)
-            ).fetchone()[0]
-            if after < 0 or latest <= after:
-                return latest, []
-            ids = conn.execute(
-                "SELECT id FROM vector_log WHERE collection = ? AND seq > ? ORDER BY seq",
-                (name, after),
-            ).fetchall()
-            return latest, [i for (i,) in ids]
-
-        def read_vectors(ids: list[int]) -> dict[int, bytes]:
-            found: dict[int, bytes] = {}
-            for chunk in _chunks(ids):
-                marks = ",".join("?" * len(chunk))
-                found.update(
-                    conn.execute(
-                        f'SELECT id, embedding FROM "{table}" WHERE id IN ({marks})', list(chunk)
-                    ).fetchall()
-                )
-            return found
-
-        def read_all() -> Any:
-            cursor = conn.execute(f'SELECT id, embedding FROM "{table}"')
-            while batch := cursor.fetchmany(10000):
-                yield from batch
-
-        return read_log, read_vectors, read_all
-
-    def _allowed_ids(
-        self, conn: sqlite3.Connection, name: str, where: FilterNode, generation: int
-    ) -> Any:
-        """Sorted row ids matching `where`, cached until the collection changes."""
-        import numpy as np
-
-        sql, params = compile_filter(where)
-        key = (name, sql, tuple(params), generation)
-        ids = self._filter_ids.get(key)
-        if ids is None:
-            (found,) = conn.execute(
-                f'SELECT json_group_array(id) FROM "obj_{name}" o WHERE {sql}', params
-            ).fetchone()
-            ids = np.sort(np.asarray(json.loads(found), dtype=np.int64))
-            if len(self._filter_ids) >= 64:
-                self._filter_ids.pop(next(iter(self._filter_ids)))
-            self._filter_ids[key] = ids
-        return ids
-
-    def _knn(
-        self,
-        conn: sqlite3.Connection,
-        state: CollectionState,
-        vector: Any,
-        where: FilterNode | None,
-        k: int,
-    ) -> list[tuple[str, float, str]]:
-        """(uuid, cosine distance, properties JSON) of the k nearest objects matching `where`."""
-        name = state.definition.name
-        index = self._index(state)
-        read_log, read_vectors, read_all = self._readers(conn, name)
-        index.catch_up(read_log, read_vectors, read_all)
-        allowed = None
-        if where is not None:
-            allowed = self._allowed_ids(conn, name, where, index.applied)
-            if not len(allowed):
-                return []
-        nearest = index.search(vector, k, allowed, read_vectors)
-        if not nearest:
-            return []
-        bodies: dict[int, tuple[str, str]] = {}
-        for chunk in _chunks([c.row for c in nearest]):
-            marks = ",".join("?" * len(chunk))
-            for row_id, uuid, body in conn.execute(
-                f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN ({marks})', list(chunk)
-            ):
-                bodies[row_id] = (uuid, body)
-        return [
-            (bodies[c.row][0], c.distance, bodies[c.row][1]) for c in nearest if c.row in bodies
-        ]
+    # ------------------------------------------------------------ vector search (sqlite_vectors)
 
     def _near_vector_sync(
         self,
