@@ -155,6 +155,8 @@ class EncodeQueue:
     threads); two callers encoding at once would only share them and both finish late.
     """
 
+    SHARED_CALL_CHARS = 2000
+    """Characters of several requests' documents that one model call may combine."""
     QUERY_BATCH = 16
     """Queries per model call: together they cost less than one by one, and sixteen
     short texts take about as long as two, so the first answer stays near a lone one's."""
@@ -205,18 +207,23 @@ class EncodeQueue:
                     taken.append((request, request.order))
                     count += len(request.texts)
                 return "query", taken
-            # Documents in arrival order, up to one batch: the rest of the first request,
-            # then the next requests' texts when it is short (fifty one-text ingests
-            # become two model calls, answered in order).
-            taken, room = [], self.batch_size
+            # Documents in arrival order, up to one batch: the next slice of the first
+            # request, then further requests while the call stays short. Batching long
+            # texts gains little (their products are large already) and would make the
+            # first of many concurrent ingests wait for all the texts of the batch.
+            taken, room, chars = [], self.batch_size, 0
             while self._documents and room:
                 request = self._documents[0]
                 if request.future.cancelled():
                     self._documents.popleft()
                     continue
                 rows = request.order[request.next : request.next + room]
+                size = sum(len(request.texts[i]) for i in rows)
+                if taken and chars + size > self.SHARED_CALL_CHARS:
+                    break
                 request.next += len(rows)
                 room -= len(rows)
+                chars += size
                 taken.append((request, rows))
                 if request.next >= len(request.texts):
                     self._documents.popleft()

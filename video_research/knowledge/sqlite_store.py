@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 import uuid as uuid_lib
@@ -93,6 +94,9 @@ class SqliteStore(VectorSearch, KnowledgeStore):
         self._indexes_lock = threading.Lock()
         self._filter_ids: dict[tuple[Any, ...], Any] = {}
         self._write_lock = threading.Lock()
+        self._search_slots = threading.BoundedSemaphore(max(1, min(4, os.cpu_count() or 1)))
+        """Searches running at once: one per core. More only share the cores and all finish
+        late; queued, the first of fifty concurrent searches answers as fast as a lone one."""
         self.pragmas: list[str] = []
         """Extra PRAGMA statements for every new connection (tests: max_page_count)."""
 
@@ -472,7 +476,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
         max_distance: float | None,
     ) -> list[SearchHit]:
         name = state.definition.name
-        with self._transaction(immediate=False) as conn:
+        with self._search_slots, self._transaction(immediate=False) as conn:
             rows = self._knn(conn, state, vector, where, limit + offset)[offset:]
         return [
             SearchHit(
@@ -498,7 +502,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
     ) -> list[SearchHit]:
         name = state.definition.name
         window = min(MAX_RESULTS, max(HYBRID_MIN_CANDIDATES, limit + offset))
-        with self._transaction(immediate=False) as conn:
+        with self._search_slots, self._transaction(immediate=False) as conn:
             keyword = (
                 self._keyword(conn, name, query, where, window)
                 if alpha < 1 and query.strip()
