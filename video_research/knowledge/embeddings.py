@@ -155,11 +155,11 @@ class EncodeQueue:
     threads); two callers encoding at once would only share them and both finish late.
     """
 
-    SHARED_CALL_CHARS = 2000
+    SHARED_CALL_CHARS = 1000
     """Characters of several requests' documents that one model call may combine."""
-    QUERY_BATCH = 16
-    """Queries per model call: together they cost less than one by one, and sixteen
-    short texts take about as long as two, so the first answer stays near a lone one's."""
+    QUERY_BATCH = 4
+    """Queries per model call: together they cost less than one by one, and four short
+    texts take about as long as one, so the first answer stays near a lone search's."""
 
     def __init__(
         self, encode: Callable[[list[str], Kind], np.ndarray], batch_size: int, name: str
