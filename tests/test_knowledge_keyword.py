@@ -30,7 +30,9 @@ def test_any_text_makes_a_valid_match_expression(text):
     import sqlite3
 
     conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE f USING fts5(body, tokenize='unicode61 remove_diacritics 2')")
+    conn.execute(
+        "CREATE VIRTUAL TABLE f USING fts5(body, tokenize='unicode61 remove_diacritics 2')"
+    )
     conn.execute("INSERT INTO f VALUES ('hello world')")
     expression = fts.match_expression(fts.query_terms(text))
     if expression is not None:
