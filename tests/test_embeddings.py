@@ -173,14 +173,16 @@ async def test_queries_go_first_and_together_documents_first_come_first_served()
     while not calls:
         await asyncio.sleep(0.001)
     second = asyncio.wrap_future(queue.submit([f"b{i}" for i in range(20)], "document"))
-    queries = [asyncio.wrap_future(queue.submit([f"q{i}"], "query")) for i in range(5)]
+    queries = [
+        asyncio.wrap_future(queue.submit([f"q{i}"], "query")) for i in range(queue.QUERY_BATCH)
+    ]
     gate.set()
     await asyncio.gather(first, second, *queries)
     kinds = [kind for kind, _ in calls]
-    # The first document batch was running; then all five queries in one call; then the
-    # rest of the first ingest before any of the second.
+    # The first document batch was running; then the waiting queries in one call; then
+    # the rest of the first ingest before any of the second.
     assert kinds[:2] == ["document", "query"]
-    assert sorted(calls[1][1]) == [f"q{i}" for i in range(5)]
+    assert sorted(calls[1][1]) == [f"q{i}" for i in range(queue.QUERY_BATCH)]
     documents = [texts for kind, texts in calls if kind == "document"]
     assert [t[0][0] for t in documents] == ["a", "a", "b", "b"]
 

@@ -10,9 +10,11 @@ collection's size and of the query's length:
    glued to it as one token, so "讲解GPT4模型" would match nothing; split, "gpt4" is
    searched on its own. At most `MAX_QUERY_TERMS` distinct terms are considered.
 2. **Postings.** Each term's document frequency comes from an `fts5vocab` table
-   (cached per process). Terms in half the rows or more are dropped (FTS5 gives them an
-   IDF of 1e-6: they change no score), then terms are kept rarest first while the
-   postings they bring stay within `POSTINGS_BUDGET`. The dropped terms are the most
+   (cached per process). When all the terms together match at most `POSTINGS_BUDGET`
+   rows, the query is exactly the exhaustive one. Otherwise terms in half the rows or
+   more are dropped (FTS5 gives them an IDF of 1e-6: they add nothing to a score, though
+   the rows that match only them leave the ranked set), then terms are kept rarest first
+   while the postings they bring stay within `POSTINGS_BUDGET`. The dropped terms are the most
    common ones, the least telling; the vector side still reads the whole query. When
    even the rarest term is too common, the scan is limited to the newest rows (a rowid
    range FTS5 seeks to), and with a filter to the span of row ids the filter matches
@@ -146,6 +148,8 @@ def plan(
     )
     if not ranked:
         return [], 1.0
+    if sum(df for df, _ in ranked) * scale <= POSTINGS_BUDGET:
+        return [t for _, t in ranked], 1.0  # cheap already: exactly the exhaustive query
     useful = [(df, t) for df, t in ranked if df < size / 2] or ranked[:1]
     kept, postings = [], 0.0
     for df, term in useful[:MAX_KEPT_TERMS]:
