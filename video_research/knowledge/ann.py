@@ -422,8 +422,9 @@ class VectorIndex:
         if worker is not None and worker is not threading.current_thread():
             worker.join(timeout=60)
         with self.lock:
-            if self.saved_changes and self.hnsw is not None:
-                self.settle()
+            # Save only a graph that covers everything; merging a large flat part now
+            # would hold shutdown for minutes, and the next start replays the log anyway.
+            if self.saved_changes and self.hnsw is not None and not self.flat_count:
                 self.save()
 
     # ------------------------------------------------------------------ search
