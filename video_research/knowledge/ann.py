@@ -157,6 +157,14 @@ class VectorIndex:
         self.flat_ids.pop()
         self.flat_count = last
 
+    def _shrink_flat(self) -> None:
+        """Give back the flat buffer's memory once most of it has moved into the graph."""
+        capacity = 0 if self.flat_vectors is None else len(self.flat_vectors)
+        if self.flat_count == 0:
+            self.flat_vectors = None
+        elif capacity > 4096 and self.flat_count < capacity // 4:
+            self.flat_vectors = self.flat_vectors[: self.flat_count * 2].copy()
+
     def _graph_drop(self, row: int) -> None:
         if self.row_pos is None or row >= len(self.row_pos) or self.row_pos[row] < 0:
             return
@@ -366,6 +374,7 @@ class VectorIndex:
                 del self.flat_index[row]
             del self.flat_ids[self.flat_count - take :]
             self.flat_count -= take
+            self._shrink_flat()
             self._alive_bits = None
             self._filter_cache.clear()
             self.build_seconds += time.perf_counter() - started
