@@ -373,7 +373,7 @@ class Settings(BaseModel):
     )
     knowledge_ann_min_objects: int = Field(
         default=20000,
-        ge=0,
+        ge=100,
         json_schema_extra=_env(
             "KNOWLEDGE_ANN_MIN_OBJECTS",
             "Collections smaller than this are searched exactly (numpy), without an ANN index",
