@@ -380,7 +380,7 @@ class Settings(BaseModel):
         ),
     )
     knowledge_ann_ef_search: int = Field(
-        default=256,
+        default=1024,
         ge=16,
         le=4096,
         json_schema_extra=_env(
