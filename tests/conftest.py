@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import _SCRUB_PREFIXES, base_env
+from tests.helpers import _SCRUB_PREFIXES, MODEL_CACHE, base_env
 
 # Each area keeps its fixtures (local stubs of outside services) in tests/fixtures/<area>.py.
 pytest_plugins = sorted(
@@ -30,6 +30,9 @@ def isolated_config(tmp_path, monkeypatch):
     monkeypatch.setenv("VIDEO_RESEARCH_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("VIDEO_RESEARCH_FILE_ROOTS", str(tmp_path))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # The local model's ONNX graph is built once (seconds) and shared by every test and
+    # every server a test spawns; the file name pins the weights and the graph version.
+    monkeypatch.setenv("KNOWLEDGE_MODEL_CACHE_DIR", str(MODEL_CACHE))
     config.reset_config()
     yield
     config.reset_config()

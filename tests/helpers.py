@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -33,6 +34,10 @@ _SCRUB_PREFIXES = (
 )
 
 
+MODEL_CACHE = Path(tempfile.gettempdir()) / "video-research-test-models"
+"""The local model's ONNX graph, built once and shared by every test run (see conftest)."""
+
+
 def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
     """A clean environment for a server subprocess rooted in `tmp_path`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
@@ -49,6 +54,7 @@ def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
             # Every tool listed, as before the default profile: tests of the profile and of
             # toolsets on demand set VIDEO_RESEARCH_TOOLSETS themselves.
             "VIDEO_RESEARCH_TOOLSETS": "all",
+            "KNOWLEDGE_MODEL_CACHE_DIR": str(MODEL_CACHE),
         }
     )
     env.update(overrides)

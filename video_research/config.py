@@ -437,7 +437,7 @@ class Settings(BaseSettings):
         default="",
         json_schema_extra=_env(
             "KNOWLEDGE_EMBEDDING_MODEL",
-            "Embedding model (default: all-MiniLM-L6-v2 for local, gemini-embedding-001 for gemini)",
+            "Embedding model (local: all-MiniLM-L6-v2, the default, or use-multilingual; gemini: default gemini-embedding-001)",
         ),
     )
     embedding_dimensions: int = Field(
@@ -492,6 +492,43 @@ class Settings(BaseSettings):
         le=4096,
         json_schema_extra=_env(
             "WEAVIATE_HNSW_EF", "HNSW query-time candidate list size; -1 lets Weaviate pick"
+        ),
+    )
+    embedding_local_precision: Literal["fp32", "int8"] = Field(
+        default="fp32",
+        json_schema_extra=_env(
+            "KNOWLEDGE_LOCAL_EMBEDDING_PRECISION",
+            "all-MiniLM-L6-v2 on ONNX Runtime: fp32 (exact) or int8 documents (faster, cosine ~0.99)",
+        ),
+    )
+    knowledge_model_cache_dir: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "KNOWLEDGE_MODEL_CACHE_DIR",
+            "Where the local model's ONNX graph is built once and kept (default: models/ in the data dir)",
+        ),
+    )
+    knowledge_ann: bool = Field(
+        default=True,
+        json_schema_extra=_env(
+            "KNOWLEDGE_ANN",
+            "Approximate nearest-neighbour index (faiss HNSW) beside the embedded store (true/false)",
+        ),
+    )
+    knowledge_ann_min_objects: int = Field(
+        default=20000,
+        ge=100,
+        json_schema_extra=_env(
+            "KNOWLEDGE_ANN_MIN_OBJECTS",
+            "Collections smaller than this are searched exactly (numpy), without an ANN index",
+        ),
+    )
+    knowledge_ann_ef_search: int = Field(
+        default=1024,
+        ge=16,
+        le=4096,
+        json_schema_extra=_env(
+            "KNOWLEDGE_ANN_EF_SEARCH", "HNSW query-time candidate list size of the embedded index"
         ),
     )
 
