@@ -107,8 +107,19 @@ def _strip(node: Any, said: set[str], keep: frozenset[str] | None) -> Any:
 
 
 def _flatten(node: Any) -> Any:
-    """Merge a one-element `allOf` into its parent when the parent says nothing else but
-    the same `type` (what inlining a `$ref` with siblings leaves): the same schema, once."""
+    """Fold `allOf` branches into their parent where that is the same schema said once
+    (what inlining a `$ref` with siblings leaves: `{"allOf": [shared], "minItems": 1}`).
+
+    `{"allOf": [A], ...B}` accepts exactly what both A and B accept, so when no keyword
+    of A acts on a keyword of B, one object holding the keywords of both says the same.
+    A branch folds in only when every keyword it shares with the parent has the same
+    value there, except `required` (the lists are joined), `properties` (joined when
+    they name different properties and neither side has `additionalProperties` or
+    `patternProperties`, which read the properties beside them) and `description` (the
+    parent's is kept: documentation). Keywords that read a sibling (`items` and
+    `prefixItems`, `contains` and its bounds, `if`/`then`/`else`) must all come from one
+    side; references and `unevaluated*` are never folded. A branch that does not fold
+    stays in `allOf`."""
     if isinstance(node, list):
         return [_flatten(item) for item in node]
     if not isinstance(node, dict):
@@ -118,16 +129,62 @@ def _flatten(node: Any) -> Any:
         if isinstance(node.get(key), dict):
             out[key] = {name: _flatten(sub) for name, sub in node[key].items()}
     branches = out.get("allOf")
-    if isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], dict):
-        inner, rest = branches[0], {k: v for k, v in out.items() if k != "allOf"}
-        if set(rest) <= {"type", "description"} and rest.get(
-            "type", inner.get("type")
-        ) == inner.get("type"):
-            merged = dict(inner)
-            if "description" in rest and "description" not in merged:
-                merged["description"] = rest["description"]
-            return merged
+    if not isinstance(branches, list):
+        return out
+    kept: list[Any] = []
+    for branch in branches:
+        folded = _fold(out, branch) if isinstance(branch, dict) else None
+        if folded is None:
+            kept.append(branch)
+        else:
+            out = folded
+    if kept:
+        out["allOf"] = kept
+    else:
+        out.pop("allOf")
     return out
+
+
+# Keywords whose meaning depends on keywords beside them in the same schema object.
+_NEIGHBOURLY = (
+    frozenset({"properties", "patternProperties", "additionalProperties"}),
+    frozenset({"prefixItems", "items"}),
+    frozenset({"contains", "minContains", "maxContains"}),
+    frozenset({"if", "then", "else"}),
+)
+_NEVER_FOLDED = frozenset(
+    {"$ref", "$dynamicRef", "$anchor", "$dynamicAnchor", "$defs", "$id"}
+    | {"unevaluatedProperties", "unevaluatedItems"}
+)
+
+
+def _fold(parent: dict[str, Any], branch: dict[str, Any]) -> dict[str, Any] | None:
+    """`parent` with its `allOf` branch `branch` merged into it, or None when merging
+    could change what the schema accepts (the rules are in `_flatten`)."""
+    if _NEVER_FOLDED & (set(parent) | set(branch)):
+        return None
+    for family in _NEIGHBOURLY:
+        here, there = family & set(parent), family & set(branch)
+        if here and there and not here == there == {"properties"}:
+            return None
+    merged = dict(parent)
+    for key, value in branch.items():
+        if key == "description":
+            merged.setdefault(key, value)
+        elif key not in parent:
+            merged[key] = value
+        elif parent[key] == value:
+            continue
+        elif key == "required" and isinstance(value, list):
+            merged[key] = list(dict.fromkeys([*parent[key], *value]))
+        elif key == "properties" and isinstance(value, dict):
+            if set(value) & set(parent[key]):
+                return None
+            merged[key] = {**value, **parent[key]}
+        else:
+            return None
+    first = [key for key in branch if key in merged]  # the shared schema reads first
+    return {key: merged[key] for key in [*first, *(k for k in merged if k not in first)]}
 
 
 def _children(node: dict[str, Any]) -> list[tuple[Any, bool]]:
