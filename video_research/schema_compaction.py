@@ -69,18 +69,34 @@ def output_levels(schema: dict[str, Any], said: set[str]) -> list[dict[str, Any]
     """The output schema's published forms, richest first, each smaller than the last.
 
     First its whole shape; then its nesting cut one level at a time down to the top
-    level's property types; last the top level without `required` and
-    `additionalProperties` (still every property and its type).
+    level's property types; then the top level without `required` and
+    `additionalProperties` (still every property and its type); last without the unions
+    that accept anything (`_without_vacuous_unions`).
     """
     shape = _flatten(_strip(schema, said, keep=_OUTPUT_KEEP))
     forms = [_hoist(_cut(shape, depth)) for depth in range(_depth(shape), -1, -1)]
     bare = {k: v for k, v in forms[-1].items() if k not in ("required", "additionalProperties")}
     forms.append(bare)
+    forms.append(_without_vacuous_unions(bare))
     levels: list[dict[str, Any]] = []
     for form in forms:
         if not levels or len(compact(form)) < len(compact(levels[-1])):
             levels.append(form)
     return levels
+
+
+def _without_vacuous_unions(node: dict[str, Any]) -> dict[str, Any]:
+    """`node` without an `anyOf` one of whose branches is `{}` or just `node`'s own type.
+
+    Such a union accepts every value `node` accepts: its other branches are pure
+    documentation. video_analyze's output is the case: its default shape or, with
+    `output_schema`, any object; the tool's description names the default fields.
+    Only `anyOf`: in `oneOf` the same branch would exclude the others' values."""
+    branches = node.get("anyOf")
+    anything = ({}, {"type": node["type"]}) if "type" in node else ({},)
+    if isinstance(branches, list) and any(branch in anything for branch in branches):
+        return {key: value for key, value in node.items() if key != "anyOf"}
+    return node
 
 
 def _strip(node: Any, said: set[str], keep: frozenset[str] | None) -> Any:
@@ -92,6 +108,8 @@ def _strip(node: Any, said: set[str], keep: frozenset[str] | None) -> Any:
     for key, value in node.items():
         if key in _DROP_EVERYWHERE or (keep is not None and key not in keep):
             continue
+        if key == "required" and value == []:
+            continue  # requires nothing: the same as no `required`
         if key == "description":
             if not isinstance(value, str) or value in said:
                 continue
