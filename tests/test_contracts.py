@@ -70,7 +70,7 @@ def test_ref_is_inlined_with_sibling_description():
     schema = contracts.tool_schema("infra_cache", "input")
     content_id = schema["properties"]["content_id"]
     assert content_id["type"] == "string" and content_id["maxLength"] == 200
-    assert "one video ID" in content_id["description"]
+    assert "video ID or file hash" in content_id["description"]
 
 
 def test_broken_ref_is_reported(tmp_path, monkeypatch):

@@ -110,10 +110,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="infra",
         title="Analysis cache",
         description=(
-            "Inspect or clear the analysis cache and the Gemini context caches.\n"
-            "The analysis cache keeps Gemini results per content, tool, instruction and model, so "
-            "a repeat costs nothing; context caches hold session videos on Gemini's side, billed "
-            "per hour while they live. Requires admin. Clears are audited; reads are not."
+            "Inspect or clear the analysis cache (Gemini results per content, tool, instruction "
+            "and model) and the Gemini context caches (session videos, billed per hour).\n"
+            "Requires admin. Clears are audited."
         ),
         role="admin",
         read_only=False,
@@ -128,9 +127,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="infra",
         title="Runtime configuration",
         description=(
-            "Show or change the model preset, model, thinking level and temperature for every "
-            "later call of this server process.\n"
-            "With no arguments it only reports the current settings. Requires admin."
+            "Show or change the model preset, model, thinking level and temperature for later "
+            "calls of this server process; with no arguments it only shows them. Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -146,11 +144,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Analyze a video",
         description=(
-            "Analyze a YouTube video (url) or a local video file (file_path) with Gemini, "
-            "following any instruction.\n"
-            "Returns title, summary, key points, timestamps and topics, or the shape of your "
-            "output_schema. Results are cached per video, instruction and model (`cached: true` on "
-            "a hit) and written to the knowledge base."
+            "Analyze a YouTube video (url) or local video file (file_path) with Gemini, following "
+            "any instruction.\n"
+            "Returns title, summary, key points, timestamps and topics, or your output_schema's "
+            "shape. Cached per video, instruction and model; written to the knowledge base."
         ),
         open_world=True,
     ),
@@ -162,8 +159,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         description=(
             "Start a multi-turn conversation about one video; returns a session_id for "
             "video_continue_session.\n"
-            "Sessions survive restarts and expire after GEMINI_SESSION_TIMEOUT_HOURS idle; a local "
-            "file is uploaded once per session."
+            "Sessions survive restarts and expire after GEMINI_SESSION_TIMEOUT_HOURS idle."
         ),
         idempotent=False,
         open_world=True,
@@ -187,10 +183,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Analyze a directory of videos",
         description=(
-            "Analyze every video file of a directory that matches glob_pattern (at most max_files) "
-            "with one instruction.\n"
-            "Progress per finished file; a file that fails is reported in its item and never fails "
-            "the batch."
+            "Analyze the video files of a directory (glob_pattern, at most max_files) with one "
+            "instruction.\n"
+            "Progress per file; a file that fails is reported in its item, never failing the "
+            "batch."
         ),
         open_world=True,
     ),
@@ -212,9 +208,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="youtube",
         title="YouTube playlist",
         description=(
-            "List a YouTube playlist's videos with titles, positions and durations.\n"
-            "Deleted or private entries have available: false. Costs about 3 quota units. The "
-            "videos are added to the video catalog."
+            "A YouTube playlist's videos with titles, positions and durations; deleted or private "
+            "ones have available: false.\n"
+            "Costs about 3 quota units; the videos join the video catalog."
         ),
         open_world=True,
     ),
@@ -267,7 +263,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         description=(
             "Analyze a local PDF or text file, a web page (Gemini fetches it) or raw text with any "
             "instruction.\n"
-            "Returns title, summary, key points and entities, or the shape of your output_schema. "
+            "Returns title, summary, key points and entities, or your output_schema's shape. "
             "Written to the knowledge base."
         ),
         open_world=True,
@@ -370,7 +366,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         description=(
             "Analyze many local PDF or text files with one instruction, each on its own or "
             "compared.\n"
-            "Progress per file; a file that fails is reported in its item and never fails the "
+            "Progress per file; a file that fails is reported in its item, never failing the "
             "batch."
         ),
         open_world=True,
@@ -384,8 +380,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         description=(
             "Start the Gemini Deep Research agent on a brief in the background; returns a task_id "
             "at once.\n"
-            "It runs dozens of web searches and writes a cited report in 5-20 minutes, costing "
-            "dollars per task. Poll with research_web_status. Requires blessed."
+            "The cited report, from dozens of web searches, takes 5-20 minutes and costs dollars. "
+            "Poll with research_web_status. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -452,9 +448,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         title="Ask the knowledge base",
         description=(
             "Answer a question from the knowledge base, citing [n] the objects used: stored "
-            "results, papers, transcript moments (video at 12:34) and document pages.\n"
-            "Gemini writes the answer from the passages hybrid search finds; without "
-            "GEMINI_API_KEY it returns the ranked passages."
+            "results, papers, transcript moments and document pages.\n"
+            "Without GEMINI_API_KEY it returns the ranked passages."
         ),
         idempotent=False,
         open_world=True,
@@ -472,8 +467,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="knowledge",
         title="Knowledge collections and properties",
         description=(
-            "Every collection of the knowledge store with its properties (type; filterable, "
-            "keyword-searchable or embedded) and the filter operators per type."
+            "The knowledge store's collections with their properties (type; filterable, "
+            "keyword-searchable, embedded) and the filter operators per type."
         ),
     ),
     # ---------------------------------------------------------------- issue 15: YouTube comments
@@ -654,12 +649,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         title="Ingest local documents",
         description=(
             "Index local files or folders (PDF, DOCX, PPTX, HTML, Markdown, text) for "
-            "document_search, offline: converted, split into heading-aware passages of about 200 "
-            "tokens and embedded.\n"
-            "Only files under VIDEO_RESEARCH_FILE_ROOTS (and the client's roots) are read. "
-            "Unchanged files are skipped by content hash; a changed file's passages are replaced "
-            "in one step. Progress per file; an encrypted or corrupt file fails alone, with its "
-            "reason. Requires blessed."
+            "document_search, offline, as passages of about 200 tokens.\n"
+            "Reads only files under VIDEO_RESEARCH_FILE_ROOTS or the client's roots; skips "
+            "unchanged files; an encrypted or corrupt file fails alone. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -672,8 +664,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="Search ingested documents",
         description=(
-            "Find passages in the ingested documents by keywords and meaning (hybrid search).\n"
-            "Every result cites its file, page (PDF page, PPTX slide) and heading path."
+            "Find passages in the ingested documents by keywords and meaning, each citing its "
+            "file, page (PDF page, PPTX slide) and heading path."
         ),
     ),
     ToolSpec(
@@ -692,8 +684,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="Remove documents from the library",
         description=(
-            "Remove ingested documents and their passages from the library; the files themselves "
-            "are not touched.\n"
+            "Remove ingested documents and their passages (not the files).\n"
             "IDs or paths that match nothing are listed in not_found. Requires admin."
         ),
         role="admin",
@@ -709,8 +700,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="catalog",
         title="Search the video catalog",
         description=(
-            "Search the video catalog by title and/or category, best matches first.\n"
-            "total counts every match; snapshot_id changes when the catalog does."
+            "Search the video catalog by title and/or category, best matches first; snapshot_id "
+            "changes when the catalog does."
         ),
     ),
     ToolSpec(
@@ -809,8 +800,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="playlists",
         title="Delete a playlist",
         description=(
-            "Delete a playlist (not its videos); one scheduled in a marathon only once the "
-            "marathon is deleted. Requires admin."
+            "Delete a playlist (not its videos) unless a marathon schedules it. Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -922,8 +912,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="marathons",
         title="Schedule a marathon",
         description=(
-            "Schedule saved playlists back to back from a start time; the end time follows the "
-            "playlists' durations, also when they change. Requires blessed."
+            "Schedule saved playlists back to back from a start time; the end time follows their "
+            "durations. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -947,8 +937,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="admin",
         title="Audit log",
         description=(
-            "Read the audit log of write operations, newest first: who (username, role), which "
-            "tool, the input and the result or error. Requires admin."
+            "Read the audit log of write operations, newest first: who, which tool, the input and "
+            "the result or error. Requires admin."
         ),
         role="admin",
     ),
@@ -958,10 +948,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="admin",
         title="Register a session",
         description=(
-            "Register a chat session so its _meta.session role claim is trusted.\n"
-            "A call claiming {username, role, session_id} gets at most the registered role while "
-            "the session is registered and unexpired; unverified claims get viewer. Requires "
-            "admin."
+            "Register a chat session so calls claiming it ({username, role, session_id} in "
+            "_meta.session) get at most its role until it expires; unverified claims get viewer. "
+            "Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -973,7 +962,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="admin",
         title="Revoke a session",
         description=(
-            "Remove a session from the registry: its claims count as viewer from now on. Requires "
+            "Remove a session from the registry; its claims count as viewer from now on. Requires "
             "admin."
         ),
         role="admin",
