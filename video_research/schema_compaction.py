@@ -16,6 +16,10 @@ drop what neither a model nor a client needs, automatically and for any schema f
   against the full file before it is sent). `output_levels` gives its leaner forms, nesting
   cut one level at a time, for tool_listing.py to fit the whole list to its budget.
   Whatever the server returns still validates against what it published.
+- an `allOf` branch is folded into its parent where one object says the same (what a
+  `$ref` with keywords beside it leaves; `_flatten` has the rules), and `required: []`
+  is left out; at its leanest, an output drops an `anyOf` that accepts any value of its
+  type (`_without_vacuous_unions`): both are the same rules in fewer bytes;
 - a subschema repeated within one document moves to that document's `$defs` when
   that saves bytes (`$ref: "#/$defs/..."` with no siblings: both the SDK client's
   jsonschema and Ajv's draft-07 class resolve it; Ajv's core vocabulary has `$defs`).
