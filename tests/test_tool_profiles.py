@@ -69,16 +69,23 @@ def test_published_schemas_keep_the_contract_shape():
         assert tool.input_schema.get("required", []) == full_in.get("required", [])
         assert tool.input_schema.get("additionalProperties") == full_in.get("additionalProperties")
         for prop, schema in full_in.get("properties", {}).items():
-            for keyword in ("type", "enum", "default", "minimum", "maximum", "pattern"):
-                assert _resolve(tool.input_schema, tool.input_schema["properties"][prop]).get(
-                    keyword
-                ) == schema.get(keyword), (name, prop, keyword)
+            published_prop = _resolve(tool.input_schema, tool.input_schema["properties"][prop])
+            for keyword in (
+                *("type", "enum", "default", "minimum", "maximum", "pattern", "format"),
+                *("minLength", "maxLength", "minItems", "maxItems", "uniqueItems"),
+            ):
+                assert _keyword(published_prop, keyword) == _keyword(schema, keyword), (
+                    name,
+                    prop,
+                    keyword,
+                )
         if "properties" not in full_out:  # a union (caller-defined shapes): checked by type
             assert tool.output_schema.get("type") == full_out.get("type"), name
             continue
         out_props = tool.output_schema["properties"]
-        assert set(out_props) == set(full_out["properties"]), name
-        for prop, schema in full_out["properties"].items():
+        full_props = _properties(full_out)
+        assert set(out_props) == set(full_props), name
+        for prop, schema in full_props.items():
             assert _resolve(tool.output_schema, out_props[prop]).get("type") == schema.get(
                 "type"
             ), (name, prop)
@@ -86,6 +93,23 @@ def test_published_schemas_keep_the_contract_shape():
         for document in (tool.input_schema, tool.output_schema):
             _check_ajv_friendly(document)
         assert not _has_key(tool.output_schema, "format")
+
+
+def _all_of(schema) -> list:
+    """`schema` and its `allOf` branches, which apply to the same value."""
+    return [schema, *(b for b in schema.get("allOf", []) if isinstance(b, dict))]
+
+
+def _keyword(schema, keyword):
+    """A keyword's value, said by the schema itself or one of its `allOf` branches (the
+    published form folds those branches into one object: schema_compaction._flatten)."""
+    values = [part[keyword] for part in _all_of(schema) if keyword in part]
+    assert len(values) <= 1 or all(v == values[0] for v in values), (keyword, values)
+    return values[0] if values else None
+
+
+def _properties(schema) -> dict:
+    return {k: v for part in _all_of(schema) for k, v in part.get("properties", {}).items()}
 
 
 def _resolve(document, node):

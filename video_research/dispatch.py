@@ -110,12 +110,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="infra",
         title="Analysis cache",
         description=(
-            "Inspect or clear the analysis cache (stats, list, clear) and Gemini context caches "
-            "(context_list, context_clear).\n"
-            "The cache keeps Gemini results per content, tool, instruction and model so a repeated "
-            "analysis costs nothing. `clear` with content_id removes one video's entries; without it, all. "
-            "Context caches hold session videos on Gemini's side (billed per hour while they live). "
-            "Requires admin. Clears are audited; reads are not."
+            "Inspect or clear the analysis cache (Gemini results per content, tool, instruction "
+            "and model) and the Gemini context caches (session videos, billed per hour).\n"
+            "Requires admin. Clears are audited."
         ),
         role="admin",
         read_only=False,
@@ -130,10 +127,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="infra",
         title="Runtime configuration",
         description=(
-            "Show or change the model preset, model, thinking level and temperature at runtime.\n"
-            "Presets: best (max quality), stable (higher rate limits), budget (cheapest). An explicit "
-            "model wins over the preset. Changes apply to every later call of this server process; "
-            "called with no arguments it only reports the current settings. Requires admin."
+            "Show or change the model preset, model, thinking level and temperature for later "
+            "calls of this server process; with no arguments it only shows them. Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -149,11 +144,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Analyze a video",
         description=(
-            "Analyze a YouTube video or a local video file with Gemini, following any instruction.\n"
-            "Pass exactly one of url (YouTube) or file_path (mp4, webm, mov, avi, mkv, mpeg, wmv, flv, 3gp; "
-            "files over 20 MB are uploaded through the Gemini File API). Returns title, summary, key points, "
-            "timestamps and topics, or the shape of your own output_schema. Results are cached per video, "
-            "instruction and model (`cached: true` on a hit) and written to the knowledge base."
+            "Analyze a YouTube video (url) or local video file (file_path) with Gemini, following "
+            "any instruction.\n"
+            "Returns title, summary, key points, timestamps and topics, or your output_schema's "
+            "shape. Cached per video, instruction and model; written to the knowledge base."
         ),
         open_world=True,
     ),
@@ -163,9 +157,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Start a video session",
         description=(
-            "Start a multi-turn conversation about one video (YouTube URL or local file).\n"
-            "Returns a session_id for video_continue_session. Sessions persist across server restarts and "
-            "expire after GEMINI_SESSION_TIMEOUT_HOURS idle; local files are uploaded once for the session."
+            "Start a multi-turn conversation about one video; returns a session_id for "
+            "video_continue_session.\n"
+            "Sessions survive restarts and expire after GEMINI_SESSION_TIMEOUT_HOURS idle."
         ),
         idempotent=False,
         open_world=True,
@@ -176,8 +170,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Ask about a session's video",
         description=(
-            "Ask a follow-up question in a video session; the model sees the video and the conversation so far.\n"
-            "History keeps the last GEMINI_SESSION_MAX_TURNS turns. Each turn is written to the knowledge base."
+            "Ask a follow-up question in a video session; the model sees the video and the last "
+            "GEMINI_SESSION_MAX_TURNS turns.\n"
+            "Each turn is written to the knowledge base."
         ),
         idempotent=False,
         open_world=True,
@@ -188,9 +183,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Analyze a directory of videos",
         description=(
-            "Analyze every video file in a directory (glob_pattern, at most max_files) with one instruction.\n"
-            "Runs VIDEO_RESEARCH_BATCH_CONCURRENCY (3) analyses at a time and reports progress per finished "
-            "file. A file that fails is reported in its item; it never fails the batch."
+            "Analyze the video files of a directory (glob_pattern, at most max_files) with one "
+            "instruction.\n"
+            "Progress per file; a file that fails is reported in its item, never failing the "
+            "batch."
         ),
         open_world=True,
     ),
@@ -201,8 +197,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="youtube",
         title="YouTube video metadata",
         description=(
-            "Fetch a YouTube video's metadata from the Data API (no Gemini): title, description, channel, "
-            "duration, views, likes, comments, tags, category, thumbnail.\n"
+            "A YouTube video's metadata from the Data API, without Gemini.\n"
             "Costs 1 YouTube quota unit. Written to the knowledge base and the video catalog."
         ),
         open_world=True,
@@ -213,9 +208,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="youtube",
         title="YouTube playlist",
         description=(
-            "List a YouTube playlist's videos (up to max_items, 1-50) with titles, positions and durations.\n"
-            "Deleted or private entries are listed with available: false. Costs about 3 quota units. "
-            "The videos are added to the video catalog."
+            "A YouTube playlist's videos with titles, positions and durations; deleted or private "
+            "ones have available: false.\n"
+            "Costs about 3 quota units; the videos join the video catalog."
         ),
         open_world=True,
     ),
@@ -226,9 +221,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="research",
         title="Deep research",
         description=(
-            "Research a question in three phases — scope, evidence, synthesis — with every claim labelled "
-            "CONFIRMED, STRONG INDICATOR, INFERENCE, SPECULATION or UNKNOWN.\n"
-            "Reports progress per phase. Findings are written to the knowledge base."
+            "Research a question in three phases (scope, evidence, synthesis), every claim "
+            "labelled CONFIRMED, STRONG INDICATOR, INFERENCE, SPECULATION or UNKNOWN.\n"
+            "Progress per phase; findings are written to the knowledge base."
         ),
         idempotent=False,
         open_world=True,
@@ -239,8 +234,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="research",
         title="Plan multi-agent research",
         description=(
-            "Draft a phased multi-agent research plan (tasks, agent counts, model assignments) for a topic.\n"
-            "A blueprint only: it runs nothing. Falls back to a text plan when structured output fails."
+            "Draft a phased multi-agent research plan (tasks, agent counts, model assignments) for "
+            "a topic.\n"
+            "A blueprint only: it runs nothing."
         ),
         idempotent=False,
         open_world=True,
@@ -251,9 +247,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="research",
         title="Assess a claim against sources",
         description=(
-            "Judge how well the given sources support a claim: evidence tier, confidence (0-1), reasoning, "
-            "supporting and contradicting sources.\n"
-            "The assessment is written to the knowledge base."
+            "Judge how well sources support a claim: evidence tier, confidence (0-1) and "
+            "reasoning.\n"
+            "Written to the knowledge base."
         ),
         idempotent=False,
         open_world=True,
@@ -265,9 +261,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="content",
         title="Analyze a document, page or text",
         description=(
-            "Analyze a local PDF or text file, a web page (Gemini fetches it) or raw text with any instruction.\n"
-            "Pass exactly one of file_path, url or text. Returns title, summary, key points and entities, or "
-            "the shape of your own output_schema. Written to the knowledge base."
+            "Analyze a local PDF or text file, a web page (Gemini fetches it) or raw text with any "
+            "instruction.\n"
+            "Returns title, summary, key points and entities, or your output_schema's shape. "
+            "Written to the knowledge base."
         ),
         open_world=True,
     ),
@@ -277,8 +274,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="content",
         title="Extract structured data",
         description=(
-            "Extract an object of your JSON Schema's shape from text.\n"
-            "The schema is checked first (draft 2020-12, object root); the answer is checked against it."
+            "Extract an object of your JSON Schema's shape from text; the answer is checked "
+            "against the schema."
         ),
         open_world=True,
     ),
@@ -289,8 +286,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="search",
         title="Web search",
         description=(
-            "Search the web through Gemini's Google Search grounding and get a sourced answer.\n"
-            "Returns the answer, its sources (title, url) and the queries Gemini ran. Uses the flash model."
+            "Search the web through Gemini's Google Search grounding: an answer, its sources and "
+            "the queries Gemini ran.\n"
+            "Uses the flash model."
         ),
         idempotent=False,
         open_world=True,
@@ -366,9 +364,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="content",
         title="Analyze many documents",
         description=(
-            "Analyze many local PDF or text files (directory + glob_pattern, or file_paths) with one "
-            "instruction: mode individual (one analysis per file) or compare (one across all).\n"
-            "Progress per file; a file that fails is reported in its item, never failing the batch."
+            "Analyze many local PDF or text files with one instruction, each on its own or "
+            "compared.\n"
+            "Progress per file; a file that fails is reported in its item, never failing the "
+            "batch."
         ),
         open_world=True,
     ),
@@ -379,10 +378,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="deepresearch",
         title="Start web deep research",
         description=(
-            "Start the Gemini Deep Research agent on a research brief, in the background; returns "
-            "a task_id at once.\n"
-            "The agent plans, runs dozens of web searches and writes a cited report, usually in "
-            "5-20 minutes (costs dollars per task). Poll with research_web_status. Requires blessed."
+            "Start the Gemini Deep Research agent on a brief in the background; returns a task_id "
+            "at once.\n"
+            "The cited report, from dozens of web searches, takes 5-20 minutes and costs dollars. "
+            "Poll with research_web_status. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -396,8 +395,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="deepresearch",
         title="Deep research status and report",
         description=(
-            "Status of a research_web task; once completed, the report (Markdown) and its sources.\n"
-            "wait_seconds waits for it with progress notifications. Tasks survive server restarts."
+            "Status of a research_web task; once completed, its report (Markdown) and sources.\n"
+            "Tasks survive server restarts."
         ),
         idempotent=False,
         open_world=True,
@@ -435,10 +434,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="research",
         title="Research grounded in documents",
         description=(
-            "Research a question from given files (PDF, DOCX, PPTX, HTML, Markdown, text) and URLs in "
-            "research_deep's phases and evidence tiers, every claim citing its source "
-            "(file + page, or URL).\n"
-            "Also cites transcript moments, ingested documents and papers from the knowledge base."
+            "Research a question from given files and URLs in research_deep's phases and evidence "
+            "tiers, every claim citing its source (file + page, or URL)."
         ),
         idempotent=False,
         open_world=True,
@@ -450,10 +447,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="knowledge",
         title="Ask the knowledge base",
         description=(
-            "Answer a question from the knowledge base with numbered citations [n] to the objects used: "
-            "stored results, papers, transcript moments (video at 12:34) and document pages.\n"
-            "Hybrid search finds the passages, Gemini writes the answer from them only. Without "
-            "GEMINI_API_KEY it returns the ranked passages and says so."
+            "Answer a question from the knowledge base, citing [n] the objects used: stored "
+            "results, papers, transcript moments and document pages.\n"
+            "Without GEMINI_API_KEY it returns the ranked passages."
         ),
         idempotent=False,
         open_world=True,
@@ -471,8 +467,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="knowledge",
         title="Knowledge collections and properties",
         description=(
-            "Every collection of the knowledge store with its properties: type, and whether each "
-            "is filterable, keyword-searchable or embedded; plus the filter operators per type."
+            "The knowledge store's collections with their properties (type; filterable, "
+            "keyword-searchable, embedded) and the filter operators per type."
         ),
     ),
     # ---------------------------------------------------------------- issue 15: YouTube comments
@@ -482,8 +478,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="youtube",
         title="YouTube comments",
         description=(
-            "A YouTube video's top comment threads (by relevance or time), paged: author, text, "
-            "likes, reply count, link.\n"
+            "A YouTube video's top comment threads, paged.\n"
             "Costs 1 quota unit per page. Comments turned off answer COMMENTS_DISABLED."
         ),
         open_world=True,
@@ -495,10 +490,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="papers",
         title="Search scholarly papers",
         description=(
-            "Search Semantic Scholar's 200M+ papers by relevance, optionally by year, field of "
-            "study, minimum citations or open access.\n"
-            "Returns title, authors, year, venue, abstract, citation count and links, paged. "
-            "Papers are written to the knowledge base (Papers)."
+            "Search Semantic Scholar's 200M+ papers by relevance, paged.\n"
+            "Papers found are written to the knowledge base (Papers)."
         ),
         open_world=True,
     ),
@@ -507,10 +500,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="papers:research_paper_details",
         toolset="papers",
         title="Paper details",
-        description=(
-            "One paper's full record from Semantic Scholar by S2 ID, DOI, arXiv ID or link: "
-            "abstract, TL;DR, authors, venue, counts, external IDs, BibTeX."
-        ),
+        description="One paper's full record from Semantic Scholar, with TL;DR and BibTeX.",
         open_world=True,
     ),
     ToolSpec(
@@ -519,8 +509,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="papers",
         title="Citations and references",
         description=(
-            "Papers citing a paper (direction citations) or cited by it (references), paged, "
-            "with the citing sentences, intents and whether the citation is influential."
+            "A paper's citations or references, paged, with the citing sentences, intents and "
+            "whether each is influential."
         ),
         open_world=True,
     ),
@@ -658,12 +648,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="Ingest local documents",
         description=(
-            "Index local files or folders (PDF, DOCX, PPTX, HTML, Markdown, text) for document_search, "
-            "offline: converted, split into heading-aware passages of about 200 tokens and embedded.\n"
-            "Give path or paths (files or directories; glob picks files inside directories, default **/*). "
-            "Only files under VIDEO_RESEARCH_FILE_ROOTS (and the client's roots) are read. Unchanged files "
-            "are skipped by content hash; a changed file's passages are replaced in one step. Reports "
-            "progress per file; an encrypted or corrupt file fails alone, with its reason, and the rest go on. Requires blessed."
+            "Index local files or folders (PDF, DOCX, PPTX, HTML, Markdown, text) for "
+            "document_search, offline, as passages of about 200 tokens.\n"
+            "Reads only files under VIDEO_RESEARCH_FILE_ROOTS or the client's roots; skips "
+            "unchanged files; an encrypted or corrupt file fails alone. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -676,10 +664,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="Search ingested documents",
         description=(
-            "Find passages in the ingested documents by keywords and meaning (hybrid search; alpha 0 is "
-            "keywords only, 1 meaning only).\n"
-            "Every result cites its file, page (PDF pages, PPTX slides) and heading path. filters narrow by "
-            "document_type, chunk_type (text, table, list, code), tags, path_prefix or document_id."
+            "Find passages in the ingested documents by keywords and meaning, each citing its "
+            "file, page (PDF page, PPTX slide) and heading path."
         ),
     ),
     ToolSpec(
@@ -688,9 +674,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="List ingested documents",
         description=(
-            "List the ingested documents with title, type, pages, passages, tags, content hash and whether "
-            "the file still exists, ordered by path.\n"
-            "Filter by document_type, tags, path_prefix or document_id; page with limit and offset."
+            "List the ingested documents, ordered by path, with title, type, pages, passages, "
+            "tags, content hash and whether the file still exists."
         ),
     ),
     ToolSpec(
@@ -699,10 +684,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="Remove documents from the library",
         description=(
-            "Remove ingested documents and all their passages from the library (the files themselves are "
-            "not touched).\n"
-            "Select by document_ids, paths (the files need not exist any more) or path_prefix (everything "
-            "under a folder). IDs or paths that match nothing are listed in not_found. Requires admin."
+            "Remove ingested documents and their passages (not the files).\n"
+            "IDs or paths that match nothing are listed in not_found. Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -717,11 +700,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="catalog",
         title="Search the video catalog",
         description=(
-            "Search the video catalog by title and/or category.\n"
-            'q matches word prefixes and fragments anywhere in the title ("fri 13" finds "Friday the '
-            '13th"), best matches first; categories keeps videos in any of the named categories. Pages '
-            "with limit (1-100) and offset; total counts every match, and snapshot_id changes when the "
-            "catalog does."
+            "Search the video catalog by title and/or category, best matches first; snapshot_id "
+            "changes when the catalog does."
         ),
     ),
     ToolSpec(
@@ -729,16 +709,14 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="catalog:catalog_categories",
         toolset="catalog",
         title="Catalog categories",
-        description="List all available categories in the catalog, with how many videos each has.",
+        description="List the catalog's categories with how many videos each has.",
     ),
     ToolSpec(
         name="catalog_get_video",
         handler="catalog:catalog_get_video",
         toolset="catalog",
         title="Catalog video",
-        description=(
-            "Get details for a specific video by ID: title, categories, duration, thumbnail, manifest URL."
-        ),
+        description="A catalog video's details by ID.",
     ),
     ToolSpec(
         name="catalog_add",
@@ -746,9 +724,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="catalog",
         title="Add a video to the catalog",
         description=(
-            "Add a video to the catalog, or update the one with that video_id.\n"
-            "categories replace the video's categories. manifest_url may be left out for a YouTube "
-            "video ID. Requires the blessed role."
+            "Add a video to the catalog, or update the one with that video_id. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -759,10 +735,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="catalog:catalog_remove",
         toolset="catalog",
         title="Remove videos from the catalog",
-        description=(
-            "Remove videos from the catalog (1-100 IDs); they also leave every playlist.\n"
-            "Reports which IDs were not in the catalog and which playlists changed. Requires admin."
-        ),
+        description="Remove videos from the catalog and from every playlist. Requires admin.",
         role="admin",
         read_only=False,
         destructive=True,
@@ -774,10 +747,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="catalog",
         title="Import videos into the catalog",
         description=(
-            "Import videos from a JSON or CSV file, or from a YouTube playlist URL.\n"
-            "Existing video_ids are updated. Bad entries are listed in failed and never stop the good "
-            "ones; dry_run checks without writing; playlist_name also saves the videos as a playlist. "
-            "Files must lie under VIDEO_RESEARCH_FILE_ROOTS. Requires admin."
+            "Import videos from a JSON or CSV file or a YouTube playlist; existing video_ids are "
+            "updated.\n"
+            "Bad entries are listed in failed and never stop the good ones. Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -789,24 +761,21 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="playlists:playlist_list",
         toolset="playlists",
         title="Saved playlists",
-        description="List all saved playlists with their item counts and total durations.",
+        description="List the saved playlists with their item counts and total durations.",
     ),
     ToolSpec(
         name="playlist_get",
         handler="playlists:playlist_get",
         toolset="playlists",
         title="Playlist details",
-        description="Get full details of a playlist including its items in order and its total duration.",
+        description="A playlist with its items in order and its total duration.",
     ),
     ToolSpec(
         name="playlist_create",
         handler="playlists:playlist_create",
         toolset="playlists",
         title="Create a playlist",
-        description=(
-            "Create a new playlist from catalog video IDs.\n"
-            "Names are unique (case-insensitive): an existing name is a conflict. Requires blessed."
-        ),
+        description="Create a playlist of catalog videos. Requires blessed.",
         role="blessed",
         read_only=False,
         idempotent=False,
@@ -818,8 +787,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="playlists",
         title="Update a playlist",
         description=(
-            "Rename a playlist, change its description, or replace its items (video_ids in order).\n"
-            "Fields left out (or null) stay as they are. Requires blessed."
+            "Rename a playlist, change its description or replace its items; fields left out or "
+            "null stay as they are. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -831,8 +800,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="playlists",
         title="Delete a playlist",
         description=(
-            "Delete a playlist (not its videos). A playlist scheduled in a marathon cannot be deleted "
-            "until the marathon is. Requires admin."
+            "Delete a playlist (not its videos) unless a marathon schedules it. Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -845,8 +813,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="queue",
         title="Watch queue",
         description=(
-            "Get the current queue state: the video playing now (with elapsed time), the upcoming "
-            "items with their uids, and the total duration."
+            "The queue now: the video playing (with elapsed time), the upcoming items with their "
+            "uids, and the total duration."
         ),
     ),
     ToolSpec(
@@ -854,10 +822,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="queue:queue_add_video",
         toolset="queue",
         title="Queue a video",
-        description=(
-            "Add a single catalog video to the queue, at the end or next (after the current video).\n"
-            "Requires blessed."
-        ),
+        description="Add a catalog video to the queue. Requires blessed.",
         role="blessed",
         read_only=False,
         idempotent=False,
@@ -869,8 +834,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="queue",
         title="Queue several videos",
         description=(
-            "Add 1-50 catalog videos to the queue in order, at the end or next.\n"
-            "IDs not in the catalog are listed in failed; the rest are queued. Requires blessed."
+            "Add catalog videos to the queue in order; IDs not in the catalog are listed in "
+            "failed. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -882,11 +847,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="queue:queue_apply_playlist",
         toolset="queue",
         title="Queue a playlist",
-        description=(
-            "Apply a saved playlist to the live queue.\n"
-            "mode append adds it at the end; preserve_current replaces the upcoming items but keeps the "
-            "video playing now; hard_replace replaces everything (admin only). Requires blessed."
-        ),
+        description="Apply a saved playlist to the live queue. Requires blessed.",
         role="blessed",
         read_only=False,
         destructive=True,
@@ -911,7 +872,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="queue:queue_remove",
         toolset="queue",
         title="Remove a queued video",
-        description="Remove one upcoming item from the queue by its uid (see queue_status). Requires blessed.",
+        description="Remove one upcoming item from the queue by its uid. Requires blessed.",
         role="blessed",
         read_only=False,
         destructive=True,
@@ -934,8 +895,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="marathons",
         title="Scheduled marathons",
         description=(
-            "List scheduled and running marathons with their playlists, start and computed end times.\n"
-            "include_past also lists the finished ones."
+            "List scheduled and running marathons with their playlists, start and computed end "
+            "times."
         ),
     ),
     ToolSpec(
@@ -943,7 +904,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="playlists:marathon_get",
         toolset="marathons",
         title="Marathon details",
-        description="Get a marathon's schedule: each playlist's start and end time, in order.",
+        description="A marathon's schedule: each playlist's start and end time, in order.",
     ),
     ToolSpec(
         name="marathon_create",
@@ -951,9 +912,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="marathons",
         title="Schedule a marathon",
         description=(
-            "Schedule saved playlists back to back from a start time.\n"
-            "The end time is computed from the playlists' durations (and follows them when they "
-            "change). Requires blessed."
+            "Schedule saved playlists back to back from a start time; the end time follows their "
+            "durations. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -977,9 +937,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="admin",
         title="Audit log",
         description=(
-            "Read the audit log of write operations, newest first: who (username, role), which tool, "
-            "the input and the result or error.\n"
-            "Filter by tool, username, since or failed_only; page with before_id. Requires admin."
+            "Read the audit log of write operations, newest first: who, which tool, the input and "
+            "the result or error. Requires admin."
         ),
         role="admin",
     ),
@@ -989,9 +948,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="admin",
         title="Register a session",
         description=(
-            "Register a chat session so its _meta.session role claim is trusted.\n"
-            "A call claiming {username, role, session_id} gets at most the registered role, and only "
-            "while the session is registered and unexpired; unverified claims get viewer. Requires admin."
+            "Register a chat session so calls claiming it ({username, role, session_id} in "
+            "_meta.session) get at most its role until it expires; unverified claims get viewer. "
+            "Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -1002,7 +961,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="admin:session_revoke",
         toolset="admin",
         title="Revoke a session",
-        description="Remove a session from the registry: its claims are treated as viewer from now on. Requires admin.",
+        description=(
+            "Remove a session from the registry; its claims count as viewer from now on. Requires "
+            "admin."
+        ),
         role="admin",
         read_only=False,
         destructive=True,

@@ -16,6 +16,10 @@ drop what neither a model nor a client needs, automatically and for any schema f
   against the full file before it is sent). `output_levels` gives its leaner forms, nesting
   cut one level at a time, for tool_listing.py to fit the whole list to its budget.
   Whatever the server returns still validates against what it published.
+- an `allOf` branch is folded into its parent where one object says the same (what a
+  `$ref` with keywords beside it leaves; `_flatten` has the rules), and `required: []`
+  is left out; at its leanest, an output drops an `anyOf` that accepts any value of its
+  type (`_without_vacuous_unions`): both are the same rules in fewer bytes;
 - a subschema repeated within one document moves to that document's `$defs` when
   that saves bytes (`$ref: "#/$defs/..."` with no siblings: both the SDK client's
   jsonschema and Ajv's draft-07 class resolve it; Ajv's core vocabulary has `$defs`).
@@ -69,18 +73,34 @@ def output_levels(schema: dict[str, Any], said: set[str]) -> list[dict[str, Any]
     """The output schema's published forms, richest first, each smaller than the last.
 
     First its whole shape; then its nesting cut one level at a time down to the top
-    level's property types; last the top level without `required` and
-    `additionalProperties` (still every property and its type).
+    level's property types; then the top level without `required` and
+    `additionalProperties` (still every property and its type); last without the unions
+    that accept anything (`_without_vacuous_unions`).
     """
     shape = _flatten(_strip(schema, said, keep=_OUTPUT_KEEP))
     forms = [_hoist(_cut(shape, depth)) for depth in range(_depth(shape), -1, -1)]
     bare = {k: v for k, v in forms[-1].items() if k not in ("required", "additionalProperties")}
     forms.append(bare)
+    forms.append(_without_vacuous_unions(bare))
     levels: list[dict[str, Any]] = []
     for form in forms:
         if not levels or len(compact(form)) < len(compact(levels[-1])):
             levels.append(form)
     return levels
+
+
+def _without_vacuous_unions(node: dict[str, Any]) -> dict[str, Any]:
+    """`node` without an `anyOf` one of whose branches is `{}` or just `node`'s own type.
+
+    Such a union accepts every value `node` accepts: its other branches are pure
+    documentation. video_analyze's output is the case: its default shape or, with
+    `output_schema`, any object; the tool's description names the default fields.
+    Only `anyOf`: in `oneOf` the same branch would exclude the others' values."""
+    branches = node.get("anyOf")
+    anything = ({}, {"type": node["type"]}) if "type" in node else ({},)
+    if isinstance(branches, list) and any(branch in anything for branch in branches):
+        return {key: value for key, value in node.items() if key != "anyOf"}
+    return node
 
 
 def _strip(node: Any, said: set[str], keep: frozenset[str] | None) -> Any:
@@ -92,6 +112,8 @@ def _strip(node: Any, said: set[str], keep: frozenset[str] | None) -> Any:
     for key, value in node.items():
         if key in _DROP_EVERYWHERE or (keep is not None and key not in keep):
             continue
+        if key == "required" and value == []:
+            continue  # requires nothing: the same as no `required`
         if key == "description":
             if not isinstance(value, str) or value in said:
                 continue
@@ -107,8 +129,19 @@ def _strip(node: Any, said: set[str], keep: frozenset[str] | None) -> Any:
 
 
 def _flatten(node: Any) -> Any:
-    """Merge a one-element `allOf` into its parent when the parent says nothing else but
-    the same `type` (what inlining a `$ref` with siblings leaves): the same schema, once."""
+    """Fold `allOf` branches into their parent where that is the same schema said once
+    (what inlining a `$ref` with siblings leaves: `{"allOf": [shared], "minItems": 1}`).
+
+    `{"allOf": [A], ...B}` accepts exactly what both A and B accept, so when no keyword
+    of A acts on a keyword of B, one object holding the keywords of both says the same.
+    A branch folds in only when every keyword it shares with the parent has the same
+    value there, except `required` (the lists are joined), `properties` (joined when
+    they name different properties and neither side has `additionalProperties` or
+    `patternProperties`, which read the properties beside them) and `description` (the
+    parent's is kept: documentation). Keywords that read a sibling (`items` and
+    `prefixItems`, `contains` and its bounds, `if`/`then`/`else`) must all come from one
+    side; references and `unevaluated*` are never folded. A branch that does not fold
+    stays in `allOf`."""
     if isinstance(node, list):
         return [_flatten(item) for item in node]
     if not isinstance(node, dict):
@@ -118,16 +151,62 @@ def _flatten(node: Any) -> Any:
         if isinstance(node.get(key), dict):
             out[key] = {name: _flatten(sub) for name, sub in node[key].items()}
     branches = out.get("allOf")
-    if isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], dict):
-        inner, rest = branches[0], {k: v for k, v in out.items() if k != "allOf"}
-        if set(rest) <= {"type", "description"} and rest.get(
-            "type", inner.get("type")
-        ) == inner.get("type"):
-            merged = dict(inner)
-            if "description" in rest and "description" not in merged:
-                merged["description"] = rest["description"]
-            return merged
+    if not isinstance(branches, list):
+        return out
+    kept: list[Any] = []
+    for branch in branches:
+        folded = _fold(out, branch) if isinstance(branch, dict) else None
+        if folded is None:
+            kept.append(branch)
+        else:
+            out = folded
+    if kept:
+        out["allOf"] = kept
+    else:
+        out.pop("allOf")
     return out
+
+
+# Keywords whose meaning depends on keywords beside them in the same schema object.
+_NEIGHBOURLY = (
+    frozenset({"properties", "patternProperties", "additionalProperties"}),
+    frozenset({"prefixItems", "items"}),
+    frozenset({"contains", "minContains", "maxContains"}),
+    frozenset({"if", "then", "else"}),
+)
+_NEVER_FOLDED = frozenset(
+    {"$ref", "$dynamicRef", "$anchor", "$dynamicAnchor", "$defs", "$id"}
+    | {"unevaluatedProperties", "unevaluatedItems"}
+)
+
+
+def _fold(parent: dict[str, Any], branch: dict[str, Any]) -> dict[str, Any] | None:
+    """`parent` with its `allOf` branch `branch` merged into it, or None when merging
+    could change what the schema accepts (the rules are in `_flatten`)."""
+    if _NEVER_FOLDED & (set(parent) | set(branch)):
+        return None
+    for family in _NEIGHBOURLY:
+        here, there = family & set(parent), family & set(branch)
+        if here and there and not here == there == {"properties"}:
+            return None
+    merged = dict(parent)
+    for key, value in branch.items():
+        if key == "description":
+            merged.setdefault(key, value)
+        elif key not in parent:
+            merged[key] = value
+        elif parent[key] == value:
+            continue
+        elif key == "required" and isinstance(value, list):
+            merged[key] = list(dict.fromkeys([*parent[key], *value]))
+        elif key == "properties" and isinstance(value, dict):
+            if set(value) & set(parent[key]):
+                return None
+            merged[key] = {**value, **parent[key]}
+        else:
+            return None
+    first = [key for key in branch if key in merged]  # the shared schema reads first
+    return {key: merged[key] for key in [*first, *(k for k in merged if k not in first)]}
 
 
 def _children(node: dict[str, Any]) -> list[tuple[Any, bool]]:

@@ -30,19 +30,22 @@ ALL_TOOLS_CEILING_TOKENS = 22_000
 """Ceiling for `tools/list` with every toolset enabled; asserted by the tests."""
 
 
-def _annotations(spec: dispatch.ToolSpec) -> types.ToolAnnotations:
+def _annotations(spec: dispatch.ToolSpec) -> types.ToolAnnotations | None:
     """The hints that differ from the spec's defaults (readOnly false, destructive true,
-    idempotent false, openWorld true); destructive and idempotent mean nothing for a
-    read-only tool, so they are left out there."""
-    hints: dict[str, Any] = {"read_only_hint": spec.read_only}
-    if not spec.read_only:
+    idempotent false, openWorld true): a hint at its default says nothing a client does
+    not already assume, so it is left out. Destructive and idempotent mean nothing for a
+    read-only tool, so they are left out there too."""
+    hints: dict[str, Any] = {}
+    if spec.read_only:
+        hints["read_only_hint"] = True
+    else:
         if not spec.destructive:
             hints["destructive_hint"] = False
         if spec.idempotent:
             hints["idempotent_hint"] = True
     if not spec.open_world:
         hints["open_world_hint"] = False
-    return types.ToolAnnotations(**hints)
+    return types.ToolAnnotations(**hints) if hints else None
 
 
 def _definition(
