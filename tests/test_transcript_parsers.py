@@ -137,12 +137,18 @@ def test_malformed_files_say_what_is_wrong(parser, content, message):
 
 
 def test_unsupported_and_binary_files(tmp_path):
-    (tmp_path / "a.txt").write_text("hello")
+    (tmp_path / "a.docx").write_text("hello")
     with pytest.raises(TranscriptFormatError, match="unsupported"):
+        parse_file(tmp_path / "a.docx")
+    (tmp_path / "a.txt").write_text("hello, no times here")
+    with pytest.raises(TranscriptFormatError, match="no timestamps"):
         parse_file(tmp_path / "a.txt")
-    (tmp_path / "b.srt").write_bytes(b"\xff\xfe\x00\x01binary")
+    (tmp_path / "b.srt").write_bytes(b"1\n00:00:01,000 --> 00:00:02,000\ncaf\xe9\n")
     with pytest.raises(TranscriptFormatError, match="UTF-8"):
         parse_file(tmp_path / "b.srt")
+    (tmp_path / "c.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)
+    with pytest.raises(TranscriptFormatError, match="binary"):
+        parse_file(tmp_path / "c.txt")
 
 
 @pytest.mark.parametrize(
