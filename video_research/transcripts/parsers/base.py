@@ -64,12 +64,27 @@ class ParsedFile:
 
 
 class Budget:
-    """A wall-time allowance for one file, checked every so many steps of a loop."""
+    """A wall-time allowance for one file, checked every so many steps of a loop.
+
+    It runs from creation; `pause()` stops the clock while the file waits for others (its
+    batch's metadata lookup) and `resume()` restarts it, so only the file's own parsing
+    and chunking count.
+    """
 
     def __init__(self, seconds: float | None = DEFAULT_BUDGET_SECONDS) -> None:
         self.seconds = seconds
-        self._deadline = time.monotonic() + seconds if seconds else None
+        self._spent = 0.0
+        self._since: float | None = time.monotonic()
         self._steps = 0
+
+    def pause(self) -> None:
+        if self._since is not None:
+            self._spent += time.monotonic() - self._since
+            self._since = None
+
+    def resume(self) -> None:
+        if self._since is None:
+            self._since = time.monotonic()
 
     def tick(self, what: str) -> None:
         """Count one step; every 4096 steps, check the clock."""
@@ -78,7 +93,10 @@ class Budget:
             self.check(what)
 
     def check(self, what: str) -> None:
-        if self._deadline is not None and time.monotonic() > self._deadline:
+        if self.seconds is None:
+            return
+        running = time.monotonic() - self._since if self._since is not None else 0.0
+        if self._spent + running > self.seconds:
             raise TranscriptTooLarge(
                 f"{what} took longer than the {self.seconds:g} s allowed for one transcript file"
             )

@@ -75,8 +75,20 @@ def _text(element: Any) -> str:
     return clean_text("".join(parts))
 
 
-def is_ttml(content: str) -> bool:
-    return _local(_root(content).tag) == "tt"
+def _captions(root: Any, names: tuple[str, ...], budget: Budget) -> list[Any]:
+    """The caption elements in document order, outermost only: an element named like a
+    caption inside another is part of its text, not a caption of its own (so each
+    element is read once, however the XML nests)."""
+    found: list[Any] = []
+    stack = [root]
+    while stack:
+        budget.tick("parsing")
+        node = stack.pop()
+        if node is not root and _local(node.tag) in names:
+            found.append(node)
+            continue
+        stack.extend(reversed(node))
+    return found
 
 
 def parse_timedtext(content: str, budget: Budget = UNLIMITED) -> ParsedFile:
@@ -89,11 +101,7 @@ def parse_timedtext(content: str, budget: Budget = UNLIMITED) -> ParsedFile:
             f"not YouTube timedtext or TTML: the root element is <{_local(root.tag)}>"
         )
     cues: list[Cue] = []
-    for element in root.iter():
-        budget.tick("parsing")
-        name = _local(element.tag)
-        if name not in ("p", "text"):
-            continue
+    for element in _captions(root, ("p", "text"), budget):
         attributes = element.attrib
         if "start" in attributes:  # srv1: seconds
             start = number(attributes.get("start"), "start") or 0.0
@@ -111,10 +119,7 @@ def _ttml(root: Any, budget: Budget) -> ParsedFile:
         "tick": _rate(root, "tickRate", 1.0),
     }
     cues: list[Cue] = []
-    for element in root.iter():
-        budget.tick("parsing")
-        if _local(element.tag) != "p":
-            continue
+    for element in _captions(root, ("p",), budget):
         begin = _ttml_time(element.get("begin"), rates)
         if begin is None:
             continue
