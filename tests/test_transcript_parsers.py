@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import DATA, shared_data
-from video_research.transcripts.chunker import Chapter, parse_chapters
 from video_research.transcripts import parsers
+from video_research.transcripts.chunker import Chapter, parse_chapters
 from video_research.transcripts.parsers import (
     TranscriptFormatError,
     parse_file,
