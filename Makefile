@@ -14,7 +14,7 @@ TORCH_INDEX ?=
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test bench lint clean
+.PHONY: install run test bench eval lint clean
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -45,6 +45,11 @@ $(BENCH_VENV)/bin/python:
 
 bench: install $(BENCH_VENV)/bin/python
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FASTMCP_PYTHON=$(BENCH_VENV)/bin/python $(PY) -m tests.bench $(BENCH)
+
+# Transcript retrieval quality (issue 13): needs ../shared/data/transcripts; EVAL="--sweep"
+# tunes the fusion, EVAL="--embedders use-multilingual" picks the embedders measured.
+eval: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)
 
 lint: install
 	$(PY) -m ruff check video_research tests
