@@ -409,3 +409,18 @@ def test_markup_is_decoded_in_every_format():
     ]:
         cues = parsers.parse_content(content, suffix).cues
         assert [c.text for c in cues] == [">> Tom & Jerry !"], suffix
+
+
+def test_front_matter_is_read_safely():
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for n in range(1, 9):
+        levels.append(
+            f"l{n}: &l{n} [" + ", ".join([f"*{'a' if n == 1 else f'l{n - 1}'}"] * 9) + "]"
+        )
+    bomb = "---\n" + "\n".join(levels) + "\ntitle: Safe title\nurl: javascript:alert(1)\n---\n"
+    parsed = parsers.parse_content(bomb + "[00:00:01] hi\n", ".md")
+    assert parsed.metadata == {"title": "Safe title"}  # no alias expanded, no script link
+    tagged = "---\ntitle: !!python/object/apply:os.system ['echo hi']\nchannel: Ok\n---\n"
+    assert (
+        parsers.parse_content(tagged + "[00:00:01] hi\n", ".md").metadata["channel_title"] == "Ok"
+    )

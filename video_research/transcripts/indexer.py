@@ -1,4 +1,5 @@
-"""Transcripts in the knowledge store: two collections, indexing, search and paging.
+"""Transcripts in the knowledge store: two collections, indexing and paging (search, on
+top of them, is `transcripts.search`).
 
 `TranscriptChunks` holds the search chunks of every indexed video (seed 002's metadata:
 video_id, channel_id, channel_title, video_title, video_url, published_at, start_time,
