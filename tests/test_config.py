@@ -25,7 +25,7 @@ def test_seed_defaults(tmp_path):
     assert s.retry_max_delay == 60.0
     assert s.cache_dir.name == "video-research-mcp"
     assert s.weaviate_enabled is False
-    assert s.toolsets == ["all"]
+    assert s.toolsets == ["default"]
     assert s.local_role == "admin"
 
 
@@ -156,3 +156,99 @@ def test_unknown_toolset_is_a_clear_error():
 
     with pytest.raises(ConfigError, match="nosuchset"):
         dispatch.enabled_tools(load_settings({"VIDEO_RESEARCH_TOOLSETS": "infra,nosuchset"}))
+
+
+# --- sources: pydantic-settings (environment, VIDEO_RESEARCH_CONFIG, .env), placeholders ---
+
+
+def test_sources_are_recorded(tmp_path):
+    file = tmp_path / "c.json"
+    file.write_text(json.dumps({"GEMINI_FLASH_MODEL": "from-file"}))
+    s = load_settings({"VIDEO_RESEARCH_CONFIG": str(file), "GEMINI_MODEL": "from-env"})
+    assert s.sources["default_model"] == "env"
+    assert s.sources["flash_model"] == f"file {file}"
+    assert s.sources["cache_ttl_days"] == "default"
+    assert s.notes == []
+
+
+def test_dotenv_in_the_config_dir_is_the_lowest_source(tmp_path):
+    config_dir = tmp_path / "conf"
+    config_dir.mkdir()
+    (config_dir / ".env").write_text(
+        "# comment\n"
+        "GEMINI_MODEL=dotenv-model\n"
+        'export GEMINI_FLASH_MODEL="dotenv-flash"\n'
+        "GEMINI_CACHE_TTL_DAYS=11\n"
+        "GEMINI_API_KEY=AIzaSyDOTENV000000000000000000000000\n"
+        "SOMETHING_ELSE=ignored\n"
+    )
+    file = tmp_path / "c.json"
+    file.write_text(json.dumps({"flash_model": "file-flash"}))
+    s = load_settings(
+        {
+            "VIDEO_RESEARCH_CONFIG_DIR": str(config_dir),
+            "VIDEO_RESEARCH_CONFIG": str(file),
+            "GEMINI_MODEL": "env-model",
+        }
+    )
+    assert s.default_model == "env-model", "the environment beats .env"
+    assert s.flash_model == "file-flash", "the JSON file beats .env"
+    assert s.cache_ttl_days == 11 and s.sources["cache_ttl_days"] == f".env {config_dir / '.env'}"
+    assert s.gemini_api_key.get_secret_value().startswith("AIzaSyDOTENV")
+
+
+def test_dotenv_errors_name_the_variable_and_the_file(tmp_path):
+    (tmp_path / ".env").write_text("GEMINI_CACHE_TTL_DAYS=zero\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings({"VIDEO_RESEARCH_CONFIG_DIR": str(tmp_path)})
+    assert "GEMINI_CACHE_TTL_DAYS [.env" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "placeholder", ["${WEAVIATE_URL}", "http://${WEAVIATE_HOST}:8080", " ${weaviate_url} "]
+)
+def test_unresolved_placeholders_count_as_unset(tmp_path, placeholder):
+    s = load_settings({"WEAVIATE_URL": placeholder, "GEMINI_MODEL": "${GEMINI_MODEL}"})
+    assert s.weaviate_url == "" and s.weaviate_enabled is False
+    assert s.default_model == "gemini-3.1-pro-preview"
+    assert s.sources["weaviate_url"] == "default"
+    assert any("WEAVIATE_URL [env]" in note and "placeholder" in note for note in s.notes)
+
+
+def test_a_placeholder_falls_through_to_the_next_source(tmp_path):
+    file = tmp_path / "c.json"
+    file.write_text(
+        json.dumps({"GEMINI_MODEL": "from-file", "GEMINI_API_KEY": "${GEMINI_API_KEY}"})
+    )
+    s = load_settings({"VIDEO_RESEARCH_CONFIG": str(file), "GEMINI_MODEL": "${GEMINI_MODEL}"})
+    assert s.default_model == "from-file"
+    assert s.gemini_api_key.get_secret_value() == ""
+    assert len(s.notes) == 2
+    unresolved_file = load_settings({"VIDEO_RESEARCH_CONFIG": "${VIDEO_RESEARCH_CONFIG}"})
+    assert "VIDEO_RESEARCH_CONFIG" in unresolved_file.notes[0]
+
+
+def test_runtime_changes_are_a_source():
+    config.set_config(load_settings({"GEMINI_MODEL": "m-env"}))
+    updated = config.update_config(default_temperature=0.2)
+    assert updated.sources["default_temperature"] == "runtime"
+    assert updated.sources["default_model"] == "env"
+
+
+def test_doctor_names_each_source_and_the_notes(tmp_path):
+    from video_research.cli import doctor_report
+
+    (tmp_path / ".env").write_text("GEMINI_FLASH_MODEL=flash-from-dotenv\n")
+    settings = load_settings(
+        {
+            "VIDEO_RESEARCH_CONFIG_DIR": str(tmp_path),
+            "GEMINI_MODEL": "m",
+            "WEAVIATE_URL": "${WEAVIATE_URL}",
+        }
+    )
+    report = doctor_report(settings)
+    assert report["sources"]["GEMINI_MODEL"] == "env"
+    assert report["sources"]["GEMINI_FLASH_MODEL"].startswith(".env ")
+    assert report["sources"]["GEMINI_CACHE_TTL_DAYS"] == "default"
+    assert report["services"]["weaviate"].startswith("not configured")
+    assert any("WEAVIATE_URL" in n for n in report["notes"])

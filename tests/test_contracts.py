@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import mcp_types as types
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -69,7 +70,7 @@ def test_ref_is_inlined_with_sibling_description():
     schema = contracts.tool_schema("infra_cache", "input")
     content_id = schema["properties"]["content_id"]
     assert content_id["type"] == "string" and content_id["maxLength"] == 200
-    assert "one video ID" in content_id["description"]
+    assert "video ID or file hash" in content_id["description"]
 
 
 def test_broken_ref_is_reported(tmp_path, monkeypatch):
@@ -92,15 +93,27 @@ def test_broken_ref_is_reported(tmp_path, monkeypatch):
         contracts.load_schema.cache_clear()
 
 
-async def test_listed_schemas_equal_the_files(server_env):
+async def test_listed_schemas_are_the_published_form_of_the_files(server_env):
+    """tools/list shows each contract in its published form (schema_compaction.py: the
+    same input contract, the output's shape); the server validates against the files."""
+    from video_research import tool_listing
+
     async with mcp_client(server_env) as session:
         listed = (await session.list_tools()).tools
     by_name = {tool.name: tool for tool in listed}
-    assert set(by_name) == set(dispatch.TOOLS)
+    meta = set(dispatch.toolset_tools(dispatch.META_TOOLSET))
+    assert set(by_name) == set(dispatch.TOOLS) - meta
+    published = tool_listing.published_tools()
     for name, tool in by_name.items():
-        assert tool.input_schema == contracts.tool_schema(name, "input"), name
-        assert tool.output_schema == contracts.tool_schema(name, "output"), name
+        assert tool.input_schema == published[name].input_schema, name
+        assert tool.output_schema == published[name].output_schema, name
         spec = dispatch.TOOLS[name]
         assert tool.description == spec.description
-        assert tool.annotations.read_only_hint is spec.read_only
-        assert tool.annotations.destructive_hint is spec.destructive
+        hints = tool.annotations or types.ToolAnnotations()
+        # MCP defaults: readOnly false, destructive true, idempotent false, openWorld true
+        assert (hints.read_only_hint is True) is spec.read_only
+        assert hints.read_only_hint is not False  # a default is left out, never spelled
+        if not spec.read_only:
+            assert (hints.destructive_hint is not False) is spec.destructive
+            assert (hints.idempotent_hint is True) is spec.idempotent
+        assert (hints.open_world_hint is not False) is spec.open_world

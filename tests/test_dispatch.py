@@ -79,7 +79,7 @@ async def test_a_cancelled_write_is_audited(cancellations):
     the call is cancelled again while the entry is being written."""
     import asyncio
 
-    spec = spec_with("tests.fake_handlers:hangs", audited=True, read_only=False)
+    spec = spec_with("tests.fake_handlers:hangs", audited=True, audit_if=None, read_only=False)
     started = asyncio.Event()
     context = CallContext(tool="infra_cache", caller=ADMIN, meta={"started": started})
     task = asyncio.create_task(dispatch.call(spec, {}, context))
@@ -141,3 +141,30 @@ async def test_infra_configure_presets_and_overrides():
     assert report["active_preset"] is None
     bad = await dispatch.call(spec, {"temperature": 5}, ctx())
     assert bad.error.category == "invalid_input"
+
+
+async def test_reads_of_audited_tools_are_not_audited(tmp_path):
+    """infra_cache stats/list/context_list and infra_configure without changes are reads:
+    no audit row. Clears and configuration changes are."""
+    calls = [
+        ("infra_cache", {}),
+        ("infra_cache", {"action": "stats"}),
+        ("infra_cache", {"action": "list"}),
+        ("infra_cache", {"action": "context_list"}),
+        ("infra_configure", {}),
+    ]
+    for tool, arguments in calls:
+        outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx(tool=tool))
+        assert outcome.error is None, (tool, outcome.error)
+    log = await dispatch.call(dispatch.TOOLS["audit_log"], {}, ctx(tool="audit_log"))
+    assert log.result["entries"] == []
+    await dispatch.call(dispatch.TOOLS["infra_cache"], {"action": "clear"}, ctx())
+    await dispatch.call(
+        dispatch.TOOLS["infra_configure"], {"temperature": 0.5}, ctx(tool="infra_configure")
+    )
+    await dispatch.call(dispatch.TOOLS["infra_cache"], {"action": "nuke"}, ctx())
+    log = await dispatch.call(dispatch.TOOLS["audit_log"], {}, ctx(tool="audit_log"))
+    assert sorted((e["tool"], e["ok"]) for e in log.result["entries"]) == [
+        ("infra_cache", True),
+        ("infra_configure", True),
+    ], "writes are audited; an invalid action is neither a read nor a write of the cache"

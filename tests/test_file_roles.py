@@ -20,6 +20,10 @@ REQUIRED = {
     "delete_indexed_video": "admin",
     "document_ingest": "blessed",
     "document_delete": "admin",
+    # issue 15: a Deep Research task costs dollars and runs for minutes
+    "research_web": "blessed",
+    "research_web_followup": "blessed",
+    "research_web_cancel": "blessed",
 }
 
 
@@ -47,6 +51,12 @@ def _file_calls(root):
         ("video_create_session", {"file_path": str(root / "clips" / "talk.mp4")}),
         ("video_batch_analyze", {"directory": str(root / "clips")}),
         ("content_analyze", {"file_path": str(root / "notes.txt")}),
+        ("content_batch_analyze", {"file_paths": [str(root / "notes.txt")]}),
+        ("content_batch_analyze", {"directory": str(root)}),
+        (
+            "research_document",
+            {"question": "What is noted?", "file_paths": [str(root / "notes.txt")]},
+        ),
     ]
 
 

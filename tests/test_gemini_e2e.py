@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from tests.helpers import REPO_ROOT, mcp_client, tool_json
+from tests.stubs.gemini import SIGNATURE, _camel
 
 URL = "https://youtu.be/dQw4w9WgXcQ"
 
@@ -75,7 +76,20 @@ async def test_sessions_survive_a_server_restart(gemini_env, gemini_stub):
     assert not second.is_error, tool_json(second)
     assert second.structured_content["turn_count"] == 2
     contents = gemini_stub.calls("generateContent")[-1].body["contents"]
-    assert len(contents) == 3, "the restarted server still has the first turn"
+    assert len(contents) == 4, "intro, the first turn (both sides) and the new prompt"
+    model_turn = contents[2]
+    assert model_turn["role"] == "model"
+    thought, answer = (_camel(p) for p in model_turn["parts"])
+    assert thought["thought"] is True, "the model's thought part goes back as it came"
+    assert _b64(answer["thoughtSignature"]) == _b64(SIGNATURE), "signature survives the restart"
+
+
+def _b64(text):
+    import base64
+
+    return base64.urlsafe_b64decode(
+        text.replace("+", "-").replace("/", "_") + "=" * (-len(text) % 4)
+    )
 
 
 def test_cli_without_key_prints_a_config_error(server_env):

@@ -36,7 +36,7 @@ async def test_requests_without_a_valid_token_get_401(server_env, transport, pat
                 response = await http.post(url, json={}, headers=headers)
                 assert response.status_code == 401, headers
                 assert response.headers["www-authenticate"].startswith("Bearer")
-                assert response.json()["error"] == "unauthorized"
+                assert response.json()["error"] == "invalid_token"
     assert ADMIN_TOKEN.encode() not in proc.stderr.read()
 
 

@@ -215,7 +215,8 @@ def test_store_file_layout_is_documented(tmp_path):
         "collections",
         "obj_WebSearchResults",
         "fts_WebSearchResults",
-        "vec_WebSearchResults",
+        "vectors_WebSearchResults",
+        "vector_log",
     } <= tables
     definition = json.loads(
         db.execute("SELECT definition FROM collections WHERE name='WebSearchResults'").fetchone()[0]

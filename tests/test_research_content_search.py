@@ -138,6 +138,29 @@ async def test_content_analyze_bad_input(gemini_stub, arguments, category):
     assert outcome.error.category == category, outcome.error
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8080/admin",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://localhost/",
+        "http://[::1]/",
+        "https://user:secret@example.com/",
+        "http://loopback.example.com/",
+        "http://metadata.example.com/",
+    ],
+)
+async def test_content_analyze_refuses_inward_urls_before_any_call(gemini_stub, url):
+    from tests.test_url_policy import DNS, fake_dns
+    from video_research import url_policy
+
+    with url_policy.use_resolver(fake_dns(DNS)):
+        outcome = await call("content_analyze", {"url": url})
+    assert outcome.error.category == "URL_INVALID", outcome.error
+    assert "secret" not in outcome.error.error
+    assert gemini_stub.requests == [], "a refused URL must not cost a Gemini call"
+
+
 async def test_content_analyze_rejects_unsupported_and_huge_files(gemini_stub, tmp_path):
     binary = tmp_path / "photo.bmp"
     binary.write_bytes(b"BM")

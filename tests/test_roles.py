@@ -131,7 +131,7 @@ async def test_hard_replace_is_admin_only(catalog, role):
 
 
 async def test_denied_writes_are_audited(catalog):
-    viewer = Caller(username="guest", role="viewer")
+    viewer = Caller(username="guest", role="viewer", verified=True)  # a verified viewer session
     await call("playlist_delete", {"playlist_id": "pl_x"}, viewer)
     entries = (await ok("audit_log", {"username": "guest"}, ADMIN))["entries"]
     assert [(e["tool"], e["ok"], e["category"]) for e in entries] == [

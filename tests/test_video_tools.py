@@ -204,15 +204,18 @@ async def test_batch_bad_directory_and_glob(gemini_stub, tmp_path):
     assert empty.result["total_files"] == 0
 
 
-async def test_session_lifecycle(gemini_stub, monkeypatch):
+@pytest.mark.parametrize("caching", ["true", "false"])
+async def test_session_lifecycle(gemini_stub, monkeypatch, caching):
     from video_research import config
 
     monkeypatch.setenv("GEMINI_SESSION_MAX_TURNS", "2")
+    monkeypatch.setenv("GEMINI_CONTEXT_CACHE", caching)
     config.reset_config()
     created = await call("video_create_session", {"url": URL, "description": "music video"})
     assert created.error is None, created.error
     session = created.result
     assert session["video_title"] and session["turn_count"] == 0
+    assert session["context_cache"]["state"] == ("created" if caching == "true" else "off")
     for turn in range(1, 4):
         reply = await call(
             "video_continue_session",
@@ -222,9 +225,15 @@ async def test_session_lifecycle(gemini_stub, monkeypatch):
         assert reply.result["turn_count"] == turn
     sent = gemini_stub.calls("generateContent")[-1]
     contents = sent.body["contents"]
-    assert len(contents) == 2 * 2 + 1, "history must be trimmed to session_max_turns"
-    first_parts = [json.dumps(p) for p in contents[0]["parts"]]
-    assert CANON in first_parts[0], "the video stays attached after trimming"
+    assert len(contents) == 1 + 2 * 2 + 1, "intro + history trimmed to session_max_turns + prompt"
+    assert "Session purpose: music video" in json.dumps(contents[0])
+    if caching == "true":
+        assert sent.body["cachedContent"] == session["context_cache"]["name"]
+        assert CANON not in json.dumps(sent.body), "the video comes from the cache"
+        assert reply.result["usage"]["cached_tokens"] > 0
+    else:
+        assert CANON in json.dumps(contents[0]["parts"][0]), "the video stays attached"
+        assert reply.result["usage"]["cached_tokens"] == 0
     assert "question 3" in json.dumps(contents[-1])
 
 
@@ -256,7 +265,9 @@ async def test_local_file_session_uploads_once(gemini_stub, tmp_path):
     await call("video_continue_session", {"session_id": created["session_id"], "prompt": "one"})
     await call("video_continue_session", {"session_id": created["session_id"], "prompt": "two"})
     assert len(gemini_stub.calls("upload_start")) == 1
-    assert "fileData" in gemini_stub.calls("generateContent")[-1].parts[0]
+    cached = gemini_stub.calls("cachedContents.create")[-1].body
+    assert "fileData" in json.dumps(cached["contents"]), "the uploaded video is in the cache"
+    assert gemini_stub.calls("generateContent")[-1].body["cachedContent"]
 
 
 async def test_session_title_comes_from_youtube_when_available(youtube_stub, gemini_stub):

@@ -5,8 +5,10 @@ Rules (seed 004 section 5):
   claimed role only when the session registry confirms it; otherwise it gets `viewer`.
 - A call with no session claim comes from the owner of the process (the local stdio
   user) and gets `VIDEO_RESEARCH_LOCAL_ROLE` (default admin).
-- Over HTTP and SSE with VIDEO_RESEARCH_HTTP_TOKENS set, the bearer token names the
-  caller (`identity_from_request`); a request without a valid token never reaches the
+- Over HTTP and SSE with VIDEO_RESEARCH_HTTP_TOKENS or VIDEO_RESEARCH_OAUTH_ISSUER set,
+  the bearer token names the caller (`identity_from_request`): a static token its
+  configured username and role, an OAuth access token its username claim and the role
+  its scopes grant (oauth.py); a request without a valid token never reaches the
   server (401, see transports.py). A call that also claims a session is resolved as
   above but never gets more than its token's role: a bot's token caps its users.
 - Without tokens, HTTP callers are the local user, like stdio (the listener binds to
@@ -77,7 +79,21 @@ def token_identity(token: str | None, settings: Settings) -> Caller | None:
 
 
 async def identity_from_request(request: Any, settings: Settings) -> Caller | None:
-    """The caller an HTTP transport authenticated (bearer token), or None (stdio, no auth)."""
+    """The caller an HTTP transport authenticated, or None (stdio, or HTTP without auth).
+
+    The transports verify the bearer token before MCP sees the request (static token or
+    OAuth JWT, video_research/oauth.py) and leave the SDK's AuthenticatedUser on the
+    request; its claims carry the username and role.
+    """
+    scope = getattr(request, "scope", None)
+    user = scope.get("user") if isinstance(scope, dict) else None
+    claims = getattr(getattr(user, "access_token", None), "claims", None)
+    if isinstance(claims, dict) and claims.get("role") in ROLE_RANK:
+        return Caller(
+            username=str(claims.get("username") or "oauth-client")[:100],
+            role=claims["role"],
+            verified=True,
+        )
     headers = getattr(request, "headers", None)
     if headers is None or not settings.token_identities:
         return None
@@ -96,8 +112,10 @@ async def resolve_caller(
             username="local", role=settings.local_role, verified=True
         )
     caller = await _claimed_caller(claim, settings)
-    if transport_identity is not None and not transport_identity.has_role(caller.role):
-        return replace(caller, role=transport_identity.role)
+    if transport_identity is not None:
+        caller = replace(caller, transport_user=transport_identity.username)
+        if not transport_identity.has_role(caller.role):
+            return replace(caller, role=transport_identity.role)
     return caller
 
 

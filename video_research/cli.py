@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import sys
 from typing import Any
@@ -42,6 +43,11 @@ def _parser() -> argparse.ArgumentParser:
 
     tools = sub.add_parser("tools", help="list the tools with one-line descriptions")
     tools.add_argument("--json", action="store_true", help="print the tools as JSON")
+    tools.add_argument(
+        "--all",
+        action="store_true",
+        help="every tool, not only those a session starts with (VIDEO_RESEARCH_TOOLSETS)",
+    )
 
     call = sub.add_parser("call", help="run one tool in-process and print its JSON result")
     call.add_argument("tool")
@@ -57,6 +63,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # stdout went away (`video-research tools | head`): stop quietly. Point stdout at
+        # /dev/null so the interpreter's final flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = get_config()
@@ -64,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"video-research: {exc}", file=sys.stderr)
         return EXIT_USAGE
     setup_logging(settings.log_level, settings.log_format)
+    if settings.notes:
+        import logging
+
+        for note in settings.notes:
+            logging.getLogger("video_research.config").warning("%s", note)
     command = args.command or "serve"
     try:
         if command == "serve":
@@ -74,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                 getattr(args, "port", None),
             )
         if command == "tools":
-            return _tools(settings, args.json)
+            return _tools(settings, args.json, args.all)
         if command == "call":
             return asyncio.run(_call(settings, args.tool, args.arguments))
         if command == "doctor":
@@ -95,20 +119,31 @@ def _serve(settings: Settings, transport: str, host: str, port: int | None) -> i
     return EXIT_OK
 
 
-def _tools(settings: Settings, as_json: bool) -> int:
+def _tools(settings: Settings, as_json: bool, every: bool = False) -> int:
     from video_research import dispatch
 
-    specs = dispatch.enabled_tools(settings)
+    specs = list(dispatch.TOOLS.values()) if every else dispatch.enabled_tools(settings)
+    listed = dispatch.base_names(settings)
     if as_json:
         rows = [
-            {"name": s.name, "toolset": s.toolset, "role": s.role, "description": s.summary}
+            {
+                "name": s.name,
+                "toolset": s.toolset,
+                "role": s.role,
+                "listed": s.name in listed,
+                "description": s.summary,
+            }
             for s in specs
         ]
         print(json.dumps(rows, indent=2))
         return EXIT_OK
     width = max((len(s.name) for s in specs), default=0)
+    sets = max((len(s.toolset) for s in specs), default=0)
     for spec in specs:
-        print(f"{spec.name.ljust(width)}  {spec.summary}")
+        mark = ("  " if spec.name in listed else "+ ") if every else ""
+        print(f"{mark}{spec.name.ljust(width)}  {spec.toolset.ljust(sets)}  {spec.summary}")
+    if every:
+        print("\n+ not listed at the start of a session: turn its toolset on with toolset_enable")
     return EXIT_OK
 
 
@@ -116,7 +151,7 @@ async def _call(settings: Settings, tool: str, raw_arguments: str) -> int:
     from video_research import auth, dispatch, lifecycle
     from video_research.context import CallContext
 
-    spec = dispatch.lookup(tool, settings)
+    spec = dispatch.reachable(tool, settings)
     if spec is None:
         known = ", ".join(s.name for s in dispatch.enabled_tools(settings))
         print(f"video-research: unknown tool {tool!r}. Available: {known}", file=sys.stderr)
@@ -184,6 +219,8 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
         else "not configured (SQLite queue)"
     )
     settings_view = {k: v for k, v in settings.public_dict().items() if not k.endswith("_set")}
+    from video_research.config import config_dir
+
     return {
         "version": __version__,
         "keys_set": keys,
@@ -192,6 +229,9 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
         "toolsets": settings.toolsets,
         "tools_enabled": len(dispatch.enabled_tools(settings)),
         "settings": settings_view,
+        "sources": {names[name]: where for name, where in settings.sources.items()},
+        "config_dir": str(config_dir()),
+        "notes": settings.notes,
     }
 
 
@@ -211,9 +251,17 @@ def _doctor(settings: Settings, as_json: bool) -> int:
     for name, state in report["services"].items():
         print(f"  {name:<20} {state}")
     print(f"\nToolsets: {', '.join(report['toolsets'])} ({report['tools_enabled']} tools enabled)")
-    print("\nSettings:")
+    print(f"\nSettings (source in brackets; .env is read from {report['config_dir']}):")
+    sources = report["sources"]
+    names = env_names()
     for name, value in report["settings"].items():
-        print(f"  {name:<24} {value}")
+        print(f"  {name:<24} {value}  [{sources.get(names.get(name, name), 'default')}]")
+    for name in sorted(secret_fields()):
+        where = sources.get(names[name], "default")
+        if where != "default":
+            print(f"  {name:<24} (secret)  [{where}]")
+    for note in report["notes"]:
+        print(f"\nNote: {note}")
     return EXIT_OK
 
 

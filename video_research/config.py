@@ -1,12 +1,21 @@
-"""Server configuration: one pydantic model, read from a JSON file and the environment.
+"""Server configuration: one pydantic-settings model, read from the environment, a JSON
+file and an optional `.env` file.
 
-Resolution order, last wins: field defaults -> the JSON file named by
-`VIDEO_RESEARCH_CONFIG` -> environment variables. An empty environment variable counts
-as unset, so a client config can list a variable with "" without overriding the file.
+Sources, highest priority first (pydantic-settings' `settings_customise_sources`):
+1. environment variables;
+2. the JSON file named by `VIDEO_RESEARCH_CONFIG` (keys are the field names,
+   `default_model`, or the variable names, `GEMINI_MODEL`);
+3. `.env` in the config directory (`VIDEO_RESEARCH_CONFIG_DIR`, default the user config
+   dir, e.g. ~/.config/video-research/.env), in the usual dotenv syntax;
+4. the field defaults.
 
-The file's keys may be the field names (`default_model`) or the environment variable
-names (`GEMINI_MODEL`). Unknown keys and bad values stop the server with a message that
-names the variable; secret values are never echoed.
+Every field names its variable in `json_schema_extra` (`_env("GEMINI_MODEL", ...)`), and
+every source looks values up by that name. An empty value, or one holding an unresolved
+`${VAR}` placeholder (a client config that was never expanded, e.g. `"${WEAVIATE_URL}"`),
+counts as unset: the next source or the default applies, and `notes` says so. Unknown keys
+in the JSON file and bad values stop the server with a message that names the variable
+and its source; secret values are never echoed. `sources` records where each value came
+from (`video-research doctor` prints it).
 
 Names and defaults of the Gemini, cache, session, retry, YouTube and Weaviate settings
 are those of seed 000 section 10.
@@ -14,23 +23,27 @@ are those of seed 000 section 10.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 import os
+import re
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     ValidationInfo,
     field_validator,
 )
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from video_research.redact import register_secret
 
@@ -103,6 +116,11 @@ def parse_http_tokens(raw: str) -> dict[str, tuple[str, Role]]:
         raise ValueError("must be a JSON object of token -> {username, role}") from None
     if not isinstance(data, dict):
         raise ValueError("must be a JSON object of token -> {username, role}")
+    if not data:
+        # Set but empty must never mean "no authentication" by accident.
+        raise ValueError(
+            "holds no tokens; add at least one, or unset it to serve without tokens (loopback only)"
+        )
     tokens: dict[str, tuple[str, Role]] = {}
     for number, (token, identity) in enumerate(data.items(), start=1):
         register_secret(token)
@@ -117,10 +135,46 @@ def parse_http_tokens(raw: str) -> dict[str, tuple[str, Role]]:
     return tokens
 
 
-class Settings(BaseModel):
+@functools.lru_cache(maxsize=8)
+def parse_oauth_scopes(raw: str) -> dict[str, Role]:
+    """Parse VIDEO_RESEARCH_OAUTH_SCOPES ({"scope": "role"}); ValueError names the problem."""
+    try:
+        data = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        raise ValueError(
+            'must be a JSON object of scope -> role, e.g. {"mcp:read": "viewer"}'
+        ) from None
+    if not isinstance(data, dict) or not data:
+        raise ValueError("must be a non-empty JSON object of scope -> role")
+    for scope, role in data.items():
+        if role not in ("viewer", "blessed", "admin"):
+            raise ValueError(f"scope {scope!r} maps to {role!r}; use viewer, blessed or admin")
+        if not scope or any(c.isspace() or c in '"\\' for c in scope):
+            raise ValueError(f"scope {scope!r} is not a valid OAuth scope token")
+    return dict(data)
+
+
+class Settings(BaseSettings):
     """Every setting the server reads. Field metadata names the environment variable."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+    model_config = SettingsConfigDict(
+        extra="forbid", validate_assignment=True, frozen=False, validate_default=True
+    )
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+    _notes: list[str] = PrivateAttr(default_factory=list)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Keyword arguments, then the environment, the JSON file and `.env` (see module doc)."""
+        load = _LOADING.get() or _Load(os.environ)
+        return (init_settings, *load.sources(settings_cls))
 
     # --- Gemini (seed 000 section 10) ---
     gemini_api_key: SecretStr = Field(
@@ -195,6 +249,29 @@ class Settings(BaseModel):
             "Session database file (default: sessions.db in the data dir; ':memory:' keeps none)",
         ),
     )
+    deep_research_agent: str = Field(
+        default="deep-research-preview-04-2026",
+        min_length=1,
+        json_schema_extra=_env(
+            "GEMINI_DEEP_RESEARCH_AGENT", "Gemini Deep Research agent behind research_web"
+        ),
+    )
+    deep_research_db_path: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "DEEP_RESEARCH_DB",
+            "Deep Research task database (default: deep_research.db in the data dir)",
+        ),
+    )
+    deep_research_poll_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        json_schema_extra=_env(
+            "DEEP_RESEARCH_POLL_SECONDS",
+            "Seconds between polls while research_web_status waits",
+        ),
+    )
 
     # --- retries (seed 000 section 3) ---
     retry_max_attempts: int = Field(
@@ -223,6 +300,32 @@ class Settings(BaseModel):
     youtube_api_endpoint: str = Field(
         default="",
         json_schema_extra=_env("YOUTUBE_API_ENDPOINT", "Override the YouTube Data API endpoint"),
+    )
+
+    # --- Semantic Scholar (issue 15) ---
+    semantic_scholar_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        json_schema_extra=_env(
+            "SEMANTIC_SCHOLAR_API_KEY",
+            "Semantic Scholar API key (optional: raises the rate limit)",
+            secret=True,
+        ),
+    )
+    semantic_scholar_base_url: str = Field(
+        default="https://api.semanticscholar.org",
+        min_length=1,
+        json_schema_extra=_env(
+            "SEMANTIC_SCHOLAR_BASE_URL", "Semantic Scholar API origin (a mirror or a local stub)"
+        ),
+    )
+    semantic_scholar_requests_per_second: float = Field(
+        default=1.0,
+        gt=0,
+        le=100,
+        json_schema_extra=_env(
+            "SEMANTIC_SCHOLAR_RPS",
+            "Most Semantic Scholar requests per second (at most 1 without a key)",
+        ),
     )
 
     # --- knowledge store ---
@@ -266,6 +369,47 @@ class Settings(BaseModel):
             "VIDEO_RESEARCH_BATCH_CONCURRENCY", "Parallel Gemini calls in video_batch_analyze"
         ),
     )
+    upload_reuse_margin_seconds: float = Field(
+        default=3600.0,
+        ge=0,
+        json_schema_extra=_env(
+            "GEMINI_UPLOAD_REUSE_MARGIN",
+            "Reuse an earlier File API upload of the same content only if it lives this many "
+            "more seconds (else upload again)",
+        ),
+    )
+    context_cache_enabled: bool = Field(
+        default=True,
+        json_schema_extra=_env(
+            "GEMINI_CONTEXT_CACHE",
+            "Keep a session's video in a Gemini context cache (cached input tokens cost a "
+            "fraction); true/false",
+        ),
+    )
+    context_cache_ttl_seconds: int = Field(
+        default=3600,
+        ge=60,
+        le=7 * 86400,
+        json_schema_extra=_env(
+            "GEMINI_CONTEXT_CACHE_TTL",
+            "Lifetime of a context cache in seconds, renewed while its session is used",
+        ),
+    )
+    batch_poll_interval_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        json_schema_extra=_env(
+            "GEMINI_BATCH_POLL_INTERVAL", "Seconds between state checks of a Batch API job"
+        ),
+    )
+    batch_timeout_seconds: float = Field(
+        default=86400.0,
+        gt=0,
+        json_schema_extra=_env(
+            "GEMINI_BATCH_TIMEOUT",
+            "Longest wait for a Batch API job before it is cancelled (Gemini's target is 24 h)",
+        ),
+    )
 
     # --- knowledge store and embeddings (issue 4): add fields here ---
     knowledge_db_path: str = Field(
@@ -293,7 +437,7 @@ class Settings(BaseModel):
         default="",
         json_schema_extra=_env(
             "KNOWLEDGE_EMBEDDING_MODEL",
-            "Embedding model (default: all-MiniLM-L6-v2 for local, gemini-embedding-001 for gemini)",
+            "Embedding model (local: all-MiniLM-L6-v2, the default, or use-multilingual; gemini: default gemini-embedding-001)",
         ),
     )
     embedding_dimensions: int = Field(
@@ -348,6 +492,43 @@ class Settings(BaseModel):
         le=4096,
         json_schema_extra=_env(
             "WEAVIATE_HNSW_EF", "HNSW query-time candidate list size; -1 lets Weaviate pick"
+        ),
+    )
+    embedding_local_precision: Literal["fp32", "int8"] = Field(
+        default="fp32",
+        json_schema_extra=_env(
+            "KNOWLEDGE_LOCAL_EMBEDDING_PRECISION",
+            "all-MiniLM-L6-v2 on ONNX Runtime: fp32 (exact) or int8 documents (faster, cosine ~0.99)",
+        ),
+    )
+    knowledge_model_cache_dir: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "KNOWLEDGE_MODEL_CACHE_DIR",
+            "Where the local model's ONNX graph is built once and kept (default: models/ in the data dir)",
+        ),
+    )
+    knowledge_ann: bool = Field(
+        default=True,
+        json_schema_extra=_env(
+            "KNOWLEDGE_ANN",
+            "Approximate nearest-neighbour index (faiss HNSW) beside the embedded store (true/false)",
+        ),
+    )
+    knowledge_ann_min_objects: int = Field(
+        default=20000,
+        ge=100,
+        json_schema_extra=_env(
+            "KNOWLEDGE_ANN_MIN_OBJECTS",
+            "Collections smaller than this are searched exactly (numpy), without an ANN index",
+        ),
+    )
+    knowledge_ann_ef_search: int = Field(
+        default=1024,
+        ge=16,
+        le=4096,
+        json_schema_extra=_env(
+            "KNOWLEDGE_ANN_EF_SEARCH", "HNSW query-time candidate list size of the embedded index"
         ),
     )
 
@@ -436,6 +617,28 @@ class Settings(BaseModel):
             "Comma list of directories the local-file tools may read (default: home)",
         ),
     )
+    url_allowlist: list[str] = Field(
+        default_factory=list,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_URL_ALLOWLIST",
+            "Comma list of hosts (*.corp.example) and address ranges (10.0.0.0/8) that URLs may "
+            "name although they are private (local deployments)",
+        ),
+    )
+    url_resolve_timeout_seconds: float = Field(
+        default=3.0,
+        gt=0,
+        le=60,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_URL_RESOLVE_TIMEOUT",
+            "Longest wait, in seconds, for the name lookup of a URL's host",
+        ),
+    )
+
+    @field_validator("url_allowlist", mode="before")
+    @classmethod
+    def _split_allowlist(cls, value: Any) -> Any:
+        return split_list(value)
 
     # --- documents (issue 6): add fields here ---
     documents_chunk_tokens: int = Field(
@@ -453,6 +656,24 @@ class Settings(BaseModel):
         json_schema_extra=_env(
             "DOCUMENTS_MAX_FILE_MB",
             "Largest file document_ingest reads, in MB (larger ones fail per file)",
+        ),
+    )
+    documents_max_unpacked_mb: float = Field(
+        default=200.0,
+        gt=0,
+        json_schema_extra=_env(
+            "DOCUMENTS_MAX_UNPACKED_MB",
+            "Most a DOCX/PPTX (a ZIP archive) may unpack to, in MB, checked before extraction "
+            "(larger ones fail per file: zip bombs)",
+        ),
+    )
+    documents_max_compression_ratio: float = Field(
+        default=100.0,
+        gt=1,
+        json_schema_extra=_env(
+            "DOCUMENTS_MAX_COMPRESSION_RATIO",
+            "Highest unpacked/packed size ratio of a DOCX/PPTX and of any of its parts over "
+            "1 MB (Office XML packs about 10x; zip bombs 1000x)",
         ),
     )
 
@@ -532,15 +753,159 @@ class Settings(BaseModel):
         """bearer token -> (username, role), from VIDEO_RESEARCH_HTTP_TOKENS."""
         return parse_http_tokens(self.http_tokens.get_secret_value())
 
+    # --- HTTP surface: toolsets, Host/Origin, timeouts, resumable streams, OAuth (issue 14) ---
+    dynamic_toolsets: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_DYNAMIC_TOOLSETS",
+            "List toolset_list/toolset_enable/toolset_disable so a session can turn toolsets on "
+            "(auto: with the default profile only)",
+        ),
+    )
+    http_allowed_hosts: list[str] = Field(
+        default_factory=list,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_HTTP_ALLOWED_HOSTS",
+            "Comma list of Host header values the HTTP server answers besides loopback "
+            "(e.g. mcp.example.com, 10.0.0.5:8089; host:* for any port)",
+        ),
+    )
+    http_allowed_origins: list[str] = Field(
+        default_factory=list,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_HTTP_ALLOWED_ORIGINS",
+            "Comma list of browser Origins allowed besides loopback (e.g. https://app.example.com)",
+        ),
+    )
+    http_allow_unauthenticated: bool = Field(
+        default=False,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_HTTP_ALLOW_UNAUTHENTICATED",
+            "Serve HTTP/SSE on a non-loopback address without tokens or OAuth (every caller "
+            "is the local user); refused unless set",
+        ),
+    )
+    http_header_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_HTTP_HEADER_TIMEOUT",
+            "Seconds a connection gets to send a complete request head before it is closed",
+        ),
+    )
+    http_body_timeout_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_HTTP_BODY_TIMEOUT",
+            "Seconds between two pieces of a request body before the request is dropped",
+        ),
+    )
+    http_keepalive_seconds: int = Field(
+        default=5,
+        ge=1,
+        le=300,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_HTTP_KEEPALIVE", "Seconds an idle keep-alive connection stays open"
+        ),
+    )
+    http_event_store_max_events: int = Field(
+        default=10_000,
+        ge=0,
+        le=10_000_000,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_HTTP_EVENT_STORE_MAX_EVENTS",
+            "Streamable-HTTP events kept for clients that reconnect with Last-Event-ID "
+            "(http_events.db in the data dir; 0 switches resumption off)",
+        ),
+    )
+    http_retry_ms: int = Field(
+        default=2000,
+        ge=100,
+        le=600_000,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_HTTP_RETRY_MS",
+            "The SSE retry field: how long a client waits before reconnecting a dropped stream",
+        ),
+    )
+    oauth_issuer: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_OAUTH_ISSUER",
+            "OAuth 2.1 authorization server whose JWT access tokens HTTP/SSE accept "
+            "(discovery + JWKS; empty: OAuth off)",
+        ),
+    )
+    oauth_resource: str = Field(
+        default="",
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_OAUTH_RESOURCE",
+            "This server's resource URL, the audience tokens must carry "
+            "(default http://<host>:<port>/mcp, or /sse for --transport sse)",
+        ),
+    )
+    oauth_scopes: str = Field(
+        default='{"video-research:viewer": "viewer", "video-research:blessed": "blessed", '
+        '"video-research:admin": "admin"}',
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_OAUTH_SCOPES",
+            'JSON {"scope": "role"}: the role a token\'s scopes grant (the highest one wins)',
+        ),
+    )
+    oauth_username_claim: str = Field(
+        default="sub",
+        min_length=1,
+        json_schema_extra=_env(
+            "VIDEO_RESEARCH_OAUTH_USERNAME_CLAIM",
+            "The access-token claim that names the caller (audit log, roles)",
+        ),
+    )
+
+    @field_validator("http_allowed_hosts", "http_allowed_origins", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: Any) -> Any:
+        return split_list(value)
+
+    @field_validator("dynamic_toolsets", mode="before")
+    @classmethod
+    def _dynamic_words(cls, value: Any) -> Any:
+        words = {"true": "on", "1": "on", "yes": "on", "false": "off", "0": "off", "no": "off"}
+        return words.get(str(value).strip().lower(), value) if isinstance(value, str) else value
+
+    @field_validator("oauth_scopes", mode="after")
+    @classmethod
+    def _check_scopes(cls, value: str) -> str:
+        parse_oauth_scopes(value)
+        return value
+
+    @field_validator("oauth_issuer", "oauth_resource", mode="after")
+    @classmethod
+    def _check_url(cls, value: str) -> str:
+        if value and not value.startswith(("https://", "http://")):
+            raise ValueError("must be an http(s) URL")
+        return value
+
+    @property
+    def scope_roles(self) -> dict[str, Role]:
+        """OAuth scope -> role, from VIDEO_RESEARCH_OAUTH_SCOPES."""
+        return parse_oauth_scopes(self.oauth_scopes)
+
+    @property
+    def http_event_db(self) -> Path:
+        return self.data_dir / "http_events.db"
+
     # --- server ---
     data_dir: Path = Field(
         default_factory=_default_data_dir,
         json_schema_extra=_env("VIDEO_RESEARCH_DATA_DIR", "Where SQLite databases live"),
     )
     toolsets: list[str] = Field(
-        default_factory=lambda: ["all"],
+        default_factory=lambda: ["default"],
         json_schema_extra=_env(
-            "VIDEO_RESEARCH_TOOLSETS", "Comma list of tool groups to expose (default all)"
+            "VIDEO_RESEARCH_TOOLSETS",
+            "Comma list of tool groups to expose: default (the default profile), all, or toolsets",
         ),
     )
     local_role: Role = Field(
@@ -565,7 +930,7 @@ class Settings(BaseModel):
         value = split_list(value)
         if isinstance(value, list):
             value = [str(v).strip().lower() for v in value if str(v).strip()]
-            return value or ["all"]
+            return value or ["default"]
         return value
 
     @field_validator(
@@ -609,6 +974,11 @@ class Settings(BaseModel):
         return self.session_db_path or str(self.data_dir / "sessions.db")
 
     @property
+    def deep_research_db(self) -> str:
+        """The Deep Research task database, ':memory:' when persistence is switched off."""
+        return self.deep_research_db_path or str(self.data_dir / "deep_research.db")
+
+    @property
     def knowledge_db(self) -> Path:
         """The embedded knowledge store file (used when WEAVIATE_URL is not set)."""
         return (
@@ -630,18 +1000,147 @@ class Settings(BaseModel):
                 out[name] = value
         return out
 
+    @property
+    def sources(self) -> dict[str, str]:
+        """field name -> where its value came from: env, file <path>, .env <path>, runtime
+        (infra_configure) or default."""
+        return {name: self._sources.get(name, "default") for name in type(self).model_fields}
+
+    @property
+    def notes(self) -> list[str]:
+        """What loading noticed and worked around (e.g. an unresolved ${VAR} placeholder)."""
+        return list(self._notes)
+
 
 def env_names() -> dict[str, str]:
     """field name -> environment variable name, for every setting."""
-    return {name: field.json_schema_extra["env"] for name, field in Settings.model_fields.items()}  # type: ignore[index]
+    return dict(_env_names())
+
+
+@functools.cache
+def _env_names() -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (name, field.json_schema_extra["env"])  # type: ignore[index]
+        for name, field in Settings.model_fields.items()
+    )
 
 
 def secret_fields() -> set[str]:
-    return {
+    return set(_secret_fields())
+
+
+@functools.cache
+def _secret_fields() -> frozenset[str]:
+    return frozenset(
         name
         for name, field in Settings.model_fields.items()
-        if field.json_schema_extra.get("secret")
-    }  # type: ignore[union-attr]
+        if field.json_schema_extra.get("secret")  # type: ignore[union-attr]
+    )
+
+
+# ----------------------------------------------------------------------------- sources
+
+_PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where `.env` is looked for: VIDEO_RESEARCH_CONFIG_DIR, else the user config dir."""
+    environ = os.environ if environ is None else environ
+    chosen = (environ.get("VIDEO_RESEARCH_CONFIG_DIR") or "").strip()
+    if chosen and not _PLACEHOLDER.search(chosen):
+        return Path(chosen).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME, appauthor=False))
+
+
+@dataclass
+class _Load:
+    """One loading of the settings: its inputs and what it recorded."""
+
+    environ: Mapping[str, str]
+    origin: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def sources(self, settings_cls: type[BaseSettings]) -> list[PydanticBaseSettingsSource]:
+        found: list[PydanticBaseSettingsSource] = [
+            _VariablesSource(settings_cls, self, self.environ, "env")
+        ]
+        config_path = (self.environ.get("VIDEO_RESEARCH_CONFIG") or "").strip()
+        if _PLACEHOLDER.search(config_path):
+            self.notes.append(
+                "VIDEO_RESEARCH_CONFIG [env] holds an unresolved placeholder; no JSON file read."
+            )
+            config_path = ""
+        if config_path:
+            found.append(
+                _VariablesSource(
+                    settings_cls,
+                    self,
+                    _read_config_file(config_path),
+                    f"file {config_path}",
+                    by_field_name=True,
+                )
+            )
+        dotenv = config_dir(self.environ) / ".env"
+        if dotenv.is_file():
+            from pydantic_settings import DotEnvSettingsSource
+
+            values = DotEnvSettingsSource(
+                settings_cls, env_file=dotenv, case_sensitive=True
+            ).env_vars
+            found.append(_VariablesSource(settings_cls, self, values, f".env {dotenv}"))
+        return found
+
+
+class _VariablesSource(PydanticBaseSettingsSource):
+    """Values looked up by each field's variable name (and, for the JSON file, its field
+    name). Empty values and unresolved ${VAR} placeholders are skipped, so the next source
+    applies. Strings are passed on raw: the model's validators split comma lists."""
+
+    def __init__(
+        self,
+        settings_cls: type[BaseSettings],
+        load: _Load,
+        values: Mapping[str, Any],
+        label: str,
+        *,
+        by_field_name: bool = False,
+    ) -> None:
+        super().__init__(settings_cls)
+        self.load = load
+        self.values = values
+        self.label = label
+        self.by_field_name = by_field_name
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        env = field.json_schema_extra["env"]  # type: ignore[index]
+        value = self.values.get(env)
+        if value is None and self.by_field_name:
+            value = self.values.get(field_name)
+        return value, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name, info in self.settings_cls.model_fields.items():
+            value, key, _ = self.get_field_value(info, name)
+            if value is None:
+                continue
+            if isinstance(value, str):
+                value = value.strip()
+                if value == "":
+                    continue
+                if _PLACEHOLDER.search(value):
+                    env = info.json_schema_extra["env"]  # type: ignore[index]
+                    self.load.notes.append(
+                        f"{env} [{self.label}] holds an unresolved placeholder "
+                        f"({_PLACEHOLDER.search(value).group(0)}); treated as unset. "  # type: ignore[union-attr]
+                        "The client config passed it unexpanded: give the value itself."
+                    )
+                    continue
+            data[key] = value
+            self.load.origin.setdefault(name, self.label)
+        return data
 
 
 def _read_config_file(path: str) -> dict[str, Any]:
@@ -656,55 +1155,47 @@ def _read_config_file(path: str) -> dict[str, Any]:
         raise ConfigError(f"VIDEO_RESEARCH_CONFIG file {file} is not valid JSON: {exc}") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"VIDEO_RESEARCH_CONFIG file {file} must hold a JSON object of settings.")
-    by_env = {env: name for name, env in env_names().items()}
-    data: dict[str, Any] = {}
-    unknown = []
-    for key, value in raw.items():
-        if key in Settings.model_fields:
-            data[key] = value
-        elif key in by_env:
-            data[by_env[key]] = value
-        else:
-            unknown.append(key)
+    known_env = set(env_names().values())
+    unknown = [key for key in raw if key not in Settings.model_fields and key not in known_env]
     if unknown:
         known = ", ".join(sorted(Settings.model_fields))
         raise ConfigError(
             f"Unknown setting(s) {', '.join(sorted(unknown))} in {file}. Known settings: {known}."
         )
-    return data
+    return raw
 
 
-def _explain(exc: ValidationError, sources: dict[str, str]) -> str:
+def _explain(exc: ValidationError, sources: Mapping[str, str]) -> str:
     lines = ["Invalid configuration:"]
     secrets = secret_fields()
+    names = env_names()
     for err in exc.errors():
-        field = str(err["loc"][0]) if err["loc"] else "?"
-        where = sources.get(field, "default")
-        name = env_names().get(field, field)
-        shown = "(value hidden)" if field in secrets else f"(got {err.get('input')!r})"
+        field_name = str(err["loc"][0]) if err["loc"] else "?"
+        where = sources.get(field_name, "default")
+        name = names.get(field_name, field_name)
+        shown = "(value hidden)" if field_name in secrets else f"(got {err.get('input')!r})"
         lines.append(f"  {name} [{where}]: {err['msg']} {shown}")
     return "\n".join(lines)
 
 
+_LOADING: contextvars.ContextVar[_Load | None] = contextvars.ContextVar(
+    "video_research_config_load", default=None
+)
+
+
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Build Settings from the config file and environment; ConfigError explains any problem."""
-    environ = os.environ if environ is None else environ
-    data: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    config_path = environ.get("VIDEO_RESEARCH_CONFIG", "").strip()
-    if config_path:
-        for key, value in _read_config_file(config_path).items():
-            data[key] = value
-            sources[key] = f"file {config_path}"
-    for field, env in env_names().items():
-        value = environ.get(env)
-        if value is not None and value.strip() != "":
-            data[field] = value.strip()
-            sources[field] = "env"
+    """Build Settings from the environment, the JSON file and `.env`; ConfigError explains
+    any problem (naming the variable and the source it came from)."""
+    load = _Load(os.environ if environ is None else environ)
+    token = _LOADING.set(load)
     try:
-        settings = Settings.model_validate(data)
+        settings = Settings()
     except ValidationError as exc:
-        raise ConfigError(_explain(exc, sources)) from None
+        raise ConfigError(_explain(exc, load.origin)) from None
+    finally:
+        _LOADING.reset(token)
+    settings._sources = dict(load.origin)
+    settings._notes = list(load.notes)
     _register_secrets(settings)
     return settings
 
@@ -739,11 +1230,14 @@ def update_config(**overrides: Any) -> Settings:
     """Patch the live settings (infra_configure); values are re-validated, None means keep."""
     current = get_config()
     data = {name: getattr(current, name) for name in Settings.model_fields}
-    data.update({k: v for k, v in overrides.items() if v is not None})
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    data.update(changes)
     try:
-        updated = Settings.model_validate(data)
+        updated = Settings.model_validate(data)  # no sources: exactly these values
     except ValidationError as exc:
         raise ConfigError(_explain(exc, {k: "runtime" for k in overrides})) from None
+    updated._sources = {**current._sources, **{k: "runtime" for k in changes}}
+    updated._notes = list(current._notes)
     return set_config(updated)
 
 

@@ -30,6 +30,10 @@ class Caller:
     role: Role
     session_id: str | None = None
     verified: bool = False
+    transport_user: str | None = None
+    """Who the transport authenticated (a bearer token's user) when the call also claims a
+    session; None on stdio and without tokens. The audit log records this user, not an
+    unverified claim's name."""
 
     def has_role(self, required: str) -> bool:
         return ROLE_RANK[self.role] >= ROLE_RANK[required]
@@ -47,15 +51,67 @@ class CallContext:
     progress_fn: ProgressFn = _no_progress
     session: Any = None
     """The SDK's ServerSession, or None outside a server (CLI)."""
+    request_id: Any = None
+    """The JSON-RPC id of the tools/call being served (None outside a server)."""
+    last_progress: float | None = field(default=None, init=False)
+    """The last progress value sent: MCP progress must increase with each notification."""
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
         """Send an MCP progress notification when the client asked for progress.
 
-        Never raises: a client that went away must not fail the work.
+        A value that does not increase on the last one sent is dropped (the spec requires
+        progress to increase). Never raises: a client that went away must not fail the work.
         """
+        if self.last_progress is not None and progress <= self.last_progress:
+            return
+        self.last_progress = progress
         try:
             await self.progress_fn(progress, total, message)
         except Exception as exc:  # pragma: no cover - depends on the transport going away
             logger.debug("progress notification dropped: %s", exc)
+
+    def start_progress_timer(self, delay: float) -> Callable[[], None]:
+        """Report progress 0 after `delay` seconds unless the handler reported progress by
+        then; returns the function that stops the timer (call it when the call ends).
+
+        Long calls (batches, ingests, re-embeds) report after their first item; this tells
+        the client at once that the call is running, whatever the handler does.
+        """
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        sending: list[asyncio.Task[None]] = []
+
+        def fire() -> None:
+            if self.last_progress is None:
+                sending.append(
+                    loop.create_task(self.report_progress(0, None, f"{self.tool}: started"))
+                )
+
+        handle = loop.call_later(delay, fire)
+
+        def stop() -> None:
+            handle.cancel()
+            for task in sending:
+                task.cancel()
+
+        return stop
+
+    async def notify_tools_changed(self) -> None:
+        """Tell this session's client that its tool list changed (toolset_enable/disable).
+
+        Sent on the request's own stream, so a streamable-HTTP client gets it without a
+        standalone GET stream. Never raises.
+        """
+        if self.session is None:
+            return
+        import mcp_types as types
+
+        try:
+            await self.session.send_notification(
+                types.ToolListChangedNotification(), related_request_id=self.request_id
+            )
+        except Exception as exc:  # pragma: no cover - depends on the transport going away
+            logger.debug("tools/list_changed notification dropped: %s", exc)

@@ -50,6 +50,16 @@ class ToolSpec:
     open_world: bool = False
     audited: bool = False
     """Record every call in the audit log (writes to shared state)."""
+    audit_if: Callable[[dict[str, Any]], bool] | None = None
+    """For an audited tool that also reads: audit only calls for which this returns True
+    (given the call's arguments as sent), so reads stay cheap and the log holds writes."""
+
+    def audits(self, arguments: Any) -> bool:
+        if not self.audited:
+            return False
+        if self.audit_if is None or not isinstance(arguments, dict):
+            return True
+        return self.audit_if(arguments)
 
     @property
     def summary(self) -> str:
@@ -81,6 +91,17 @@ def _table(*specs: ToolSpec) -> dict[str, ToolSpec]:
     return table
 
 
+def _infra_cache_writes(arguments: dict[str, Any]) -> bool:
+    return arguments.get("action", "stats") in ("clear", "context_clear")
+
+
+def _infra_configure_writes(arguments: dict[str, Any]) -> bool:
+    return any(
+        arguments.get(name) is not None
+        for name in ("preset", "model", "thinking_level", "temperature")
+    )
+
+
 TOOLS: dict[str, ToolSpec] = _table(
     # ---------------------------------------------------------------- infra
     ToolSpec(
@@ -89,13 +110,14 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="infra",
         title="Analysis cache",
         description=(
-            "Inspect or clear the analysis cache (stats, list, clear).\n"
-            "The cache keeps Gemini results per content, tool, instruction and model so a repeated "
-            "analysis costs nothing. `clear` with content_id removes one video's entries; without it, all. Requires admin."
+            "Inspect or clear the analysis cache (Gemini results per content, tool, instruction "
+            "and model) and the Gemini context caches (session videos, billed per hour).\n"
+            "Requires admin. Clears are audited."
         ),
         role="admin",
         read_only=False,
         audited=True,
+        audit_if=_infra_cache_writes,
         destructive=True,
         idempotent=True,
     ),
@@ -105,14 +127,13 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="infra",
         title="Runtime configuration",
         description=(
-            "Show or change the model preset, model, thinking level and temperature at runtime.\n"
-            "Presets: best (max quality), stable (higher rate limits), budget (cheapest). An explicit "
-            "model wins over the preset. Changes apply to every later call of this server process; "
-            "called with no arguments it only reports the current settings. Requires admin."
+            "Show or change the model preset, model, thinking level and temperature for later "
+            "calls of this server process; with no arguments it only shows them. Requires admin."
         ),
         role="admin",
         read_only=False,
         audited=True,
+        audit_if=_infra_configure_writes,
         destructive=False,
         idempotent=True,
     ),
@@ -123,11 +144,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Analyze a video",
         description=(
-            "Analyze a YouTube video or a local video file with Gemini, following any instruction.\n"
-            "Pass exactly one of url (YouTube) or file_path (mp4, webm, mov, avi, mkv, mpeg, wmv, flv, 3gp; "
-            "files over 20 MB are uploaded through the Gemini File API). Returns title, summary, key points, "
-            "timestamps and topics, or the shape of your own output_schema. Results are cached per video, "
-            "instruction and model (`cached: true` on a hit) and written to the knowledge base."
+            "Analyze a YouTube video (url) or local video file (file_path) with Gemini, following "
+            "any instruction.\n"
+            "Returns title, summary, key points, timestamps and topics, or your output_schema's "
+            "shape. Cached per video, instruction and model; written to the knowledge base."
         ),
         open_world=True,
     ),
@@ -137,9 +157,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Start a video session",
         description=(
-            "Start a multi-turn conversation about one video (YouTube URL or local file).\n"
-            "Returns a session_id for video_continue_session. Sessions persist across server restarts and "
-            "expire after GEMINI_SESSION_TIMEOUT_HOURS idle; local files are uploaded once for the session."
+            "Start a multi-turn conversation about one video; returns a session_id for "
+            "video_continue_session.\n"
+            "Sessions survive restarts and expire after GEMINI_SESSION_TIMEOUT_HOURS idle."
         ),
         idempotent=False,
         open_world=True,
@@ -150,8 +170,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Ask about a session's video",
         description=(
-            "Ask a follow-up question in a video session; the model sees the video and the conversation so far.\n"
-            "History keeps the last GEMINI_SESSION_MAX_TURNS turns. Each turn is written to the knowledge base."
+            "Ask a follow-up question in a video session; the model sees the video and the last "
+            "GEMINI_SESSION_MAX_TURNS turns.\n"
+            "Each turn is written to the knowledge base."
         ),
         idempotent=False,
         open_world=True,
@@ -162,9 +183,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="video",
         title="Analyze a directory of videos",
         description=(
-            "Analyze every video file in a directory (glob_pattern, at most max_files) with one instruction.\n"
-            "Runs VIDEO_RESEARCH_BATCH_CONCURRENCY (3) analyses at a time and reports progress per finished "
-            "file. A file that fails is reported in its item; it never fails the batch."
+            "Analyze the video files of a directory (glob_pattern, at most max_files) with one "
+            "instruction.\n"
+            "Progress per file; a file that fails is reported in its item, never failing the "
+            "batch."
         ),
         open_world=True,
     ),
@@ -175,8 +197,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="youtube",
         title="YouTube video metadata",
         description=(
-            "Fetch a YouTube video's metadata from the Data API (no Gemini): title, description, channel, "
-            "duration, views, likes, comments, tags, category, thumbnail.\n"
+            "A YouTube video's metadata from the Data API, without Gemini.\n"
             "Costs 1 YouTube quota unit. Written to the knowledge base and the video catalog."
         ),
         open_world=True,
@@ -187,9 +208,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="youtube",
         title="YouTube playlist",
         description=(
-            "List a YouTube playlist's videos (up to max_items, 1-50) with titles, positions and durations.\n"
-            "Deleted or private entries are listed with available: false. Costs about 3 quota units. "
-            "The videos are added to the video catalog."
+            "A YouTube playlist's videos with titles, positions and durations; deleted or private "
+            "ones have available: false.\n"
+            "Costs about 3 quota units; the videos join the video catalog."
         ),
         open_world=True,
     ),
@@ -200,9 +221,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="research",
         title="Deep research",
         description=(
-            "Research a question in three phases — scope, evidence, synthesis — with every claim labelled "
-            "CONFIRMED, STRONG INDICATOR, INFERENCE, SPECULATION or UNKNOWN.\n"
-            "Reports progress per phase. Findings are written to the knowledge base."
+            "Research a question in three phases (scope, evidence, synthesis), every claim "
+            "labelled CONFIRMED, STRONG INDICATOR, INFERENCE, SPECULATION or UNKNOWN.\n"
+            "Progress per phase; findings are written to the knowledge base."
         ),
         idempotent=False,
         open_world=True,
@@ -213,8 +234,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="research",
         title="Plan multi-agent research",
         description=(
-            "Draft a phased multi-agent research plan (tasks, agent counts, model assignments) for a topic.\n"
-            "A blueprint only: it runs nothing. Falls back to a text plan when structured output fails."
+            "Draft a phased multi-agent research plan (tasks, agent counts, model assignments) for "
+            "a topic.\n"
+            "A blueprint only: it runs nothing."
         ),
         idempotent=False,
         open_world=True,
@@ -225,9 +247,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="research",
         title="Assess a claim against sources",
         description=(
-            "Judge how well the given sources support a claim: evidence tier, confidence (0-1), reasoning, "
-            "supporting and contradicting sources.\n"
-            "The assessment is written to the knowledge base."
+            "Judge how well sources support a claim: evidence tier, confidence (0-1) and "
+            "reasoning.\n"
+            "Written to the knowledge base."
         ),
         idempotent=False,
         open_world=True,
@@ -239,9 +261,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="content",
         title="Analyze a document, page or text",
         description=(
-            "Analyze a local PDF or text file, a web page (Gemini fetches it) or raw text with any instruction.\n"
-            "Pass exactly one of file_path, url or text. Returns title, summary, key points and entities, or "
-            "the shape of your own output_schema. Written to the knowledge base."
+            "Analyze a local PDF or text file, a web page (Gemini fetches it) or raw text with any "
+            "instruction.\n"
+            "Returns title, summary, key points and entities, or your output_schema's shape. "
+            "Written to the knowledge base."
         ),
         open_world=True,
     ),
@@ -251,8 +274,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="content",
         title="Extract structured data",
         description=(
-            "Extract an object of your JSON Schema's shape from text.\n"
-            "The schema is checked first (draft 2020-12, object root); the answer is checked against it."
+            "Extract an object of your JSON Schema's shape from text; the answer is checked "
+            "against the schema."
         ),
         open_world=True,
     ),
@@ -263,8 +286,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="search",
         title="Web search",
         description=(
-            "Search the web through Gemini's Google Search grounding and get a sourced answer.\n"
-            "Returns the answer, its sources (title, url) and the queries Gemini ran. Uses the flash model."
+            "Search the web through Gemini's Google Search grounding: an answer, its sources and "
+            "the queries Gemini ran.\n"
+            "Uses the flash model."
         ),
         idempotent=False,
         open_world=True,
@@ -332,6 +356,181 @@ TOOLS: dict[str, ToolSpec] = _table(
         read_only=False,
         idempotent=True,
         audited=True,
+    ),
+    # ---------------------------------------------------------------- issue 15: content and documents
+    ToolSpec(
+        name="content_batch_analyze",
+        handler="content_batch:content_batch_analyze",
+        toolset="content",
+        title="Analyze many documents",
+        description=(
+            "Analyze many local PDF or text files with one instruction, each on its own or "
+            "compared.\n"
+            "Progress per file; a file that fails is reported in its item, never failing the "
+            "batch."
+        ),
+        open_world=True,
+    ),
+    # ---------------------------------------------------------------- issue 15: Deep Research
+    ToolSpec(
+        name="research_web",
+        handler="deep_research:research_web",
+        toolset="deepresearch",
+        title="Start web deep research",
+        description=(
+            "Start the Gemini Deep Research agent on a brief in the background; returns a task_id "
+            "at once.\n"
+            "The cited report, from dozens of web searches, takes 5-20 minutes and costs dollars. "
+            "Poll with research_web_status. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="research_web_status",
+        handler="deep_research:research_web_status",
+        toolset="deepresearch",
+        title="Deep research status and report",
+        description=(
+            "Status of a research_web task; once completed, its report (Markdown) and sources.\n"
+            "Tasks survive server restarts."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_web_followup",
+        handler="deep_research:research_web_followup",
+        toolset="deepresearch",
+        title="Ask about a deep research report",
+        description=(
+            "Ask a follow-up question about a completed research_web report; the model sees the "
+            "report and earlier follow-ups. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="research_web_cancel",
+        handler="deep_research:research_web_cancel",
+        toolset="deepresearch",
+        title="Cancel deep research",
+        description="Stop a running research_web task. Requires blessed.",
+        role="blessed",
+        read_only=False,
+        destructive=True,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="research_document",
+        handler="research_document:research_document",
+        toolset="research",
+        title="Research grounded in documents",
+        description=(
+            "Research a question from given files and URLs in research_deep's phases and evidence "
+            "tiers, every claim citing its source (file + page, or URL)."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    # ---------------------------------------------------------------- issue 15: knowledge
+    ToolSpec(
+        name="knowledge_ask",
+        handler="knowledge_ask:knowledge_ask",
+        toolset="knowledge",
+        title="Ask the knowledge base",
+        description=(
+            "Answer a question from the knowledge base, citing [n] the objects used: stored "
+            "results, papers, transcript moments and document pages.\n"
+            "Without GEMINI_API_KEY it returns the ranked passages."
+        ),
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="knowledge_fetch",
+        handler="knowledge_browse:knowledge_fetch",
+        toolset="knowledge",
+        title="Fetch stored objects",
+        description="Stored objects by ID (from any search or answer), in any collection.",
+    ),
+    ToolSpec(
+        name="knowledge_schema",
+        handler="knowledge_browse:knowledge_schema",
+        toolset="knowledge",
+        title="Knowledge collections and properties",
+        description=(
+            "The knowledge store's collections with their properties (type; filterable, "
+            "keyword-searchable, embedded) and the filter operators per type."
+        ),
+    ),
+    # ---------------------------------------------------------------- issue 15: YouTube comments
+    ToolSpec(
+        name="video_comments",
+        handler="youtube:video_comments",
+        toolset="youtube",
+        title="YouTube comments",
+        description=(
+            "A YouTube video's top comment threads, paged.\n"
+            "Costs 1 quota unit per page. Comments turned off answer COMMENTS_DISABLED."
+        ),
+        open_world=True,
+    ),
+    # ---------------------------------------------------------------- issue 15: papers
+    ToolSpec(
+        name="research_paper_search",
+        handler="papers:research_paper_search",
+        toolset="papers",
+        title="Search scholarly papers",
+        description=(
+            "Search Semantic Scholar's 200M+ papers by relevance, paged.\n"
+            "Papers found are written to the knowledge base (Papers)."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_paper_details",
+        handler="papers:research_paper_details",
+        toolset="papers",
+        title="Paper details",
+        description="One paper's full record from Semantic Scholar, with TL;DR and BibTeX.",
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_paper_citations",
+        handler="papers:research_paper_citations",
+        toolset="papers",
+        title="Citations and references",
+        description=(
+            "A paper's citations or references, paged, with the citing sentences, intents and "
+            "whether each is influential."
+        ),
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_paper_recommendations",
+        handler="papers:research_paper_recommendations",
+        toolset="papers",
+        title="Recommended papers",
+        description="Papers Semantic Scholar's Recommendations API suggests for a paper.",
+        open_world=True,
+    ),
+    ToolSpec(
+        name="research_author_search",
+        handler="papers:research_author_search",
+        toolset="papers",
+        title="Search authors",
+        description=(
+            "Find Semantic Scholar authors by name: affiliations, paper and citation counts, h-index."
+        ),
+        open_world=True,
     ),
     # ---------------------------------------------------------------- transcripts (issue 5)
     ToolSpec(
@@ -449,12 +648,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="Ingest local documents",
         description=(
-            "Index local files or folders (PDF, DOCX, PPTX, HTML, Markdown, text) for document_search, "
-            "offline: converted, split into heading-aware passages of about 200 tokens and embedded.\n"
-            "Give path or paths (files or directories; glob picks files inside directories, default **/*). "
-            "Only files under VIDEO_RESEARCH_FILE_ROOTS (and the client's roots) are read. Unchanged files "
-            "are skipped by content hash; a changed file's passages are replaced in one step. Reports "
-            "progress per file; an encrypted or corrupt file fails alone, with its reason, and the rest go on. Requires blessed."
+            "Index local files or folders (PDF, DOCX, PPTX, HTML, Markdown, text) for "
+            "document_search, offline, as passages of about 200 tokens.\n"
+            "Reads only files under VIDEO_RESEARCH_FILE_ROOTS or the client's roots; skips "
+            "unchanged files; an encrypted or corrupt file fails alone. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -467,10 +664,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="Search ingested documents",
         description=(
-            "Find passages in the ingested documents by keywords and meaning (hybrid search; alpha 0 is "
-            "keywords only, 1 meaning only).\n"
-            "Every result cites its file, page (PDF pages, PPTX slides) and heading path. filters narrow by "
-            "document_type, chunk_type (text, table, list, code), tags, path_prefix or document_id."
+            "Find passages in the ingested documents by keywords and meaning, each citing its "
+            "file, page (PDF page, PPTX slide) and heading path."
         ),
     ),
     ToolSpec(
@@ -479,9 +674,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="List ingested documents",
         description=(
-            "List the ingested documents with title, type, pages, passages, tags, content hash and whether "
-            "the file still exists, ordered by path.\n"
-            "Filter by document_type, tags, path_prefix or document_id; page with limit and offset."
+            "List the ingested documents, ordered by path, with title, type, pages, passages, "
+            "tags, content hash and whether the file still exists."
         ),
     ),
     ToolSpec(
@@ -490,10 +684,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="documents",
         title="Remove documents from the library",
         description=(
-            "Remove ingested documents and all their passages from the library (the files themselves are "
-            "not touched).\n"
-            "Select by document_ids, paths (the files need not exist any more) or path_prefix (everything "
-            "under a folder). IDs or paths that match nothing are listed in not_found. Requires admin."
+            "Remove ingested documents and their passages (not the files).\n"
+            "IDs or paths that match nothing are listed in not_found. Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -508,11 +700,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="catalog",
         title="Search the video catalog",
         description=(
-            "Search the video catalog by title and/or category.\n"
-            'q matches word prefixes and fragments anywhere in the title ("fri 13" finds "Friday the '
-            '13th"), best matches first; categories keeps videos in any of the named categories. Pages '
-            "with limit (1-100) and offset; total counts every match, and snapshot_id changes when the "
-            "catalog does."
+            "Search the video catalog by title and/or category, best matches first; snapshot_id "
+            "changes when the catalog does."
         ),
     ),
     ToolSpec(
@@ -520,16 +709,14 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="catalog:catalog_categories",
         toolset="catalog",
         title="Catalog categories",
-        description="List all available categories in the catalog, with how many videos each has.",
+        description="List the catalog's categories with how many videos each has.",
     ),
     ToolSpec(
         name="catalog_get_video",
         handler="catalog:catalog_get_video",
         toolset="catalog",
         title="Catalog video",
-        description=(
-            "Get details for a specific video by ID: title, categories, duration, thumbnail, manifest URL."
-        ),
+        description="A catalog video's details by ID.",
     ),
     ToolSpec(
         name="catalog_add",
@@ -537,9 +724,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="catalog",
         title="Add a video to the catalog",
         description=(
-            "Add a video to the catalog, or update the one with that video_id.\n"
-            "categories replace the video's categories. manifest_url may be left out for a YouTube "
-            "video ID. Requires the blessed role."
+            "Add a video to the catalog, or update the one with that video_id. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -550,10 +735,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="catalog:catalog_remove",
         toolset="catalog",
         title="Remove videos from the catalog",
-        description=(
-            "Remove videos from the catalog (1-100 IDs); they also leave every playlist.\n"
-            "Reports which IDs were not in the catalog and which playlists changed. Requires admin."
-        ),
+        description="Remove videos from the catalog and from every playlist. Requires admin.",
         role="admin",
         read_only=False,
         destructive=True,
@@ -565,10 +747,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="catalog",
         title="Import videos into the catalog",
         description=(
-            "Import videos from a JSON or CSV file, or from a YouTube playlist URL.\n"
-            "Existing video_ids are updated. Bad entries are listed in failed and never stop the good "
-            "ones; dry_run checks without writing; playlist_name also saves the videos as a playlist. "
-            "Files must lie under VIDEO_RESEARCH_FILE_ROOTS. Requires admin."
+            "Import videos from a JSON or CSV file or a YouTube playlist; existing video_ids are "
+            "updated.\n"
+            "Bad entries are listed in failed and never stop the good ones. Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -580,24 +761,21 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="playlists:playlist_list",
         toolset="playlists",
         title="Saved playlists",
-        description="List all saved playlists with their item counts and total durations.",
+        description="List the saved playlists with their item counts and total durations.",
     ),
     ToolSpec(
         name="playlist_get",
         handler="playlists:playlist_get",
         toolset="playlists",
         title="Playlist details",
-        description="Get full details of a playlist including its items in order and its total duration.",
+        description="A playlist with its items in order and its total duration.",
     ),
     ToolSpec(
         name="playlist_create",
         handler="playlists:playlist_create",
         toolset="playlists",
         title="Create a playlist",
-        description=(
-            "Create a new playlist from catalog video IDs.\n"
-            "Names are unique (case-insensitive): an existing name is a conflict. Requires blessed."
-        ),
+        description="Create a playlist of catalog videos. Requires blessed.",
         role="blessed",
         read_only=False,
         idempotent=False,
@@ -609,8 +787,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="playlists",
         title="Update a playlist",
         description=(
-            "Rename a playlist, change its description, or replace its items (video_ids in order).\n"
-            "Fields left out (or null) stay as they are. Requires blessed."
+            "Rename a playlist, change its description or replace its items; fields left out or "
+            "null stay as they are. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -622,8 +800,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="playlists",
         title="Delete a playlist",
         description=(
-            "Delete a playlist (not its videos). A playlist scheduled in a marathon cannot be deleted "
-            "until the marathon is. Requires admin."
+            "Delete a playlist (not its videos) unless a marathon schedules it. Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -636,8 +813,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="queue",
         title="Watch queue",
         description=(
-            "Get the current queue state: the video playing now (with elapsed time), the upcoming "
-            "items with their uids, and the total duration."
+            "The queue now: the video playing (with elapsed time), the upcoming items with their "
+            "uids, and the total duration."
         ),
     ),
     ToolSpec(
@@ -645,10 +822,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="queue:queue_add_video",
         toolset="queue",
         title="Queue a video",
-        description=(
-            "Add a single catalog video to the queue, at the end or next (after the current video).\n"
-            "Requires blessed."
-        ),
+        description="Add a catalog video to the queue. Requires blessed.",
         role="blessed",
         read_only=False,
         idempotent=False,
@@ -660,8 +834,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="queue",
         title="Queue several videos",
         description=(
-            "Add 1-50 catalog videos to the queue in order, at the end or next.\n"
-            "IDs not in the catalog are listed in failed; the rest are queued. Requires blessed."
+            "Add catalog videos to the queue in order; IDs not in the catalog are listed in "
+            "failed. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -673,11 +847,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="queue:queue_apply_playlist",
         toolset="queue",
         title="Queue a playlist",
-        description=(
-            "Apply a saved playlist to the live queue.\n"
-            "mode append adds it at the end; preserve_current replaces the upcoming items but keeps the "
-            "video playing now; hard_replace replaces everything (admin only). Requires blessed."
-        ),
+        description="Apply a saved playlist to the live queue. Requires blessed.",
         role="blessed",
         read_only=False,
         destructive=True,
@@ -702,7 +872,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="queue:queue_remove",
         toolset="queue",
         title="Remove a queued video",
-        description="Remove one upcoming item from the queue by its uid (see queue_status). Requires blessed.",
+        description="Remove one upcoming item from the queue by its uid. Requires blessed.",
         role="blessed",
         read_only=False,
         destructive=True,
@@ -725,8 +895,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="marathons",
         title="Scheduled marathons",
         description=(
-            "List scheduled and running marathons with their playlists, start and computed end times.\n"
-            "include_past also lists the finished ones."
+            "List scheduled and running marathons with their playlists, start and computed end "
+            "times."
         ),
     ),
     ToolSpec(
@@ -734,7 +904,7 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="playlists:marathon_get",
         toolset="marathons",
         title="Marathon details",
-        description="Get a marathon's schedule: each playlist's start and end time, in order.",
+        description="A marathon's schedule: each playlist's start and end time, in order.",
     ),
     ToolSpec(
         name="marathon_create",
@@ -742,9 +912,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="marathons",
         title="Schedule a marathon",
         description=(
-            "Schedule saved playlists back to back from a start time.\n"
-            "The end time is computed from the playlists' durations (and follows them when they "
-            "change). Requires blessed."
+            "Schedule saved playlists back to back from a start time; the end time follows their "
+            "durations. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -768,9 +937,8 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="admin",
         title="Audit log",
         description=(
-            "Read the audit log of write operations, newest first: who (username, role), which tool, "
-            "the input and the result or error.\n"
-            "Filter by tool, username, since or failed_only; page with before_id. Requires admin."
+            "Read the audit log of write operations, newest first: who, which tool, the input and "
+            "the result or error. Requires admin."
         ),
         role="admin",
     ),
@@ -780,9 +948,9 @@ TOOLS: dict[str, ToolSpec] = _table(
         toolset="admin",
         title="Register a session",
         description=(
-            "Register a chat session so its _meta.session role claim is trusted.\n"
-            "A call claiming {username, role, session_id} gets at most the registered role, and only "
-            "while the session is registered and unexpired; unverified claims get viewer. Requires admin."
+            "Register a chat session so calls claiming it ({username, role, session_id} in "
+            "_meta.session) get at most its role until it expires; unverified claims get viewer. "
+            "Requires admin."
         ),
         role="admin",
         read_only=False,
@@ -793,7 +961,10 @@ TOOLS: dict[str, ToolSpec] = _table(
         handler="admin:session_revoke",
         toolset="admin",
         title="Revoke a session",
-        description="Remove a session from the registry: its claims are treated as viewer from now on. Requires admin.",
+        description=(
+            "Remove a session from the registry; its claims count as viewer from now on. Requires "
+            "admin."
+        ),
         role="admin",
         read_only=False,
         destructive=True,
@@ -807,38 +978,156 @@ TOOLS: dict[str, ToolSpec] = _table(
         description="List the registered sessions (usernames, roles, expiry; session IDs as fingerprints). Requires admin.",
         role="admin",
     ),
+    # ---------------------------------------------------------------- toolsets (meta)
+    ToolSpec(
+        name="toolset_list",
+        handler="toolsets:toolset_list",
+        toolset="toolsets",
+        title="List toolsets",
+        description=(
+            "List this server's toolsets, one line each, with their tools and whether this session has "
+            "them on.\nCall it when the tools you see are not enough for the task; turn one on with "
+            "toolset_enable."
+        ),
+    ),
+    ToolSpec(
+        name="toolset_enable",
+        handler="toolsets:toolset_enable",
+        toolset="toolsets",
+        title="Turn a toolset on",
+        description=(
+            "Turn a toolset on for this session: its tools appear in tools/list "
+            "(notifications/tools/list_changed) and can be called at once.\n"
+            "Answers with the tools it added. Roles still apply to every call."
+        ),
+    ),
+    ToolSpec(
+        name="toolset_disable",
+        handler="toolsets:toolset_disable",
+        toolset="toolsets",
+        title="Turn a toolset off",
+        description=(
+            "Turn a toolset off for this session: its tools leave tools/list "
+            "(notifications/tools/list_changed) and can no longer be called."
+        ),
+    ),
 )
+
+META_TOOLSET = "toolsets"
+"""The meta-tools that turn toolsets on and off; never itself turned off."""
+
+TOOLSET_DESCRIPTIONS: dict[str, str] = {
+    "video": "Gemini video analysis: one-shot, multi-turn sessions, whole folders of files.",
+    "youtube": "YouTube Data API (no Gemini): video metadata and playlists.",
+    "research": "Evidence-tiered deep research, research plans and claim assessment.",
+    "content": "Analyze documents, web pages or text; extract data of a given JSON Schema.",
+    "search": "Web search with Google Search grounding and sources.",
+    "knowledge": "Search, relate, add to and re-embed the knowledge base every result is written to.",
+    "transcripts": "Index YouTube or local transcripts; search, list, read and delete them.",
+    "documents": "Ingest local PDF, DOCX, PPTX, HTML, Markdown and text files and search them.",
+    "catalog": "The channel's video catalog: search, add, import, remove.",
+    "playlists": "Saved playlists of catalog videos.",
+    "queue": "The live watch queue: status, add, advance, remove, clear.",
+    "marathons": "Marathons: saved playlists scheduled back to back.",
+    "admin": "Audit log and the chat-session registry (admin).",
+    "infra": "Analysis cache and runtime model settings (admin).",
+    "papers": "Scholarly papers from Semantic Scholar: search, details, citations, recommendations, authors.",
+    "deepresearch": "Gemini Deep Research agent in the background: start, poll, follow up, cancel.",
+    META_TOOLSET: "List toolsets and turn them on or off for this session.",
+}
+"""One line per toolset, for toolset_list (a toolset missing here is described by its tools)."""
+
+DEFAULT_PROFILE: tuple[str, ...] = (
+    "video_analyze",
+    "video_create_session",
+    "video_continue_session",
+    "video_metadata",
+    "video_playlist",
+    "transcript_get",
+    "semantic_search_transcripts",
+    "web_search",
+    "content_analyze",
+    "research_deep",
+    "knowledge_search",
+    "knowledge_ask",
+)
+"""The tools listed when VIDEO_RESEARCH_TOOLSETS is unset (or `default`): what one person
+researching videos reaches for first. Everything else is one toolset_enable away."""
 
 
 def toolset_names() -> list[str]:
-    return sorted({spec.toolset for spec in TOOLS.values()})
+    """Every toolset a client can turn on or off (the meta-toolset excluded)."""
+    return sorted({spec.toolset for spec in TOOLS.values()} - {META_TOOLSET})
+
+
+def toolset_tools(toolset: str) -> list[str]:
+    return [name for name, spec in TOOLS.items() if spec.toolset == toolset]
+
+
+def toolset_description(toolset: str) -> str:
+    return TOOLSET_DESCRIPTIONS.get(toolset) or "Tools: " + ", ".join(toolset_tools(toolset)) + "."
 
 
 @cache
 def _enabled_names(toolsets: tuple[str, ...]) -> frozenset[str]:
+    """The tools VIDEO_RESEARCH_TOOLSETS names: toolsets, `default` (the default profile)
+    or `all` (every tool but the meta-tools, which dynamic_toolsets adds)."""
     wanted = set(toolsets)
     if "all" in wanted:
-        return frozenset(TOOLS)
-    unknown = wanted - set(toolset_names())
+        return frozenset(name for name, spec in TOOLS.items() if spec.toolset != META_TOOLSET)
+    unknown = wanted - set(toolset_names()) - {"default"}
     if unknown:
         raise ConfigError(
             f"VIDEO_RESEARCH_TOOLSETS names unknown toolset(s): {', '.join(sorted(unknown))}. "
-            f"Known: all, {', '.join(toolset_names())}."
+            f"Known: default, all, {', '.join(toolset_names())}."
         )
-    return frozenset(name for name, spec in TOOLS.items() if spec.toolset in wanted)
+    names = {name for name, spec in TOOLS.items() if spec.toolset in wanted}
+    if "default" in wanted:
+        names.update(name for name in DEFAULT_PROFILE if name in TOOLS)
+    return frozenset(names)
+
+
+def dynamic_toolsets(settings: Settings) -> bool:
+    """Whether the toolset meta-tools are listed (VIDEO_RESEARCH_DYNAMIC_TOOLSETS).
+
+    `auto` means: with the default profile, and never when every tool is listed already.
+    """
+    if "all" in settings.toolsets:
+        return settings.dynamic_toolsets == "on"
+    if settings.dynamic_toolsets == "auto":
+        return "default" in settings.toolsets
+    return settings.dynamic_toolsets == "on"
+
+
+def base_names(settings: Settings) -> frozenset[str]:
+    """The tools every session starts with: VIDEO_RESEARCH_TOOLSETS, plus the meta-tools
+    when dynamic toolsets are on."""
+    names = _enabled_names(tuple(settings.toolsets))
+    if dynamic_toolsets(settings):
+        names = names | frozenset(toolset_tools(META_TOOLSET))
+    return names
 
 
 def enabled_tools(settings: Settings) -> list[ToolSpec]:
-    """The tools this server exposes under VIDEO_RESEARCH_TOOLSETS, in table order."""
-    names = _enabled_names(tuple(settings.toolsets))
+    """The tools a session lists at its start, in table order."""
+    names = base_names(settings)
     return [spec for name, spec in TOOLS.items() if name in names]
 
 
 def lookup(name: str, settings: Settings) -> ToolSpec | None:
-    """The spec of an enabled tool, or None when unknown or switched off."""
-    if name not in _enabled_names(tuple(settings.toolsets)):
+    """The spec of a tool a session starts with, or None when unknown or switched off."""
+    if name not in base_names(settings):
         return None
     return TOOLS[name]
+
+
+def reachable(name: str, settings: Settings) -> ToolSpec | None:
+    """The spec of a tool a caller can reach at all: listed at the start, or one
+    toolset_enable away when dynamic toolsets are on."""
+    spec = lookup(name, settings)
+    if spec is None and dynamic_toolsets(settings) and name in TOOLS:
+        return TOOLS[name]
+    return spec
 
 
 @cache
@@ -868,7 +1157,7 @@ async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContex
     try:
         outcome = await _call(spec, arguments or {}, ctx)
     except asyncio.CancelledError:
-        if spec.audited:
+        if spec.audits(arguments or {}):
             await _audit_cancelled(spec, arguments or {}, ctx)
         raise
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -882,7 +1171,7 @@ async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContex
         )
     else:
         logger.debug("tool %s ok in %.0f ms", spec.name, elapsed_ms)
-    if spec.audited:
+    if spec.audits(arguments or {}):
         await _audit(spec, arguments or {}, ctx, outcome)
     return outcome
 
@@ -900,7 +1189,7 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
             error=_invalid(spec, [{"path": "$", "message": "arguments must be a JSON object"}])
         )
     arguments = contracts.apply_defaults(spec.input_schema, arguments)
-    problems = contracts.validation_errors(spec.input_path, arguments)
+    problems = _non_finite(arguments) or contracts.validation_errors(spec.input_path, arguments)
     if problems:
         return Outcome(error=_invalid(spec, problems))
     try:
@@ -924,6 +1213,11 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
             ).to_tool_error()
         )
     return Outcome(result=result)
+
+
+def _non_finite(arguments: dict[str, Any]) -> list[dict[str, str]]:
+    """NaN and infinities anywhere in the arguments (issue 16): schema-valid, never meant."""
+    return contracts.non_finite_numbers(arguments)
 
 
 def _invalid(spec: ToolSpec, problems: list[dict[str, str]]) -> ToolError:

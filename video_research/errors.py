@@ -40,6 +40,7 @@ class ErrorCategory(StrEnum):
     VIDEO_RESTRICTED = "VIDEO_RESTRICTED"
     VIDEO_PRIVATE = "VIDEO_PRIVATE"
     VIDEO_UNAVAILABLE = "VIDEO_UNAVAILABLE"
+    COMMENTS_DISABLED = "COMMENTS_DISABLED"
     NETWORK_ERROR = "NETWORK_ERROR"
     FILE_NOT_FOUND = "FILE_NOT_FOUND"
     FILE_UNSUPPORTED = "FILE_UNSUPPORTED"
@@ -91,6 +92,7 @@ DEFAULT_HINTS: dict[ErrorCategory, str] = {
     C.VIDEO_RESTRICTED: "The video is restricted (age, region or embedding). Try another video or a local file.",
     C.VIDEO_PRIVATE: "The video is private. Use a public or unlisted video, or download it and pass file_path.",
     C.VIDEO_UNAVAILABLE: "The video is unavailable (removed or never existed). Check the URL.",
+    C.COMMENTS_DISABLED: "The video's owner turned comments off: there are none to read. Try another video.",
     C.NETWORK_ERROR: "A network call failed or timed out. Check connectivity and retry.",
     C.FILE_NOT_FOUND: "Check the path: the file does not exist or is not readable by the server process.",
     C.FILE_UNSUPPORTED: "Use a supported file type (see the tool description for the accepted extensions).",

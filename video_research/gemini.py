@@ -20,9 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import mimetypes
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +45,12 @@ _clients: dict[tuple[str, str, float], Any] = {}
 
 @dataclass
 class Generation:
-    """What one generateContent call produced, thought parts removed."""
+    """What one generateContent call produced.
+
+    `text` is the visible answer (thought parts removed); `content` is the model's whole
+    Content as the API returned it (thought parts and thought signatures included), as a
+    JSON dict: a conversation that sends it back sends Gemini exactly what it produced.
+    """
 
     text: str
     model: str
@@ -55,13 +58,30 @@ class Generation:
     grounding: dict[str, Any] = field(default_factory=dict)
     url_context: dict[str, Any] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
+    content: dict[str, Any] | None = None
+
+    @property
+    def tokens(self) -> dict[str, int]:
+        """Billed tokens in the shape tool results report (see `usage_summary`)."""
+        return usage_summary(self.usage)
 
 
-@dataclass(frozen=True)
-class UploadedFile:
-    name: str
-    uri: str
-    mime_type: str
+def usage_summary(usage: dict[str, Any]) -> dict[str, int]:
+    """Gemini's usageMetadata as tool results report it.
+
+    `prompt_tokens` counts the whole input, `cached_tokens` the part of it served from a
+    context cache (billed at the cache rate), `uncached_prompt_tokens` the rest.
+    """
+    prompt = int(usage.get("prompt_token_count") or 0)
+    cached = int(usage.get("cached_content_token_count") or 0)
+    return {
+        "prompt_tokens": prompt,
+        "cached_tokens": cached,
+        "uncached_prompt_tokens": max(0, prompt - cached),
+        "output_tokens": int(usage.get("candidates_token_count") or 0),
+        "thoughts_tokens": int(usage.get("thoughts_token_count") or 0),
+        "total_tokens": int(usage.get("total_token_count") or 0),
+    }
 
 
 def require_api_key(settings: Settings | None = None) -> str:
@@ -119,6 +139,8 @@ def server_retry_delay(exc: BaseException) -> float | None:
     """The RetryInfo `retryDelay` of a Gemini error, in seconds, when it sent one."""
     details = getattr(exc, "details", None)
     if not isinstance(details, dict):
+        details = getattr(exc, "body", None)  # the interactions client's errors carry `body`
+    if not isinstance(details, dict):
         return None
     for detail in (details.get("error") or {}).get("details") or []:
         if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
@@ -131,6 +153,11 @@ def _is_transport_error(exc: BaseException) -> bool:
     if isinstance(exc, TimeoutError | ConnectionError):
         return True
     module = type(exc).__module__ or ""
+    if module.startswith("google.genai") and type(exc).__name__ in {
+        "APIConnectionError",
+        "APITimeoutError",
+    }:
+        return True  # the interactions client's transport errors
     return module.startswith(("httpx", "httpcore")) and type(exc).__name__ in {
         "ConnectError",
         "ConnectTimeout",
@@ -146,8 +173,14 @@ def _is_transport_error(exc: BaseException) -> bool:
     }
 
 
-def is_retryable(exc: BaseException) -> bool:
+def _code(exc: BaseException) -> Any:
+    """The HTTP status of a google-genai error: `code`, or `status_code` (interactions)."""
     code = getattr(exc, "code", None)
+    return code if isinstance(code, int) else getattr(exc, "status_code", None)
+
+
+def is_retryable(exc: BaseException) -> bool:
+    code = _code(exc)
     if (
         isinstance(code, int)
         and code in _RETRYABLE_STATUS
@@ -161,7 +194,7 @@ def to_failure(exc: BaseException) -> ToolFailure:
     """A ToolFailure for any error a Gemini call raised."""
     if isinstance(exc, ToolFailure):
         return exc
-    code = getattr(exc, "code", None)
+    code = _code(exc)
     if _is_transport_error(exc):
         return ToolFailure(
             ErrorCategory.NETWORK_ERROR,
@@ -230,7 +263,50 @@ async def _with_retry(operation: str, call: Any, settings: Settings) -> Any:
         raise to_failure(exc) from exc
 
 
+async def call_with_retry(operation: str, call: Any, settings: Settings | None = None) -> Any:
+    """Run `await call()` (any SDK call, e.g. on `client().aio.interactions`) under this
+    module's retry policy and error mapping: the result, or a ToolFailure."""
+    return await _with_retry(operation, call, settings or get_config())
+
+
 # ----------------------------------------------------------------------------- generation
+
+
+MEDIA_RESOLUTIONS = {
+    "low": "MEDIA_RESOLUTION_LOW",
+    "medium": "MEDIA_RESOLUTION_MEDIUM",
+    "high": "MEDIA_RESOLUTION_HIGH",
+}
+
+
+def generation_config(
+    *,
+    thinking_level: str | None = None,
+    temperature: float | None = None,
+    system_instruction: str | None = None,
+    response_schema: dict[str, Any] | None = None,
+    tools: tuple[str, ...] = (),
+    media_resolution: str | None = None,
+    cached_content: str | None = None,
+    settings: Settings | None = None,
+) -> Any:
+    """The GenerateContentConfig of one request (also what batch requests carry).
+
+    `media_resolution` is low, medium or high; `cached_content` the name of a context
+    cache holding the start of the conversation (the API refuses a request that also
+    sets a system instruction or tools, so those must live in the cache).
+    """
+    settings = settings or get_config()
+    return _config(
+        thinking_level=thinking_level,
+        temperature=temperature,
+        system_instruction=system_instruction,
+        response_schema=response_schema,
+        tools=tools,
+        media_resolution=media_resolution,
+        cached_content=cached_content,
+        settings=settings,
+    )
 
 
 def _config(
@@ -241,12 +317,16 @@ def _config(
     response_schema: dict[str, Any] | None,
     tools: tuple[str, ...],
     settings: Settings,
+    media_resolution: str | None = None,
+    cached_content: str | None = None,
 ) -> Any:
     from google.genai import types
 
     unknown = set(tools) - set(TOOL_NAMES)
     if unknown:
         raise ValueError(f"unknown Gemini tools {unknown}")
+    if cached_content and (system_instruction or tools):
+        raise ValueError("a cached-content request cannot set a system instruction or tools")
     config: dict[str, Any] = {
         "temperature": settings.default_temperature if temperature is None else temperature,
         "thinking_config": types.ThinkingConfig(
@@ -265,6 +345,10 @@ def _config(
         wired.append(types.Tool(url_context=types.UrlContext()))
     if wired:
         config["tools"] = wired
+    if media_resolution:
+        config["media_resolution"] = MEDIA_RESOLUTIONS[media_resolution]
+    if cached_content:
+        config["cached_content"] = cached_content
     return types.GenerateContentConfig(**config)
 
 
@@ -296,9 +380,12 @@ async def generate(
     system_instruction: str | None = None,
     response_schema: dict[str, Any] | None = None,
     tools: tuple[str, ...] = (),
+    media_resolution: str | None = None,
+    cached_content: str | None = None,
     settings: Settings | None = None,
 ) -> Generation:
-    """One generateContent call with retries; the visible text and grounding metadata."""
+    """One generateContent call with retries; the visible text, the model's whole content,
+    grounding and usage metadata."""
     settings = settings or get_config()
     sdk = client(settings)
     model = model or settings.default_model
@@ -308,6 +395,8 @@ async def generate(
         system_instruction=system_instruction,
         response_schema=response_schema,
         tools=tools,
+        media_resolution=media_resolution,
+        cached_content=cached_content,
         settings=settings,
     )
 
@@ -315,6 +404,14 @@ async def generate(
         return await sdk.aio.models.generate_content(model=model, contents=contents, config=config)
 
     response = await _with_retry(f"generate_content({model})", call, settings)
+    return interpret(response, model)
+
+
+def interpret(response: Any, model: str) -> Generation:
+    """A GenerateContentResponse as a Generation; a blocked or empty answer is a ToolFailure.
+
+    Shared by direct calls and the Batch API, so both apply the same checks.
+    """
     feedback = getattr(response, "prompt_feedback", None)
     if feedback is not None and getattr(feedback, "block_reason", None):
         raise ToolFailure(
@@ -335,6 +432,7 @@ async def generate(
             "(the model can spend its whole output budget thinking).",
             retryable=True,
         )
+    content = getattr(candidate, "content", None)
     return Generation(
         text=text,
         model=model,
@@ -342,7 +440,20 @@ async def generate(
         grounding=_dump(getattr(candidate, "grounding_metadata", None)),
         url_context=_dump(getattr(candidate, "url_context_metadata", None)),
         usage=_dump(getattr(response, "usage_metadata", None)),
+        content=content_to_json(content) if content is not None else None,
     )
+
+
+def content_to_json(content: Any) -> dict[str, Any]:
+    """A Content as a JSON-safe dict (bytes such as thought signatures as base64)."""
+    return json.loads(content.model_dump_json(exclude_none=True))
+
+
+def content_from_json(data: dict[str, Any]) -> Any:
+    """The Content a `content_to_json` dict stands for (signatures back to bytes)."""
+    from google.genai import types
+
+    return types.Content.model_validate_json(json.dumps(data))
 
 
 def _strip_fences(text: str) -> str:
@@ -362,6 +473,11 @@ async def generate_json(
     caller never receives a shape other than the one it asked for.
     """
     generation = await generate(contents, response_schema=schema, **kwargs)
+    return parse_structured(generation, schema), generation
+
+
+def parse_structured(generation: Generation, schema: dict[str, Any]) -> dict[str, Any]:
+    """The JSON object of a structured answer, checked against `schema` (ToolFailure if not)."""
     try:
         data = json.loads(_strip_fences(generation.text))
     except ValueError:
@@ -387,7 +503,7 @@ async def generate_json(
             retryable=True,
             details={"errors": problems},
         )
-    return data, generation
+    return data
 
 
 def schema_problems(schema: dict[str, Any], instance: Any, limit: int = 10) -> list[dict[str, str]]:
@@ -432,55 +548,38 @@ def user_content(*parts: Any) -> Any:
     return content("user", *parts)
 
 
+def with_video_metadata(part: Any, video_metadata: dict[str, Any] | None) -> Any:
+    """`part` clipped and sampled: VideoMetadata(start_offset, end_offset, fps)."""
+    if not video_metadata:
+        return part
+    from google.genai import types
+
+    return part.model_copy(update={"video_metadata": types.VideoMetadata(**video_metadata)})
+
+
+def with_media_resolution(part: Any, media_resolution: str | None) -> Any:
+    """`part` with a part-level media resolution (what a context cache's contents carry;
+    a direct request sets it in the generation config instead)."""
+    if not media_resolution:
+        return part
+    from google.genai import types
+
+    level = MEDIA_RESOLUTIONS[media_resolution]
+    return part.model_copy(update={"media_resolution": types.PartMediaResolution(level=level)})
+
+
 # ----------------------------------------------------------------------------- files
 
 
 async def upload_file(
     path: Path, mime_type: str | None = None, settings: Settings | None = None
-) -> UploadedFile:
-    """Upload through the File API and wait until the file is ACTIVE.
+) -> Any:
+    """Upload a file and wait until ACTIVE (gemini_files.upload_file; kept here so callers
+    that only know this module keep working). Prefer gemini_files.ensure_uploaded, which
+    reuses an earlier upload of the same content."""
+    from video_research import gemini_files
 
-    Polls every GEMINI_FILE_POLL_INTERVAL seconds for at most GEMINI_FILE_POLL_TIMEOUT;
-    a FAILED file or one still PROCESSING at the deadline is a clear error.
-    """
-    settings = settings or get_config()
-    sdk = client(settings)
-    mime_type = mime_type or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-
-    async def upload() -> Any:
-        return await sdk.aio.files.upload(
-            file=str(path), config={"mime_type": mime_type, "display_name": path.name}
-        )
-
-    uploaded = await _with_retry("files.upload", upload, settings)
-    deadline = time.monotonic() + settings.file_poll_timeout_seconds
-    current = uploaded
-    while True:
-        state = str(getattr(current, "state", "") or "").rsplit(".", 1)[-1]
-        if state == "ACTIVE":
-            return UploadedFile(
-                name=current.name, uri=current.uri, mime_type=current.mime_type or mime_type
-            )
-        if state == "FAILED":
-            reason = getattr(getattr(current, "error", None), "message", None) or "no reason given"
-            raise ToolFailure(
-                ErrorCategory.API_INVALID_ARGUMENT,
-                f"Gemini could not process {path.name} ({reason}).",
-                hint="Check that the file plays and is a supported format; re-encode it (e.g. H.264 MP4) and retry.",
-            )
-        if time.monotonic() >= deadline:
-            raise ToolFailure(
-                ErrorCategory.TIMEOUT_ERROR,
-                f"{path.name} was still {state or 'PROCESSING'} after {settings.file_poll_timeout_seconds:g} s.",
-                hint="Gemini is slow to process large videos; retry later or raise GEMINI_FILE_POLL_TIMEOUT.",
-            )
-        await asyncio.sleep(settings.file_poll_interval_seconds)
-        name = current.name
-
-        async def get(name: str = name) -> Any:
-            return await sdk.aio.files.get(name=name)
-
-        current = await _with_retry("files.get", get, settings)
+    return await gemini_files.upload_file(path, mime_type, settings)
 
 
 # ----------------------------------------------------------------------------- embeddings

@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from video_research import printable
 from video_research.redact import redact
 
 _HANDLER_NAME = "video-research-stderr"
@@ -27,12 +28,12 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a bad format string must not kill the log line
             message = str(record.msg)
-        record.msg = redact(message)
+        record.msg = printable.text(redact(message))
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = redact(record.exc_text)
+            record.exc_text = printable.text(redact(record.exc_text))
         record.exc_info = None
         return True
 
@@ -57,11 +58,28 @@ class JsonFormatter(logging.Formatter):
 
 
 class HumanFormatter(logging.Formatter):
+    """One line per record: `time level logger: message`.
+
+    The message is shown on one line with its control characters escaped (`\\n`,
+    `\\x1b`), so a user's string (a title, a file name) logged inside it can never forge
+    a log line or drive the terminal. Only a traceback continues on further lines, each
+    indented (and escaped the same way), so no continuation line can pass for a record.
+    """
+
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)-7s %(name)s: %(message)s", "%H:%M:%S")
 
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
+        message = record.message
+        record.message = printable.one_line(message)
+        try:
+            return super().formatMessage(record)
+        finally:
+            record.message = message
+
     def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))
+        first, *more = super().format(record).split("\n")
+        return redact("\n".join([first, *("  " + printable.one_line(line) for line in more)]))
 
 
 def setup_logging(level: str = "INFO", fmt: str = "human", stream: TextIO | None = None) -> None:

@@ -23,7 +23,16 @@ from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.shared.exceptions import MCPError
 
-from video_research import __version__, auth, dispatch, lifecycle
+from video_research import (
+    __version__,
+    auth,
+    dispatch,
+    lifecycle,
+    mcp_logging,
+    printable,
+    tool_listing,
+    toolsets,
+)
 from video_research.config import Settings, get_config
 from video_research.context import CallContext
 
@@ -36,39 +45,37 @@ INSTRUCTIONS = (
     "catalog, playlists, marathons and watch queue (roles viewer/blessed/admin). Failed calls return a "
     "JSON ToolError with category, hint and retryable."
 )
-
-
-def _tool(spec: dispatch.ToolSpec) -> types.Tool:
-    return types.Tool(
-        name=spec.name,
-        title=spec.title,
-        description=spec.description,
-        input_schema=spec.input_schema,
-        output_schema=spec.output_schema,
-        annotations=types.ToolAnnotations(
-            title=spec.title,
-            read_only_hint=spec.read_only,
-            destructive_hint=spec.destructive,
-            idempotent_hint=spec.idempotent,
-            open_world_hint=spec.open_world,
-        ),
-    )
+TOOLSETS_INSTRUCTIONS = (
+    " Only part of the tools is listed at first: toolset_list shows every toolset in one line "
+    "and toolset_enable turns one on for this session (the tool list then changes)."
+)
 
 
 def tool_result(outcome: dispatch.Outcome) -> types.CallToolResult:
     if outcome.error is not None:
-        payload = outcome.error.to_json_dict()
+        payload, text = _encodable_json(outcome.error.to_json_dict())
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
-            is_error=True,
+            content=[types.TextContent(type="text", text=text)], is_error=True
         )
-    result = outcome.result or {}
+    result, text = _encodable_json(outcome.result or {})
     return types.CallToolResult(
-        content=[
-            types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, default=str))
-        ],
-        structured_content=result,
+        content=[types.TextContent(type="text", text=text)], structured_content=result
     )
+
+
+def _encodable_json(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """(payload, its JSON text), both encodable as UTF-8 whatever strings they hold.
+
+    A file name that is not UTF-8 reaches a result as a str with lone surrogates, which
+    the SDK's stdout writer (and the HTTP response) cannot encode: on stdio that killed
+    the server. Such strings are escaped here, once for every tool (see printable.py);
+    a result without them is passed through after one encode check.
+    """
+    text = json.dumps(payload, ensure_ascii=False, default=str)
+    if not printable.is_encodable(text):
+        payload = printable.data(payload)
+        text = json.dumps(payload, ensure_ascii=False, default=str)
+    return payload, text
 
 
 def _meta_dict(meta: Any) -> dict[str, Any]:
@@ -81,33 +88,106 @@ def _meta_dict(meta: Any) -> dict[str, Any]:
     return dict(meta)
 
 
+class VideoResearchServer(Server):
+    """The SDK's low-level Server, advertising the same capabilities on every transport.
+
+    The streamable-HTTP session manager asks the server for its initialization options
+    itself, with no notification options, so the list-changed flags are the server's
+    own defaults here rather than an argument only stdio and SSE pass.
+    """
+
+    notification_options = NotificationOptions(resources_changed=True, tools_changed=True)
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        return super().create_initialization_options(
+            notification_options or self.notification_options,
+            experimental_capabilities,
+            extensions,
+        )
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        return super().get_capabilities(
+            notification_options or self.notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
+        )
+
+
+START_PROGRESS_DELAY = 0.5
+"""Seconds a call may run before it reports progress 0 itself (see CallContext.announce_start)."""
+
+
+def _one_page(handler: Any) -> Any:
+    """A list handler that answers an unknown cursor with invalid params (-32602).
+
+    Every list fits one page, so no cursor this server hands out exists: a client that
+    sends one has it from somewhere else and must start again without it.
+    """
+
+    async def listing(ctx: Any, params: Any) -> Any:
+        cursor = getattr(params, "cursor", None)
+        if cursor is not None:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Invalid cursor {cursor[:64]!r}: this server answers every list in one page; "
+                "call again without a cursor.",
+            )
+        return await handler(ctx, params)
+
+    return listing
+
+
 def build_server(settings: Settings | None = None) -> Server:
     """The server for `settings` (the live config when omitted)."""
     settings = settings or get_config()
-    tools = [_tool(spec) for spec in dispatch.enabled_tools(settings)]
+    dispatch.enabled_tools(settings)  # a bad VIDEO_RESEARCH_TOOLSETS fails here, not per call
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        specs = toolsets.visible_specs(get_config(), toolsets.of(ctx.session))
+        return types.ListToolsResult(tools=tool_listing.definitions(specs))
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         live = get_config()
-        spec = dispatch.lookup(params.name, live)
+        spec = toolsets.lookup(params.name, live, toolsets.of(ctx.session))
         if spec is None:
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f"Unknown tool: {params.name!r}. Call tools/list for the tools this server offers.",
-            )
+            raise MCPError(types.INVALID_PARAMS, toolsets.unknown_tool_message(params.name, live))
         meta = _meta_dict(ctx.meta)
         identity = await auth.identity_from_request(getattr(ctx, "request", None), live)
         caller = await auth.resolve_caller(meta, live, transport_identity=identity)
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
-            await ctx.session.report_progress(done, total, message)
+            await ctx.session.report_progress(
+                done, total, printable.text(message) if message else message
+            )
 
         call_ctx = CallContext(
-            tool=spec.name, caller=caller, meta=meta, progress_fn=progress, session=ctx.session
+            tool=spec.name,
+            caller=caller,
+            meta=meta,
+            progress_fn=progress,
+            session=ctx.session,
+            request_id=ctx.request_id,
         )
-        outcome = await dispatch.call(spec, params.arguments, call_ctx)
+        if meta.get("progress_token", meta.get("progressToken")) is None:
+            return tool_result(await dispatch.call(spec, params.arguments, call_ctx))
+        stop_timer = call_ctx.start_progress_timer(START_PROGRESS_DELAY)
+        try:
+            outcome = await dispatch.call(spec, params.arguments, call_ctx)
+        finally:
+            stop_timer()
         return tool_result(outcome)
 
     from video_research import completions, mcp_prompts, resources
@@ -119,27 +199,37 @@ def build_server(settings: Settings | None = None) -> Server:
         finally:
             await lifecycle.shutdown()
 
-    return Server(
+    server = VideoResearchServer(
         "video-research",
         version=__version__,
         title="Video Research",
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS
+        + (TOOLSETS_INSTRUCTIONS if dispatch.dynamic_toolsets(settings) else ""),
         lifespan=lifespan,
         get_tool_input_schema=lambda name: (
             dispatch.TOOLS[name].input_schema if name in dispatch.TOOLS else None
         ),
-        on_list_tools=list_tools,
+        on_list_tools=_one_page(list_tools),
         on_call_tool=call_tool,
-        on_list_resources=resources.list_resources,
-        on_list_resource_templates=resources.list_resource_templates,
+        on_list_resources=_one_page(resources.list_resources),
+        on_list_resource_templates=_one_page(resources.list_resource_templates),
         on_read_resource=resources.read_resource,
         on_subscribe_resource=resources.subscribe,
         on_unsubscribe_resource=resources.unsubscribe,
-        on_list_prompts=mcp_prompts.list_prompts,
+        on_list_prompts=_one_page(mcp_prompts.list_prompts),
         on_get_prompt=mcp_prompts.get_prompt,
         on_completion=completions.complete,
     )
+    # Registered directly rather than as on_set_logging_level: the SDK warns that the
+    # capability is deprecated for protocol 2026-07-28, but every handshake-era client
+    # (2025-11-25 and older) still uses it.
+    server.add_request_handler(
+        "logging/setLevel", types.SetLevelRequestParams, mcp_logging.set_level
+    )
+    server.middleware.append(mcp_logging.SessionLogMiddleware())
+    mcp_logging.install()
+    return server
 
 
 def initialization_options(server: Server):
-    return server.create_initialization_options(NotificationOptions(resources_changed=True))
+    return server.create_initialization_options()

@@ -1,21 +1,28 @@
 """Multi-turn video sessions, kept in SQLite so they survive a server restart (seed 000 s8).
 
 A session remembers which video it is about (a YouTube URL, or the File API URI of an
-uploaded local file), its title, and the conversation so far as plain JSON turns. Rules:
+uploaded local file), the clip and sampling it was opened with, the model it talks to,
+its title, its context cache, and the conversation so far. Rules:
 - a session idle longer than GEMINI_SESSION_TIMEOUT_HOURS has expired (checked on every
-  create and get); at GEMINI_MAX_SESSIONS the least recently active one is evicted;
-- history keeps the last GEMINI_SESSION_MAX_TURNS turns (a sliding window). The video
-  part is not stored in the history: it is attached to the first turn of every request,
-  so trimming never loses the video.
+  create and get); at GEMINI_MAX_SESSIONS the least recently active one is evicted. An
+  ended session's context cache is deleted (`ended_caches` hands the names to the caller);
+- history keeps the last GEMINI_SESSION_MAX_TURNS turns (a sliding window);
+- history is faithful: each turn stores the user Content as sent and the model's whole
+  Content as Gemini returned it (thought parts and thought signatures included, bytes as
+  base64), so a resumed session, after a restart too, sends Gemini exactly what it
+  produced. The video is not in the history: it lives in the context cache, or is
+  attached to the start of every request, so trimming never loses it.
 
 The database is GEMINI_SESSION_DB (default `sessions.db` in the data dir, WAL mode);
-`:memory:` keeps sessions for the life of the process only.
+`:memory:` keeps sessions for the life of the process only. Rows written by an earlier
+version (history as {role, text}) are read as text parts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 import sqlite3
 import threading
@@ -26,6 +33,8 @@ from typing import Any
 
 from video_research import lifecycle
 from video_research.config import Settings, get_config
+
+logger = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -43,6 +52,16 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_last_active ON sessions(last_active);
 """
 
+# Columns added after the first release; ALTERed into older databases on open.
+_ADDED_COLUMNS = {
+    "content_id": "TEXT NOT NULL DEFAULT ''",
+    "model": "TEXT NOT NULL DEFAULT ''",
+    "sampling": "TEXT NOT NULL DEFAULT '{}'",
+    "cache_name": "TEXT NOT NULL DEFAULT ''",
+    "cache_expires_at": "REAL NOT NULL DEFAULT 0",
+    "cache_state": "TEXT NOT NULL DEFAULT ''",
+}
+
 
 @dataclass
 class Session:
@@ -55,10 +74,25 @@ class Session:
     video_title: str
     description: str = ""
     history: list[dict[str, Any]] = field(default_factory=list)
-    """[{role: user|model, text}] oldest first."""
+    """Gemini Contents ({role, parts}) as exchanged, oldest first."""
     turn_count: int = 0
     created_at: float = 0.0
     last_active: float = 0.0
+    content_id: str = ""
+    model: str = ""
+    """The model of every turn ("" for sessions from before this was stored)."""
+    sampling: dict[str, Any] = field(default_factory=dict)
+    """video_input.Sampling.to_json() of the session's clip and sampling."""
+    cache_name: str = ""
+    cache_expires_at: float = 0.0
+    cache_state: str = ""
+    """"" (try caching), or "unavailable: <reason>" once Gemini refused for good."""
+
+
+def _legacy_turn(turn: dict[str, Any]) -> dict[str, Any]:
+    if "parts" in turn:
+        return turn
+    return {"role": turn.get("role", "user"), "parts": [{"text": str(turn.get("text", ""))}]}
 
 
 class SessionStore:
@@ -72,6 +106,7 @@ class SessionStore:
         self.max_sessions = max_sessions
         self.max_turns = max_turns
         self._lock = threading.Lock()
+        self._ended: list[str] = []
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
@@ -80,16 +115,26 @@ class SessionStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        have = {row["name"] for row in self._db.execute("PRAGMA table_info(sessions)")}
+        for column, declaration in _ADDED_COLUMNS.items():
+            if column not in have:
+                self._db.execute(f"ALTER TABLE sessions ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
     # --- sync core (runs in a worker thread) ---
+    def _remove(self, where: str, params: tuple[Any, ...]) -> None:
+        """Delete sessions matching `where`, remembering their context caches."""
+        for row in self._db.execute(
+            f"SELECT cache_name FROM sessions WHERE {where} AND cache_name != ''", params
+        ):
+            self._ended.append(row["cache_name"])
+        self._db.execute(f"DELETE FROM sessions WHERE {where}", params)
+
     def _evict_expired(self, now: float) -> None:
-        self._db.execute(
-            "DELETE FROM sessions WHERE last_active < ?", (now - self.timeout_seconds,)
-        )
+        self._remove("last_active < ?", (now - self.timeout_seconds,))
 
     def _create(self, session: Session) -> Session:
         now = time.time()
@@ -100,16 +145,17 @@ class SessionStore:
                 (count,) = self._db.execute("SELECT COUNT(*) FROM sessions").fetchone()
                 excess = count - self.max_sessions + 1
                 if excess > 0:
-                    self._db.execute(
-                        "DELETE FROM sessions WHERE session_id IN "
-                        "(SELECT session_id FROM sessions ORDER BY last_active ASC LIMIT ?)",
+                    self._remove(
+                        "session_id IN (SELECT session_id FROM sessions ORDER BY last_active ASC LIMIT ?)",
                         (excess,),
                     )
                 session.session_id = session.session_id or secrets.token_hex(6)
                 session.created_at = session.last_active = now
                 self._db.execute(
-                    "INSERT INTO sessions (session_id, source, video_uri, mime_type, video_title, description,"
-                    " history, turn_count, created_at, last_active) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO sessions (session_id, source, video_uri, mime_type, video_title,"
+                    " description, history, turn_count, created_at, last_active, content_id, model,"
+                    " sampling, cache_name, cache_expires_at, cache_state)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         session.session_id,
                         session.source,
@@ -121,6 +167,12 @@ class SessionStore:
                         session.turn_count,
                         now,
                         now,
+                        session.content_id,
+                        session.model,
+                        json.dumps(session.sampling),
+                        session.cache_name,
+                        session.cache_expires_at,
+                        session.cache_state,
                     ),
                 )
                 self._db.execute("COMMIT")
@@ -145,13 +197,21 @@ class SessionStore:
             mime_type=row["mime_type"],
             video_title=row["video_title"],
             description=row["description"],
-            history=json.loads(row["history"]),
+            history=[_legacy_turn(t) for t in json.loads(row["history"])],
             turn_count=row["turn_count"],
             created_at=row["created_at"],
             last_active=row["last_active"],
+            content_id=row["content_id"],
+            model=row["model"],
+            sampling=json.loads(row["sampling"] or "{}"),
+            cache_name=row["cache_name"],
+            cache_expires_at=row["cache_expires_at"],
+            cache_state=row["cache_state"],
         )
 
-    def _add_turn(self, session_id: str, prompt: str, response: str) -> Session | None:
+    def _add_turn(
+        self, session_id: str, user: dict[str, Any], model: dict[str, Any]
+    ) -> Session | None:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -161,8 +221,8 @@ class SessionStore:
                 if row is None:
                     self._db.execute("ROLLBACK")
                     return None
-                history = json.loads(row["history"])
-                history += [{"role": "user", "text": prompt}, {"role": "model", "text": response}]
+                history = [_legacy_turn(t) for t in json.loads(row["history"])]
+                history += [user, model]
                 history = history[-2 * self.max_turns :]
                 self._db.execute(
                     "UPDATE sessions SET history = ?, turn_count = ?, last_active = ? WHERE session_id = ?",
@@ -174,17 +234,55 @@ class SessionStore:
                 raise
         return self._get(session_id)
 
+    def _set_cache(self, session_id: str, name: str, expires_at: float, state: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "UPDATE sessions SET cache_name = ?, cache_expires_at = ?, cache_state = ?"
+                " WHERE session_id = ?",
+                (name, expires_at, state, session_id),
+            )
+
+    def _take_ended(self) -> list[str]:
+        with self._lock:
+            ended, self._ended = self._ended, []
+        return ended
+
     # --- async API ---
     async def create(self, session: Session) -> Session:
-        return await asyncio.to_thread(self._create, session)
+        made = await asyncio.to_thread(self._create, session)
+        await self._end_caches()
+        return made
 
     async def get(self, session_id: str) -> Session | None:
         """The live session, or None when it never existed or has expired."""
-        return await asyncio.to_thread(self._get, session_id)
+        found = await asyncio.to_thread(self._get, session_id)
+        await self._end_caches()
+        return found
 
-    async def add_turn(self, session_id: str, prompt: str, response: str) -> Session | None:
-        """Append one exchange, trim the window, bump turn_count; None if the session is gone."""
-        return await asyncio.to_thread(self._add_turn, session_id, prompt, response)
+    async def add_turn(
+        self, session_id: str, user: dict[str, Any], model: dict[str, Any]
+    ) -> Session | None:
+        """Append one exchange (user Content as sent, the model's Content as returned), trim
+        the window, bump turn_count; None if the session is gone."""
+        return await asyncio.to_thread(self._add_turn, session_id, user, model)
+
+    async def set_cache(
+        self, session_id: str, name: str = "", expires_at: float = 0.0, state: str = ""
+    ) -> None:
+        await asyncio.to_thread(self._set_cache, session_id, name, expires_at, state)
+
+    async def _end_caches(self) -> None:
+        """Delete the context caches of sessions that just ended (best effort)."""
+        ended = self._take_ended()
+        if not ended:
+            return
+        from video_research import gemini_caching
+
+        for name in ended:
+            try:
+                await gemini_caching.delete(name)
+            except Exception as exc:  # never fail a call over a cache's clean-up
+                logger.warning("could not delete context cache %s: %s", name, exc)
 
 
 _stores: dict[tuple[Any, ...], SessionStore] = {}

@@ -11,7 +11,7 @@
   retry_after), bad key -> API_PERMISSION_DENIED, missing video/playlist -> not_found.
 
 Costs (quota units): videos.list 1 per 50 ids, playlistItems.list 1 per page of 50,
-playlists.list 1, channels.list 1.
+playlists.list 1, channels.list 1, commentThreads.list 1 per page.
 """
 
 from __future__ import annotations
@@ -174,6 +174,7 @@ def _reasons(exc: BaseException) -> set[str]:
         "dailyLimitExceeded",
         "keyInvalid",
         "forbidden",
+        "commentsDisabled",
     ):
         if reason.encode() in content:
             reasons.add(reason)
@@ -207,6 +208,12 @@ def _to_failure(exc: BaseException, what: str) -> ToolFailure:
             retry_after_seconds=3600
             if "quotaExceeded" in reasons or "dailyLimitExceeded" in reasons
             else 60,
+        )
+    if "commentsDisabled" in reasons:
+        return ToolFailure(
+            ErrorCategory.COMMENTS_DISABLED,
+            f"Comments are turned off for {what}.",
+            retryable=False,
         )
     if "keyInvalid" in reasons or status in (401,):
         return ToolFailure(
@@ -398,6 +405,74 @@ async def list_channel_videos(channel_id: str, max_videos: int) -> list[dict[str
     ids = [(item.get("contentDetails") or {}).get("videoId") for item in raw_items]
     videos = await get_videos([v for v in ids if v])
     return sorted(videos, key=lambda v: v.get("published_at") or "", reverse=True)
+
+
+def _comment(snippet: dict[str, Any], comment_id: str, video_id: str) -> dict[str, Any]:
+    """One comment (top-level or reply) from its commentThreads/comments snippet."""
+    channel = (snippet.get("authorChannelId") or {}).get("value")
+    return {
+        "comment_id": comment_id,
+        "author": snippet.get("authorDisplayName", ""),
+        "author_channel_id": channel,
+        "author_channel_url": snippet.get("authorChannelUrl"),
+        "text": snippet.get("textDisplay") or snippet.get("textOriginal") or "",
+        "like_count": _count(snippet.get("likeCount")) or 0,
+        "published_at": snippet.get("publishedAt", ""),
+        "updated_at": snippet.get("updatedAt"),
+        "url": f"{watch_url(video_id)}&lc={comment_id}" if comment_id else None,
+    }
+
+
+def comment_thread(item: dict[str, Any], video_id: str) -> dict[str, Any]:
+    """A commentThreads resource as the video_comments output lists it."""
+    snippet = item.get("snippet") or {}
+    top = snippet.get("topLevelComment") or {}
+    comment = _comment(top.get("snippet") or {}, top.get("id") or item.get("id", ""), video_id)
+    comment["thread_id"] = item.get("id", "")
+    comment["reply_count"] = _count(snippet.get("totalReplyCount")) or 0
+    replies = (item.get("replies") or {}).get("comments")
+    if replies is not None:
+        comment["replies"] = [
+            _comment(reply.get("snippet") or {}, reply.get("id", ""), video_id) for reply in replies
+        ]
+    return comment
+
+
+async def get_comments(
+    video_id: str,
+    *,
+    order: str = "relevance",
+    max_results: int = 20,
+    page_token: str | None = None,
+    include_replies: bool = False,
+    search_terms: str | None = None,
+) -> dict[str, Any]:
+    """One page of a video's comment threads (commentThreads.list, 1 quota unit).
+
+    Comments turned off is COMMENTS_DISABLED, never an empty page; an unknown video is
+    not_found.
+    """
+    body = await _execute(
+        lambda s: s.commentThreads().list(
+            part="snippet,replies" if include_replies else "snippet",
+            videoId=video_id,
+            order=order,
+            maxResults=max_results,
+            pageToken=page_token,
+            textFormat="plainText",
+            searchTerms=search_terms,
+        ),
+        f"video {video_id}",
+    )
+    comments = [comment_thread(item, video_id) for item in body.get("items", [])]
+    return {
+        "video_id": video_id,
+        "url": watch_url(video_id),
+        "order": order,
+        "comments": comments,
+        "returned": len(comments),
+        "next_page_token": body.get("nextPageToken"),
+    }
 
 
 def reset() -> None:

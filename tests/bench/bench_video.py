@@ -1,6 +1,13 @@
 """Issue 3: video_analyze cache-hit latency vs a cache miss against the stub (zero
 latency), and video_batch_analyze wall time for 12 files at concurrency 3 with 200 ms of
-stub latency vs the ideal 12 / 3 x 200 ms = 800 ms."""
+stub latency vs the ideal 12 / 3 x 200 ms = 800 ms.
+
+Issue 17, what Gemini bills (counted by the stub as Gemini counts them):
+- input tokens of a 10-turn session on a one-hour video with context caching vs without
+  (cached tokens weighted at Gemini's cache price, 10% of the input price);
+- bytes uploaded to the File API for 5 analyses of one 100 MB file with upload reuse vs
+  uploading on every call (the behaviour before reuse).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +22,11 @@ from video_research import dispatch
 from video_research.context import CallContext, Caller
 
 RUNS = int(os.environ.get("BENCH_VIDEO_RUNS", "200"))
+TURNS = int(os.environ.get("BENCH_SESSION_TURNS", "10"))
+UPLOAD_MB = int(os.environ.get("BENCH_UPLOAD_MB", "100"))
+ANALYSES = 5
+CACHED_PRICE = 0.10
+"""Gemini bills cached input tokens at a tenth of the input price (2.5 and 3 models)."""
 OWNER = Caller(username="bench", role="admin", verified=True)
 
 
@@ -69,6 +81,87 @@ async def _run(stub: GeminiStub, tmp: Path) -> None:
     header("video_batch_analyze, 12 files, concurrency 3, stub latency 200 ms")
     report(
         "batch wall time", wall * 1000, "ms", "ideal 12/3 x 200 ms", 800.0, higher_is_better=False
+    )
+    await _session_tokens(stub, tmp)
+    await _upload_bytes(stub, tmp)
+
+
+async def _session(tmp: Path, caching: bool) -> dict[str, int]:
+    """A TURNS-turn session on one long video; summed usage of its turns."""
+    from video_research import config
+
+    os.environ["GEMINI_CONTEXT_CACHE"] = "true" if caching else "false"
+    config.reset_config()
+    video = tmp / f"lecture-{caching}.mp4"
+    video.write_bytes(os.urandom(4096))
+    created = await _call("video_create_session", {"file_path": str(video)})
+    totals = {"prompt_tokens": 0, "cached_tokens": 0, "uncached_prompt_tokens": 0}
+    for turn in range(TURNS):
+        reply = await _call(
+            "video_continue_session",
+            {"session_id": created["session_id"], "prompt": f"question {turn}: what happens?"},
+        )
+        for key in totals:
+            totals[key] += reply["usage"][key]
+    return totals
+
+
+async def _session_tokens(stub: GeminiStub, tmp: Path) -> None:
+    stub.video_seconds = 3600.0
+    with_cache = await _session(tmp, caching=True)
+    without = await _session(tmp, caching=False)
+    stub.video_seconds = 600.0
+    os.environ.pop("GEMINI_CONTEXT_CACHE", None)
+    header(f"{TURNS}-turn session on a one-hour video: input tokens billed")
+    report(
+        "uncached input tokens, with caching",
+        with_cache["uncached_prompt_tokens"],
+        "tokens",
+        "without caching",
+        without["uncached_prompt_tokens"],
+        higher_is_better=False,
+    )
+    report(
+        "cached input tokens, with caching",
+        with_cache["cached_tokens"],
+        "tokens",
+        "without caching",
+        without["cached_tokens"],
+        higher_is_better=False,
+    )
+    effective = with_cache["uncached_prompt_tokens"] + CACHED_PRICE * with_cache["cached_tokens"]
+    report(
+        "input billed, cached at 10% (token-equiv.)",
+        effective,
+        "tokens",
+        "without caching",
+        without["prompt_tokens"],
+        higher_is_better=False,
+    )
+
+
+async def _upload_bytes(stub: GeminiStub, tmp: Path) -> None:
+    from video_research import gemini_files
+
+    big = tmp / "big.mp4"
+    with big.open("wb") as handle:  # sparse: no disk written
+        handle.truncate(UPLOAD_MB * 1024 * 1024)
+    stub.reset()
+    for _ in range(ANALYSES):  # before reuse: every call uploaded the file
+        await gemini_files.upload_file(big, "video/mp4")
+    before = stub.bytes_uploaded
+    stub.reset()
+    for n in range(ANALYSES):
+        await _call("video_analyze", {"file_path": str(big), "instruction": f"question {n}"})
+    after = stub.bytes_uploaded
+    header(f"{ANALYSES} analyses of one {UPLOAD_MB} MB file: bytes uploaded to the File API")
+    report(
+        "with upload reuse",
+        after / 1e6,
+        "MB",
+        "uploading on every call",
+        before / 1e6,
+        higher_is_better=False,
     )
 
 

@@ -190,6 +190,6 @@ class ScriptedStub:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = do_POST = do_PUT = do_DELETE = _handle  # noqa: N815 - http.server naming
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle  # noqa: N815 - http.server naming
 
         return Handler

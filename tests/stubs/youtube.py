@@ -8,7 +8,13 @@ playlist item (title, description, channel, thumbnails) with a contentDetails du
 except the ones in `missing` (deleted/private: videos.list omits them, as the real API
 does). Unknown ids are omitted too; a bad key gets the real keyInvalid error.
 
-Routes for `enqueue`: videos, playlistItems, playlists, channels.
+commentThreads.list serves the real sample page (five threads of one video) for any
+video: `order` relevance sorts by likes, `maxResults` trims, `textFormat=plainText` gives
+plain `textDisplay`, `part=replies` adds the replies of threads that have some, and a
+`pageToken` gets a last page. Videos in `comments_disabled` get the documented 403
+commentsDisabled error, those in `missing` a 404 videoNotFound.
+
+Routes for `enqueue`: videos, playlistItems, playlists, channels, commentThreads.
 """
 
 from __future__ import annotations
@@ -20,13 +26,24 @@ from typing import Any
 from tests.helpers import API_SAMPLES, api_sample
 from tests.stubs.base import Close, Recorded, ScriptedStub, Status
 
-__all__ = ["BAD_KEY", "Close", "PLAYLIST", "CHANNEL", "Status", "YouTubeStub", "quota_exceeded"]
+__all__ = [
+    "BAD_KEY",
+    "CHANNEL",
+    "COMMENTS_OFF",
+    "Close",
+    "PLAYLIST",
+    "Status",
+    "YouTubeStub",
+    "quota_exceeded",
+]
 
 PLAYLIST = "PLOU2XLYxmsIKpaV8h0AGE05so0fAwwfTw"
 SMALL_PLAYLIST = "PLOU2XLYxmsIJXsH2htG1g0NUjHGq62Q7i"
 CHANNEL = "UC_x5XG1OV2P6uZZ5FSM9Ttw"
 UPLOADS = "UU_x5XG1OV2P6uZZ5FSM9Ttw"
 BAD_KEY = "bad-key"
+COMMENTS_OFF = "CommentsOff"
+"""A video (11 characters) whose owner turned comments off."""
 
 
 def quota_exceeded() -> Status:
@@ -97,6 +114,8 @@ class YouTubeStub(ScriptedStub):
         self.channels = {
             c["id"]: c for c in api_sample("youtube/channels_list.multi_full_parts.json")["items"]
         }
+        self.comment_page = api_sample("youtube/commentThreads_list.by_video_page2.json")
+        self.comments_disabled = {COMMENTS_OFF}
 
     def route(self, method: str, path: str, headers: dict[str, str]) -> str:
         name = path.rstrip("/").rsplit("/", 1)[-1]
@@ -113,6 +132,7 @@ class YouTubeStub(ScriptedStub):
             "playlistItems": self._playlist_items,
             "playlists": self._playlists,
             "channels": self._channels,
+            "commentThreads": self._comment_threads,
         }.get(record.route)
         return handler(record) if handler else super().default(record)
 
@@ -181,3 +201,81 @@ class YouTubeStub(ScriptedStub):
         return self._list(
             "channel", [copy.deepcopy(self.channels[c]) for c in ids if c in self.channels]
         )
+
+    def _comment_threads(self, record: Recorded) -> Any:
+        video_id = record.query.get("videoId", "")
+        if video_id in self.comments_disabled:
+            message = (
+                'The video identified by the <code><a href="/youtube/v3/docs/commentThreads/list#videoId">'
+                "videoId</a></code> parameter has disabled comments."
+            )
+            return Status(
+                403,
+                {
+                    "error": {
+                        "code": 403,
+                        "message": message,
+                        "errors": [
+                            {
+                                "message": message,
+                                "domain": "youtube.commentThread",
+                                "reason": "commentsDisabled",
+                                "location": "videoId",
+                                "locationType": "parameter",
+                            }
+                        ],
+                    }
+                },
+            )
+        if video_id in self.missing or not video_id:
+            message = 'The video identified by the <code><a href="/youtube/v3/docs/commentThreads/list#videoId">videoId</a></code> parameter could not be found.'
+            return Status(
+                404,
+                {
+                    "error": {
+                        "code": 404,
+                        "message": message,
+                        "errors": [
+                            {
+                                "message": message,
+                                "domain": "youtube.commentThread",
+                                "reason": "videoNotFound",
+                            }
+                        ],
+                    }
+                },
+            )
+        page = copy.deepcopy(self.comment_page)
+        items = page["items"]
+        if record.query.get("pageToken"):
+            items = items[-2:]
+            page.pop("nextPageToken", None)
+        for item in items:
+            item["snippet"]["videoId"] = video_id
+            top = item["snippet"]["topLevelComment"]["snippet"]
+            top["videoId"] = video_id
+            if record.query.get("textFormat") == "plainText":
+                top["textDisplay"] = top["textOriginal"]
+            if "replies" in record.query.get("part", "") and item["snippet"]["totalReplyCount"]:
+                item["replies"] = {
+                    "comments": [
+                        {
+                            "kind": "youtube#comment",
+                            "id": f"{item['id']}.reply{n}",
+                            "snippet": {
+                                **top,
+                                "textDisplay": f"Reply {n} to {top['authorDisplayName']}",
+                                "textOriginal": f"Reply {n} to {top['authorDisplayName']}",
+                                "parentId": item["id"],
+                                "likeCount": n,
+                            },
+                        }
+                        for n in range(1, item["snippet"]["totalReplyCount"] + 1)
+                    ]
+                }
+        if record.query.get("order", "time") == "relevance":
+            items.sort(key=lambda i: -i["snippet"]["topLevelComment"]["snippet"]["likeCount"])
+        items = items[: int(record.query.get("maxResults") or 20)]
+        page["items"] = items
+        page["pageInfo"] = {"totalResults": len(items), "resultsPerPage": len(items)}
+        return page

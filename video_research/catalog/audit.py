@@ -5,8 +5,13 @@ Each entry goes to the `audit_log` table of the catalog database (read back by t
 stderr otherwise:
 
     {"event": "audit", "timestamp": "2024-12-20T10:30:00Z", "tool": "queue_apply_playlist",
-     "username": "someuser", "role": "blessed", "session": "3f2a9c1b7e04", "verified": true,
-     "ok": true, "category": null, "input": {...}, "result": {...}}
+     "username": "someuser", "claimed_username": null, "role": "blessed",
+     "session": "3f2a9c1b7e04", "verified": true, "ok": true, "category": null,
+     "input": {...}, "result": {...}}
+
+`username` is who really called: a verified session's user, else the transport's
+(the bearer token's user, or `local`); an unverified claim's name is only kept as
+`claimed_username` (see `who_called`).
 
 Session IDs never appear: `session` is a fingerprint, and any `session_id` argument is
 replaced by its fingerprint. Writing the entry never fails the call it records.
@@ -21,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from video_research import printable
 from video_research.catalog.db import get_db, now_iso
 from video_research.catalog.registry import fingerprint
 from video_research.config import get_config
@@ -48,6 +54,22 @@ def _bounded(result: dict[str, Any]) -> dict[str, Any]:
     return {"truncated": True, "chars": len(text), "keys": sorted(result)}
 
 
+LOCAL_USER = "local"
+"""Who calls over stdio or HTTP without tokens: the owner of the server process."""
+
+
+def who_called(caller: Any) -> tuple[str, str | None]:
+    """(the user who really made the call, the name an unverified session claimed or None).
+
+    A verified caller is recorded as themself. An unverified claim proves nothing about
+    its name: the entry names who the transport authenticated (the bearer token's user,
+    or the local user on stdio) and keeps the claimed name beside it, marked unverified.
+    """
+    if caller.verified:
+        return caller.username, None
+    return caller.transport_user or LOCAL_USER, caller.username
+
+
 def make_entry(
     *,
     tool: str,
@@ -56,11 +78,13 @@ def make_entry(
     result: dict[str, Any] | None,
     error: dict[str, Any] | None,
 ) -> dict[str, Any]:
+    username, claimed = who_called(caller)
     return {
         "event": "audit",
         "timestamp": now_iso(),
         "tool": tool,
-        "username": caller.username,
+        "username": username,
+        "claimed_username": claimed,
         "role": caller.role,
         "session": fingerprint(caller.session_id) if caller.session_id else None,
         "verified": caller.verified,
@@ -84,21 +108,27 @@ def _emit(line: str) -> None:
 
 
 async def record(entry: dict[str, Any]) -> None:
-    """Store and emit one entry; failures are logged, never raised."""
+    """Store and emit one entry; failures are logged, never raised.
+
+    Every string in the entry is made encodable first (printable.data): a file name that
+    is not UTF-8 in a result would otherwise fail both the UTF-8 log file and SQLite, and
+    the call would be missing from the audit log although it changed things."""
+    entry = printable.data(entry)
     line = redact(json.dumps(entry, default=str, ensure_ascii=False))
     try:
         _emit(line)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         logger.error("could not write the audit line: %s", exc)
     try:
         await get_db().write(
             lambda conn: conn.execute(
-                "INSERT INTO audit_log (timestamp, tool, username, role, session, verified, ok,"
-                " category, input, result) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO audit_log (timestamp, tool, username, claimed_username, role,"
+                " session, verified, ok, category, input, result) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     entry["timestamp"],
                     entry["tool"],
                     entry["username"],
+                    entry["claimed_username"],
                     entry["role"],
                     entry["session"],
                     int(entry["verified"]),
@@ -146,6 +176,7 @@ def query(
             "timestamp": r["timestamp"],
             "tool": r["tool"],
             "username": r["username"],
+            "claimed_username": r["claimed_username"],
             "role": r["role"],
             "session": r["session"],
             "verified": bool(r["verified"]),

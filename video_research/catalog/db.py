@@ -147,6 +147,7 @@ CREATE TABLE IF NOT EXISTS audit_log (
     timestamp  TEXT NOT NULL,
     tool       TEXT NOT NULL,
     username   TEXT NOT NULL,
+    claimed_username TEXT,
     role       TEXT NOT NULL,
     session    TEXT,
     verified   INTEGER NOT NULL,
@@ -233,6 +234,7 @@ class CatalogDB:
         conn.execute("BEGIN IMMEDIATE")
         for statement in _split_statements(_SCHEMA):
             conn.execute(statement)
+        _add_missing_columns(conn)
         conn.execute(
             "INSERT OR IGNORE INTO catalog_meta(key, value) VALUES ('generation', '0'), "
             "('instance', ?), ('schema_version', ?)",
@@ -272,6 +274,18 @@ class CatalogDB:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+_ADDED_COLUMNS = (("audit_log", "claimed_username", "TEXT"),)
+"""Columns added after a table was first released: (table, column, type), added to an
+older database file when it is opened (CREATE TABLE IF NOT EXISTS leaves it as it was)."""
+
+
+def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    for table, column, kind in _ADDED_COLUMNS:
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if column not in present:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
 def _split_statements(script: str) -> list[str]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from video_research import paths, printable
 from video_research.catalog.videos import VideoRecord
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.youtube_urls import VIDEO_ID, watch_url
@@ -88,45 +89,178 @@ def record_from_row(row: dict[str, Any]) -> VideoRecord:
     )
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"{path} does not exist or is not a file.")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ToolFailure(
-            ErrorCategory.FILE_TOO_LARGE,
-            f"{path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB.",
-            hint="Split the file and import the parts one by one.",
-        )
-    text = path.read_text(encoding="utf-8-sig", errors="replace")
-    suffix = path.suffix.lower()
-    if suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise invalid_input(
-                f"{path.name} is not valid JSON: {exc}",
-                hint='Fix the file: a list of video objects, or {"videos": [...]}.',
+MAX_ROW_DEPTH = 32
+"""How deeply a row of a JSON file may nest (a video is a flat object with one list)."""
+
+
+def _read_text(path: Path) -> str:
+    """The file's text (UTF-8, a BOM dropped, bad bytes replaced); only a regular file
+    of at most MAX_FILE_BYTES is read (paths.read_regular: a FIFO or device is refused)."""
+    try:
+        data = paths.read_regular(path, MAX_FILE_BYTES)
+    except ToolFailure as failure:
+        if failure.category is ErrorCategory.FILE_TOO_LARGE:
+            raise ToolFailure(
+                ErrorCategory.FILE_TOO_LARGE,
+                f"{paths.printable(path.name)} is larger than "
+                f"{MAX_FILE_BYTES // (1024 * 1024)} MB.",
+                hint="Split the file and import the parts one by one.",
             ) from None
-        if isinstance(data, dict):
-            data = data.get("videos")
-        if not isinstance(data, list):
-            raise invalid_input(
-                f"{path.name} holds no list of videos.",
-                hint='Use a JSON list of video objects, or {"videos": [...]}.',
-            )
-        return [row if isinstance(row, dict) else {"_bad": row} for row in data]
-    if suffix in (".csv", ".tsv"):
-        reader = csv.DictReader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",")
-        if not reader.fieldnames or "title" not in reader.fieldnames:
-            raise invalid_input(
-                f"{path.name} has no header row with a title column.",
-                hint="The first row names the columns: video_id,title,categories,duration_seconds,manifest_url.",
-            )
-        return [{k: v for k, v in row.items() if k is not None} for row in reader]
-    raise ToolFailure(
-        ErrorCategory.FILE_UNSUPPORTED,
-        f"Cannot import {path.name}: only .json, .csv and .tsv files are read.",
+        raise
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def _json_number(text: str) -> int | str:
+    """JSON integers as int, except ones too long for int() (Python refuses over 4,300
+    digits): kept as their digits, so the row that holds one fails alone."""
+    return int(text) if len(text) <= 1000 else text
+
+
+Row = dict[str, Any]
+"""A row: the video object, or {"_bad": reason} for an entry that cannot be one."""
+
+
+def _json_rows(text: str, name: str) -> list[Row]:
+    try:
+        data = json.loads(text, parse_int=_json_number)
+    except RecursionError:  # one entry nests deeper than Python's stack: split the file
+        return _shallow_json_rows(text, name)
+    except json.JSONDecodeError as exc:
+        raise invalid_input(
+            f"{name} is not valid JSON: {exc}",
+            hint='Fix the file: a list of video objects, or {"videos": [...]}.',
+        ) from None
+    if isinstance(data, dict):
+        data = data.get("videos")
+    if not isinstance(data, list):
+        raise _no_list(name)
+    return [row if isinstance(row, dict) else {"_bad": _NOT_OBJECT} for row in data]
+
+
+_NOT_OBJECT = "each entry must be a JSON object"
+
+
+def _no_list(name: str) -> ToolFailure:
+    return invalid_input(
+        f"{name} holds no list of videos.",
+        hint='Use a JSON list of video objects, or {"videos": [...]}.',
     )
+
+
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]')
+"""What delimits JSON values: a whole string (so brackets inside one do not count), a
+bracket or a comma."""
+_VIDEO_ID = re.compile(r'"video_id"\s*:\s*("[^"\\]*(?:\\.[^"\\]*)*")')
+_KEY = re.compile(r'\s*("[^"\\]*(?:\\.[^"\\]*)*")\s*:')
+
+
+def _children(text: str, opening: int, name: str) -> list[tuple[int, int, int]]:
+    """(start, end, depth) of each direct child of the array or object that opens at
+    text[opening]: its text span and how deeply it nests. Linear, no recursion."""
+    depth, start, deepest = 0, opening + 1, 0
+    children: list[tuple[int, int, int]] = []
+    for token in _TOKEN.finditer(text, opening):
+        char = token.group()[0]
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth - 1)
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                if text[start : token.start()].strip():
+                    children.append((start, token.start(), deepest))
+                return children
+        elif char == "," and depth == 1:
+            children.append((start, token.start(), deepest))
+            start, deepest = token.end(), 0
+    raise invalid_input(
+        f"{name} is not valid JSON: a list or object is never closed.",
+        hint='Fix the file: a list of video objects, or {"videos": [...]}.',
+    )
+
+
+def _shallow_json_rows(text: str, name: str) -> list[Row]:
+    """The rows of a JSON file one entry at a time, for a file that json.loads cannot
+    take whole (an entry nested deeper than the recursion limit). An entry nested deeper
+    than MAX_ROW_DEPTH, or that is not valid JSON, becomes a bad row of its own."""
+    opening = len(text) - len(text.lstrip())
+    if text[opening : opening + 1] == "{":
+        for start, end, _ in _children(text, opening, name):
+            key = _KEY.match(text, start)
+            if key and json.loads(key.group(1)) == "videos":
+                opening = (
+                    key.end() + len(text[key.end() : end]) - len(text[key.end() : end].lstrip())
+                )
+                break
+        else:
+            raise _no_list(name)
+    if text[opening : opening + 1] != "[":
+        raise _no_list(name)
+    rows: list[Row] = []
+    for start, end, depth in _children(text, opening, name):
+        if depth > MAX_ROW_DEPTH:
+            named = _VIDEO_ID.search(text, start, min(end, start + 4096))
+            rows.append(
+                {
+                    "_bad": f"the entry nests deeper than {MAX_ROW_DEPTH} levels",
+                    "video_id": json.loads(named.group(1)) if named else "",
+                }
+            )
+            continue
+        try:
+            row = json.loads(text[start:end], parse_int=_json_number)
+        except json.JSONDecodeError as exc:
+            rows.append({"_bad": f"not valid JSON: {exc.msg}"})
+            continue
+        rows.append(row if isinstance(row, dict) else {"_bad": _NOT_OBJECT})
+    return rows
+
+
+def _csv_rows(text: str, name: str, delimiter: str) -> list[Row]:
+    # A cell may be as large as the file (the default limit, 128 KiB, made the whole
+    # import fail); one that is too large for its column fails its own row.
+    if csv.field_size_limit() < MAX_FILE_BYTES:
+        csv.field_size_limit(MAX_FILE_BYTES)
+    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    try:
+        fieldnames = reader.fieldnames
+    except csv.Error as exc:
+        raise invalid_input(f"{name}: the header row cannot be read ({exc}).") from None
+    if not fieldnames or "title" not in fieldnames:
+        raise invalid_input(
+            f"{name} has no header row with a title column.",
+            hint="The first row names the columns: video_id,title,categories,duration_seconds,manifest_url.",
+        )
+    rows: list[Row] = []
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return rows
+        except csv.Error as exc:  # this row only: the reader goes on at the next line
+            rows.append({"_bad": f"line {reader.line_num}: {exc}"})
+            continue
+        rows.append({k: v for k, v in row.items() if k is not None})
+
+
+def _rows(path: Path) -> list[Row]:
+    name = paths.printable(path.name)
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".csv", ".tsv"):
+        raise ToolFailure(
+            ErrorCategory.FILE_UNSUPPORTED,
+            f"Cannot import {name}: only .json, .csv and .tsv files are read.",
+        )
+    text = _read_text(path)
+    if suffix == ".json":
+        return _json_rows(text, name)
+    return _csv_rows(text, name, "\t" if suffix == ".tsv" else ",")
+
+
+def _row_id(row: Row) -> str:
+    """The video_id a bad row names, as far as it can be shown (never a nested value)."""
+    value = row.get("video_id")
+    return printable.one_line(str(value)[:200]) if isinstance(value, str | int | float) else ""
 
 
 def read_file(path: Path) -> tuple[list[tuple[int, VideoRecord]], list[dict[str, Any]]]:
@@ -136,20 +270,18 @@ def read_file(path: Path) -> tuple[list[tuple[int, VideoRecord]], list[dict[str,
     for number, row in enumerate(_rows(path), start=1):
         try:
             if "_bad" in row:
-                raise ValueError("each entry must be a JSON object")
+                raise ValueError(row["_bad"])
             good.append((number, record_from_row(row)))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             failed.append(
-                {
-                    "row": number,
-                    "video_id": str(row.get("video_id") or ""),
-                    "error": f"{where}: {first['msg']}",
-                }
+                {"row": number, "video_id": _row_id(row), "error": f"{where}: {first['msg']}"}
             )
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
+            failed.append({"row": number, "video_id": _row_id(row), "error": str(exc)[:500]})
+        except RecursionError:
             failed.append(
-                {"row": number, "video_id": str(row.get("video_id") or ""), "error": str(exc)}
+                {"row": number, "video_id": _row_id(row), "error": "the entry nests too deeply"}
             )
     return good, failed

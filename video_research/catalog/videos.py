@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from video_research.catalog import fields
 from video_research.catalog.db import escape_like, now_iso, snapshot_id
 
 # The YouTube Data API's standard video categories (videoCategories.list, regionCode=US):
@@ -70,6 +71,27 @@ class VideoRecord(BaseModel):
     def _strip(cls, value: Any) -> Any:
         return value.strip() if isinstance(value, str) else value
 
+    # Control characters and URLs a player must not open are refused (catalog/fields.py).
+    @field_validator("video_id", mode="after")
+    @classmethod
+    def _plain_id(cls, value: str) -> str:
+        return fields.no_control(value, "video_id")
+
+    @field_validator("title", mode="after")
+    @classmethod
+    def _one_line_title(cls, value: str) -> str:
+        return fields.one_line_title(value)
+
+    @field_validator("manifest_url", mode="after")
+    @classmethod
+    def _manifest_url(cls, value: str) -> str:
+        return fields.media_url(value, "manifest_url")
+
+    @field_validator("thumbnail_url", mode="after")
+    @classmethod
+    def _thumbnail_url(cls, value: str | None) -> str | None:
+        return fields.media_url(value, "thumbnail_url") if value else None
+
     @field_validator("categories", mode="after")
     @classmethod
     def _clean_categories(cls, value: list[str] | None) -> list[str] | None:
@@ -77,7 +99,7 @@ class VideoRecord(BaseModel):
             return None
         seen: dict[str, str] = {}
         for name in value:
-            name = name.strip()[:100]
+            name = fields.no_control(name.strip()[:100], "categories")
             if name and name.lower() not in seen:
                 seen[name.lower()] = name
         return list(seen.values())

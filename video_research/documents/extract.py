@@ -13,9 +13,11 @@ Two readers:
 Both run offline: no converter is given an LLM client, none fetches anything, and the
 converter is picked from the document type rather than guessed by content.
 
-Failures a user can act on (encrypted or corrupt files) raise `ToolFailure`s that say
-which, so a batch reports them per file; a file without text (empty, scanned) is refused
-by the ingest once chunked (`no_text`).
+Failures a user can act on (encrypted or corrupt files, binary data named as text, a
+DOCX/PPTX that would unpack past DOCUMENTS_MAX_UNPACKED_MB or pack suspiciously well: a
+zip bomb, refused from the archive's directory before any part is read) raise
+`ToolFailure`s that say which, so a batch reports them per file; a file without text
+(empty, scanned) is refused by the ingest once chunked (`no_text`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
+from video_research.documents.guards import ArchiveLimits, check_archive, check_text
 from video_research.errors import ToolFailure, invalid_input
 
 logger = logging.getLogger(__name__)
@@ -87,13 +90,20 @@ class Extracted:
     """Whether a new page starts a new section (slides) rather than continuing the text."""
 
 
-def extract(data: bytes, document_type: DocumentType, name: str) -> Extracted:
+def extract(
+    data: bytes,
+    document_type: DocumentType,
+    name: str,
+    *,
+    limits: ArchiveLimits | None = None,
+) -> Extracted:
     """The blocks of a file; `name` (the file name) is the fallback title and appears in errors.
-    A file without text gives no text blocks; the caller refuses it (`no_text`) once chunked."""
+    A file without text gives no text blocks; the caller refuses it (`no_text`) once chunked.
+    `limits` bound how far a DOCX/PPTX may unpack (default: from the configuration)."""
     if document_type is DocumentType.PDF:
         extracted = _extract_pdf(data, name)
     else:
-        extracted = _extract_markdown(data, document_type, name)
+        extracted = _extract_markdown(data, document_type, name, limits)
     return extracted
 
 
@@ -180,9 +190,17 @@ def _check_office_container(data: bytes, document_type: DocumentType, name: str)
         )
 
 
-def _extract_markdown(data: bytes, document_type: DocumentType, name: str) -> Extracted:
+_TEXT_LABELS = {DocumentType.HTML: "HTML", DocumentType.MARKDOWN: "Markdown text"}
+
+
+def _extract_markdown(
+    data: bytes, document_type: DocumentType, name: str, limits: ArchiveLimits | None = None
+) -> Extracted:
     if document_type in (DocumentType.DOCX, DocumentType.PPTX):
         _check_office_container(data, document_type, name)
+        check_archive(data, name, limits or ArchiveLimits.from_settings())
+    else:
+        check_text(data, name, _TEXT_LABELS.get(document_type, "plain text"))
     try:
         markdown, title = _markitdown(data, document_type)
     except ToolFailure:

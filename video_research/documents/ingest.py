@@ -113,7 +113,7 @@ async def _targets(
     files: list[Path] = []
     failures: list[FileResult] = []
     for resolved in explicit:
-        if resolved.is_file():
+        if not resolved.is_dir():  # a file; a FIFO or device is refused when it is read
             files.append(resolved)
             continue
         # A few hundred folders per worker-thread hop, so a cancelled call stops soon even
@@ -127,7 +127,7 @@ async def _targets(
                 try:
                     files.append(paths.confine_to(candidate, roots, client_roots))
                 except ToolFailure as failure:
-                    failures.append(_failed(str(candidate), failure))
+                    failures.append(_failed(paths.printable(candidate), failure))
     unique = list(dict.fromkeys(files))
     report.files_found = len(unique) + len(failures)
     return unique, failures, report
@@ -203,23 +203,25 @@ def _sha256(data: bytes) -> str:
 async def _ingest_file(
     store: KnowledgeStore, path: Path, request: IngestRequest, settings: Settings
 ) -> FileResult:
+    stat = paths.check_regular(path)  # a FIFO or device is never opened
+    name = paths.printable(path.name)
     document_type = request.document_type or document_type_for(path)
     if document_type is None:
         raise ToolFailure(
             ErrorCategory.INVALID_INPUT,
-            f"{path.name}: unsupported file type {path.suffix or '(no extension)'!r}.",
+            f"{name}: unsupported file type {path.suffix or '(no extension)'!r}.",
             hint=f"Supported: {', '.join(sorted(EXTENSIONS))}; or pass document_type to read it as one of "
             f"{', '.join(t.value for t in DocumentType)}.",
         )
-    stat = path.stat()
-    limit = settings.documents_max_file_mb * 1024 * 1024
+    limit = int(settings.documents_max_file_mb * 1024 * 1024)
     if stat.st_size > limit:
-        raise invalid_input(
-            f"{path.name} is {stat.st_size / 1024 / 1024:.1f} MB, over the "
-            f"{settings.documents_max_file_mb:g} MB limit.",
-            hint="Raise DOCUMENTS_MAX_FILE_MB, or split the document.",
-        )
-    data = await asyncio.to_thread(path.read_bytes)
+        raise _too_large(path, stat.st_size, settings)
+    try:
+        data = await asyncio.to_thread(paths.read_regular, path, limit)
+    except ToolFailure as failure:
+        if failure.category is ErrorCategory.FILE_TOO_LARGE:  # it grew since the stat
+            raise _too_large(path, limit + 1, settings) from None
+        raise
     content_hash = _sha256(data)
     tags = tuple(sorted(set(request.tags)))
     head = await library.stored_head(store, path)
@@ -230,7 +232,7 @@ async def _ingest_file(
     ):
         props = head.properties
         return FileResult(
-            path=str(path),
+            path=paths.printable(path),
             status="unchanged",
             document_id=props["document_id"],
             title=props.get("title"),
@@ -238,7 +240,7 @@ async def _ingest_file(
             chunks=props.get("chunk_count", 0),
             pages=props.get("page_count"),
         )
-    extracted = await asyncio.to_thread(extract, data, document_type, path.name)
+    extracted = await asyncio.to_thread(extract, data, document_type, name)
     chunks = await asyncio.to_thread(
         chunk_blocks,
         extracted.blocks,
@@ -246,7 +248,7 @@ async def _ingest_file(
         page_breaks=extracted.pages_with_breaks,
     )
     if not chunks:  # before the write, which would replace the previous version by nothing
-        raise no_text(path.name, document_type)
+        raise no_text(name, document_type)
     facts = library.DocumentFacts(
         path=path,
         title=extracted.title,
@@ -257,15 +259,24 @@ async def _ingest_file(
         modified_at=datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(),
         page_count=extracted.page_count,
     )
+    logger.debug("document %s: writing %d chunks", path, len(chunks))
     await library.write_document(store, facts, chunks)
     return FileResult(
-        path=str(path),
+        path=paths.printable(path),
         status="updated" if head is not None else "ingested",
         document_id=facts.document_id,
         title=facts.title,
         document_type=facts.document_type,
         chunks=len(chunks),
         pages=facts.page_count,
+    )
+
+
+def _too_large(path: Path, size: int, settings: Settings) -> ToolFailure:
+    return invalid_input(
+        f"{paths.printable(path.name)} is {size / 1024 / 1024:.1f} MB, over the "
+        f"{settings.documents_max_file_mb:g} MB limit.",
+        hint="Raise DOCUMENTS_MAX_FILE_MB, or split the document.",
     )
 
 
@@ -306,27 +317,29 @@ async def ingest(request: IngestRequest, ctx: Any) -> IngestReport:
         except ToolFailure as exc:
             if exc.category in STOPS_THE_CALL:
                 raise
-            result = _failed(str(path), exc)
+            result = _failed(paths.printable(path), exc)
         except OSError as exc:
-            result = _failed(str(path), _explained(exc, path))
+            result = _failed(paths.printable(path), _explained(exc, path))
         except Exception as exc:
             logger.warning("ingesting %s failed", path, exc_info=exc)
-            result = _failed(str(path), exc)
+            result = _failed(paths.printable(path), exc)
         if result.status != "unchanged":
             read += 1
         report.files.append(result)
         logger.info("document %s: %s (%d chunks)", path, result.status, result.chunks)
-        await ctx.report_progress(done, total, f"{path.name}: {result.status}")
+        await ctx.report_progress(done, total, f"{paths.printable(path.name)}: {result.status}")
     return report
 
 
 def _explained(exc: OSError, path: Path) -> ToolFailure:
     """OS errors as the per-file failures a user can act on."""
     if isinstance(exc, FileNotFoundError):
-        return ToolFailure(ErrorCategory.NOT_FOUND, f"{path} disappeared before it could be read.")
+        return ToolFailure(
+            ErrorCategory.NOT_FOUND, f"{paths.printable(path)} disappeared before it could be read."
+        )
     if isinstance(exc, PermissionError):
         return invalid_input(
-            f"{path.name} cannot be read: permission denied.",
+            f"{paths.printable(path.name)} cannot be read: permission denied.",
             hint="Make the file readable by the user the server runs as.",
         )
-    return invalid_input(f"{path.name} cannot be read: {exc.strerror or exc}.")
+    return invalid_input(f"{paths.printable(path.name)} cannot be read: {exc.strerror or exc}.")

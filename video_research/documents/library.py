@@ -99,21 +99,28 @@ class DocumentFacts:
         return document_id(self.path)
 
 
+def stored_path(path: Path | str) -> str:
+    """A resolved path as the library stores and keys it: its printable form, so a file
+    name that is not UTF-8 (`bad-\\xff.md`) is stored, found and shown the same way, and
+    can be passed back to document_delete or path_prefix as it was shown."""
+    return paths.printable(path)
+
+
 def document_id(path: Path | str) -> str:
-    return generate_uuid5(str(path), "document:")
+    return generate_uuid5(stored_path(path), "document:")
 
 
 def resolved(path: str) -> str:
     """A path as documents are keyed: absolute, `~` expanded, `..` and links resolved
     (invalid_input when it cannot be: `~nosuchuser`, a NUL byte)."""
-    return str(paths.resolve(path))
+    return stored_path(paths.resolve(path))
 
 
 async def stored_head(store: KnowledgeStore, path: Path) -> StoredObject | None:
     """Chunk 0 of the document stored for `path`, or None."""
     page = await store.fetch(
         COLLECTION,
-        where=Filter.eq("source_path", str(path)) & Filter.eq("chunk_index", 0),
+        where=Filter.eq("source_path", stored_path(path)) & Filter.eq("chunk_index", 0),
         limit=1,
     )
     return page.objects[0] if page.objects else None
@@ -134,8 +141,8 @@ async def write_document(
             "text": chunk.text,
             "title": facts.title,
             "document_id": doc_id,
-            "source_path": str(facts.path),
-            "file_name": facts.path.name,
+            "source_path": stored_path(facts.path),
+            "file_name": paths.printable(facts.path.name),
             "document_type": facts.document_type,
             "chunk_type": chunk.chunk_type,
             "tags": list(facts.tags),
@@ -154,7 +161,7 @@ async def write_document(
     ]
     uuids = [generate_uuid5(f"{doc_id}:{index}") for index in range(len(chunks))]
     deleted, _ = await store.replace_where(
-        COLLECTION, Filter.eq("source_path", str(facts.path)), objects, uuids=uuids
+        COLLECTION, Filter.eq("source_path", stored_path(facts.path)), objects, uuids=uuids
     )
     return deleted
 

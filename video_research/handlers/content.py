@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from pathlib import Path
 from typing import Any
 
-from video_research import contracts, gemini, paths, prompts
+from video_research import contracts, gemini, paths, prompts, url_policy
 from video_research.context import CallContext
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.knowledge import writethrough
@@ -36,11 +37,16 @@ TEXT_SUFFIXES = {
 }
 
 
-def _read_file(path: Path, file_path: str) -> tuple[Any, str]:
-    """(Gemini part, resolved path) for a PDF or text file (already confined)."""
-    if not path.is_file():
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_file(path: Path, file_path: str) -> tuple[Any, str, str]:
+    """(Gemini part, resolved path, content key) for a PDF or text file (already
+    confined); the key is the bytes' SHA-256, so a renamed file is the same content."""
+    if not path.exists():
         raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}")
-    size = path.stat().st_size
+    size = paths.check_regular(path).st_size  # a FIFO or device is refused, never opened
     if size > MAX_FILE_BYTES:
         raise ToolFailure(
             ErrorCategory.FILE_TOO_LARGE,
@@ -49,10 +55,16 @@ def _read_file(path: Path, file_path: str) -> tuple[Any, str]:
         )
     suffix = path.suffix.lower()
     if suffix == ".pdf":
-        return gemini.bytes_part(path.read_bytes(), "application/pdf"), str(path)
+        data = paths.read_regular(path, MAX_FILE_BYTES)
+        return (
+            gemini.bytes_part(data, "application/pdf"),
+            paths.printable(path),
+            "file:" + _digest(data),
+        )
     if suffix in TEXT_SUFFIXES:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        return gemini.text_part(text), str(path)
+        data = paths.read_regular(path, MAX_FILE_BYTES)
+        text = data.decode("utf-8", errors="replace")
+        return gemini.text_part(text), paths.printable(path), "file:" + _digest(data)
     raise ToolFailure(
         ErrorCategory.FILE_UNSUPPORTED,
         f"Unsupported file type {suffix or '(none)'!r} for {path.name}.",
@@ -107,19 +119,25 @@ async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     if output_schema is not None:
         contracts.check_caller_schema(output_schema, "output_schema")
     gemini.require_api_key()
+    if given[0] == "url":
+        args = {**args, "url": await url_policy.check_url(args["url"])}
     custom = output_schema is not None
     schema = output_schema if custom else contracts.gemini_response_schema(CONTENT_RESULT_SCHEMA)
     instruction, thinking = args["instruction"], args["thinking_level"]
     kind = given[0]
     if kind == "url":
         source = args["url"]
+        content_key = "url:" + source
         data, generation = await _analyze_url(source, instruction, schema, custom, thinking)
     else:
         if kind == "file_path":
             confined = await paths.confine(args["file_path"], ctx)
-            part, source = await asyncio.to_thread(_read_file, confined, args["file_path"])
+            part, source, content_key = await asyncio.to_thread(
+                _read_file, confined, args["file_path"]
+            )
         else:
             part, source = gemini.text_part(args["text"]), "text"
+            content_key = "text:" + _digest(args["text"].encode("utf-8", "surrogatepass"))
         template = "content_custom" if custom else "content_analysis"
         data, generation = await gemini.generate_json(
             [
@@ -139,7 +157,9 @@ async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     }
     if kind == "url":
         result["retrieved_urls"] = _retrieved(generation)
-    await writethrough.store_content_analysis(result, source, instruction)
+    await writethrough.store_content_analysis(
+        result, source, instruction, content_key=content_key, model=generation.model
+    )
     return result
 
 

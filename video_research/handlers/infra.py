@@ -1,4 +1,5 @@
-"""infra_cache and infra_configure: the analysis cache and the runtime configuration."""
+"""infra_cache and infra_configure: the analysis cache, Gemini context caches and the
+runtime configuration."""
 
 from __future__ import annotations
 
@@ -14,12 +15,28 @@ async def infra_cache(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     cache = get_cache()
     action = args["action"]
     content_id = args.get("content_id")
+    if action.startswith("context_"):
+        return await _contexts(action, content_id)
     if action == "stats":
         return {"action": action, "stats": cache.stats()}
     if action == "list":
         entries, total = cache.list_entries(content_id=content_id, limit=args["limit"])
         return {"action": action, "entries": entries, "total": total}
     removed = cache.clear(content_id=content_id)
+    return {"action": action, "removed": removed, "content_id": content_id}
+
+
+async def _contexts(action: str, content_id: str | None) -> dict[str, Any]:
+    """The Gemini context caches this server created: list them, or delete them."""
+    from video_research import gemini, gemini_caching
+
+    if action == "context_list":
+        return {
+            "action": action,
+            "contexts": await gemini_caching.list_caches(content_id=content_id),
+        }
+    gemini.require_api_key()
+    removed = await gemini_caching.clear_caches(content_id=content_id)
     return {"action": action, "removed": removed, "content_id": content_id}
 
 

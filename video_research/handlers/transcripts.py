@@ -521,6 +521,9 @@ class _FileRun:
             budget = Budget(get_config().transcript_file_budget_seconds)
             transcript = await asyncio.to_thread(read_file, checked, budget, sidecar)
             budget.pause()  # until this file's turn to be chunked
+        except paths.NotRegularFile as failure:  # a FIFO, device or socket: never opened
+            self.failed.append(failure_item(failure, "unreadable", file=printable(file)))
+            return None
         except (TranscriptFormatError, OSError) as exc:
             reason = getattr(exc, "reason", "unreadable")
             hint = _SIZE_HINT if reason == "too_large" else _FORMAT_HINT
@@ -591,10 +594,12 @@ def _is_transcript_name(path: Path) -> bool:
 
 
 def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
-    if root.is_file():
+    if not root.is_dir():  # a file; a FIFO or device is refused per item when read
         return [root]
     paths.check_glob(pattern)
-    files = sorted(p for p in root.glob(pattern) if _is_transcript_name(p) and p.is_file())
+    files = sorted(
+        p for p in root.glob(pattern) if _is_transcript_name(p) and paths.is_listed_file(p)
+    )
     if not files:
         raise ToolFailure(
             ErrorCategory.FILE_NOT_FOUND,
@@ -680,7 +685,7 @@ def _message(exc: Exception) -> str:
 def _sha256(file: Path) -> str:
     """SHA-256 of the file's bytes (of its first bytes past the size limit: it is refused)."""
     digest = hashlib.sha256()
-    with file.open("rb") as handle:
+    with paths.open_regular(file) as handle:  # a FIFO or device is refused, never read
         digest.update(handle.read(MAX_FILE_BYTES + 1))
     return digest.hexdigest()
 

@@ -1,4 +1,4 @@
-"""video_metadata and video_playlist: YouTube Data API, no Gemini."""
+"""video_metadata, video_playlist and video_comments: YouTube Data API, no Gemini."""
 
 from __future__ import annotations
 
@@ -23,3 +23,14 @@ async def video_playlist(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     available = [item for item in playlist["items"] if item["available"]]
     await feed.from_youtube(available, source_tool="video_playlist")
     return playlist
+
+
+async def video_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return await youtube.get_comments(
+        parse_video_id(args["url"]),
+        order=args["order"],
+        max_results=args["max_results"],
+        page_token=args.get("page_token"),
+        include_replies=args["include_replies"],
+        search_terms=args.get("search_terms"),
+    )

@@ -306,6 +306,8 @@ def register_collection(definition: CollectionDef) -> CollectionDef:
 
 def get_collection(name: str) -> CollectionDef:
     """The registered definition, or ToolFailure(not_found) listing the known collections."""
+    if name not in _REGISTRY:
+        registered_collections()  # collections of other modules register when imported
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -318,6 +320,7 @@ def get_collection(name: str) -> CollectionDef:
 REGISTERING_MODULES: tuple[str, ...] = (
     "video_research.transcripts.indexer",
     "video_research.documents.library",
+    "video_research.papers.collection",
 )
 """Modules that register collections of their own when imported."""
 
@@ -500,8 +503,9 @@ KNOWLEDGE_COLLECTIONS: tuple[str, ...] = (
     SESSION_TRANSCRIPTS.name,
     WEB_SEARCH_RESULTS.name,
     RESEARCH_PLANS.name,
+    "Papers",  # video_research.papers.collection (issue 15)
 )
-"""The seven collections of seed 000, the ones the knowledge tools search."""
+"""The collections the knowledge tools search: the seven of seed 000, and Papers."""
 
 
 def knowledge_collection(name: str) -> CollectionDef:

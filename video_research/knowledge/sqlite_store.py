@@ -9,24 +9,32 @@ Layout of the file (KNOWLEDGE_DB, default `knowledge.db` in the data dir):
   `json_extract(properties, '$.<name>')`, which is the expression filters compile to.
 - `fts_<Collection>`: FTS5 (unicode61, diacritics folded) over the searchable properties;
   ranked with bm25() (k1 1.2, b 0.75, as Weaviate's BM25).
-- `vec_<Collection>...`: a vec0 table of float[dimensions] with cosine distance.
+- `vectors_<Collection>...`: `id`, `embedding` (float32 bytes, L2-normalised).
+- `vector_log`: (seq, collection, id) for every object id written or deleted, in commit
+  order: how each process's in-memory vector index (`knowledge.ann`) learns what changed,
+  whichever thread or process changed it.
 
-Every write is one `BEGIN IMMEDIATE` transaction over all three, so a crash or a killed
-process never leaves an object without its text index or its vector. Connections use
+Every write is one `BEGIN IMMEDIATE` transaction over all four, so a crash or a killed
+process never leaves an object without its text index, its vector or its log entry. Connections use
 WAL (readers never wait for the writer), a busy timeout for concurrent writers (other
 processes included), and live one per worker thread: the store is only touched from
 `asyncio.to_thread`, never on the event loop.
 
-Filtered vector search is exact pre-filtering: the KNN runs over
-`rowid IN (SELECT id FROM obj_X WHERE <filter>)`, so a selective filter still returns
-`limit` results when that many match.
+Vector search goes through `knowledge.ann.VectorIndex` (faiss HNSW beside the file,
+exact numpy for small collections and for objects not yet in the graph); a filter is
+first resolved to the matching ids (SQLite, through the expression indexes), and the
+index searches only those: exactly when they are few, through faiss's filtered HNSW
+search otherwise, so a selective filter still returns `limit` results when that many
+match. Keyword search is bounded (`knowledge.fts`).
+
+Schema version 1 files (vectors in sqlite-vec `vec0` tables) are migrated on open.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
+import os
 import sqlite3
 import threading
 import uuid as uuid_lib
@@ -36,10 +44,20 @@ from typing import Any
 
 from video_research.config import Settings
 from video_research.errors import ErrorCategory, ToolFailure, config_error
-from video_research.knowledge import sqlite_ext
+from video_research.knowledge import fts, sqlite_ext
+from video_research.knowledge.ann import VectorIndex
 from video_research.knowledge.collections import CollectionDef, DataType
 from video_research.knowledge.embeddings import Embedder
-from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
+from video_research.knowledge.filters import FilterNode
+from video_research.knowledge.sqlite_sql import (  # noqa: F401 - compile_filter: public
+    _chunks,
+    _field,
+    _json,
+    _transaction,
+    compile_filter,
+    match_expression,
+)
+from video_research.knowledge.sqlite_vectors import VectorSearch
 from video_research.knowledge.store import (
     HYBRID_MIN_CANDIDATES,
     MAX_RESULTS,
@@ -54,96 +72,14 @@ from video_research.knowledge.store import (
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 BUSY_TIMEOUT_SECONDS = 30.0
 REEMBED_BATCH = 256
-MAX_QUERY_TOKENS = 64
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 _CHUNK = 500
 """Parameters per IN (...) list, well under SQLite's limit."""
 
 
-def _json(properties: dict[str, Any]) -> str:
-    return json.dumps(properties, ensure_ascii=False, separators=(",", ":"))
-
-
-def _field(prop: str, alias: str = "o") -> str:
-    """The SQL expression for a property; identical to the expression the indexes use."""
-    return f"json_extract({alias}.properties, '$.{prop}')"
-
-
-def _sql_value(value: Any) -> Any:
-    return int(value) if isinstance(value, bool) else value
-
-
-def compile_filter(node: FilterNode | None, alias: str = "o") -> tuple[str, list[Any]]:
-    """A bound filter as (SQL boolean expression, parameters) over `alias.properties`."""
-    if node is None:
-        return "1", []
-    if isinstance(node, AllOf | AnyOf):
-        parts = [compile_filter(item, alias) for item in node.items]
-        joiner = " AND " if isinstance(node, AllOf) else " OR "
-        return (
-            "(" + joiner.join(sql for sql, _ in parts) + ")",
-            [p for _, params in parts for p in params],
-        )
-    return _condition(node, alias)
-
-
-def _condition(node: Condition, alias: str) -> tuple[str, list[Any]]:
-    field = _field(node.prop, alias)
-    op, value = node.op, node.value
-    comparisons = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
-    if op in comparisons:
-        return f"{field} {comparisons[op]} ?", [_sql_value(value)]
-    if op == "ne":
-        return f"{field} IS NOT ?", [_sql_value(value)]
-    if op == "in":
-        marks = ",".join("?" * len(value))
-        return f"{field} IN ({marks})", [_sql_value(v) for v in value]
-    if op == "prefix":
-        # A range, so the expression index serves it: every string that starts with the
-        # prefix sorts between it and the prefix followed by the largest code point.
-        return f"({field} >= ? AND {field} < ?)", [value, value + "\U0010ffff"]
-    marks = ",".join("?" * len(value))
-    each = f"json_each({alias}.properties, '$.{node.prop}')"
-    if op == "contains_any":
-        return f"EXISTS (SELECT 1 FROM {each} WHERE value IN ({marks}))", list(value)
-    if op == "contains_all":
-        return (
-            f"(SELECT count(DISTINCT value) FROM {each} WHERE value IN ({marks})) = ?",
-            [*value, len(value)],
-        )
-    raise ValueError(f"unknown operator {op}")  # pragma: no cover - bind() refuses it first
-
-
-def match_expression(query: str) -> str | None:
-    """An FTS5 query matching any of the words of `query` (BM25's OR semantics), or None."""
-    tokens = list(dict.fromkeys(t.lower() for t in _TOKEN.findall(query)))[:MAX_QUERY_TOKENS]
-    if not tokens:
-        return None
-    return " OR ".join(f'"{token}"' for token in tokens)
-
-
-@contextmanager
-def _transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sqlite3.Connection]:
-    """One transaction: IMMEDIATE takes the write lock up front; plain BEGIN is a read snapshot."""
-    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
-    try:
-        yield conn
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-
-
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), _CHUNK):
-        yield items[start : start + _CHUNK]
-
-
-class SqliteStore(KnowledgeStore):
+class SqliteStore(VectorSearch, KnowledgeStore):
     backend = "sqlite"
 
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
@@ -154,6 +90,15 @@ class SqliteStore(KnowledgeStore):
         self._connections_lock = threading.Lock()
         self._schema_ready = False
         self._vec_tables: dict[str, str] = {}
+        self._indexes: dict[str, VectorIndex] = {}
+        self._indexes_lock = threading.Lock()
+        self._filter_ids: dict[tuple[Any, ...], Any] = {}
+        self._write_lock = threading.Lock()
+        self._search_slots = threading.BoundedSemaphore(max(1, min(4, os.cpu_count() or 1)))
+        """Searches running at once: one per core. More only share the cores and all finish
+        late; queued, the first of fifty concurrent searches answers as fast as a lone one."""
+        self.pragmas: list[str] = []
+        """Extra PRAGMA statements for every new connection (tests: max_page_count)."""
 
     @property
     def location(self) -> str:
@@ -179,6 +124,13 @@ class SqliteStore(KnowledgeStore):
                 f"The knowledge store {self.path} stayed locked by another writer for "
                 f"{BUSY_TIMEOUT_SECONDS:.0f} s.",
                 hint="Another process is writing a large batch; retry in a moment.",
+            )
+        if "disk is full" in text or "disk I/O error" in text:
+            return config_error(
+                f"The knowledge store {self.path} could not write: {text}. Nothing already "
+                "stored was lost (the write was rolled back as a whole).",
+                hint="Free space on that disk, or point KNOWLEDGE_DB (or VIDEO_RESEARCH_DATA_DIR) "
+                "at a disk with room, then retry.",
             )
         if "unable to open" in text or "readonly" in text or "read-only" in text:
             return config_error(
@@ -206,6 +158,8 @@ class SqliteStore(KnowledgeStore):
             )
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
+            for pragma in self.pragmas:
+                conn.execute(pragma)
             with self._connections_lock:
                 self._connections.append(conn)
             self._local.conn = conn
@@ -213,10 +167,24 @@ class SqliteStore(KnowledgeStore):
                 self._create_schema(conn)
         return conn
 
-    def _transaction(self, immediate: bool = True) -> Any:
-        return _transaction(self._conn(), immediate)
+    @contextmanager
+    def _transaction(self, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+        """A transaction on this thread's connection. Writers of this process queue on a
+        lock first: SQLite's busy handler makes a waiting writer sleep in growing steps,
+        so fifty concurrent writes through it took longer than fifty in a row."""
+        conn = self._conn()
+        if not immediate:
+            with _transaction(conn, False):
+                yield conn
+            return
+        with self._write_lock, _transaction(conn, True):
+            yield conn
 
     def _close_sync(self) -> None:
+        with self._indexes_lock:
+            indexes, self._indexes = list(self._indexes.values()), {}
+        for index in indexes:
+            index.close()
         with self._connections_lock:
             connections, self._connections = self._connections, []
         for conn in connections:
@@ -240,6 +208,11 @@ class SqliteStore(KnowledgeStore):
                     keyword_fields TEXT NOT NULL
                 )"""
             )
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+                "collection TEXT NOT NULL, id INTEGER NOT NULL)"
+            )
+            conn.execute("CREATE INDEX IF NOT EXISTS ix_vector_log ON vector_log (collection, seq)")
             row = conn.execute(
                 "SELECT value FROM store_meta WHERE key = 'schema_version'"
             ).fetchone()
@@ -247,6 +220,8 @@ class SqliteStore(KnowledgeStore):
                 conn.execute(
                     "INSERT INTO store_meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
                 )
+            elif row[0] == "1":
+                self._migrate_from_vec0(conn)
             elif row[0] != SCHEMA_VERSION:
                 raise config_error(
                     f"The knowledge store {self.path} has schema version {row[0]}; this "
@@ -266,7 +241,7 @@ class SqliteStore(KnowledgeStore):
                 (name,),
             ).fetchone()
             if row is None:
-                vec_table = f"vec_{name}"
+                vec_table = f"vectors_{name}"
                 conn.execute(
                     f'CREATE TABLE IF NOT EXISTS "obj_{name}" ('
                     "id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, properties TEXT NOT NULL)"
@@ -300,7 +275,7 @@ class SqliteStore(KnowledgeStore):
                             self.embedder.identity,
                         )
                         conn.execute(f'DROP TABLE "{vec_table}"')
-                        vec_table = f"vec_{name}"
+                        vec_table = f"vectors_{name}"
                         self._create_vec_table(conn, vec_table, self.embedder.dimensions)
                         model, dimensions = self.embedder.identity, self.embedder.dimensions
                         conn.execute(
@@ -328,18 +303,12 @@ class SqliteStore(KnowledgeStore):
             compatible=(model, dimensions) == (self.embedder.identity, self.embedder.dimensions),
         )
 
-    @staticmethod
-    def _create_vec_table(conn: sqlite3.Connection, table: str, dimensions: int) -> None:
-        conn.execute(
-            f'CREATE VIRTUAL TABLE IF NOT EXISTS "{table}" USING vec0('
-            f"embedding float[{int(dimensions)}] distance_metric=cosine)"
-        )
-
     def _rebuild_keyword_index(self, conn: sqlite3.Connection, definition: CollectionDef) -> None:
         name = definition.name
         logger.info("rebuilding the keyword index of %s (its searchable fields changed)", name)
         # A plain DELETE: FTS5's 'delete-all' command only works on contentless tables.
         conn.execute(f'DELETE FROM "fts_{name}"')
+        fts.forget(name)
         rows = conn.execute(f'SELECT id, properties FROM "obj_{name}"')
         conn.executemany(
             f'INSERT INTO "fts_{name}"(rowid, body) VALUES (?, ?)',
@@ -394,12 +363,15 @@ class SqliteStore(KnowledgeStore):
                 conn.executemany(f'UPDATE "obj_{name}" SET properties = ? WHERE id = ?', updated)
                 stale = [(row_id,) for _, row_id in updated]
                 conn.executemany(f'DELETE FROM "fts_{name}" WHERE rowid = ?', stale)
-                conn.executemany(f'DELETE FROM "{vec}" WHERE rowid = ?', stale)
             conn.executemany(
                 f'INSERT INTO "obj_{name}" (id, uuid, properties) VALUES (?, ?, ?)', fresh
             )
             conn.executemany(f'INSERT INTO "fts_{name}" (rowid, body) VALUES (?, ?)', keyword)
-            conn.executemany(f'INSERT INTO "{vec}" (rowid, embedding) VALUES (?, ?)', vectors)
+            conn.executemany(
+                f'INSERT OR REPLACE INTO "{vec}" (id, embedding) VALUES (?, ?)', vectors
+            )
+            _log(conn, name, [row_id for row_id, _ in vectors])
+        self._index_changed(name)
         return deleted
 
     def _matching_ids(self, conn: sqlite3.Connection, name: str, where: FilterNode) -> list[int]:
@@ -414,8 +386,9 @@ class SqliteStore(KnowledgeStore):
                 key = "id" if table.startswith("obj_") else "rowid"
                 conn.execute(f'DELETE FROM "{table}" WHERE {key} IN ({marks})', list(chunk))
             conn.execute(
-                f'DELETE FROM "{self._vec_tables[name]}" WHERE rowid IN ({marks})', list(chunk)
+                f'DELETE FROM "{self._vec_tables[name]}" WHERE id IN ({marks})', list(chunk)
             )
+        _log(conn, name, ids)
         return len(ids)
 
     def _delete_sync(
@@ -430,7 +403,10 @@ class SqliteStore(KnowledgeStore):
                 ]
             else:
                 ids = self._matching_ids(conn, name, where) if where is not None else []
-            return self._delete_ids(conn, state, ids)
+            deleted = self._delete_ids(conn, state, ids)
+        if deleted:
+            self._index_changed(name)
+        return deleted
 
     # ------------------------------------------------------------ reads
     def _get_sync(
@@ -446,7 +422,7 @@ class SqliteStore(KnowledgeStore):
             vector = None
             if include_vector:
                 blob = conn.execute(
-                    f'SELECT embedding FROM "{self._vec_tables[name]}" WHERE rowid = ?', (row[0],)
+                    f'SELECT embedding FROM "{self._vec_tables[name]}" WHERE id = ?', (row[0],)
                 ).fetchone()
                 vector = _floats(blob[0]) if blob else None
         return StoredObject(
@@ -485,34 +461,10 @@ class SqliteStore(KnowledgeStore):
     def _keyword(
         self, conn: sqlite3.Connection, name: str, query: str, where: FilterNode | None, k: int
     ) -> list[tuple[str, float]]:
-        expression = match_expression(query)
-        if expression is None:
-            return []
-        sql, params = compile_filter(where)
-        rows = conn.execute(
-            f'SELECT o.uuid, -bm25("fts_{name}") FROM "fts_{name}" '
-            f'JOIN "obj_{name}" o ON o.id = "fts_{name}".rowid '
-            f'WHERE "fts_{name}" MATCH ? AND {sql} ORDER BY bm25("fts_{name}") LIMIT ?',
-            [expression, *params, k],
-        )
-        return [(uuid, float(score)) for uuid, score in rows]
+        return fts.keyword_search(conn, name, query, where, k, self._allowed_ids)
 
-    def _knn(
-        self, conn: sqlite3.Connection, name: str, vector: Any, where: FilterNode | None, k: int
-    ) -> list[tuple[str, float, str]]:
-        """(uuid, cosine distance, properties JSON) of the k nearest objects matching `where`."""
-        restrict, params = "", []
-        if where is not None:
-            sql, params = compile_filter(where)
-            restrict = f' AND rowid IN (SELECT id FROM "obj_{name}" o WHERE {sql})'
-        rows = conn.execute(
-            f"SELECT o.uuid, v.distance, o.properties FROM ("
-            f'SELECT rowid, distance FROM "{self._vec_tables[name]}" '
-            f"WHERE embedding MATCH ? AND k = ?{restrict}) v "
-            f'JOIN "obj_{name}" o ON o.id = v.rowid ORDER BY v.distance',
-            [_blob(vector), k, *params],
-        )
-        return [(uuid, float(distance), body) for uuid, distance, body in rows]
+    # ------------------------------------------------------------ the vector index
+    # ------------------------------------------------------------ vector search (sqlite_vectors)
 
     def _near_vector_sync(
         self,
@@ -524,8 +476,8 @@ class SqliteStore(KnowledgeStore):
         max_distance: float | None,
     ) -> list[SearchHit]:
         name = state.definition.name
-        with self._transaction(immediate=False) as conn:
-            rows = self._knn(conn, name, vector, where, limit + offset)[offset:]
+        with self._search_slots, self._transaction(immediate=False) as conn:
+            rows = self._knn(conn, state, vector, where, limit + offset)[offset:]
         return [
             SearchHit(
                 uuid=uuid,
@@ -550,13 +502,13 @@ class SqliteStore(KnowledgeStore):
     ) -> list[SearchHit]:
         name = state.definition.name
         window = min(MAX_RESULTS, max(HYBRID_MIN_CANDIDATES, limit + offset))
-        with self._transaction(immediate=False) as conn:
+        with self._search_slots, self._transaction(immediate=False) as conn:
             keyword = (
                 self._keyword(conn, name, query, where, window)
                 if alpha < 1 and query.strip()
                 else []
             )
-            nearest = self._knn(conn, name, vector, where, window) if alpha > 0 else []
+            nearest = self._knn(conn, state, vector, where, window) if alpha > 0 else []
             distances = {uuid: distance for uuid, distance, _ in nearest}
             bodies = {uuid: body for uuid, _, body in nearest}
             ranked = relative_score_fusion(
@@ -585,7 +537,7 @@ class SqliteStore(KnowledgeStore):
     # ------------------------------------------------------------ re-embedding
     async def _reembed(self, state: CollectionState, progress: Progress | None) -> int:
         name = state.definition.name
-        staging = f"vec_{name}_{uuid_lib.uuid4().hex[:8]}"
+        staging = f"vectors_{name}_{uuid_lib.uuid4().hex[:8]}"
         total = await self._run(self._begin_reembed, name, staging)
         done, after = 0, 0
         while True:
@@ -631,9 +583,8 @@ class SqliteStore(KnowledgeStore):
 
     def _write_staging(self, staging: str, ids: list[int], vectors: Any) -> None:
         with self._transaction() as conn:
-            conn.executemany(f'DELETE FROM "{staging}" WHERE rowid = ?', [(i,) for i in ids])
             conn.executemany(
-                f'INSERT INTO "{staging}" (rowid, embedding) VALUES (?, ?)',
+                f'INSERT OR REPLACE INTO "{staging}" (id, embedding) VALUES (?, ?)',
                 [(i, v.tobytes()) for i, v in zip(ids, vectors, strict=True)],
             )
 
@@ -643,14 +594,14 @@ class SqliteStore(KnowledgeStore):
         with self._transaction() as conn:
             late = conn.execute(
                 f'SELECT id, properties FROM "obj_{name}" WHERE id NOT IN '
-                f'(SELECT rowid FROM "{staging}") ORDER BY id'
+                f'(SELECT id FROM "{staging}") ORDER BY id'
             ).fetchall()
             if late:
                 return late
             orphans = conn.execute(
-                f'SELECT rowid FROM "{staging}" WHERE rowid NOT IN (SELECT id FROM "obj_{name}")'
+                f'SELECT id FROM "{staging}" WHERE id NOT IN (SELECT id FROM "obj_{name}")'
             ).fetchall()
-            conn.executemany(f'DELETE FROM "{staging}" WHERE rowid = ?', orphans)
+            conn.executemany(f'DELETE FROM "{staging}" WHERE id = ?', orphans)
             conn.execute(f'DROP TABLE "{self._vec_tables[name]}"')
             conn.execute(
                 "UPDATE collections SET embedding_model = ?, dimensions = ?, vec_table = ? "
@@ -658,8 +609,17 @@ class SqliteStore(KnowledgeStore):
                 (self.embedder.identity, self.embedder.dimensions, staging, name),
             )
             conn.execute("DELETE FROM store_meta WHERE key = ?", (f"reembed_staging:{name}",))
+            # Every vector changed: other processes see the new vec_table and rebuild.
+            _log(conn, name, [])
         self._vec_tables[name] = staging
         return []
+
+
+def _log(conn: sqlite3.Connection, name: str, ids: Sequence[int]) -> None:
+    """Record changed object ids in the vector log (same transaction as the change)."""
+    conn.executemany(
+        "INSERT INTO vector_log (collection, id) VALUES (?, ?)", [(name, i) for i in ids]
+    )
 
 
 def _blob(vector: Any) -> bytes:

@@ -16,12 +16,20 @@ still returned. They return the stored object's UUID, or None when nothing was s
 | research_assess_evidence  | store_evidence_assessment   | ResearchFindings   |
 | content_analyze           | store_content_analysis      | ContentAnalyses    |
 | web_search                | store_web_search            | WebSearchResults   |
+| research_paper_* (issue 15) | store_papers              | Papers             |
+| research_web_status       | store_deep_research         | ResearchFindings   |
+| research_document         | store_document_research     | ResearchFindings   |
 
 Results come from Gemini (or a caller's own output_schema), so fields may be missing or
 shaped differently: each function keeps what fits the collection's types and leaves the
 rest out (the whole result is kept as JSON in `raw_result` where the collection has it).
 `store_video_metadata` uses a deterministic UUID (`generate_uuid5(video_id)`, the same
 on both backends), so fetching a video again updates its object instead of adding one.
+Analyses do too: `store_video_analysis` and `store_content_analysis` key their object by
+`analysis_uuid(collection, content, instruction, model)` (content = video ID or file hash,
+or the URL, file hash or text hash analysed; instruction = everything that shapes the
+answer: the instruction, a custom output schema, a clip), so repeating an analysis
+updates one object (3 calls -> 1 object) and a different question adds another.
 `store_research_finding` stores the report and each of its findings as separate objects
 (findings carry `report_uuid`) and returns the report's UUID.
 """
@@ -115,13 +123,26 @@ async def _write(
         return None
 
 
+def analysis_uuid(collection: str, content: str, instruction: str, model: str) -> str:
+    """The deterministic id of an analysis: the same content, question and model give the
+    same object (the same on both backends, like generate_uuid5 everywhere)."""
+    return generate_uuid5("\n".join((content, instruction, model)), namespace=collection)
+
+
 async def store_video_analysis(
     result: dict[str, Any],
     content_id: str,
     instruction: str,
     source_url: str = "",
     source_tool: str = "video_analyze",
+    *,
+    model: str | None = None,
+    key_instruction: str | None = None,
 ) -> str | None:
+    """`key_instruction` (default: `instruction`) is what the id is computed from: pass the
+    instruction with whatever else shapes the answer (output schema, clip, sampling)."""
+    model = model or str(result.get("model") or get_config().default_model)
+    object_id = analysis_uuid("VideoAnalyses", content_id, key_instruction or instruction, model)
     return await _write(
         "VideoAnalyses",
         [
@@ -139,6 +160,7 @@ async def store_video_analysis(
                 "source_tool": source_tool,
             }
         ],
+        [object_id],
     )
 
 
@@ -250,8 +272,21 @@ async def store_evidence_assessment(
 
 
 async def store_content_analysis(
-    result: dict[str, Any], source: str, instruction: str
+    result: dict[str, Any],
+    source: str,
+    instruction: str,
+    *,
+    content_key: str | None = None,
+    model: str | None = None,
+    key_instruction: str | None = None,
+    source_tool: str = "content_analyze",
 ) -> str | None:
+    """`content_key` identifies the content (URL, file or text hash; default `source`);
+    with `key_instruction` and `model` it makes the deterministic id."""
+    model = model or get_config().default_model
+    object_id = analysis_uuid(
+        "ContentAnalyses", content_key or source, key_instruction or instruction, model
+    )
     return await _write(
         "ContentAnalyses",
         [
@@ -265,9 +300,10 @@ async def store_content_analysis(
                 "structure_notes": result.get("structure_notes"),
                 "quality_assessment": result.get("quality_assessment"),
                 "raw_result": _dumps(result),
-                "source_tool": "content_analyze",
+                "source_tool": source_tool,
             }
         ],
+        [object_id],
     )
 
 
@@ -283,3 +319,69 @@ async def store_web_search(query: str, response: str, sources: list[dict[str, An
             }
         ],
     )
+
+
+async def store_papers(papers: list[dict[str, Any]], source_tool: str) -> int:
+    """Upsert papers into Papers under IDs made from their paper IDs; how many were written."""
+    from video_research.papers.collection import COLLECTION, paper_uuid, properties
+
+    unique = {p["paper_id"]: p for p in papers if p.get("paper_id")}
+    if not unique:
+        return 0
+    written = await _write(
+        COLLECTION,
+        [properties(p, source_tool) for p in unique.values()],
+        [paper_uuid(pid) for pid in unique],
+    )
+    return 0 if written is None else len(unique)
+
+
+async def store_deep_research(task: dict[str, Any]) -> str | None:
+    """A finished Deep Research report (research_web_status) as one ResearchFindings object."""
+    return await _write(
+        "ResearchFindings",
+        [
+            {
+                "topic": task.get("topic"),
+                "executive_summary": task.get("report"),
+                "scope": "deep-research-agent",
+                "sources": [s.get("url") for s in task.get("sources") or [] if s.get("url")],
+                "source_tool": "research_web_status",
+            }
+        ],
+        [generate_uuid5(task["task_id"], "deep-research:")],
+    )
+
+
+async def store_document_research(report: dict[str, Any]) -> str | None:
+    """A research_document report and its cited findings, like store_research_finding."""
+    report_uuid = str(uuid_lib.uuid4())
+    labels = {c["id"]: c["label"] for c in report.get("sources") or []}
+    common = {
+        "topic": report.get("question"),
+        "scope": report.get("scope"),
+        "source_tool": "research_document",
+    }
+    objects = [
+        {
+            **common,
+            "executive_summary": report.get("executive_summary"),
+            "open_questions": report.get("open_questions"),
+            "methodology_critique": report.get("methodology_critique"),
+            "recommendations": report.get("recommendations"),
+            "sources": list(labels.values()),
+        }
+    ] + [
+        {
+            **common,
+            "claim": finding.get("claim"),
+            "evidence_tier": finding.get("evidence_tier"),
+            "confidence": finding.get("confidence"),
+            "reasoning": finding.get("reasoning"),
+            "sources": [labels[i] for i in finding.get("citations") or [] if i in labels],
+            "report_uuid": report_uuid,
+        }
+        for finding in report.get("findings") or []
+    ]
+    uuids = [report_uuid] + [str(uuid_lib.uuid4()) for _ in objects[1:]]
+    return await _write("ResearchFindings", objects, uuids)

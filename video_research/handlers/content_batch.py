@@ -1,0 +1,363 @@
+"""content_batch_analyze: many local files, one instruction, per file or compared.
+
+Files come from a directory and glob or from a list; every one is confined to the roots
+this caller may read (paths.readable_roots: blessed and up) and read the way
+content_analyze reads a file (PDF inline, text files as text, 20 MB each). In
+`individual` mode each file is one content_analyze-shaped analysis, VIDEO_RESEARCH_BATCH_
+CONCURRENCY at a time, written through to the knowledge base; in `compare` mode the files
+that could be read go to Gemini together, each introduced by its name, for one comparison.
+Either way a file that cannot be read or analysed fails alone, in its item, with a
+ToolError; progress is reported per file.
+
+`delivery: batch` sends the same requests as one Gemini Batch API job instead (half
+price, results later; gemini_batch.run_batch): every file of `individual` mode is one
+request of the job, a `compare` is a job of one request. A job carries at most
+INLINE_JOB_BYTES of files inline; the files past that go by File API reference
+(gemini_files.ensure_uploaded, reused by content hash).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from video_research import contracts, gemini, gemini_batch, gemini_files, paths, prompts
+from video_research.config import get_config
+from video_research.context import CallContext
+from video_research.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
+from video_research.handlers.content import CONTENT_RESULT_SCHEMA, MAX_FILE_BYTES, TEXT_SUFFIXES
+from video_research.handlers.content import _read_file as read_file
+from video_research.knowledge import writethrough
+
+logger = logging.getLogger(__name__)
+
+COMPARISON = "common/content_batch.json"
+SUPPORTED = frozenset({".pdf", *TEXT_SUFFIXES})
+EXPAND_LIMIT = 5000
+"""Most matching files looked at in a directory: a glob over a huge tree stops here."""
+COMPARE_BYTES = MAX_FILE_BYTES
+"""Most bytes compared in one request (Gemini's inline request limit)."""
+INLINE_JOB_BYTES = 16 * 1024 * 1024
+"""Most file bytes (base64 counted) one Batch API job carries inline: Gemini takes about
+20 MB of inline requests per job, and the prompts and JSON need the rest."""
+
+
+def file_request(part: Any, instruction: str, custom: bool) -> list[Any]:
+    """The Gemini contents for analysing one file (its part, then the instruction)."""
+    template = "content_custom" if custom else "content_analysis"
+    return [
+        gemini.user_content(
+            part, gemini.text_part(prompts.render(template, instruction=instruction))
+        )
+    ]
+
+
+class _JobParts:
+    """Turns file parts into parts a Batch API job can carry: inline while the job's inline
+    budget lasts, a File API reference after that."""
+
+    def __init__(self) -> None:
+        self.budget = INLINE_JOB_BYTES
+
+    async def part(self, part: Any, path: Path, content_key: str) -> Any:
+        inline = part.inline_data
+        size = len(inline.data) * 4 // 3 if inline is not None else len(part.text.encode())
+        if size <= self.budget:
+            self.budget -= size
+            return part
+        mime_type = "application/pdf" if inline is not None else "text/plain"
+        uploaded = await gemini_files.ensure_uploaded(
+            path, mime_type, sha256=content_key.removeprefix("file:")
+        )
+        return gemini.file_uri_part(uploaded.uri, uploaded.mime_type)
+
+
+def _display_name(directory: str | None, count: int) -> str:
+    return f"content_batch_analyze {Path(directory).name if directory else f'{count} files'}"
+
+
+def _expand(directory: Path, pattern: str, max_files: int) -> tuple[list[Path], list[str]]:
+    """(supported files, in name order, up to max_files; the paths skipped) of a directory."""
+    matches: list[Path] = []
+    for found in directory.glob(pattern):
+        relative = found.relative_to(directory).parts
+        if any(part.startswith(".") for part in relative) or not found.is_file():
+            continue
+        matches.append(found)
+        if len(matches) >= EXPAND_LIMIT:
+            break
+    matches.sort()
+    supported = [p for p in matches if p.suffix.lower() in SUPPORTED]
+    skipped = [str(p) for p in matches if p.suffix.lower() not in SUPPORTED]
+    return supported[:max_files], skipped + [str(p) for p in supported[max_files:]]
+
+
+async def _targets(
+    args: dict[str, Any], ctx: CallContext
+) -> tuple[list[tuple[str, Path | None, ToolFailure | None]], list[str], str | None]:
+    """([(as given, confined path or None, why not)], skipped, directory) for the request."""
+    given = [name for name in ("directory", "file_paths") if args.get(name)]
+    if len(given) != 1:
+        raise invalid_input("Pass exactly one of directory or file_paths.")
+    if args.get("directory"):
+        paths.check_glob(args["glob_pattern"])
+    roots, client_roots = await paths.readable_roots(ctx)
+    if args.get("directory"):
+        directory = paths.confine_to(args["directory"], roots, client_roots)
+        if not directory.is_dir():
+            raise ToolFailure(
+                ErrorCategory.FILE_NOT_FOUND, f"No such directory: {args['directory']}"
+            )
+        found, skipped = await asyncio.to_thread(
+            _expand, directory, args["glob_pattern"], args["max_files"]
+        )
+        candidates, named = [str(p) for p in found], str(directory)
+    else:
+        unique = list(dict.fromkeys(args["file_paths"]))
+        candidates, skipped, named = unique[: args["max_files"]], unique[args["max_files"] :], None
+    targets: list[tuple[str, Path | None, ToolFailure | None]] = []
+    for raw in candidates:
+        try:
+            targets.append((raw, paths.confine_to(raw, roots, client_roots), None))
+        except ToolFailure as failure:  # e.g. a link inside a root that points outside it
+            targets.append((raw, None, failure))
+    return targets, skipped, named
+
+
+def _failed(item: dict[str, Any], exc: BaseException) -> dict[str, Any]:
+    item["status"] = "error"
+    item["error"] = make_tool_error(exc).to_json_dict()
+    logger.warning("content batch: %s failed: %s", item["file_name"], item["error"]["error"])
+    return item
+
+
+async def content_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    output_schema = args.get("output_schema")
+    if output_schema is not None:
+        contracts.check_caller_schema(output_schema, "output_schema")
+    targets, skipped, directory = await _targets(args, ctx)
+    if targets:
+        gemini.require_api_key()
+    batch = args["delivery"] == "batch"
+    if args["mode"] == "compare":
+        items, extra = await _compare(targets, args, output_schema, ctx, directory)
+    elif batch:
+        items, extra = await _individual_job(targets, args, output_schema, ctx, directory)
+    else:
+        items, extra = await _individual(targets, args, output_schema, ctx)
+    succeeded = sum(1 for item in items if item["status"] == "ok")
+    result = {
+        "mode": args["mode"],
+        "delivery": args["delivery"],
+        "instruction": args["instruction"],
+        "total_files": len(items),
+        "succeeded": succeeded,
+        "failed": len(items) - succeeded,
+        "skipped": skipped,
+        "items": items,
+        **extra,
+    }
+    if directory is not None:
+        result["directory"] = directory
+    return result
+
+
+async def _individual(
+    targets: list[tuple[str, Path | None, ToolFailure | None]],
+    args: dict[str, Any],
+    output_schema: dict[str, Any] | None,
+    ctx: CallContext,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    custom = output_schema is not None
+    schema = output_schema if custom else contracts.gemini_response_schema(CONTENT_RESULT_SCHEMA)
+    semaphore = asyncio.Semaphore(get_config().batch_concurrency)
+    done = 0
+
+    async def one(raw: str, path: Path | None, refused: ToolFailure | None) -> dict[str, Any]:
+        nonlocal done
+        item: dict[str, Any] = {"file_path": str(path or raw), "file_name": Path(raw).name}
+        async with semaphore:
+            try:
+                if refused is not None:
+                    raise refused
+                assert path is not None
+                part, source, content_key = await asyncio.to_thread(read_file, path, raw)
+                data, generation = await gemini.generate_json(
+                    file_request(part, args["instruction"], custom),
+                    schema=schema,
+                    thinking_level=args["thinking_level"],
+                )
+                if not custom:
+                    data = {**data, "source": source, "source_type": "file"}
+                    await writethrough.store_content_analysis(
+                        data,
+                        source,
+                        args["instruction"],
+                        content_key=content_key,
+                        model=generation.model,
+                        source_tool="content_batch_analyze",
+                    )
+                item.update(status="ok", result=data)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                _failed(item, exc)
+        done += 1
+        await ctx.report_progress(done, len(targets), f"{item['file_name']}: {item['status']}")
+        return item
+
+    await ctx.report_progress(0, len(targets), f"{len(targets)} file(s) to analyse")
+    return list(await asyncio.gather(*(one(*t) for t in targets))), {}
+
+
+async def _individual_job(
+    targets: list[tuple[str, Path | None, ToolFailure | None]],
+    args: dict[str, Any],
+    output_schema: dict[str, Any] | None,
+    ctx: CallContext,
+    directory: str | None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """individual mode through one Batch API job: read every file (progress per file),
+    submit the readable ones, then collect and write through each answer."""
+    custom = output_schema is not None
+    schema = output_schema if custom else contracts.gemini_response_schema(CONTENT_RESULT_SCHEMA)
+    config = gemini.generation_config(response_schema=schema, thinking_level=args["thinking_level"])
+    job_parts = _JobParts()
+    items: list[dict[str, Any]] = []
+    requests: list[gemini_batch.BatchRequest] = []
+    pending: dict[str, tuple[dict[str, Any], str, str]] = {}
+    for number, (raw, path, refused) in enumerate(targets, start=1):
+        item: dict[str, Any] = {"file_path": str(path or raw), "file_name": Path(raw).name}
+        items.append(item)
+        try:
+            if refused is not None:
+                raise refused
+            assert path is not None
+            part, source, content_key = await asyncio.to_thread(read_file, path, raw)
+            part = await job_parts.part(part, path, content_key)
+            key = str(number)
+            requests.append(
+                gemini_batch.BatchRequest(
+                    key, file_request(part, args["instruction"], custom), config
+                )
+            )
+            pending[key] = (item, source, content_key)
+            message = f"prepared {item['file_name']} for the batch job"
+        except Exception as exc:
+            _failed(item, exc)
+            message = f"{item['file_name']}: error"
+        await ctx.report_progress(number, None, message)
+    run = await gemini_batch.run_batch(
+        requests,
+        progress=ctx.report_progress,
+        progress_start=len(targets),
+        display_name=_display_name(directory, len(targets)),
+    )
+    for outcome in run.results:
+        item, source, content_key = pending[outcome.key]
+        try:
+            if outcome.error is not None or outcome.generation is None:
+                raise outcome.error or ToolFailure(ErrorCategory.UNKNOWN, "No answer.")
+            data = gemini.parse_structured(outcome.generation, schema)
+            if not custom:
+                data = {**data, "source": source, "source_type": "file"}
+                await writethrough.store_content_analysis(
+                    data,
+                    source,
+                    args["instruction"],
+                    content_key=content_key,
+                    model=outcome.generation.model,
+                    source_tool="content_batch_analyze",
+                )
+            item.update(status="ok", result=data)
+        except Exception as exc:
+            _failed(item, exc)
+    job = run.summary()
+    return items, {} if job is None else {"batch_job": job}
+
+
+async def _compare_job(
+    contents: list[Any], schema: dict[str, Any], args: dict[str, Any], ctx: CallContext, **kw: Any
+) -> tuple[dict[str, Any], gemini.Generation, dict[str, Any]]:
+    """One comparison as a one-request Batch API job: (answer, generation, batch_job)."""
+    request = gemini_batch.BatchRequest(
+        "compare",
+        contents,
+        gemini.generation_config(response_schema=schema, thinking_level=args["thinking_level"]),
+    )
+    run = await gemini_batch.run_batch([request], progress=ctx.report_progress, **kw)
+    (outcome,) = run.results
+    if outcome.error is not None or outcome.generation is None:
+        raise outcome.error or ToolFailure(ErrorCategory.UNKNOWN, "No answer.")
+    job = run.summary()
+    assert job is not None
+    return gemini.parse_structured(outcome.generation, schema), outcome.generation, job
+
+
+async def _compare(
+    targets: list[tuple[str, Path | None, ToolFailure | None]],
+    args: dict[str, Any],
+    output_schema: dict[str, Any] | None,
+    ctx: CallContext,
+    directory: str | None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    batch = args["delivery"] == "batch"
+    total = None if batch else len(targets) + 1
+    job_parts = _JobParts() if batch else None
+    items: list[dict[str, Any]] = []
+    parts: list[Any] = []
+    budget = COMPARE_BYTES
+    for done, (raw, path, refused) in enumerate(targets, start=1):
+        item: dict[str, Any] = {"file_path": str(path or raw), "file_name": Path(raw).name}
+        try:
+            if refused is not None:
+                raise refused
+            assert path is not None
+            size = path.stat().st_size if path.is_file() else 0
+            if size > budget:
+                raise ToolFailure(
+                    ErrorCategory.FILE_TOO_LARGE,
+                    f"{path.name} does not fit in one comparison: the files compared together "
+                    f"may hold {COMPARE_BYTES / 1e6:.0f} MB at most.",
+                    hint="Compare fewer or smaller files, or use mode individual.",
+                )
+            part, _, content_key = await asyncio.to_thread(read_file, path, raw)
+            if job_parts is not None:
+                part = await job_parts.part(part, path, content_key)
+            budget -= size
+            parts += [gemini.text_part(f"File: {item['file_name']}"), part]
+            item["status"] = "ok"
+        except Exception as exc:
+            _failed(item, exc)
+        items.append(item)
+        await ctx.report_progress(done, total, f"read {item['file_name']}: {item['status']}")
+    readable = [item for item in items if item["status"] == "ok"]
+    if len(readable) < 2:
+        raise invalid_input(
+            f"compare needs at least two readable files; {len(readable)} of {len(items)} could be read.",
+            hint="details.items says why each file failed.",
+            items=items,
+        )
+    custom = output_schema is not None
+    schema = output_schema if custom else contracts.gemini_definition(COMPARISON, "comparison")
+    instruction = prompts.render(
+        "content_compare", count=len(readable), instruction=args["instruction"]
+    )
+    contents = [gemini.user_content(*parts, gemini.text_part(instruction))]
+    if batch:
+        comparison, generation, job = await _compare_job(
+            contents,
+            schema,
+            args,
+            ctx,
+            progress_start=len(targets),
+            display_name=_display_name(directory, len(targets)),
+        )
+        return items, {"comparison": comparison, "model": generation.model, "batch_job": job}
+    comparison, generation = await gemini.generate_json(
+        contents, schema=schema, thinking_level=args["thinking_level"]
+    )
+    await ctx.report_progress(len(targets) + 1, total, "compared")
+    return items, {"comparison": comparison, "model": generation.model}

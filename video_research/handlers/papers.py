@@ -1,0 +1,68 @@
+"""research_paper_search, _details, _citations, _recommendations, research_author_search:
+Semantic Scholar, no Gemini. Every paper returned is written through to the Papers
+knowledge collection (`stored` says how many), so knowledge_search finds it later."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from video_research.context import CallContext
+from video_research.errors import invalid_input
+from video_research.knowledge import writethrough
+from video_research.papers import api
+
+SEARCH_WINDOW = 1000
+"""The relevance search ranks at most this many results (offset + limit)."""
+
+
+async def research_paper_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    query = args["query"].strip()
+    if not query:
+        raise invalid_input("query is empty.", hint="Say what the papers are about in a few words.")
+    if args["offset"] + args["limit"] > SEARCH_WINDOW:
+        raise invalid_input(
+            f"offset + limit must be at most {SEARCH_WINDOW} (Semantic Scholar ranks no more).",
+            hint="Narrow the query or add filters (year, fields_of_study) instead of paging further.",
+        )
+    filters = {
+        "year": args.get("year"),
+        "fieldsOfStudy": ",".join(args.get("fields_of_study") or []) or None,
+        "minCitationCount": args.get("min_citation_count"),
+        # The API's openAccessPdf filter is a bare flag: present means on.
+        "openAccessPdf": "" if args["open_access_only"] else None,
+    }
+    found = await api.search_papers(
+        query, limit=args["limit"], offset=args["offset"], filters=filters
+    )
+    stored = await writethrough.store_papers(found["papers"], "research_paper_search")
+    return {"query": query, **found, "stored": stored}
+
+
+async def research_paper_details(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    paper = await api.paper_details(args["paper_id"])
+    stored = await writethrough.store_papers([paper], "research_paper_details")
+    return {**paper, "stored": stored}
+
+
+async def research_paper_citations(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    page = await api.citations(
+        args["paper_id"], direction=args["direction"], limit=args["limit"], offset=args["offset"]
+    )
+    stored = await writethrough.store_papers(
+        [item["paper"] for item in page["items"]], "research_paper_citations"
+    )
+    return {**page, "stored": stored}
+
+
+async def research_paper_recommendations(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    found = await api.recommendations(args["paper_id"], limit=args["limit"], pool=args["pool"])
+    stored = await writethrough.store_papers(found["papers"], "research_paper_recommendations")
+    return {**found, "stored": stored}
+
+
+async def research_author_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    query = args["query"].strip()
+    if not query:
+        raise invalid_input("query is empty.", hint="Give an author's name.")
+    found = await api.search_authors(query, limit=args["limit"], offset=args["offset"])
+    return {"query": query, **found}

@@ -1,0 +1,539 @@
+"""The embedded store's vector index: faiss HNSW beside SQLite, derived, never the truth.
+
+SQLite holds every vector (`vectors_<Collection>` rows, float32 bytes) and a change log
+(`vector_log`: one row per object id written or deleted, in commit order). A
+`VectorIndex` is this process's in-memory view of one collection's vectors, made of
+
+- an HNSW graph (faiss `IndexHNSWSQ`, 8-bit scalar-quantised codes: 384 bytes a vector
+  plus the graph, so a million 384-dim vectors take ~0.7 GB instead of 1.8) with a
+  position -> row id table; a replaced or deleted object's position is a tombstone,
+  excluded from every search by faiss's `IDSelectorBitmap` and reclaimed by a rebuild;
+- a flat part: the exact float32 vectors of objects not yet in the graph (all of them
+  while the collection is smaller than KNOWLEDGE_ANN_MIN_OBJECTS), searched exactly.
+
+Searching takes the graph's candidates and the flat part's, then ranks the candidates
+by their exact cosine distance (vectors read back from SQLite), so distances and scores
+are exactly what an exhaustive search reports; only recall is approximate.
+
+Keeping current: every search first reads the log past the index's `applied` sequence
+number (one indexed query) and applies it: ids whose vector row is gone are tombstoned,
+the others are (re)loaded into the flat part. Writes by this process, other threads and
+other processes alike reach the index that way, so a search never returns a deleted
+object or a replaced object's old vector. A background thread moves the flat part into
+the graph in slices (searches interleave) and saves the graph.
+
+On disk (`<knowledge.db>.ann/`): `<Collection>.json` names the saved generation and the
+log sequence it covers; `<Collection>.<gen>.faiss` and `<Collection>.<gen>.rows.npy` are
+that generation. The JSON is replaced last (atomically), so a process killed at any
+point leaves either the previous complete generation or the new one. On open the saved
+graph is loaded and the log past its sequence replayed; a missing, stale (another
+vector table, dimension or model) or unreadable file is rebuilt from SQLite, with a log
+line, never a failed search.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+logger = logging.getLogger(__name__)
+
+HNSW_M = 32
+"""Graph neighbours per node (faiss HNSW M); 32 keeps recall@10 >= 0.95 on 384-dim data."""
+EF_CONSTRUCTION = 80
+MERGE_SLICE = 2048
+"""Vectors moved from the flat part into the graph per lock hold (~0.3-1 s on 2 cores)."""
+EXACT_FILTER_MAX = 0.02
+"""Filters matching at most this fraction of the graph are searched exactly (see README)."""
+SAVE_AFTER_CHANGES = 0.05
+"""Save the graph once this fraction of it changed since the last save (and at close)."""
+RERANK_FACTOR = 2
+"""Graph candidates fetched per result wanted, then ranked by exact distance."""
+FORMAT = 1
+
+
+@dataclass
+class Candidate:
+    row: int
+    distance: float
+
+
+class VectorIndex:
+    """One collection's vectors in this process; see the module docstring.
+
+    `read_log(after)` -> (max seq, [(seq, id)]) and `read_vectors(ids)` -> {id: bytes}
+    and `read_all()` -> iterable of (id, bytes) read SQLite on the calling thread's
+    connection; the store passes them in so this module never opens the database.
+    """
+
+    def __init__(
+        self,
+        directory: Path | None,
+        name: str,
+        source: str,
+        dimensions: int,
+        *,
+        min_objects: int,
+        ef_search: int,
+    ) -> None:
+        self.directory = directory
+        self.name = name
+        self.source = source
+        self.dimensions = dimensions
+        self.min_objects = min_objects
+        self.ef_search = ef_search
+        self.lock = threading.RLock()
+        self.applied = -1
+        """Log sequence number this index reflects; -1 before it is loaded."""
+        self.hnsw: Any = None
+        self.rows: Any = None  # int64 position -> row id, -1 for a tombstone
+        self.row_pos: Any = None  # int64 row id -> graph position, -1 where none
+        self.live = 0
+        self.dead = 0
+        self._alive_bits: Any = None
+        self.flat_ids: list[int] = []
+        self.flat_vectors: Any = None
+        self.flat_index: dict[int, int] = {}
+        self.flat_count = 0
+        self.saved_changes = 0
+        self._filter_cache: dict[tuple[Any, ...], Any] = {}
+        self._worker: threading.Thread | None = None
+        self._wake = threading.Event()
+        self._closed = False
+        self.build_seconds = 0.0
+
+    # ------------------------------------------------------------------ size
+    @property
+    def count(self) -> int:
+        return self.live + self.flat_count
+
+    def memory_bytes(self) -> int:
+        """Bytes the index holds (graph codes and links, flat vectors, tables)."""
+        total = 0
+        if self.hnsw is not None:
+            links = self.hnsw.hnsw.neighbors.size() * 4
+            total += int(self.hnsw.ntotal) * self.dimensions + links + self.rows.nbytes
+        if self.flat_vectors is not None:
+            total += self.flat_vectors.nbytes
+        return total
+
+    # ------------------------------------------------------------------ flat part
+    def _flat_put(self, row: int, vector: np.ndarray) -> None:
+        import numpy as np
+
+        at = self.flat_index.get(row)
+        if at is None:
+            if self.flat_vectors is None or self.flat_count == len(self.flat_vectors):
+                grown = np.empty((max(1024, self.flat_count * 2), self.dimensions), np.float32)
+                if self.flat_count:
+                    grown[: self.flat_count] = self.flat_vectors[: self.flat_count]
+                self.flat_vectors = grown
+            at = self.flat_count
+            self.flat_count += 1
+            self.flat_ids.append(row)
+            self.flat_index[row] = at
+        self.flat_vectors[at] = vector
+
+    def _flat_drop(self, row: int) -> None:
+        at = self.flat_index.pop(row, None)
+        if at is None:
+            return
+        last = self.flat_count - 1
+        if at != last:
+            moved = self.flat_ids[last]
+            self.flat_vectors[at] = self.flat_vectors[last]
+            self.flat_ids[at] = moved
+            self.flat_index[moved] = at
+        self.flat_ids.pop()
+        self.flat_count = last
+
+    def _shrink_flat(self) -> None:
+        """Give back the flat buffer's memory once most of it has moved into the graph."""
+        capacity = 0 if self.flat_vectors is None else len(self.flat_vectors)
+        if self.flat_count == 0:
+            self.flat_vectors = None
+        elif capacity > 4096 and self.flat_count < capacity // 4:
+            self.flat_vectors = self.flat_vectors[: self.flat_count * 2].copy()
+
+    def _graph_drop(self, row: int) -> None:
+        if self.row_pos is None or row >= len(self.row_pos) or self.row_pos[row] < 0:
+            return
+        self.rows[self.row_pos[row]] = -1
+        self.row_pos[row] = -1
+        self.live -= 1
+        self.dead += 1
+        self._alive_bits = None
+
+    def _index_rows(self) -> None:
+        """row_pos, live and dead from `rows`."""
+        import numpy as np
+
+        alive = np.flatnonzero(self.rows >= 0)
+        size = int(self.rows.max()) + 1 if len(self.rows) else 0
+        self.row_pos = np.full(max(size, 1024), -1, dtype=np.int64)
+        self.row_pos[self.rows[alive]] = alive
+        self.live = len(alive)
+        self.dead = len(self.rows) - len(alive)
+        self._alive_bits = None
+
+    # ------------------------------------------------------------------ keeping current
+    def catch_up(
+        self,
+        read_log: Callable[[int], tuple[int, list[int] | None]],
+        read_vectors: Callable[[list[int]], dict[int, bytes]],
+        read_all: Callable[[], Iterable[tuple[int, bytes]]],
+    ) -> None:
+        """Apply the log past `applied`; load (file or SQLite) on first use."""
+        import numpy as np
+
+        with self.lock:
+            if self.applied < 0:
+                self._load(read_log, read_all)
+            latest, changed = read_log(self.applied)
+            if latest <= self.applied:
+                return
+            if changed is None or (self.dead > 1000 and self.dead > 0.3 * self.live):
+                # The log was compacted past us, or a third of the graph is tombstones:
+                # start again from SQLite's exact vectors (the graph is rebuilt from them).
+                logger.info("vector index %s: rebuilding from SQLite", self.name)
+                self._reset()
+                self._load(read_log, read_all, from_file=False)
+                self._maybe_work()
+                return
+            unique = list(dict.fromkeys(changed))
+            for start in range(0, len(unique), 500):
+                part = unique[start : start + 500]
+                found = read_vectors(part)
+                for row in part:
+                    self._graph_drop(row)
+                    blob = found.get(row)
+                    if blob is None:
+                        self._flat_drop(row)
+                    else:
+                        self._flat_put(row, np.frombuffer(blob, dtype=np.float32))
+            self.saved_changes += len(unique)
+            self.applied = latest
+            self._filter_cache.clear()
+        self._maybe_work()
+
+    def _reset(self) -> None:
+        self.hnsw, self.rows, self.row_pos, self.live, self.dead = None, None, None, 0, 0
+        self._alive_bits = None
+        self.flat_ids, self.flat_vectors, self.flat_index, self.flat_count = [], None, {}, 0
+        self._filter_cache.clear()
+        self.applied = -1
+
+    def _load(
+        self,
+        read_log: Callable[[int], tuple[int, list[int] | None]],
+        read_all: Callable[[], Iterable[tuple[int, bytes]]],
+        from_file: bool = True,
+    ) -> None:
+        import numpy as np
+
+        if from_file and self._load_file():
+            return
+        started = time.perf_counter()
+        # Everything committed up to `latest` is in this read, so the log is replayed from
+        # there (entries at or below it are already reflected; replaying them is harmless).
+        latest, _ = read_log(-1)
+        for row, blob in read_all():
+            self._flat_put(row, np.frombuffer(blob, dtype=np.float32))
+        self.applied = latest
+        self.saved_changes = self.flat_count
+        logger.info(
+            "vector index %s loaded %d vectors from SQLite in %.1f s",
+            self.name,
+            self.flat_count,
+            time.perf_counter() - started,
+        )
+
+    # ------------------------------------------------------------------ files
+    def _meta_path(self) -> Path | None:
+        return None if self.directory is None else self.directory / f"{self.name}.json"
+
+    def _load_file(self) -> bool:
+        import numpy as np
+
+        meta_path = self._meta_path()
+        if meta_path is None or not meta_path.exists():
+            return False
+        try:
+            import faiss
+
+            meta = json.loads(meta_path.read_text())
+            expected = {"format": FORMAT, "source": self.source, "dimensions": self.dimensions}
+            if any(meta.get(k) != v for k, v in expected.items()):
+                logger.info("vector index file %s is stale (%s): rebuilding", meta_path, meta)
+                return False
+            gen = int(meta["generation"])
+            hnsw = faiss.read_index(str(self.directory / f"{self.name}.{gen}.faiss"))
+            rows = np.load(self.directory / f"{self.name}.{gen}.rows.npy", allow_pickle=False)
+            if hnsw.ntotal != len(rows) or hnsw.d != self.dimensions:
+                raise ValueError(f"graph of {hnsw.ntotal} vectors but {len(rows)} row ids")
+        except Exception as exc:  # noqa: BLE001 - any damage means: rebuild
+            logger.warning("vector index file %s is unreadable (%s): rebuilding", meta_path, exc)
+            return False
+        self.hnsw, self.rows = hnsw, rows.astype(np.int64)
+        self._index_rows()
+        self.applied = int(meta["applied"])
+        self.saved_changes = 0
+        logger.info("vector index %s loaded from %s (%d vectors)", self.name, meta_path, self.live)
+        return True
+
+    def save(self) -> bool:
+        """Write the graph (when the flat part is empty, so the file covers `applied`)."""
+        import numpy as np
+
+        meta_path = self._meta_path()
+        with self.lock:
+            if meta_path is None or self.hnsw is None or self.flat_count:
+                return False
+            import faiss
+
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                gen = time.time_ns()
+                graph = self.directory / f"{self.name}.{gen}.faiss"
+                rows = self.directory / f"{self.name}.{gen}.rows.npy"
+                faiss.write_index(self.hnsw, str(graph))
+                with open(rows, "wb") as out:
+                    np.save(out, self.rows, allow_pickle=False)
+                meta = {
+                    "format": FORMAT,
+                    "source": self.source,
+                    "dimensions": self.dimensions,
+                    "generation": gen,
+                    "applied": self.applied,
+                    "vectors": self.live,
+                }
+                for path in (graph, rows):
+                    _fsync(path)
+                tmp = meta_path.with_suffix(".json.tmp")
+                tmp.write_text(json.dumps(meta))
+                _fsync(tmp)
+                os.replace(tmp, meta_path)
+                _fsync_dir(self.directory)
+            except OSError as exc:
+                logger.warning(
+                    "cannot save the vector index of %s in %s (%s); it stays in memory and "
+                    "is rebuilt from SQLite on the next start",
+                    self.name,
+                    self.directory,
+                    exc,
+                )
+                return False
+            self.saved_changes = 0
+            for stale in self.directory.glob(f"{self.name}.*"):
+                if stale.name.startswith(f"{self.name}.{gen}.") or stale == meta_path:
+                    continue
+                if stale.suffix in (".faiss", ".npy"):
+                    stale.unlink(missing_ok=True)
+            return True
+
+    # ------------------------------------------------------------------ the graph
+    def _wants_graph(self) -> bool:
+        return self.hnsw is not None or self.flat_count >= self.min_objects
+
+    def merge_slice(self) -> bool:
+        """Move up to MERGE_SLICE flat vectors into the graph; whether anything moved."""
+        import numpy as np
+
+        with self.lock:
+            if not self.flat_count or not self._wants_graph():
+                return False
+            started = time.perf_counter()
+            if self.hnsw is None:
+                self._start_graph()
+            take = min(MERGE_SLICE, self.flat_count)
+            ids = self.flat_ids[self.flat_count - take : self.flat_count]
+            vectors = np.ascontiguousarray(
+                self.flat_vectors[self.flat_count - take : self.flat_count]
+            )
+            first = int(self.hnsw.ntotal)
+            self.hnsw.add(vectors)
+            added = np.asarray(ids, dtype=np.int64)
+            self.rows = np.concatenate([self.rows, added])
+            if int(added.max()) >= len(self.row_pos):
+                grown = np.full(max(int(added.max()) + 1, 2 * len(self.row_pos)), -1, np.int64)
+                grown[: len(self.row_pos)] = self.row_pos
+                self.row_pos = grown
+            self.row_pos[added] = np.arange(first, first + take, dtype=np.int64)
+            self.live += take
+            for row in ids:
+                del self.flat_index[row]
+            del self.flat_ids[self.flat_count - take :]
+            self.flat_count -= take
+            self._shrink_flat()
+            self._alive_bits = None
+            self._filter_cache.clear()
+            self.build_seconds += time.perf_counter() - started
+            return True
+
+    def _start_graph(self) -> None:
+        """A new, empty graph, its quantiser trained on the flat part's vectors."""
+        import faiss
+        import numpy as np
+
+        hnsw = faiss.IndexHNSWSQ(
+            self.dimensions, faiss.ScalarQuantizer.QT_8bit, HNSW_M, faiss.METRIC_INNER_PRODUCT
+        )
+        hnsw.hnsw.efConstruction = EF_CONSTRUCTION
+        hnsw.train(np.ascontiguousarray(self.flat_vectors[: min(self.flat_count, 100_000)]))
+        self.hnsw, self.rows = hnsw, np.zeros(0, np.int64)
+        self.row_pos = np.full(1024, -1, dtype=np.int64)
+        self.live = self.dead = 0
+        logger.info("vector index %s: building the graph", self.name)
+
+    def _maybe_work(self) -> None:
+        if self.flat_count and self._wants_graph() or self._save_due():
+            self._wake.set()
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(
+                    target=self._work, name=f"ann-{self.name}", daemon=True
+                )
+                self._worker.start()
+
+    def _save_due(self) -> bool:
+        if self.hnsw is None or self.directory is None:
+            return False
+        return self.saved_changes > max(1000, SAVE_AFTER_CHANGES * self.hnsw.ntotal)
+
+    def _work(self) -> None:
+        while not self._closed:
+            if self.merge_slice():
+                continue
+            if self._save_due():
+                self.save()
+            self._wake.clear()
+            if not self._wake.wait(timeout=5.0):
+                return
+
+    def settle(self) -> None:
+        """Merge everything into the graph now (benchmarks, tests)."""
+        while self.merge_slice():
+            pass
+
+    def close(self) -> None:
+        self._closed = True
+        self._wake.set()
+        worker = self._worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(timeout=60)
+        with self.lock:
+            # Save only a graph that covers everything; merging a large flat part now
+            # would hold shutdown for minutes, and the next start replays the log anyway.
+            if self.saved_changes and self.hnsw is not None and not self.flat_count:
+                self.save()
+
+    # ------------------------------------------------------------------ search
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        allowed: np.ndarray | None,
+        read_vectors: Callable[[list[int]], dict[int, bytes]],
+    ) -> list[Candidate]:
+        """The k nearest rows (exact cosine distances), restricted to `allowed` row ids."""
+        import numpy as np
+
+        query = np.ascontiguousarray(query, dtype=np.float32)
+        with self.lock:
+            found: dict[int, float | None] = {}
+            # The flat part: exact.
+            if self.flat_count:
+                ids = np.asarray(self.flat_ids, dtype=np.int64)
+                vectors = self.flat_vectors[: self.flat_count]
+                if allowed is not None:
+                    keep = np.flatnonzero(np.isin(ids, allowed, assume_unique=False))
+                    ids, vectors = ids[keep], vectors[keep]
+                if len(ids):
+                    scores = vectors @ query
+                    top = _top(scores, k)
+                    for i in top:
+                        found[int(ids[i])] = 1.0 - float(scores[i])
+            # The graph: approximate candidates, ranked exactly below.
+            if self.hnsw is not None and self.live:
+                for row in self._graph_candidates(query, k, allowed):
+                    found.setdefault(row, None)
+        unknown = [row for row, distance in found.items() if distance is None]
+        if unknown:
+            blobs = read_vectors(unknown)
+            for row in unknown:
+                blob = blobs.get(row)
+                if blob is None:
+                    found.pop(row)  # deleted since the index was caught up
+                else:
+                    found[row] = 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
+        ranked = sorted(found.items(), key=lambda item: (item[1], item[0]))[:k]
+        return [Candidate(row, float(distance)) for row, distance in ranked]
+
+    def _graph_candidates(self, query: Any, k: int, allowed: Any) -> list[int]:
+        import faiss
+        import numpy as np
+
+        want = max(k * RERANK_FACTOR, 20)
+        if allowed is not None:
+            inside = allowed[allowed < len(self.row_pos)]
+            positions = self.row_pos[inside]
+            positions = positions[positions >= 0]
+            if len(positions) == 0:
+                return []
+            if len(positions) <= max(want, EXACT_FILTER_MAX * len(self.rows)):
+                # Few matches: score them all from their codes (exact up to quantisation).
+                codes = self.hnsw.reconstruct_batch(positions)
+                scores = codes @ query
+                top = _top(scores, want)
+                return [int(self.rows[positions[i]]) for i in top]
+            mask = np.zeros(len(self.rows), dtype=bool)
+            mask[positions] = True
+            bits = np.packbits(mask, bitorder="little")
+            selector = faiss.IDSelectorBitmap(len(self.rows), faiss.swig_ptr(bits))
+        elif self.dead:
+            bits = self._alive_bits
+            if bits is None:
+                bits = self._alive_bits = np.packbits(self.rows >= 0, bitorder="little")
+            selector = faiss.IDSelectorBitmap(len(self.rows), faiss.swig_ptr(bits))
+        else:
+            bits, selector = None, None
+        params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, want), sel=selector)
+        _, positions = self.hnsw.search(query[None, :], want, params=params)
+        del bits  # the bitmap must outlive the search: faiss holds a raw pointer to it
+        return [int(self.rows[p]) for p in positions[0] if p >= 0 and self.rows[p] >= 0]
+
+
+def _top(scores: Any, k: int) -> Any:
+    import numpy as np
+
+    if len(scores) <= k:
+        return np.argsort(-scores)
+    top = np.argpartition(-scores, k)[:k]
+    return top[np.argsort(-scores[top])]
+
+
+def _fsync(path: Path) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

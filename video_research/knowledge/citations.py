@@ -1,0 +1,106 @@
+"""How to cite a stored object: "Talk title at 12:34", "report.pdf, p. 3", "Lo et al. (2020)".
+
+`cite(collection, properties)` gives any object of any collection a kind, a label a
+reader recognises and, where there is one, a link that opens the source at the right
+place (a transcript chunk's timestamp URL, a paper's page, a video's watch URL). The
+answering tools (knowledge_ask, research_document) number these, so one answer can cite
+a video moment, a document page and a paper side by side.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from video_research.youtube_urls import watch_url
+
+PASSAGE_CHARS = 1500
+"""Most characters of one object shown to the model as a passage."""
+
+KINDS: dict[str, str] = {
+    "TranscriptChunks": "video",
+    "TranscriptVideos": "video",
+    "VideoAnalyses": "video",
+    "VideoMetadata": "video",
+    "SessionTranscripts": "video",
+    "DocumentChunks": "document",
+    "Papers": "paper",
+    "ContentAnalyses": "content",
+    "WebSearchResults": "web",
+    "ResearchFindings": "research",
+    "ResearchPlans": "research",
+}
+
+
+def clock(seconds: float | None) -> str:
+    """12:34 or 1:02:03, the way video players show a position."""
+    total = max(0, int(seconds or 0))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def document_label(props: dict[str, Any]) -> str:
+    """ "report.pdf, pp. 3-4, Methods": the document_search citation (one format everywhere)."""
+    from video_research.handlers.documents import citation
+
+    if not props.get("source_path") and not props.get("file_name"):
+        return "a document"
+    return citation({"source_path": "", **props})
+
+
+def _authors(names: list[str]) -> str:
+    if not names:
+        return "Unknown authors"
+    surname = names[0].split()[-1] if names[0].split() else names[0]
+    return surname if len(names) == 1 else f"{surname} et al."
+
+
+def cite(collection: str, props: dict[str, Any]) -> dict[str, Any]:
+    """{kind, label, url} for one stored object (url None where there is no link)."""
+    kind = KINDS.get(collection, "other")
+    url: str | None = None
+    if collection == "TranscriptChunks":
+        title = props.get("video_title") or props.get("video_id") or "a video"
+        label = f"{title} at {clock(props.get('start_time'))}"
+        url = props.get("timestamp_url") or None
+    elif collection == "TranscriptVideos":
+        label = props.get("video_title") or props.get("video_id") or "a video"
+        url = props.get("video_url") or None
+    elif collection == "DocumentChunks":
+        label = document_label(props)
+    elif collection == "Papers":
+        year = f" ({props['year']})" if props.get("year") else ""
+        label = f"{_authors(props.get('authors') or [])}{year}, {props.get('title') or 'untitled'}"
+        url = props.get("url") or props.get("open_access_pdf") or None
+    elif collection == "VideoMetadata":
+        label = props.get("title") or props.get("video_id") or "a video"
+        url = watch_url(props["video_id"]) if props.get("video_id") else None
+    elif collection == "VideoAnalyses":
+        label = f"Analysis of {props.get('title') or props.get('video_id') or 'a video'}"
+        url = (
+            props.get("source_url") if str(props.get("source_url", "")).startswith("http") else None
+        )
+    elif collection == "SessionTranscripts":
+        label = f"Session on {props.get('video_title') or 'a video'}, turn {props.get('turn_index', '?')}"
+    elif collection == "ContentAnalyses":
+        source = str(props.get("source") or "")
+        label = props.get("title") or os.path.basename(source) or "an analysis"
+        url = source if source.startswith("http") else None
+    elif collection == "WebSearchResults":
+        label = f"Web search: {props.get('query') or '?'}"
+    elif collection == "ResearchFindings":
+        label = props.get("claim") or f"Research: {props.get('topic') or '?'}"
+    elif collection == "ResearchPlans":
+        label = f"Research plan: {props.get('topic') or '?'}"
+    else:
+        label = f"{collection} object"
+    return {"kind": kind, "label": str(label)[:300], "url": url}
+
+
+def passage(collection: str, props: dict[str, Any], vector_text: str) -> str:
+    """What the model reads of an object: its text (transcripts, documents) or the text its
+    embedding was made from, cut at PASSAGE_CHARS."""
+    text = props.get("text") if collection in ("TranscriptChunks", "DocumentChunks") else None
+    text = text or vector_text or ""
+    return text if len(text) <= PASSAGE_CHARS else text[:PASSAGE_CHARS].rstrip() + "…"

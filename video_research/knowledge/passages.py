@@ -1,0 +1,157 @@
+"""Retrieval for the answering tools: the best passages for a question across collections.
+
+One hybrid search (KnowledgeStore.hybrid, one query embedding shared by every
+collection) over the knowledge collections plus the transcript and document ones, so an
+answer can draw on a video moment, a document page and a paper at once. Each result
+carries its citation (`knowledge.citations.cite`) and the text the model reads.
+
+A collection whose vectors were made by another embedding model (waiting for
+knowledge_reembed) is searched by keywords only, with a note, instead of failing the
+whole question.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from video_research.errors import ErrorCategory, ToolFailure
+from video_research.knowledge import citations
+from video_research.knowledge.collections import KNOWLEDGE_COLLECTIONS, any_collection
+from video_research.knowledge.store import SearchHit, get_store
+
+logger = logging.getLogger(__name__)
+
+ANSWER_COLLECTIONS: tuple[str, ...] = (
+    *KNOWLEDGE_COLLECTIONS,
+    "TranscriptChunks",
+    "DocumentChunks",
+)
+"""What knowledge_ask searches by default: stored results, transcript moments, document passages."""
+
+
+@dataclass
+class Passage:
+    collection: str
+    object_id: str
+    score: float
+    properties: dict[str, Any]
+    text: str
+    citation: dict[str, Any]
+
+    def to_source(self) -> dict[str, Any]:
+        """The citation as the tools list it (no full properties: they can be fetched)."""
+        out = {
+            "collection": self.collection,
+            "object_id": self.object_id,
+            "kind": self.citation["kind"],
+            "label": self.citation["label"],
+            "url": self.citation["url"],
+            "score": round(self.score, 6),
+        }
+        for key in ("video_id", "start_time", "source_path", "page", "paper_id"):
+            if self.properties.get(key) is not None:
+                out[key] = self.properties[key]
+        return out
+
+
+@dataclass
+class Retrieval:
+    passages: list[Passage]
+    searched: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def _passage(hit: SearchHit) -> Passage:
+    definition = any_collection(hit.collection)
+    props = hit.properties
+    return Passage(
+        collection=hit.collection,
+        object_id=hit.uuid,
+        score=hit.score,
+        properties=props,
+        text=citations.passage(hit.collection, props, definition.vector_text(props)),
+        citation=citations.cite(hit.collection, props),
+    )
+
+
+async def retrieve(
+    question: str, *, collections: list[str] | None, limit: int, alpha: float
+) -> Retrieval:
+    """The `limit` best passages for `question` over `collections` (default ANSWER_COLLECTIONS)."""
+    names = list(dict.fromkeys(collections or ANSWER_COLLECTIONS))
+    for name in names:
+        any_collection(name)
+    store = await get_store()
+    notes: list[str] = []
+    vector = None
+    if alpha > 0:
+        vector = (await store.embedder.embed([question], "query"))[0]
+    hits: list[SearchHit] = []
+    for name in names:
+        try:
+            hits += await store.hybrid(name, question, alpha=alpha, limit=limit, vector=vector)
+        except ToolFailure as failure:
+            if failure.category is not ErrorCategory.CONFIG_ERROR or alpha == 0:
+                raise
+            notes.append(f"{name} was searched by keywords only: {failure.message}")
+            hits += await store.hybrid(name, question, alpha=0, limit=limit)
+    hits.sort(key=lambda hit: (-hit.score, hit.distance if hit.distance is not None else 2.0))
+    top = hits[:limit]
+    _pinpoint(question, [h for h in top if h.collection == "TranscriptChunks"])
+    return Retrieval([_passage(hit) for hit in top], names, notes)
+
+
+def _pinpoint(question: str, hits: list[SearchHit]) -> None:
+    """Point each transcript chunk at the sentence where the question's words are spoken
+    (a chunk can span minutes), as semantic_search_transcripts links its moments: the
+    chunk's `start_time` and `timestamp_url` move there; a chunk that holds none of the
+    words keeps its own start."""
+    from video_research.transcripts import search
+
+    matcher = search.TermMatcher(search.query_terms(question))
+    for hit in hits:
+        moment = search.Moment([hit])
+        start = search.focus(moment, matcher)
+        if start is None:
+            continue
+        moment.props["start_time"] = start
+        moment.props["timestamp_url"] = moment.to_result(start)["timestamp_url"]
+
+
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+
+
+def numbered(passages: list[Passage]) -> str:
+    """The passages as the prompt lists them: [n] label (kind), then the text."""
+    return "\n\n".join(
+        f"[{n}] {p.citation['label']} ({p.citation['kind']})\n{p.text}"
+        for n, p in enumerate(passages, start=1)
+    )
+
+
+def renumber(
+    answer: str, cited: list[int], passages: list[Passage]
+) -> tuple[str, list[dict[str, Any]]]:
+    """The answer with its markers renumbered 1..k in order of first use, and the k sources.
+
+    A marker naming no passage is removed; a passage listed in `cited` but never marked
+    in the text is still a source (numbered after the marked ones).
+    """
+    order: list[int] = []
+    for match in _MARKER.finditer(answer):
+        n = int(match.group(1))
+        if 1 <= n <= len(passages) and n not in order:
+            order.append(n)
+    order += [n for n in dict.fromkeys(cited) if 1 <= n <= len(passages) and n not in order]
+    new_number = {old: new for new, old in enumerate(order, start=1)}
+
+    def replace(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        return f"[{new_number[n]}]" if n in new_number else ""
+
+    text = _MARKER.sub(replace, answer)
+    sources = [{"n": new_number[old], **passages[old - 1].to_source()} for old in order]
+    return text, sources

@@ -1,0 +1,97 @@
+"""The `Papers` knowledge collection: every paper a paper tool returns, one object each.
+
+Registered here (collections.REGISTERING_MODULES names this module) and searched by
+knowledge_search with the other knowledge collections. The object ID is deterministic
+from the Semantic Scholar paper ID, so finding a paper again (in another search, as a
+citation, as a recommendation) updates its object instead of adding one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from video_research.knowledge.collections import (
+    CollectionDef,
+    DataType,
+    Property,
+    register_collection,
+)
+from video_research.knowledge.store import generate_uuid5
+
+COLLECTION = "Papers"
+
+
+def _id(name: str, description: str, **flags: Any) -> Property:
+    return Property(name, DataType.TEXT, description, filterable=True, exact=True, **flags)
+
+
+PAPERS = register_collection(
+    CollectionDef(
+        COLLECTION,
+        "Scholarly papers from Semantic Scholar (the research_paper_* tools)",
+        (
+            Property("title", DataType.TEXT, "Paper title", vectorize=True),
+            Property(
+                "tldr",
+                DataType.TEXT,
+                "One-sentence summary (Semantic Scholar TL;DR)",
+                vectorize=True,
+            ),
+            Property("abstract", DataType.TEXT, "Abstract", vectorize=True),
+            Property("authors", DataType.TEXT_ARRAY, "Author names", filterable=True),
+            Property("venue", DataType.TEXT, "Journal or conference"),
+            _id("paper_id", "Semantic Scholar paper ID", required=True),
+            _id("doi", "DOI"),
+            _id("arxiv_id", "arXiv ID"),
+            Property("year", DataType.INT, "Publication year", filterable=True),
+            Property("publication_date", DataType.DATE, "Publication date", filterable=True),
+            Property("citation_count", DataType.INT, "Citations", filterable=True),
+            Property(
+                "influential_citation_count", DataType.INT, "Influential citations", filterable=True
+            ),
+            Property("fields_of_study", DataType.TEXT_ARRAY, "Fields of study", filterable=True),
+            Property(
+                "publication_types", DataType.TEXT_ARRAY, "Publication types", filterable=True
+            ),
+            Property("is_open_access", DataType.BOOLEAN, "Open access", filterable=True),
+            Property("url", DataType.TEXT, "Semantic Scholar page", searchable=False),
+            Property(
+                "open_access_pdf", DataType.TEXT, "Link to an open-access PDF", searchable=False
+            ),
+        ),
+        (
+            "research_paper_search",
+            "research_paper_details",
+            "research_paper_citations",
+            "research_paper_recommendations",
+        ),
+    )
+)
+
+
+def paper_uuid(paper_id: str) -> str:
+    return generate_uuid5(paper_id, "paper:")
+
+
+def properties(paper: dict[str, Any], source_tool: str) -> dict[str, Any]:
+    """A paper as the tools return it, as a Papers object (what does not fit is dropped)."""
+    return {
+        "title": paper.get("title"),
+        "tldr": paper.get("tldr"),
+        "abstract": paper.get("abstract"),
+        "authors": [a["name"] for a in paper.get("authors") or [] if a.get("name")],
+        "venue": paper.get("venue"),
+        "paper_id": paper.get("paper_id"),
+        "doi": paper.get("doi"),
+        "arxiv_id": paper.get("arxiv_id"),
+        "year": paper.get("year"),
+        "publication_date": paper.get("publication_date"),
+        "citation_count": paper.get("citation_count"),
+        "influential_citation_count": paper.get("influential_citation_count"),
+        "fields_of_study": paper.get("fields_of_study"),
+        "publication_types": paper.get("publication_types"),
+        "is_open_access": paper.get("is_open_access"),
+        "url": paper.get("url"),
+        "open_access_pdf": paper.get("open_access_pdf"),
+        "source_tool": source_tool,
+    }
