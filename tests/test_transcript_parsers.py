@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import DATA, shared_data
+from video_research.transcripts import parsers
 from video_research.transcripts.chunker import Chapter, parse_chapters
 from video_research.transcripts.parsers import (
     TranscriptFormatError,
     parse_file,
     parse_json,
     parse_srt,
+    parse_stamped_text,
     parse_vtt,
 )
 from video_research.transcripts.sources import identify, read_file
@@ -137,12 +139,18 @@ def test_malformed_files_say_what_is_wrong(parser, content, message):
 
 
 def test_unsupported_and_binary_files(tmp_path):
-    (tmp_path / "a.txt").write_text("hello")
+    (tmp_path / "a.docx").write_text("hello")
     with pytest.raises(TranscriptFormatError, match="unsupported"):
+        parse_file(tmp_path / "a.docx")
+    (tmp_path / "a.txt").write_text("hello, no times here")
+    with pytest.raises(TranscriptFormatError, match="no timestamps"):
         parse_file(tmp_path / "a.txt")
-    (tmp_path / "b.srt").write_bytes(b"\xff\xfe\x00\x01binary")
+    (tmp_path / "b.srt").write_bytes(b"1\n00:00:01,000 --> 00:00:02,000\ncaf\xe9\n")
     with pytest.raises(TranscriptFormatError, match="UTF-8"):
         parse_file(tmp_path / "b.srt")
+    (tmp_path / "c.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)
+    with pytest.raises(TranscriptFormatError, match="binary"):
+        parse_file(tmp_path / "c.txt")
 
 
 @pytest.mark.parametrize(
@@ -220,3 +228,199 @@ def test_real_srt_and_json_samples_parse_in_order():
     promises = read_file(SHARED_TRANSCRIPTS / "coding-train" / "01RTj1MWec0.json")
     assert promises.video_id == "01RTj1MWec0"
     assert promises.metadata["channel_title"] == "The Coding Train"
+
+
+# ----------------------------------------------------------------------------- more formats
+
+FORMATS = OWN / "formats"
+
+
+def _read(name: str):
+    from video_research.transcripts.sources import sidecar_name
+
+    path = FORMATS / name
+    sidecar = path.with_name(sidecar_name(path) or "-")
+    return read_file(path, sidecar=sidecar if sidecar.is_file() else None)
+
+
+def test_markdown_podcast_with_front_matter_and_minute_paragraphs():
+    podcast = _read("Truing a bicycle wheel - the shop talk podcast.md")
+    assert podcast.video_id == "pOdCaSt_003"  # from the url in the front matter
+    assert podcast.language == "en"
+    meta = podcast.metadata
+    assert meta["title"] == "Truing a bicycle wheel: the shop talk podcast, episode 12"
+    assert meta["channel_title"] == "Shop Talk Cycling"
+    assert meta["published_at"].startswith("2024-03-12")
+    assert meta["chapters"] == [
+        {"start": 0.0, "title": "Why wheels go out of true"},
+        {"start": 120.0, "title": "Tools you need"},
+        {"start": 240.0, "title": "Making the adjustment"},
+    ]
+    starts = [cue.start for cue in podcast.cues]
+    assert starts == [0.0, 60.0, 120.0, 180.0, 240.0, 300.0, 360.0]
+    assert [cue.end for cue in podcast.cues[:-1]] == starts[1:]
+    assert podcast.cues[-1].end > 360.0
+    assert podcast.cues[4].text.startswith("Here is the rule that confuses everyone")
+    assert "Notes and transcript" not in " ".join(c.text for c in podcast.cues)
+
+
+@pytest.mark.parametrize(
+    "line, start, text",
+    [
+        ("[00:01:05] words here", 65.0, "words here"),
+        ("[1:05] words", 65.0, "words"),
+        ("**[01:00:05]** bold stamp", 3605.0, "bold stamp"),
+        ("[12:34](https://youtu.be/x?t=754) linked stamp", 754.0, "linked stamp"),
+        ("(12:34) in parentheses", 754.0, "in parentheses"),
+        ("00:01:05 - dashed", 65.0, "dashed"),
+        ("1:05 – en dash", 65.0, "en dash"),
+        ("- [00:00:07] a list item", 7.0, "a list item"),
+        ("**Ana** [00:02:00]: hello there", 120.0, "Ana: hello there"),
+        ("Ben (0:42) speaking now", 42.0, "Ben: speaking now"),
+    ],
+)
+def test_paragraph_stamp_shapes(line, start, text):
+    cues = parse_stamped_text(f"{line}\n").cues
+    assert [(c.start, c.text) for c in cues] == [(start, text)]
+
+
+def test_stamped_text_keeps_continuation_lines_and_strips_markdown():
+    parsed = parse_stamped_text(
+        "00:00:01\nA stamp alone, then the words\non two lines.\n\n"
+        "[00:00:09] With a [link](https://example.com) and **bold** and &amp; &nbsp;entities.\n"
+        "[00:00:05] Out of order comes first.\n"
+    )
+    assert [(c.start, c.text) for c in parsed.cues] == [
+        (1.0, "A stamp alone, then the words on two lines."),
+        (5.0, "Out of order comes first."),
+        (9.0, "With a link and bold and & entities."),
+    ]
+    assert all(c.end >= c.start for c in parsed.cues)
+
+
+def test_youtube_srv3_json3_and_ttml():
+    bees = _read("Beekeeping in winter [bEeKeEp_001].en.srv3")
+    assert (bees.video_id, bees.language, bees.metadata["title"]) == (
+        "bEeKeEp_001",
+        "en",
+        "Beekeeping in winter",
+    )
+    assert bees.cues[1] == parsers.Cue(
+        4.2,
+        9.8,
+        "The workers gather into a tight ball around the queen, called the winter cluster.",
+    )
+    texts = [c.text for c in bees.cues]
+    assert texts[2].startswith(">> Bees on the outside")  # &gt;&gt; decoded
+    assert "slowly across" in texts[5]  # &nbsp; is a space
+
+    stars = _read("Night sky photography [nIgHtSkY_02].en.json3")
+    assert len(stars.cues) == 8 and stars.cues[0].start == 0.12
+    assert (
+        stars.cues[3].text == "the five hundred rule says divide five hundred by your focal length"
+    )
+    assert all("\n" not in c.text for c in stars.cues)
+
+    tea = _read("Tea ceremony basics [tEaCeReMo_5].en.ttml")
+    assert (
+        tea.cues[1].text
+        == "Before the guests arrive, the host sweeps the path and sprinkles water on the stones."
+    )
+    assert (tea.cues[0].start, tea.cues[0].end) == (0.5, 5.0)
+    # the yt-dlp .info.json beside it: channel, date, url and chapters
+    assert tea.metadata["channel_title"] == "Quiet Kitchen"
+    assert tea.metadata["published_at"].startswith("2023-09-18")
+    assert [c["title"] for c in tea.metadata["chapters"]] == [
+        "Preparing the garden",
+        "Making and drinking the tea",
+    ]
+
+
+def test_whisper_tsv_and_other_languages():
+    volcano = _read("volcano_lecture.tsv")
+    assert volcano.video_id == "volcano_lecture"
+    assert (volcano.cues[1].start, volcano.cues[1].end) == (4.2, 9.8)
+    assert volcano.cues[0].text == "Good morning, today's lecture is about how volcanoes erupt."
+    huerto = _read("Huerto urbano en el balcón [hUeRtOuRb_6].es.md")
+    assert huerto.language == "es" and huerto.metadata["channel_title"] == "Verde en Casa"
+    assert [c.start for c in huerto.cues][:3] == [0.0, 25.0, 52.0]
+    kette = _read("Fahrradkette wechseln [fAhRrAdKe_7].de.txt")
+    assert kette.language == "de" and kette.cues[2].start == 44.0
+
+
+@pytest.mark.parametrize(
+    "content, fmt",
+    [
+        ("WEBVTT\n\n00:01.000 --> 00:02.000\nhi\n", "vtt"),
+        ("1\n00:00:01,000 --> 00:00:02,000\nhi\n", "srt"),
+        ('[{"text": "hi", "start": 1, "duration": 1}]', "json"),
+        ('{"events": [{"tStartMs": 1000, "dDurationMs": 500, "segs": [{"utf8": "hi"}]}]}', "json3"),
+        ('<timedtext format="3"><body><p t="1000" d="500">hi</p></body></timedtext>', "srv"),
+        ('<transcript><text start="1" dur="0.5">hi</text></transcript>', "srv"),
+        (
+            '<tt xmlns="http://www.w3.org/ns/ttml"><body><div><p begin="1s" end="1.5s">hi</p></div></body></tt>',
+            "ttml",
+        ),
+        ("start\tend\ttext\n1000\t1500\thi\n", "tsv"),
+        ("[00:00:01] hi\n", "text"),
+    ],
+)
+@pytest.mark.parametrize("suffix", [".txt", ".json", ".xml"])
+def test_ambiguous_suffixes_are_read_by_content(content, fmt, suffix):
+    parsed = parsers.parse_content(content, suffix)
+    assert parsed.format == fmt
+    assert [(c.start, c.text) for c in parsed.cues] == [(1.0, "hi")]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (
+            '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]>'
+            '<transcript><text start="0">&lol2;</text></transcript>',
+            "DTD or entity",
+        ),
+        (
+            '<?xml version="1.0"?><!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
+            '<transcript><text start="0">&xxe;</text></transcript>',
+            "DTD or entity",
+        ),
+        ("<transcript><text start='0'>unclosed", "not XML"),
+        ("<html><body>hi</body></html>", "root element is <html>"),
+        ('<tt><body><p begin="soon">x</p></body></tt>', "TTML time"),
+    ],
+)
+def test_xml_is_parsed_safely(content, message):
+    with pytest.raises(TranscriptFormatError, match=message):
+        parsers.parse_timedtext(content)
+
+
+def test_markup_is_decoded_in_every_format():
+    for content, suffix in [
+        ("WEBVTT\n\n00:01.000 --> 00:02.000\n&gt;&gt; Tom &amp; <i>Jerry</i>&nbsp;!\n", ".vtt"),
+        ("1\n00:00:01,000 --> 00:00:02,000\n&gt;&gt; Tom &amp; <i>Jerry</i>&nbsp;!\n", ".srt"),
+        ('[{"text": "&gt;&gt; Tom &amp; <i>Jerry</i>&nbsp;!", "start": 1}]', ".json"),
+        ("start\tend\ttext\n1000\t2000\t&gt;&gt; Tom &amp; <i>Jerry</i>&nbsp;!\n", ".tsv"),
+        ("[00:00:01] &gt;&gt; Tom &amp; <i>Jerry</i>&nbsp;!\n", ".md"),
+        (
+            '<transcript><text start="1">&amp;gt;&amp;gt; Tom &amp;amp; &lt;i&gt;Jerry&lt;/i&gt;&amp;nbsp;!</text></transcript>',
+            ".srv1",
+        ),
+    ]:
+        cues = parsers.parse_content(content, suffix).cues
+        assert [c.text for c in cues] == [">> Tom & Jerry !"], suffix
+
+
+def test_front_matter_is_read_safely():
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for n in range(1, 9):
+        levels.append(
+            f"l{n}: &l{n} [" + ", ".join([f"*{'a' if n == 1 else f'l{n - 1}'}"] * 9) + "]"
+        )
+    bomb = "---\n" + "\n".join(levels) + "\ntitle: Safe title\nurl: javascript:alert(1)\n---\n"
+    parsed = parsers.parse_content(bomb + "[00:00:01] hi\n", ".md")
+    assert parsed.metadata == {"title": "Safe title"}  # no alias expanded, no script link
+    tagged = "---\ntitle: !!python/object/apply:os.system ['echo hi']\nchannel: Ok\n---\n"
+    assert (
+        parsers.parse_content(tagged + "[00:00:01] hi\n", ".md").metadata["channel_title"] == "Ok"
+    )

@@ -77,3 +77,60 @@ async def test_real_srt_transcripts_over_stdio(server_env, tmp_path):
     )
     assert euler["video_id"] == "-9OUyo8NFZg"
     assert abs(_seconds(euler["timestamp_url"]) - 204) <= 60  # 3:24-3:53 in the captions
+
+
+async def test_a_folder_of_every_format_indexes_in_one_call_over_stdio(server_env, tmp_path):
+    """Issue 13's check: .md (front matter, paragraph per minute), .srv3, .json3, .ttml with
+    its yt-dlp .info.json, Whisper .tsv, .vtt and foreign-language .md/.txt, in one call;
+    with a file whose name is not UTF-8 and one nested past the recursion limit failing
+    alone (issue 16), without taking the stdio server down."""
+    import os
+
+    folder = tmp_path / "formats"
+    shutil.copytree(DATA / "transcripts" / "formats", folder)
+    (folder / os.fsdecode(b"r\xe9sum\xe9.vtt")).write_text(
+        "WEBVTT\n\n00:00:02.000 --> 00:00:06.000\nA summary of the whole season in one minute.\n"
+    )
+    (folder / "deep.json").write_text("[" * 50_000 + "]" * 50_000)
+    async with mcp_client(server_env) as client:
+        indexed = await client.call_tool(
+            "index_transcript_files",
+            {"path": str(folder), "glob_pattern": "**/*", "fetch_metadata": False},
+        )
+        assert not indexed.is_error, tool_json(indexed)
+        batch = indexed.structured_content["batch"]
+        assert [item["file"].rsplit("/", 1)[-1] for item in batch["failed"]] == ["deep.json"]
+        ids = {item["video_id"]: item for item in batch["indexed"]}
+        assert set(ids) == {
+            "pOdCaSt_003",
+            "bEeKeEp_001",
+            "nIgHtSkY_02",
+            "tEaCeReMo_5",
+            "volcano_lecture",
+            "gLaSsReCy_4",
+            "hUeRtOuRb_6",
+            "fAhRrAdKe_7",
+            "r_sum",
+        }
+        assert ids["hUeRtOuRb_6"]["language"] == "es"
+        expectations = [
+            ("which way do I turn a nipple to tighten a spoke", "pOdCaSt_003", 240),
+            ("how do bees keep the queen warm in the cold months", "bEeKeEp_001", 10),
+            ("how long can the shutter stay open before stars leave trails", "nIgHtSkY_02", 14),
+            ("why some volcanoes explode while others pour out lava", "volcano_lecture", 28),
+            ("why ceramic mugs must stay out of the bottle bank", "gLaSsReCy_4", 27),
+            ("rotating the tea bowl before drinking", "tEaCeReMo_5", 28),
+        ]
+        for query, video_id, second in expectations:
+            result = await client.call_tool("semantic_search_transcripts", {"query": query, "k": 3})
+            assert not result.is_error, tool_json(result)
+            top = result.structured_content["results"][0]
+            assert top["video_id"] == video_id, (query, top)
+            assert abs(top["match_time"] - second) <= 30, (query, top["match_time"])
+        tea = await client.call_tool("transcript_get", {"video_id": "tEaCeReMo_5"})
+        video = tea.structured_content["video"]
+        assert video["channel_title"] == "Quiet Kitchen"  # from the .info.json
+        assert [c["title"] for c in video["chapters"]][0] == "Preparing the garden"
+        podcast = await client.call_tool("transcript_get", {"video_id": "pOdCaSt_003"})
+        assert podcast.structured_content["video"]["published_at"].startswith("2024-03-12")
+        assert podcast.structured_content["segments"][4]["timestamp_url"].endswith("&t=240s")

@@ -598,6 +598,16 @@ class Settings(BaseSettings):
             "TRANSCRIPT_CHUNK_OVERLAP", "Word pieces of whole cues repeated between chunks (0-120)"
         ),
     )
+    transcript_file_budget_seconds: float = Field(
+        default=120.0,
+        ge=0.1,
+        le=3600.0,
+        json_schema_extra=_env(
+            "TRANSCRIPT_FILE_BUDGET_SECONDS",
+            "Wall time one transcript file may take to parse and chunk before it fails on its "
+            "own (seconds; embedding not included)",
+        ),
+    )
 
     # --- local files ---
     file_roots: list[str] = Field(

@@ -56,7 +56,11 @@ def _read_file(path: Path, file_path: str) -> tuple[Any, str, str]:
     suffix = path.suffix.lower()
     if suffix == ".pdf":
         data = paths.read_regular(path, MAX_FILE_BYTES)
-        return gemini.bytes_part(data, "application/pdf"), paths.printable(path), "file:" + _digest(data)
+        return (
+            gemini.bytes_part(data, "application/pdf"),
+            paths.printable(path),
+            "file:" + _digest(data),
+        )
     if suffix in TEXT_SUFFIXES:
         data = paths.read_regular(path, MAX_FILE_BYTES)
         text = data.decode("utf-8", errors="replace")

@@ -16,7 +16,10 @@ import asyncio
 import base64
 import hashlib
 import json
+import logging
+import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -24,15 +27,18 @@ from pathlib import Path
 from typing import Any
 
 from video_research import paths
+from video_research.config import get_config
 from video_research.context import CallContext
 from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
 from video_research.knowledge.collections import canonical_date
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.transcripts import indexer
+from video_research.transcripts import search as transcript_search
 from video_research.transcripts.chunker import Chapter, parse_chapters
 from video_research.transcripts.parsers import (
     MAX_FILE_BYTES,
     SUPPORTED_SUFFIXES,
+    Budget,
     TranscriptFormatError,
 )
 from video_research.transcripts.sources import (
@@ -40,9 +46,13 @@ from video_research.transcripts.sources import (
     failure_item,
     fetch_youtube,
     is_youtube_id,
+    printable,
     read_file,
+    sidecar_name,
 )
 from video_research.youtube_urls import parse_video_id
+
+logger = logging.getLogger(__name__)
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -105,8 +115,6 @@ def _empty_batch() -> dict[str, Any]:
 
 
 def _languages(args: dict[str, Any]) -> list[str] | None:
-    from video_research.config import get_config
-
     language = args.get("language")
     if not language:
         return None
@@ -282,7 +290,7 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
     indexing = _empty_batch()
     if args["auto_index"]:
         indexing = await _auto_index(video_ids, channel_ids, args, ctx)
-    results = await indexer.search(
+    results = await transcript_search.search(
         query,
         k=args["k"],
         alpha=args["alpha"],
@@ -379,7 +387,7 @@ async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict
         raise ToolFailure(
             ErrorCategory.FILE_NOT_FOUND,
             f"{args['path']} does not exist.",
-            hint="Pass a transcript file or a directory of .vtt, .srt or .json files.",
+            hint=f"Pass a transcript file or a directory of them ({_SUFFIX_LIST}).",
         )
     files = await asyncio.to_thread(
         _transcript_files, root, args["glob_pattern"], args["max_files"]
@@ -394,7 +402,16 @@ async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict
         "chunk_count": sum(item["chunk_count"] for item in run.indexed),
     }
     notes = list(dict.fromkeys(run.notes))
-    return {"path": str(root), "files_found": len(files), "batch": _batch(result, notes)}
+    return {"path": printable(root), "files_found": len(files), "batch": _batch(result, notes)}
+
+
+_SUFFIX_LIST = ", ".join(SUPPORTED_SUFFIXES)
+_FORMAT_HINT = (
+    "Check the file is a transcript: WebVTT, SRT, YouTube srv3/TTML/json3, Whisper TSV or JSON "
+    "segments, or Markdown/text whose paragraphs start with [HH:MM:SS]."
+)
+NOT_TRANSCRIPTS = (".info.json", ".live_chat.json")
+"""yt-dlp writes these beside the captions: metadata (read as a sidecar) and chat, not speech."""
 
 
 @dataclass
@@ -403,6 +420,7 @@ class _Loaded:
     transcript: Transcript
     given: dict[str, Any]
     stamps: dict[str, str]
+    budget: Budget
 
 
 class _FileRun:
@@ -430,12 +448,12 @@ class _FileRun:
 
     async def _step(self, file: Path, total: int) -> None:
         self.done += 1
-        await self.ctx.report_progress(self.done, total, file.name)
+        await self.ctx.report_progress(self.done, total, printable(file.name))
 
     def _fail(self, file: Path, reason: str, error: str, hint: str, **where: str) -> None:
         self.failed.append(
             {
-                "file": str(file),
+                "file": printable(file),
                 **where,
                 "reason": reason,
                 "error": error,
@@ -461,16 +479,31 @@ class _FileRun:
         return False
 
     def _name(self, file: Path) -> str:
-        """The file as a `videos` key: its path relative to the indexed directory."""
-        return file.name if file == self.root else file.relative_to(self.root).as_posix()
+        """The file as a `videos` key: its path relative to the indexed directory (with
+        bytes that are not UTF-8 written as \\xNN)."""
+        name = file.name if file == self.root else file.relative_to(self.root).as_posix()
+        return printable(name)
+
+    def _sidecar(self, file: Path) -> Path | None:
+        """yt-dlp's .info.json beside `file`, when it is a regular file inside the roots."""
+        name = sidecar_name(file)
+        if name is None:
+            return None
+        candidate = file.with_name(name)
+        try:
+            checked = self.confine(candidate)
+            return checked if stat.S_ISREG(os.stat(checked).st_mode) else None
+        except (ToolFailure, OSError):
+            return None
 
     async def _load(self, file: Path) -> _Loaded | None:
         """The file parsed, or None when it failed or is unchanged (recorded as such)."""
         given = _override(self.overrides, self._name(file), file)
+        name = printable(file.name)
         try:
             checked = self.confine(file)  # a link inside the directory may leave it
         except ToolFailure as failure:
-            self.failed.append(failure_item(failure, "forbidden", file=str(file)))
+            self.failed.append(failure_item(failure, "forbidden", file=printable(file)))
             return None
         try:
             digest = await asyncio.to_thread(_sha256, checked)
@@ -484,23 +517,32 @@ class _FileRun:
                     if self._claim(file, video_id):
                         self.skipped.append(video_id)
                     return None
-            transcript = await asyncio.to_thread(read_file, checked)
-        except (TranscriptFormatError, OSError, paths.NotRegularFile) as exc:
+            sidecar = self._sidecar(file)
+            budget = Budget(get_config().transcript_file_budget_seconds)
+            transcript = await asyncio.to_thread(read_file, checked, budget, sidecar)
+            budget.pause()  # until this file's turn to be chunked
+        except paths.NotRegularFile as failure:  # a FIFO, device or socket: never opened
+            self.failed.append(failure_item(failure, "unreadable", file=printable(file)))
+            return None
+        except (TranscriptFormatError, OSError) as exc:
+            reason = getattr(exc, "reason", "unreadable")
+            hint = _SIZE_HINT if reason == "too_large" else _FORMAT_HINT
+            self._fail(file, reason, f"{name}: {_message(exc)}", hint)
+            return None
+        except Exception as exc:  # a file must never sink the batch, whatever it holds
+            logger.warning("transcript file %s: %s", printable(file), exc, exc_info=True)
             self._fail(
-                file,
-                "unreadable",
-                f"{file.name}: {exc}",
-                "Check the file is WebVTT, SRT or a JSON list of {text, start, duration} segments.",
+                file, "unreadable", f"{name}: not readable ({type(exc).__name__}).", _FORMAT_HINT
             )
             return None
         if not transcript.cues:
-            self._fail(file, "unreadable", f"{file.name} holds no captions.", "Check the file.")
+            self._fail(file, "unreadable", f"{name} holds no captions.", _FORMAT_HINT)
             return None
         if given.get("video_id"):
             transcript.video_id = given["video_id"]
         if not self._claim(file, transcript.video_id):
             return None
-        return _Loaded(file, transcript, given, stamps)
+        return _Loaded(file, transcript, given, stamps, budget)
 
     async def index(self, files: list[Path], total: int) -> None:
         """Parse `files`, look up their YouTube IDs' metadata at once, and index them."""
@@ -523,17 +565,32 @@ class _FileRun:
             try:
                 info = _file_info(item, self.args, infos.get(transcript.video_id))
                 self.indexed.append(
-                    await indexer.index_transcript(transcript, info, stamps=item.stamps)
+                    await indexer.index_transcript(
+                        transcript, info, stamps=item.stamps, budget=item.budget
+                    )
                 )
             except ToolFailure as failure:
                 if failure.category is ErrorCategory.CONFIG_ERROR:
                     raise  # the store refuses every write alike: stop here
                 self.failed.append(
                     failure_item(
-                        failure, "error", file=str(item.file), video_id=transcript.video_id
+                        failure, "error", file=printable(item.file), video_id=transcript.video_id
                     )
                 )
+            except TranscriptFormatError as exc:  # over a limit while chunking
+                self._fail(
+                    item.file,
+                    exc.reason,
+                    f"{printable(item.file.name)}: {_message(exc)}",
+                    _SIZE_HINT if exc.reason == "too_large" else _FORMAT_HINT,
+                    video_id=transcript.video_id,
+                )
             await self._step(item.file, total)
+
+
+def _is_transcript_name(path: Path) -> bool:
+    name = path.name.lower()
+    return path.suffix.lower() in SUPPORTED_SUFFIXES and not name.endswith(NOT_TRANSCRIPTS)
 
 
 def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
@@ -541,15 +598,14 @@ def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
         return [root]
     paths.check_glob(pattern)
     files = sorted(
-        p
-        for p in root.glob(pattern)
-        if paths.is_listed_file(p) and p.suffix.lower() in SUPPORTED_SUFFIXES
+        p for p in root.glob(pattern) if _is_transcript_name(p) and paths.is_listed_file(p)
     )
     if not files:
         raise ToolFailure(
             ErrorCategory.FILE_NOT_FOUND,
-            f"No .vtt, .srt or .json files match {pattern} in {root}.",
-            hint="Check the directory and glob_pattern (use **/*.vtt to look in subdirectories).",
+            f"No transcript files match {pattern} in {printable(root)}.",
+            hint=f"Check the directory and glob_pattern (use **/*.vtt to look in subdirectories); "
+            f"transcripts are {_SUFFIX_LIST}.",
         )
     if len(files) > limit:
         raise invalid_input(
@@ -567,7 +623,8 @@ def _override(overrides: dict[str, dict[str, Any]], name: str, file: Path) -> di
 def _file_info(
     item: _Loaded, args: dict[str, Any], fetched: indexer.VideoInfo | None
 ) -> indexer.VideoInfo:
-    """The metadata of a transcript file: the caller's, then the API's, then the file's."""
+    """The metadata of a transcript file: the caller's, then the API's, then the file's
+    own (its fields, front matter or yt-dlp .info.json), then its name."""
     given, transcript, file = item.given, item.transcript, item.file
     meta = transcript.metadata
     if given.get("language") or not transcript.language:
@@ -578,11 +635,12 @@ def _file_info(
             published_at = canonical_date(published_at)
         except ValueError as exc:
             raise invalid_input(
-                f"published_at of {file.name}: {exc}.",
+                f"published_at of {printable(file.name)}: {exc}.",
                 hint="Give videos[...].published_at as an ISO 8601 date, e.g. 2024-05-01.",
             ) from None
     base = fetched or indexer.VideoInfo(transcript.video_id)
     chapters = [Chapter(float(c["start"]), c["title"]) for c in given.get("chapters") or []]
+    own_chapters = [Chapter(float(c["start"]), c["title"]) for c in meta.get("chapters") or []]
     return indexer.VideoInfo(
         video_id=transcript.video_id,
         title=given.get("title") or base.title or meta.get("title") or _title_from(file),
@@ -596,9 +654,13 @@ def _file_info(
         or meta.get("channel_title")
         or args.get("channel_title")
         or "",
-        published_at=published_at or base.published_at,
-        url=given.get("url") or base.url,
-        chapters=chapters or parse_chapters(given.get("description")) or base.chapters,
+        published_at=published_at or base.published_at or meta.get("published_at"),
+        url=given.get("url") or base.url or meta.get("url") or "",
+        chapters=chapters
+        or parse_chapters(given.get("description"))
+        or base.chapters
+        or own_chapters
+        or parse_chapters(meta.get("description")),
     )
 
 
@@ -606,7 +668,18 @@ def _title_from(file: Path) -> str:
     """A readable title from a file name when nothing better is known."""
     if is_youtube_id(file.stem):
         return ""
-    return file.stem.replace("_", " ").replace("-", " ").strip()
+    return printable(file.stem).replace("_", " ").replace("-", " ").strip()[:500]
+
+
+_SIZE_HINT = (
+    "Split the file into parts (one per video or per few hours), or raise "
+    "TRANSCRIPT_FILE_BUDGET_SECONDS if it is a real transcript that needs more time."
+)
+
+
+def _message(exc: Exception) -> str:
+    """An exception's message on one printable line, bounded."""
+    return printable(" ".join(str(exc).split()))[:500]
 
 
 def _sha256(file: Path) -> str:
@@ -630,7 +703,7 @@ def _metadata_sha256(given: dict[str, Any], args: dict[str, Any]) -> str:
 async def _unchanged(file: Path, stamps: dict[str, str]) -> str | None:
     """The video ID the file (a resolved path) was indexed under when neither it nor the
     metadata given for it changed since; else None."""
-    for record in await indexer.file_records(str(file)):
+    for record in await indexer.file_records(printable(file)):
         if all(record.get(key) == value for key, value in stamps.items()):
             return record["video_id"]
     return None

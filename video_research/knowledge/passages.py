@@ -100,43 +100,25 @@ async def retrieve(
             hits += await store.hybrid(name, question, alpha=0, limit=limit)
     hits.sort(key=lambda hit: (-hit.score, hit.distance if hit.distance is not None else 2.0))
     top = hits[:limit]
-    if alpha > 0:
-        await _pinpoint(store, question, [h for h in top if h.collection == "TranscriptChunks"])
+    _pinpoint(question, [h for h in top if h.collection == "TranscriptChunks"])
     return Retrieval([_passage(hit) for hit in top], names, notes)
 
 
-PINPOINT_TOP = 3
-"""Transcript passages per question whose citation is moved to the captions that match."""
+def _pinpoint(question: str, hits: list[SearchHit]) -> None:
+    """Point each transcript chunk at the sentence where the question's words are spoken
+    (a chunk can span minutes), as semantic_search_transcripts links its moments: the
+    chunk's `start_time` and `timestamp_url` move there; a chunk that holds none of the
+    words keeps its own start."""
+    from video_research.transcripts import search
 
-
-async def _pinpoint(store: Any, question: str, hits: list[SearchHit]) -> None:
-    """Point the best transcript chunks at the caption that answers the question (a chunk
-    can span minutes): the run of captions closest in meaning wins (the windows
-    semantic_search_transcripts pinpoints with), then the closest caption inside it. The
-    chunk's `start_time` and `timestamp_url` move there."""
-    from video_research.transcripts import indexer
-
-    for hit in hits[:PINPOINT_TOP]:
-        record = await indexer.get_video(hit.properties["video_id"])
-        cues = indexer.cues_of(record) if record else []
-        windows = indexer.Moment([hit]).windows(cues)
-        if not windows:
+    matcher = search.TermMatcher(search.query_terms(question))
+    for hit in hits:
+        moment = search.Moment([hit])
+        start = search.focus(moment, matcher)
+        if start is None:
             continue
-        texts = [text for _, text in windows]
-        vectors = await store.embedder.embed([question, *texts], "document")
-        best = max(range(len(windows)), key=lambda n: float(vectors[n + 1] @ vectors[0]))
-        start = windows[best][0]
-        inside = [c for c in cues if c.start >= start][: indexer.FOCUS_WINDOW]
-        if len(inside) > 1:
-            singles = await store.embedder.embed([question, *(c.text for c in inside)], "document")
-            start = inside[
-                max(range(len(inside)), key=lambda n: float(singles[n + 1] @ singles[0]))
-            ].start
-        props = hit.properties
-        props["start_time"] = start
-        props["timestamp_url"] = indexer.timestamp_url(
-            props["video_id"], props.get("video_url") or "", start
-        )
+        moment.props["start_time"] = start
+        moment.props["timestamp_url"] = moment.to_result(start)["timestamp_url"]
 
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")

@@ -20,12 +20,13 @@ lines that start (or end) with a timestamp, the first at 0:00, in increasing ord
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from video_research.knowledge.embeddings import LOCAL_MAX_TOKENS, local_tokenizer
-from video_research.transcripts.parsers import Cue
+from video_research.transcripts.parsers import UNLIMITED, Budget, Cue
 
 DEFAULT_TARGET_TOKENS = 200
 DEFAULT_OVERLAP_TOKENS = 40
@@ -95,70 +96,132 @@ def parse_chapters(description: str | None) -> list[Chapter]:
     return chapters
 
 
+TOKEN_BATCH = 2048
+"""Cue texts tokenized per call: bounds the memory of a 100,000-cue file."""
+LONG_CUE_CHARS = 16384
+"""A cue longer than this is never tokenized whole: it is cut, in slices of about this size."""
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+WORDS = re.compile(f"[{_CJK}]|[^\\s{_CJK}]+")
+"""What "a word" is to the chunker: a run without spaces, or one CJK character (Chinese
+and Japanese have no spaces; each character is a word to the embedding model)."""
+_SENTENCE_END = frozenset(".!?…。！？")
+
+
 def _token_counts(texts: Sequence[str]) -> list[int]:
-    encodings = local_tokenizer().encode_batch(list(texts), add_special_tokens=False)
-    return [len(encoding.ids) for encoding in encodings]
+    counts: list[int] = []
+    tokenizer = local_tokenizer()
+    for start in range(0, len(texts), TOKEN_BATCH):
+        encodings = tokenizer.encode_batch(
+            list(texts[start : start + TOKEN_BATCH]), add_special_tokens=False
+        )
+        counts.extend(len(encoding.ids) for encoding in encodings)
+    return counts
 
 
 def count(text: str) -> int:
     return _token_counts([text])[0] if text else 0
 
 
-def _split_cue(cue: Cue, limit: int) -> list[Cue]:
-    """A cue of more than `limit` word pieces cut into pieces at word boundaries."""
-    encoding = local_tokenizer().encode(cue.text, add_special_tokens=False)
-    offsets, words = encoding.offsets, encoding.word_ids
-    cuts: list[int] = []  # char offsets where a new piece begins
-    piece_start = 0
-    for position in range(1, len(offsets) + 1):
-        if position - piece_start < limit and position < len(offsets):
-            continue
-        if position == len(offsets):
-            break
-        cut = position
-        # Back up to the first word piece of the word, unless the word alone is too long.
-        while cut > piece_start + 1 and words[cut] is not None and words[cut] == words[cut - 1]:
-            cut -= 1
-        if cut == piece_start + 1 and words[cut] == words[cut - 1]:
-            cut = position
-        cuts.append(offsets[cut][0])
-        piece_start = cut
-    bounds = [0, *cuts, len(cue.text)]
-    span = cue.end - cue.start
-    pieces = []
-    for low, high in zip(bounds, bounds[1:], strict=False):
-        text = cue.text[low:high].strip()
-        if text:
-            pieces.append(
-                Cue(
-                    round(cue.start + span * low / len(cue.text), 3),
-                    round(cue.start + span * high / len(cue.text), 3),
-                    text,
-                )
-            )
+def _slices(text: str) -> list[tuple[int, int]]:
+    """(start, end) of pieces of about LONG_CUE_CHARS, each ending at a space if one is near."""
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    while start < len(text):
+        end = min(start + LONG_CUE_CHARS, len(text))
+        if end < len(text):
+            space = max(text.rfind(" ", end - 1024, end), text.rfind("\n", end - 1024, end))
+            if space > start:
+                end = space + 1
+        bounds.append((start, end))
+        start = end
+    return bounds
+
+
+def _starts_word(text: str, at: int) -> bool:
+    """Whether a cut before `text[at]` falls between two words."""
+    if at == 0:
+        return True
+    before = text[at - 1]
+    return before.isspace() or bool(_CJK_CHAR.match(before) or _CJK_CHAR.match(text[at]))
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    before = text[max(0, at - 8) : at].rstrip()
+    return bool(before) and before[-1] in _SENTENCE_END
+
+
+def _split_cue(cue: Cue, limit: int) -> list[tuple[Cue, int]]:
+    """A cue of more than `limit` word pieces cut into pieces of at most `limit`, each with
+    its size: at a sentence end when one is in the second half of a piece, else between
+    words; inside a word only when that one word is longer than a piece. Times are
+    interpolated by character position. Linear: each token is looked at once."""
+    text = cue.text
+    tokenizer = local_tokenizer()
+    cuts: list[tuple[int, int]] = []  # (char offset, tokens before it)
+    piece_char, piece_tok = 0, 0
+    word = sentence = inner = (0, 0)  # (char, token index) of the last cut candidates
+    total = 0
+    for low, high in _slices(text):
+        encoding = tokenizer.encode(text[low:high], add_special_tokens=False)
+        previous_word_id = None
+        for (begin, _), word_id in zip(encoding.offsets, encoding.word_ids, strict=True):
+            at, index = low + begin, total
+            total += 1
+            if _starts_word(text, at):
+                word = (at, index)
+                if _starts_sentence(text, at):
+                    sentence = (at, index)
+            if word_id != previous_word_id:
+                inner = (at, index)  # the model's own word boundary (e.g. at punctuation)
+            previous_word_id = word_id
+            if index - piece_tok + 1 <= limit:
+                continue
+            if sentence[1] > piece_tok and sentence[1] - piece_tok >= limit // 2:
+                cut = sentence
+            elif word[1] > piece_tok:
+                cut = word
+            elif inner[1] > piece_tok:
+                cut = inner
+            else:
+                cut = (at, index)
+            cuts.append((cut[0], cut[1] - piece_tok))
+            piece_char, piece_tok = cut
+    cuts.append((len(text), total - piece_tok))
+    span, length = cue.end - cue.start, max(len(text), 1)
+    pieces: list[tuple[Cue, int]] = []
+    low = 0
+    for high, tokens in cuts:
+        piece = text[low:high].strip()
+        if piece:
+            start = round(cue.start + span * low / length, 3)
+            end = round(cue.start + span * high / length, 3)
+            pieces.append((Cue(start, max(start, end), piece), tokens))
+        low = high
     return pieces
 
 
-def fit_cues(cues: Sequence[Cue], limit: int) -> tuple[list[Cue], list[int]]:
+def fit_cues(
+    cues: Sequence[Cue], limit: int, budget: Budget = UNLIMITED
+) -> tuple[list[Cue], list[int]]:
     """The cues with any longer than `limit` word pieces split; and each one's size."""
-    sizes = _token_counts([cue.text for cue in cues]) if cues else []
-    if all(size <= limit for size in sizes):
-        return list(cues), sizes
     fitted: list[Cue] = []
-    for cue, size in zip(cues, sizes, strict=True):
-        fitted.extend(_split_cue(cue, limit) if size > limit else [cue])
-    return fitted, _token_counts([cue.text for cue in fitted])
-
-
-def _chapter_of(start: float, chapters: Sequence[Chapter]) -> int:
-    """Index of the chapter a cue starting at `start` belongs to (-1 before the first)."""
-    found = -1
-    for index, chapter in enumerate(chapters):
-        if chapter.start <= start + 1e-6:
-            found = index
-        else:
-            break
-    return found
+    sizes: list[int] = []
+    for start in range(0, len(cues), TOKEN_BATCH):
+        batch = cues[start : start + TOKEN_BATCH]
+        short = [cue.text for cue in batch if len(cue.text) <= LONG_CUE_CHARS]
+        counts = iter(_token_counts(short))
+        for cue in batch:
+            size = next(counts) if len(cue.text) <= LONG_CUE_CHARS else limit + 1
+            if size <= limit:
+                fitted.append(cue)
+                sizes.append(size)
+                continue
+            for piece, piece_size in _split_cue(cue, limit):
+                fitted.append(piece)
+                sizes.append(piece_size)
+        budget.check("chunking")
+    return fitted, sizes
 
 
 def chunk_cues(
@@ -168,39 +231,39 @@ def chunk_cues(
     chapters: Sequence[Chapter] = (),
     target_tokens: int = DEFAULT_TARGET_TOKENS,
     overlap_tokens: int = DEFAULT_OVERLAP_TOKENS,
+    budget: Budget = UNLIMITED,
 ) -> tuple[list[Chunk], list[Cue]]:
     """Chunks of whole cues, and the cue list their `first_cue`/`last_cue` index into.
 
     Each chunk's body is at most `body_budget(title, chapter, target_tokens)` word pieces.
+    Linear in the number of cues; `budget` bounds the wall time.
     """
     if not 0 <= overlap_tokens < target_tokens:
         raise ValueError("overlap_tokens must be at least 0 and less than target_tokens")
     chapters = sorted(chapters, key=lambda c: c.start)
     title_tokens = count(title)
-    budgets = [
-        body_budget(title_tokens, count(chapter.title), target_tokens) for chapter in chapters
-    ]
-    default_budget = body_budget(title_tokens, 0, target_tokens)
-    fitted, sizes = fit_cues(cues, min([default_budget, *budgets]))
+    rooms = [body_budget(title_tokens, count(chapter.title), target_tokens) for chapter in chapters]
+    default_room = body_budget(title_tokens, 0, target_tokens)
+    fitted, sizes = fit_cues(cues, min([default_room, *rooms]), budget)
+    starts = [chapter.start for chapter in chapters]
+    owners = [bisect.bisect_right(starts, cue.start + 1e-6) - 1 for cue in fitted]
     chunks: list[Chunk] = []
     position = 0
     while position < len(fitted):
-        chapter_index = _chapter_of(fitted[position].start, chapters)
-        budget = budgets[chapter_index] if chapter_index >= 0 else default_budget
+        budget.tick("chunking")
+        chapter_index = owners[position]
+        room = rooms[chapter_index] if chapter_index >= 0 else default_room
         end, used = position, 0
-        while (
-            end < len(fitted)
-            and used + sizes[end] <= budget
-            and _chapter_of(fitted[end].start, chapters) == chapter_index
-        ):
+        while end < len(fitted) and used + sizes[end] <= room and owners[end] == chapter_index:
             used += sizes[end]
             end += 1
+        members = fitted[position:end]
         chunks.append(
             Chunk(
                 index=len(chunks),
-                start=fitted[position].start,
-                end=max(cue.end for cue in fitted[position:end]),
-                text="\n".join(cue.text for cue in fitted[position:end]),
+                start=members[0].start,
+                end=max(cue.end for cue in members),
+                text="\n".join(cue.text for cue in members),
                 first_cue=position,
                 last_cue=end - 1,
                 chapter=chapters[chapter_index].title if chapter_index >= 0 else None,
@@ -209,7 +272,7 @@ def chunk_cues(
         )
         if end >= len(fitted):
             break
-        if _chapter_of(fitted[end].start, chapters) != chapter_index:
+        if owners[end] != chapter_index:
             position = end  # a new chapter starts fresh: no overlap across chapters
             continue
         back, carried = end, 0

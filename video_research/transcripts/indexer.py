@@ -1,4 +1,5 @@
-"""Transcripts in the knowledge store: two collections, indexing, search and paging.
+"""Transcripts in the knowledge store: two collections, indexing and paging (search, on
+top of them, is `transcripts.search`).
 
 `TranscriptChunks` holds the search chunks of every indexed video (seed 002's metadata:
 video_id, channel_id, channel_title, video_title, video_url, published_at, start_time,
@@ -35,10 +36,11 @@ from video_research.knowledge.collections import (
     _id,
     register_collection,
 )
+from video_research.knowledge.embeddings import local_tokenizer
 from video_research.knowledge.filters import Filter, FilterNode
-from video_research.knowledge.store import SearchHit, Sort, generate_uuid5, get_store, now_utc
+from video_research.knowledge.store import Sort, generate_uuid5, get_store, now_utc
 from video_research.transcripts.chunker import Chapter, chunk_cues
-from video_research.transcripts.parsers import Cue
+from video_research.transcripts.parsers import Budget, Cue, TranscriptTooLarge
 from video_research.transcripts.sources import (
     Transcript,
     TranscriptUnavailable,
@@ -52,19 +54,8 @@ logger = logging.getLogger(__name__)
 
 CHUNKS = "TranscriptChunks"
 VIDEOS = "TranscriptVideos"
-MERGE_GAP_SECONDS = 15.0
-"""Hits in one video closer than this merge into one moment."""
-MERGE_MAX_CHUNKS = 3
-"""A moment spans at most this many chunks, so one long passage does not swallow a result."""
-FOCUS_WINDOW = 3
-"""Captions per window when pinpointing where in a moment the query's meaning is spoken;
-windows start every FOCUS_STEP captions."""
-FOCUS_STEP = 2
-FOCUS_TOP = 3
-"""Moments pinpointed per search (each costs ~10-20 short embeddings); the rest link to
-their best chunk's start."""
-MERGE_SCORE_RATIO = 0.7
-"""A neighbouring hit joins a moment only when it scores at least this share of the moment."""
+MAX_CHUNKS = 5000
+"""Chunks one video may have: a 12-hour stream makes about 1,000."""
 
 
 VIDEO_ID = Property(
@@ -101,6 +92,9 @@ register_collection(
             Property("last_cue", DataType.INT, "Index of the chunk's last cue"),
             Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
             _id("source", "youtube or file"),
+            _blob(
+                "cue_starts", "Start of each line of text, seconds, as a JSON list (pinpointing)"
+            ),
         ),
         ("index_channel_transcripts", "index_transcript_files", "semantic_search_transcripts"),
     )
@@ -192,13 +186,21 @@ async def index_transcript(
     settings: Settings | None = None,
     *,
     stamps: dict[str, str] | None = None,
+    budget: Budget | None = None,
 ) -> dict[str, Any]:
     """Chunk and store one video's transcript, replacing what was indexed for it before.
 
     `stamps` (source_sha256, metadata_sha256) are kept in the record for `file_record`.
+    Chunking runs in a worker thread (a long transcript takes seconds of CPU) within
+    `budget`; TranscriptTooLarge when it runs out or the transcript would make more than
+    MAX_CHUNKS chunks.
     """
     settings = settings or get_config()
-    chunks, cues = chunk_cues(
+    await asyncio.to_thread(local_tokenizer)  # its one-time load is not this file's cost
+    budget = budget or Budget(settings.transcript_file_budget_seconds)
+    budget.resume()
+    chunks, cues = await asyncio.to_thread(
+        chunk_cues,
         transcript.cues,
         title=info.title,
         chapters=info.chapters,
@@ -206,7 +208,14 @@ async def index_transcript(
         overlap_tokens=min(
             settings.transcript_chunk_overlap, settings.transcript_chunk_tokens // 2
         ),
+        budget=budget,
     )
+    budget.pause()
+    if len(chunks) > MAX_CHUNKS:
+        raise TranscriptTooLarge(
+            f"{len(chunks)} chunks is more than one video may have ({MAX_CHUNKS}, about "
+            f"{MAX_CHUNKS // 85} hours of speech); split the transcript"
+        )
     link = info.link
     common = {
         "video_id": info.video_id,
@@ -230,6 +239,9 @@ async def index_transcript(
             "chunk_index": chunk.index,
             "first_cue": chunk.first_cue,
             "last_cue": chunk.last_cue,
+            "cue_starts": json.dumps(
+                [round(cue.start, 2) for cue in cues[chunk.first_cue : chunk.last_cue + 1]]
+            ),
         }
         for chunk in chunks
     ]
@@ -255,7 +267,7 @@ async def index_transcript(
     return video_summary(record)
 
 
-def _video_fields(props: dict[str, Any]) -> dict[str, Any]:
+def video_fields(props: dict[str, Any]) -> dict[str, Any]:
     """The video's own fields, as chunks and video records both carry them."""
     return {
         "video_id": props["video_id"],
@@ -271,7 +283,7 @@ def _video_fields(props: dict[str, Any]) -> dict[str, Any]:
 def video_summary(record: dict[str, Any]) -> dict[str, Any]:
     """A stored video as the tools show it (without the cue list)."""
     return {
-        **_video_fields(record),
+        **video_fields(record),
         "is_generated": bool(record.get("is_generated")),
         "source": record.get("source") or "youtube",
         "source_path": record.get("source_path"),
@@ -423,152 +435,6 @@ async def index_youtube_videos(
         "failed": failed,
         "chunk_count": sum(item["chunk_count"] for item in indexed),
     }
-
-
-# ----------------------------------------------------------------------------- search
-
-
-@dataclass
-class Moment:
-    """One or more adjacent chunk hits in one video."""
-
-    hits: list[SearchHit]
-
-    @property
-    def props(self) -> dict[str, Any]:
-        return self.hits[0].properties
-
-    @property
-    def start(self) -> float:
-        return min(hit.properties["start_time"] for hit in self.hits)
-
-    @property
-    def end(self) -> float:
-        return max(hit.properties["end_time"] for hit in self.hits)
-
-    @property
-    def score(self) -> float:
-        return self.hits[0].score
-
-    def cue_lines(self) -> dict[int, str]:
-        """The moment's captions by cue index, once each even where its chunks overlap."""
-        lines: dict[int, str] = {}
-        for hit in self.hits:
-            first = hit.properties.get("first_cue") or 0
-            for offset, line in enumerate(hit.properties["text"].split("\n")):
-                lines.setdefault(first + offset, line)
-        return dict(sorted(lines.items()))
-
-    def windows(self, cues: Sequence[Cue]) -> list[tuple[float, str]]:
-        """(start, text) of runs of FOCUS_WINDOW captions in the moment, every FOCUS_STEP."""
-        indices = [i for i in self.cue_lines() if i < len(cues)]
-        if not indices:
-            return []
-        last = indices[-1]
-        return [
-            (cues[i].start, " ".join(c.text for c in cues[i : min(i + FOCUS_WINDOW, last + 1)]))
-            for i in indices[::FOCUS_STEP]
-        ]
-
-    def to_result(self, focus: float) -> dict[str, Any]:
-        props = self.props
-        return {
-            **_video_fields(props),
-            "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
-            "start_time": self.start,
-            "end_time": self.end,
-            "match_time": focus,
-            "text": " ".join(self.cue_lines().values()),
-            "score": round(self.score, 6),
-            "chapter": props.get("chapter"),
-            "chunks": len(self.hits),
-        }
-
-
-def _touches(moment: Moment, hit: SearchHit) -> bool:
-    props = hit.properties
-    return (
-        props["start_time"] <= moment.end + MERGE_GAP_SECONDS
-        and props["end_time"] >= moment.start - MERGE_GAP_SECONDS
-    )
-
-
-def merge_hits(hits: Sequence[SearchHit]) -> list[Moment]:
-    """Hits as moments, best first: a hit joins a better one in the same video when it
-    overlaps or nearly touches it and scores at least MERGE_SCORE_RATIO of it, so a strong
-    passage absorbs its strong neighbours but not the whole video."""
-    moments: list[Moment] = []
-    for hit in sorted(hits, key=lambda h: -h.score):
-        home = next(
-            (
-                moment
-                for moment in moments
-                if moment.props["video_id"] == hit.properties["video_id"]
-                and len(moment.hits) < MERGE_MAX_CHUNKS
-                and hit.score >= MERGE_SCORE_RATIO * moment.score
-                and _touches(moment, hit)
-            ),
-            None,
-        )
-        if home is None:
-            moments.append(Moment([hit]))
-        else:
-            home.hits.append(hit)
-    return moments
-
-
-async def search(
-    query: str,
-    *,
-    k: int,
-    alpha: float,
-    where: FilterNode | None,
-    min_score: float | None,
-    pinpoint: bool = True,
-) -> list[dict[str, Any]]:
-    """The k best moments for `query` (hybrid search over the chunks, then merged); with
-    `pinpoint`, the top FOCUS_TOP link to the captions closest in meaning to the query."""
-    store = await get_store()
-    hits = await store.hybrid(
-        CHUNKS, query, alpha=alpha, where=where, limit=min(k * 3, 1000), min_score=min_score
-    )
-    moments = merge_hits(hits)[:k]
-    cues: dict[str, list[Cue]] = {}
-    windows: list[list[tuple[float, str]]] = []
-    for moment in moments[: FOCUS_TOP if pinpoint else 0]:
-        video_id = moment.props["video_id"]
-        if video_id not in cues:
-            record = await get_video(video_id)
-            cues[video_id] = cues_of(record) if record else []
-        windows.append(moment.windows(cues[video_id]))
-    focus = await _focus(store, query, windows)
-    focus += [None] * (len(moments) - len(focus))
-    return [
-        moment.to_result(at if at is not None else moment.hits[0].properties["start_time"])
-        for moment, at in zip(moments, focus, strict=True)
-    ]
-
-
-async def _focus(
-    store: Any, query: str, windows: list[list[tuple[float, str]]]
-) -> list[float | None]:
-    """For each moment, when its words closest in meaning to the query start: the best of
-    its caption windows, all embedded in one batch with the store's embedder."""
-    texts = [text for moment in windows for _, text in moment]
-    if not texts:
-        return [None] * len(windows)
-    vectors = await store.embedder.embed([query, *texts], "document")
-    scores = vectors[1:] @ vectors[0]
-    found: list[float | None] = []
-    position = 0
-    for moment in windows:
-        if not moment:
-            found.append(None)
-            continue
-        best = max(range(len(moment)), key=lambda n: scores[position + n])
-        found.append(moment[best][0])
-        position += len(moment)
-    return found
 
 
 def cues_of(record: dict[str, Any]) -> list[Cue]:

@@ -21,23 +21,40 @@ YouTube
     connections, timeouts) are retried with tenacity first.
 
 Files
-    `read_file(path)` parses .vtt, .srt and .json (see `parsers`) and reads what the
-    file name says: yt-dlp's `Title [VIDEO_ID].en.vtt`, or a bare `VIDEO_ID.vtt`.
+    `read_file(path)` parses every format `parsers` knows and reads what the file name
+    says: yt-dlp's `Title [VIDEO_ID].en.vtt`, or a bare `VIDEO_ID.vtt`. What the file
+    itself says (a JSON object's fields, Markdown front matter, a TTML language) wins over
+    the name; yt-dlp's `.info.json` beside it (`sidecar`) fills in title, channel, date,
+    description and chapters.
+
+    A file name need not be UTF-8 (Python hands such names over surrogate-escaped);
+    `printable(path)` is the name with those bytes written as `\\xNN`, for every record
+    and message, and a video ID derived from such a name keeps only safe characters.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from video_research import paths
 from video_research.config import Settings, get_config
 from video_research.errors import ErrorCategory, ToolFailure
 from video_research.retrying import call_with_backoff
-from video_research.transcripts.parsers import Cue, clean_text, parse_file
+from video_research.transcripts.parsers import (
+    Budget,
+    Cue,
+    clean_text,
+    load_json,
+    normalise_metadata,
+    parse_file,
+)
+from video_research.transcripts.parsers.structured import is_yt_dlp_info, json_metadata
 from video_research.youtube_urls import VIDEO_ID
 
 logger = logging.getLogger(__name__)
@@ -303,9 +320,9 @@ def identify(path: Path) -> dict[str, str]:
     if named:
         found["video_id"] = named.group("id")
         if named.group("title"):
-            found["title"] = named.group("title")
+            found["title"] = printable(named.group("title"))
     else:
-        found["video_id"] = _SAFE_ID.sub("_", stem).strip("_") or "transcript"
+        found["video_id"] = _SAFE_ID.sub("_", stem).strip("_")[:128] or "transcript"
     return found
 
 
@@ -313,17 +330,75 @@ def is_youtube_id(video_id: str) -> bool:
     return bool(VIDEO_ID.match(video_id))
 
 
-def read_file(path: Path) -> Transcript:
-    """A local transcript file, identified by its name and its own metadata."""
-    parsed = parse_file(path)
+SIDECAR_MAX_BYTES = 16 * 1024 * 1024
+"""yt-dlp's .info.json lists every format; a few MB is normal."""
+
+
+def printable(path: Path | str) -> str:
+    """A path as text that can always be encoded: bytes that are not UTF-8 (surrogate-
+    escaped by Python) are written as `\\xNN`."""
+    return os.fsencode(str(path)).decode("utf-8", "backslashreplace")
+
+
+def sidecar_name(path: Path) -> str | None:
+    """The name of yt-dlp's `.info.json` for a transcript (`Title [ID].en.vtt` ->
+    `Title [ID].info.json`), or None when the name is not yt-dlp's or an ID."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    language = _LANGUAGE_SUFFIX.search(stem)
+    if language and (
+        _YT_DLP_NAME.match(stem[: language.start()]) or VIDEO_ID.match(stem[: language.start()])
+    ):
+        stem = stem[: language.start()]
+    if _YT_DLP_NAME.match(stem) or VIDEO_ID.match(stem):
+        return f"{stem}.info.json"
+    return None
+
+
+def read_sidecar(path: Path) -> dict[str, Any]:
+    """Title, channel, date, url, description and chapters from a yt-dlp .info.json; {}
+    when it is not one or cannot be read (it only adds to what the transcript says)."""
+    try:
+        with paths.open_regular(path) as handle:
+            raw = handle.read(SIDECAR_MAX_BYTES + 1)
+        if len(raw) > SIDECAR_MAX_BYTES:
+            return {}
+        data = load_json(raw.decode("utf-8"))
+    except (OSError, ValueError, paths.NotRegularFile) as exc:
+        logger.info("ignoring %s: %s", printable(path), exc)
+        return {}
+    if not is_yt_dlp_info(data):
+        return {}
+    found = json_metadata(data)
+    found.pop("url", None)
+    if isinstance(data.get("webpage_url"), str):
+        found["url"] = data["webpage_url"]
+    chapters = data.get("chapters")
+    if isinstance(chapters, list):
+        found["chapters"] = [
+            {"start": float(c["start_time"]), "title": c["title"].strip()[:300]}
+            for c in chapters[:500]
+            if isinstance(c, dict)
+            and isinstance(c.get("start_time"), int | float)
+            and not isinstance(c.get("start_time"), bool)
+            and 0 <= c["start_time"] < 1e9
+            and isinstance(c.get("title"), str)
+            and c["title"].strip()
+        ]
+    return found
+
+
+def read_file(path: Path, budget: Budget | None = None, sidecar: Path | None = None) -> Transcript:
+    """A local transcript file, identified by its name, its own metadata and its sidecar."""
+    parsed = parse_file(path, budget)
     named = identify(path)
-    meta = {**named, **parsed.metadata}
+    extra = normalise_metadata(read_sidecar(sidecar)) if sidecar else {}
+    meta = {**named, **extra, **parsed.metadata}
     return Transcript(
         video_id=meta.pop("video_id"),
         cues=parsed.cues,
         language=meta.pop("language", ""),
         is_generated=False,
         source="file",
-        source_path=str(path),
+        source_path=printable(path),
         metadata=meta,
     )

@@ -1,0 +1,342 @@
+"""The transcript retrieval benchmark: `make eval` (python -m tests.eval).
+
+Indexes the real transcripts of ../shared/data/transcripts (local only, never in the
+repository) and the sample files of tests/data/transcripts/formats through the real
+index_transcript_files tool, then asks every query of tests/eval/queries.jsonl through
+semantic_search_transcripts in each search mode, beside two naive baselines over fixed
+60-second windows computed in the same run (see baselines.py), for each embedder that is
+installed (KNOWLEDGE_EMBEDDING_MODEL; one that is not is skipped with a message).
+
+Prints Markdown tables: every mode and baseline, the query groups (literal, paraphrase,
+other-language), how far pinpointed links land from the labelled second, and a check
+that the paraphrased queries share no content words with the captions they point at.
+
+Options: --embedders all-MiniLM-L6-v2,use-multilingual  --limit N (first N queries)
+--sweep (tune alpha, candidate counts and merging on this set; --sweep-only skips the rest)  --json PATH (write the numbers)
+--keep DIR (keep the index there: a second run skips the unchanged files).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.eval.baselines import Bm25, Cosine, windows
+from tests.eval.metrics import (
+    MOMENT_SECONDS,
+    Query,
+    Scores,
+    by_group,
+    load_queries,
+    overlap,
+    table,
+)
+from tests.helpers import DATA, shared_data
+
+DEFAULT_EMBEDDERS = ("all-MiniLM-L6-v2", "use-multilingual")
+MODES: dict[str, dict] = {
+    "default": {},
+    "default, pinpoint off": {"pinpoint": False},
+    "keywords only (alpha 0)": {"alpha": 0.0},
+    "vectors only (alpha 1)": {"alpha": 1.0},
+}
+SHARED_GLOBS = ("3blue1brown/*.srt", "coding-train/*.json", "*.vtt")
+
+
+def _say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+async def _call(tool: str, arguments: dict) -> dict:
+    from video_research import dispatch
+    from video_research.context import CallContext, Caller
+
+    ctx = CallContext(tool=tool, caller=Caller(username="eval", role="admin", verified=True))
+    outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
+    if outcome.error is not None:
+        raise RuntimeError(f"{tool}: {outcome.error.to_json_dict()}")
+    return outcome.result
+
+
+async def _index(shared: Path) -> tuple[int, float]:
+    started = time.perf_counter()
+    chunks = 0
+    jobs = [(shared, pattern) for pattern in SHARED_GLOBS]
+    jobs.append((DATA / "transcripts" / "formats", "*"))
+    for folder, pattern in jobs:
+        result = await _call(
+            "index_transcript_files",
+            {
+                "path": str(folder),
+                "glob_pattern": pattern,
+                "fetch_metadata": False,
+                "max_files": 5000,
+            },
+        )
+        batch = result["batch"]
+        chunks += batch["chunk_count"]
+        for failure in batch["failed"]:
+            _say(f"   (not indexed: {failure['file']}: {failure['error']})")
+    return chunks, time.perf_counter() - started
+
+
+async def _transcripts() -> dict[str, list[tuple[float, str]]]:
+    from video_research.transcripts import indexer
+
+    found: dict[str, list[tuple[float, str]]] = {}
+    offset: int | None = 0
+    while offset is not None:
+        videos, _, offset = await indexer.list_videos(None, 100, offset)
+        for video in videos:
+            record = await indexer.get_video(video["video_id"])
+            found[video["video_id"]] = [(c.start, c.text) for c in indexer.cues_of(record)]
+    return found
+
+
+async def _ask(query: Query, arguments: dict, scores: Scores) -> None:
+    started, cpu = time.perf_counter(), time.process_time()
+    result = await _call(
+        "semantic_search_transcripts",
+        {"query": query.query, "k": 10, "auto_index": False, **arguments},
+    )
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    answers = [(r["video_id"], r["match_time"]) for r in result["results"]]
+    scores.add(query, answers, seconds, cpu)
+
+
+async def _search(queries: list[Query], arguments: dict) -> Scores:
+    scores = Scores()
+    for query in queries:
+        await _ask(query, arguments, scores)
+    return scores
+
+
+async def _ask_baseline(query: Query, engine, scores: Scores) -> None:
+    cpu = time.process_time()
+    result = engine.search(query.query)
+    answers, seconds = (await result) if asyncio.iscoroutine(result) else result
+    scores.add(query, answers, seconds, time.process_time() - cpu)
+
+
+async def _every_mode(queries: list[Query], engines: dict) -> dict[str, Scores]:
+    """Each query through every mode and baseline in turn, so a change in the machine's
+    load during the run touches every mode alike."""
+    per_mode = {name: Scores() for name in [*MODES, *engines]}
+    for query in queries:
+        for name, arguments in MODES.items():
+            await _ask(query, arguments, per_mode[name])
+        for name, engine in engines.items():
+            await _ask_baseline(query, engine, per_mode[name])
+    return per_mode
+
+
+def _groups(queries: list[Query], per_mode: dict[str, Scores]) -> str:
+    """moment@5 / MRR@10 of each mode per query group."""
+    names = sorted({q.group for q in queries})
+    counts = {g: sum(q.group == g for q in queries) for g in names}
+    lines = [
+        "| mode | " + " | ".join(f"{g} (n={counts[g]})" for g in names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for mode, scores in per_mode.items():
+        rows = [by_group(scores, group).row() for group in names]
+        cells = [f"{row['moment@5']:.2f} / {row['MRR@10']:.2f}" for row in rows]
+        lines.append(f"| {mode} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _pinpoint_report(on: Scores, off: Scores) -> str:
+    def describe(scores: Scores) -> str:
+        errors = scores.link_errors
+        if not errors:
+            return "no answers in the right video"
+        near = sum(abs(e) <= MOMENT_SECONDS for e in errors) / len(errors)
+        never_later = sum(e <= 2.0 for e in errors) / len(errors)
+        return (
+            f"median |link - label| {statistics.median(abs(e) for e in errors):.1f} s, "
+            f"within {MOMENT_SECONDS:.0f} s {near:.3f}, at or before the label {never_later:.3f} "
+            f"(n={len(errors)})"
+        )
+
+    return f"- pinpoint on: {describe(on)}\n- pinpoint off (chunk start): {describe(off)}"
+
+
+def _overlap_report(queries: list[Query], transcripts: dict[str, list[tuple[float, str]]]) -> str:
+    lines = []
+    paraphrases = [q for q in queries if q.kind == "paraphrase"]
+    for query in paraphrases:
+        cues = transcripts.get(query.video_id, [])
+        caption = " ".join(t for s, t in cues if abs(s - query.second) <= 15)
+        shared = overlap(query, caption)
+        if shared:
+            lines.append(f"  {query.id} shares {sorted(shared)}")
+    head = (
+        f"- paraphrased queries sharing content words with the captions within 15 s of their "
+        f"label: {len(lines)} of {len(paraphrases)}"
+    )
+    return "\n".join([head, *lines])
+
+
+async def _sweep(queries: list[Query], embedder) -> None:
+    """Tuning on this set, default mode otherwise: alpha x candidates per result, then the
+    merge ratio. Query vectors are cached here (the grid changes fusion, not the query), so
+    latencies in this table mean nothing."""
+    from video_research.transcripts import search
+
+    original = embedder.embed
+    cache: dict[str, object] = {}
+
+    async def cached(texts, kind="document"):
+        if kind != "query" or len(texts) != 1:
+            return await original(texts, kind)
+        if texts[0] not in cache:
+            cache[texts[0]] = await original(texts, kind)
+        return cache[texts[0]]
+
+    embedder.embed = cached
+    saved = search.CANDIDATES_PER_RESULT, search.MERGE_SCORE_RATIO
+    rows = {}
+    try:
+        for candidates in (2, 3, 5):
+            search.CANDIDATES_PER_RESULT = candidates
+            for alpha in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+                scores = await _search(queries, {"alpha": alpha})
+                rows[f"alpha {alpha}, {candidates} candidates per result"] = scores.row()
+        search.CANDIDATES_PER_RESULT = saved[0]
+        for ratio in (0.5, 0.6, 0.8, 0.9, 1.01):
+            search.MERGE_SCORE_RATIO = ratio
+            scores = await _search(queries, {})
+            rows[f"default alpha, merge ratio {ratio}"] = scores.row()
+    finally:
+        search.CANDIDATES_PER_RESULT, search.MERGE_SCORE_RATIO = saved
+        del embedder.embed
+    _say(table(rows))
+
+
+async def _run_embedder(
+    model: str, shared: Path, queries: list[Query], sweep: bool, only_sweep: bool = False
+) -> dict:
+    from video_research import config
+    from video_research.errors import ToolFailure
+    from video_research.knowledge.store import close_store, get_store
+
+    os.environ["KNOWLEDGE_EMBEDDING_MODEL"] = "" if model == "all-MiniLM-L6-v2" else model
+    config.reset_config()
+    try:
+        store = await get_store()
+        await store.embedder.embed(["warm up"], "query")
+    except ToolFailure as failure:
+        _say(f"\n## {model}: skipped ({failure.message})")
+        return {}
+    _say(f"\n## embedder {model} ({store.embedder.identity})")
+    _, index_s = await _index(shared)
+    chunks = await store.count("TranscriptChunks")
+    transcripts = await _transcripts()
+    _say(f"indexed {len(transcripts)} videos, {chunks} chunks in {index_s:.0f} s")
+    missing = sorted({q.video_id for q in queries} - set(transcripts))
+    if missing:
+        _say(f"(queries name videos that are not indexed, they count as misses: {missing})")
+    if only_sweep:
+        await _sweep(queries, store.embedder)
+        await close_store()
+        return {}
+    items = windows(transcripts)
+    cosine = Cosine(items, store.embedder)
+    await cosine.prepare()
+    per_mode = await _every_mode(
+        queries,
+        {"baseline: BM25, 60 s windows": Bm25(items), "baseline: cosine, 60 s windows": cosine},
+    )
+    rows = {name: scores.row() for name, scores in per_mode.items()}
+    _say(
+        f"\n{len(queries)} queries, {len(items)} windows; moment = within {MOMENT_SECONDS:.0f} s\n"
+    )
+    _say(table(rows))
+    _say("\nmoment@5 / MRR@10 by query group:\n")
+    _say(_groups(queries, per_mode))
+    _say("\nlinks of the top answer in the right video:\n")
+    _say(_pinpoint_report(per_mode["default"], per_mode["default, pinpoint off"]))
+    _say("")
+    _say(_overlap_report(queries, transcripts))
+    default = rows["default"]
+    for rival in (
+        "keywords only (alpha 0)",
+        "vectors only (alpha 1)",
+        "baseline: BM25, 60 s windows",
+        "baseline: cosine, 60 s windows",
+    ):
+        for metric in ("moment@5", "MRR@10"):
+            delta = default[metric] - rows[rival][metric]
+            verdict = "beats" if delta > 0 else "DOES NOT beat"
+            _say(f"- default {verdict} {rival} on {metric} by {delta:+.3f}")
+    if sweep:
+        _say("\ntuning sweep (default mode):\n")
+        await _sweep(queries, store.embedder)
+    await close_store()
+    return {
+        "embedder": store.embedder.identity,
+        "chunks": chunks,
+        "index_seconds": index_s,
+        "rows": rows,
+    }
+
+
+async def _main(args: argparse.Namespace) -> int:
+    from video_research import config, lifecycle
+
+    shared_root = shared_data()
+    shared = shared_root / "transcripts" if shared_root else None
+    if shared is None or not shared.is_dir():
+        _say(
+            "The retrieval eval needs the real transcripts in ../shared/data/transcripts (local "
+            "only, never committed); that folder is not here, so nothing was measured."
+        )
+        return 2
+    queries = load_queries()[: args.limit or None]
+    results = []
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or scratch
+        saved = dict(os.environ)
+        os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = ",".join([str(shared), str(DATA), tmp])
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        try:
+            for model in args.embedders.split(","):
+                os.environ["VIDEO_RESEARCH_DATA_DIR"] = str(Path(tmp) / model)
+                config.reset_config()
+                result = await _run_embedder(
+                    model.strip(), shared, queries, args.sweep, args.sweep_only
+                )
+                if result:
+                    results.append(result)
+        finally:
+            await lifecycle.shutdown()
+            os.environ.clear()
+            os.environ.update(saved)
+            config.reset_config()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.eval", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--embedders", default=",".join(DEFAULT_EMBEDDERS))
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--sweep", action="store_true")
+    parser.add_argument("--sweep-only", action="store_true")
+    parser.add_argument("--json", default="")
+    parser.add_argument("--keep", default="")
+    return asyncio.run(_main(parser.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

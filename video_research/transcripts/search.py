@@ -1,0 +1,272 @@
+"""Transcript search: hybrid search over the chunks, neighbouring hits merged into
+moments, each moment linked to the sentence where the query's words are spoken.
+
+Cost is one query embedding and one store search, whatever the query's length: the
+store bounds its keyword terms, and pinpointing works on the words of the chunks the
+search returned (with the start time of each of their lines, stored at index time), so
+it embeds nothing and reads nothing more from the store.
+
+Pinpointing (`focus`) scores every line of a moment, with its next line, by the query
+terms it holds (weighted by how rare each is among the moment's lines), takes the best
+(the earliest of equals), and walks back to the start of that line's sentence. The link
+is therefore never later than the words that matched. With no query word in the moment
+(a paraphrase, or another language), it links to the start of the moment's best chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from video_research.knowledge.filters import FilterNode
+from video_research.knowledge.store import SearchHit, get_store
+from video_research.transcripts.indexer import CHUNKS, timestamp_url, video_fields
+
+MERGE_GAP_SECONDS = 15.0
+"""Hits in one video closer than this merge into one moment."""
+MERGE_MAX_CHUNKS = 3
+"""A moment spans at most this many chunks, so one long passage does not swallow a result."""
+MERGE_SCORE_RATIO = 0.7
+"""A neighbouring hit joins a moment only when it scores at least this share of the moment."""
+CANDIDATES_PER_RESULT = 3
+"""Chunks asked of the store per moment returned (neighbours merge into one moment)."""
+MAX_TERMS = 32
+"""Query terms pinpointing looks for: a long query costs no more than this."""
+SENTENCE_BACKTRACK_LINES = 3
+"""Lines a link may move back to reach the start of its sentence."""
+SENTENCE_BACKTRACK_SECONDS = 20.0
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SENTENCE_END = re.compile(r"[.!?…。！？][\"')\]]*\s*$")
+_STOPWORD_TEXT = """
+a an and are as at be been but by can could did do does doing for from had has have he
+her here his how i if in into is it its just like me my no not of on or our she so some
+than that the their them then there these they this those to too up us very was we were
+what when where which while who why will with would you your yours about also all any
+because been being both each few more most other over same should such only own out off
+again further once let lets get got go going gonna wanna say said one two
+"""
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+_SUFFIXES = ("'s", "ing", "ed", "es", "s", "ly")
+
+
+def _stem(word: str) -> str:
+    """A crude English stem, enough to match 'curves' with 'curve' and 'colored' with 'coloring'."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's distinct content words, stemmed, at most MAX_TERMS of them."""
+    found: dict[str, None] = {}
+    for word in _WORD.finditer(query):
+        lowered = word.group().lower()
+        if lowered in _STOPWORDS or (len(lowered) < 2 and not lowered.isdigit()):
+            continue
+        found.setdefault(_stem(lowered), None)
+        if len(found) >= MAX_TERMS:
+            break
+    return list(found)
+
+
+class TermMatcher:
+    """Finds a query's stemmed terms in caption lines with one compiled expression: a
+    word matches a term when it is the term plus nothing or one of the stemmer's suffixes
+    (so a line is scanned once, in C, however many terms the query has)."""
+
+    def __init__(self, terms: Sequence[str]) -> None:
+        self.terms = list(terms)
+        alternatives = "|".join(re.escape(t) for t in sorted(self.terms, key=len, reverse=True))
+        suffixes = "|".join(re.escape(s) for s in _SUFFIXES)
+        self._pattern = (
+            re.compile(rf"(?<!\w)({alternatives})(?:{suffixes})?(?!\w)") if self.terms else None
+        )
+
+    def find(self, text: str) -> set[str]:
+        if self._pattern is None:
+            return set()
+        return set(self._pattern.findall(text.lower()))
+
+
+@dataclass(frozen=True)
+class Line:
+    index: int
+    """The cue's index in the video's transcript."""
+    start: float
+    text: str
+
+
+@dataclass
+class Moment:
+    """One or more adjacent chunk hits in one video, best first."""
+
+    hits: list[SearchHit]
+
+    @property
+    def props(self) -> dict[str, Any]:
+        return self.hits[0].properties
+
+    @property
+    def start(self) -> float:
+        return min(hit.properties["start_time"] for hit in self.hits)
+
+    @property
+    def end(self) -> float:
+        return max(hit.properties["end_time"] for hit in self.hits)
+
+    @property
+    def score(self) -> float:
+        return self.hits[0].score
+
+    def lines(self) -> list[Line]:
+        """The moment's captions in order, once each even where its chunks overlap; a
+        chunk indexed before line times were stored gives its lines its own start."""
+        lines: dict[int, Line] = {}
+        for hit in self.hits:
+            props = hit.properties
+            first = props.get("first_cue") or 0
+            texts = props["text"].split("\n")
+            starts = _starts(props.get("cue_starts"), len(texts), props["start_time"])
+            for offset, (text, start) in enumerate(zip(texts, starts, strict=True)):
+                lines.setdefault(first + offset, Line(first + offset, start, text))
+        return [lines[index] for index in sorted(lines)]
+
+    def to_result(self, match_time: float | None) -> dict[str, Any]:
+        props = self.props
+        focus = props["start_time"] if match_time is None else match_time
+        return {
+            **video_fields(props),
+            "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
+            "start_time": self.start,
+            "end_time": self.end,
+            "match_time": focus,
+            "text": " ".join(line.text for line in self.lines()),
+            "score": round(self.score, 6),
+            "chapter": props.get("chapter"),
+            "chunks": len(self.hits),
+        }
+
+
+def _starts(raw: Any, count: int, fallback: float) -> list[float]:
+    try:
+        starts = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        starts = None
+    if not isinstance(starts, list) or len(starts) != count:
+        return [fallback] * count
+    return [float(value) for value in starts]
+
+
+def _touches(moment: Moment, hit: SearchHit) -> bool:
+    props = hit.properties
+    return (
+        props["start_time"] <= moment.end + MERGE_GAP_SECONDS
+        and props["end_time"] >= moment.start - MERGE_GAP_SECONDS
+    )
+
+
+def merge_hits(hits: Sequence[SearchHit]) -> list[Moment]:
+    """Hits as moments, best first: a hit joins a better one in the same video when it
+    overlaps or nearly touches it and scores at least MERGE_SCORE_RATIO of it, so a strong
+    passage absorbs its strong neighbours but not the whole video."""
+    moments: list[Moment] = []
+    by_video: dict[str, list[Moment]] = {}
+    for hit in sorted(hits, key=lambda h: -h.score):
+        video = by_video.setdefault(hit.properties["video_id"], [])
+        home = next(
+            (
+                moment
+                for moment in video
+                if len(moment.hits) < MERGE_MAX_CHUNKS
+                and hit.score >= MERGE_SCORE_RATIO * moment.score
+                and _touches(moment, hit)
+            ),
+            None,
+        )
+        if home is None:
+            home = Moment([hit])
+            moments.append(home)
+            video.append(home)
+        else:
+            home.hits.append(hit)
+    return moments
+
+
+def focus(moment: Moment, matcher: TermMatcher) -> float | None:
+    """When the query's words are spoken in the moment: the start of the sentence holding
+    the best-matching line (with its next line); None when no query word is in it."""
+    lines = moment.lines()
+    if not lines or not matcher.terms:
+        return None
+    present = [matcher.find(line.text) for line in lines]
+    frequency = Counter(term for found in present for term in found)
+    if not frequency:
+        return None
+    total = len(lines)
+    weight = {
+        term: math.log(1 + (total - seen + 0.5) / (seen + 0.5)) for term, seen in frequency.items()
+    }
+    own = [sum(weight[term] for term in found) for found in present]
+    best, best_at = 0.0, -1
+    for at in range(total):
+        window = present[at]
+        if at + 1 < total and lines[at + 1].index == lines[at].index + 1:
+            window = window | present[at + 1]
+        score = sum(weight[term] for term in window)
+        if score > best + 1e-9:  # strictly better: the earliest of equal windows wins
+            best, best_at = score, at
+    if best_at < 0:
+        return None
+    # The window's first line, unless the next one holds most of what matched.
+    first = best_at
+    if best_at + 1 < total and own[best_at] < 0.5 * own[best_at + 1]:
+        first = best_at + 1
+    return sentence_start(lines, first)
+
+
+def sentence_start(lines: Sequence[Line], at: int) -> float:
+    """The start of the sentence line `at` belongs to: back over lines that continue it."""
+    position = at
+    while (
+        position > 0
+        and at - position < SENTENCE_BACKTRACK_LINES
+        and lines[position - 1].index == lines[position].index - 1
+        and not _SENTENCE_END.search(lines[position - 1].text)
+        and lines[at].start - lines[position - 1].start <= SENTENCE_BACKTRACK_SECONDS
+    ):
+        position -= 1
+    return lines[position].start
+
+
+async def search(
+    query: str,
+    *,
+    k: int,
+    alpha: float,
+    where: FilterNode | None,
+    min_score: float | None,
+    pinpoint: bool = True,
+) -> list[dict[str, Any]]:
+    """The k best moments for `query`: hybrid search over the chunks, merged; with
+    `pinpoint`, each linked to the sentence where the query's words are spoken."""
+    store = await get_store()
+    hits = await store.hybrid(
+        CHUNKS,
+        query,
+        alpha=alpha,
+        where=where,
+        limit=min(k * CANDIDATES_PER_RESULT, 1000),
+        min_score=min_score,
+    )
+    moments = merge_hits(hits)[:k]
+    matcher = TermMatcher(query_terms(query) if pinpoint else [])
+    return [moment.to_result(focus(moment, matcher)) for moment in moments]
