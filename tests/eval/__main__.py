@@ -306,6 +306,8 @@ async def _main(args: argparse.Namespace) -> int:
         saved = dict(os.environ)
         os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = ",".join([str(shared), str(DATA), tmp])
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        # The audit trail of the eval's own indexing calls is not part of its report.
+        os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(Path(tmp) / "audit.jsonl")
         try:
             for model in args.embedders.split(","):
                 os.environ["VIDEO_RESEARCH_DATA_DIR"] = str(Path(tmp) / model)
