@@ -7,6 +7,8 @@ budget when CI is set); every failure it has found is pinned below as an @exampl
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -14,7 +16,9 @@ from hypothesis import strategies as st
 from video_research.knowledge.embeddings import LOCAL_MAX_TOKENS, count_tokens
 from video_research.transcripts.chunker import WORDS as A_WORD
 from video_research.transcripts.chunker import Chapter, body_budget, chunk_cues, count
-from video_research.transcripts.parsers import Cue
+from video_research.transcripts.parsers import Cue, parse_file
+
+FORMATS = Path(__file__).parent / "data" / "transcripts" / "formats"
 
 WORDS = st.sampled_from(
     [
@@ -93,6 +97,25 @@ def chapter_lists(draw):
     title="",
 )
 def test_chunk_invariants(cues, chapters, target, overlap, title):
+    assert_invariants(cues, chapters, target, overlap, title)
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in FORMATS.iterdir() if not p.name.endswith(".info.json")),
+    ids=lambda p: p.suffix,
+)
+def test_chunk_invariants_hold_for_every_format(path):
+    """Every format's parsed cues (entities decoded, markup stripped, stamps read) chunk
+    with the same invariants, at a chunk size small enough to cut their long captions."""
+    cues = parse_file(path).cues
+    assert cues, path.name
+    assert not any("&gt;" in c.text or "&amp;" in c.text or "<" in c.text for c in cues)
+    for target in (24, 64):
+        assert_invariants(cues, [], target, target // 4, path.stem)
+
+
+def assert_invariants(cues, chapters, target, overlap, title):
     overlap = min(overlap, target // 2)
     chunks, fitted = chunk_cues(
         cues, title=title, chapters=chapters, target_tokens=target, overlap_tokens=overlap
