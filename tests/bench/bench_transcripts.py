@@ -171,17 +171,19 @@ async def _run(tmp: Path) -> None:
 
 async def _scale(store, chunks_now: int) -> None:
     """Copy the indexed chunks (with vectors) until SCALE_CHUNKS are stored, then time search."""
+    from video_research.knowledge.filters import Filter
     from video_research.knowledge.store import generate_uuid5
-    from video_research.transcripts.indexer import CHUNKS
+    from video_research.transcripts.indexer import CHUNKS, VIDEOS
 
+    # The store pages at most 4,096 objects deep: read the chunks video by video.
     sources = []
-    offset: int | None = 0
-    while offset is not None:
-        page = await store.fetch(CHUNKS, limit=500, offset=offset)
+    videos = await store.fetch(VIDEOS, limit=4000)
+    for video in videos.objects:
+        where = Filter.eq("video_id", video.properties["video_id"])
+        page = await store.fetch(CHUNKS, where=where, limit=4000)
         for obj in page.objects:
             full = await store.get(CHUNKS, obj.uuid, include_vector=True)
             sources.append((full.properties, full.vector))
-        offset = page.next_offset
     needed = max(0, SCALE_CHUNKS - chunks_now)
     started = time.perf_counter()
     copy, written = 0, 0
@@ -250,6 +252,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["VIDEO_RESEARCH_DATA_DIR"] = str(Path(tmp) / "data")
         os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = tmp
+        os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(Path(tmp) / "audit.jsonl")  # not stderr
         config.reset_config()
         try:
             asyncio.run(_run_and_close(Path(tmp)))
