@@ -11,7 +11,8 @@ present (else a fixed vocabulary), so they measure the store, not the model:
 - hybrid p50, against the same search with today's exhaustive FTS5 keyword side, and
   the bounded keyword side's recall@10 against that exhaustive BM25;
 - index memory and RSS growth, against the float32 vectors in memory; bytes on disk.
-Embeddings: chunks/s of ~200-token chunks, ONNX Runtime (the server's engine; fp32 and
+Embeddings: parity of the default local embedder with the numpy reference on 1,000 real
+chunks (min cosine, identical top-10 for 40 queries); chunks/s of ~200-token chunks, ONNX Runtime (the server's engine; fp32 and
 the int8 option) against the previous engines (sentence-transformers on torch when it
 is installed, and the numpy encoder), and local indexing through the store.
 Concurrency: 50 concurrent searches and 50 concurrent single-object ingests against 50
@@ -379,6 +380,7 @@ def _embedding_figures() -> None:
                 encode(chunks)
             rates[name] = max(rates[name], len(chunks) / clock["s"])
     header(f"local embeddings, {len(chunks)} chunks of ~{tokens:.0f} tokens, CPU")
+    _parity_figures(numpy_engine)
     for name in engines:
         for base in baselines:
             report(
@@ -389,6 +391,41 @@ def _embedding_figures() -> None:
                 rates[base],
                 higher_is_better=True,
             )
+
+
+def _parity_figures(reference) -> None:
+    """The server's default embedder against the numpy reference on 1,000 real chunks.
+
+    The same check as tests/test_embeddings.py on 100 chunks; too slow for `make test`
+    (the numpy reference takes a minute or two). Fails the benchmark when parity is lost.
+    """
+    from tests.embedding_parity import parity, real_chunks
+    from video_research.knowledge.embeddings import LocalEmbedder
+
+    chunks = real_chunks(1000)
+    if len(chunks) < 1000:
+        print("   (parity on 1,000 real chunks skipped: ../shared/data/transcripts not here)")
+        return
+    cache = Path(tempfile.gettempdir()) / "video-research-bench-models"
+    result = parity(LocalEmbedder(cache_dir=cache), reference, chunks)
+    report(
+        "parity: min cosine, 1,000 real chunks",
+        result.min_cosine,
+        "",
+        "target",
+        0.99,
+        higher_is_better=True,
+    )
+    report(
+        f"parity: identical top-10, {result.queries} queries",
+        result.same_top10 / result.queries,
+        "",
+        "target",
+        1.0,
+        higher_is_better=True,
+    )
+    if result.min_cosine < 0.99 or result.same_top10 < result.queries:
+        raise AssertionError(f"local embedder lost parity with the reference: {result}")
 
 
 async def _indexing_and_concurrency(workdir: Path) -> None:
