@@ -524,7 +524,7 @@ class Settings(BaseSettings):
         ),
     )
     knowledge_ann_ef_search: int = Field(
-        default=1024,
+        default=256,
         ge=16,
         le=4096,
         json_schema_extra=_env(

@@ -44,7 +44,7 @@ OPSET = 17
 """LayerNormalization is an ONNX operator from opset 17 on."""
 
 
-def build_graph(model_dir: Path) -> bytes:
+def build_graph(model_dir: Path, fused: bool = True) -> bytes:
     """The serialized ONNX model of the bundled BERT encoder with mean pooling."""
     import json
 
@@ -107,6 +107,7 @@ def build_graph(model_dir: Path) -> bytes:
     x = node("Add", [x, const("token_type_0", token_type)])
     x = layer_norm(x, "embeddings.LayerNorm")
 
+    mask_index = node("Cast", ["attention_mask"], to=TensorProto.INT32)
     mask = node("Cast", ["attention_mask"], to=TensorProto.FLOAT)
     axes_12 = const("axes_12", np.array([1, 2], dtype=np.int64))
     # Padding positions get a large negative score, so no token attends to them.
@@ -121,7 +122,7 @@ def build_graph(model_dir: Path) -> bytes:
     split_shape = const("split_shape", np.array([0, 0, heads, head], dtype=np.int64))
     merge_shape = const("merge_shape", np.array([0, 0, hidden], dtype=np.int64))
     scale = const("scale", np.array(1.0 / math.sqrt(head), np.float32))
-    inv_sqrt2 = const("inv_sqrt2", np.array(1.0 / math.sqrt(2.0), np.float32))
+    sqrt2 = const("sqrt2", np.array(math.sqrt(2.0), np.float32))
     half = const("half", np.array(0.5, np.float32))
     f_one = "f_one"
     for n in range(layers):
@@ -130,13 +131,32 @@ def build_graph(model_dir: Path) -> bytes:
         def heads_of(t: str, perm: list[int]) -> str:
             return node("Transpose", [node("Reshape", [t, split_shape])], perm=perm)
 
-        q = heads_of(linear(x, p + "attention.self.query"), [0, 2, 1, 3])
-        k = heads_of(linear(x, p + "attention.self.key"), [0, 2, 3, 1])
-        v = heads_of(linear(x, p + "attention.self.value"), [0, 2, 1, 3])
-        scores = node("Add", [node("Mul", [node("MatMul", [q, k]), scale]), bias])
-        probs = node("Softmax", [scores], axis=-1)
-        context = node("Transpose", [node("MatMul", [probs, v])], perm=[0, 2, 1, 3])
-        context = node("Reshape", [context, merge_shape])
+        if fused:
+            qkv = [p + f"attention.self.{name}" for name in ("query", "key", "value")]
+            packed_w = np.concatenate(
+                [np.asarray(weights[t + ".weight"], np.float32).T for t in qkv], axis=1
+            )
+            packed_b = np.concatenate([np.asarray(weights[t + ".bias"], np.float32) for t in qkv])
+            out = f"attention_{n}"
+            nodes.append(
+                helper.make_node(
+                    "Attention",
+                    [x, const(p + "qkv.weight", packed_w), const(p + "qkv.bias", packed_b), mask_index],
+                    [out],
+                    name=out,
+                    domain="com.microsoft",
+                    num_heads=heads,
+                )
+            )
+            context = out
+        else:
+            q = heads_of(linear(x, p + "attention.self.query"), [0, 2, 1, 3])
+            k = heads_of(linear(x, p + "attention.self.key"), [0, 2, 3, 1])
+            v = heads_of(linear(x, p + "attention.self.value"), [0, 2, 1, 3])
+            scores = node("Add", [node("Mul", [node("MatMul", [q, k]), scale]), bias])
+            probs = node("Softmax", [scores], axis=-1)
+            context = node("Transpose", [node("MatMul", [probs, v])], perm=[0, 2, 1, 3])
+            context = node("Reshape", [context, merge_shape])
         attended = node("Add", [linear(context, p + "attention.output.dense"), x])
         x = layer_norm(attended, p + "attention.output.LayerNorm")
         h = linear(x, p + "intermediate.dense")
@@ -145,7 +165,7 @@ def build_graph(model_dir: Path) -> bytes:
             "Mul",
             [
                 node("Mul", [h, half]),
-                node("Add", [node("Erf", [node("Mul", [h, inv_sqrt2])]), f_one]),
+                node("Add", [node("Erf", [node("Div", [h, sqrt2])]), f_one]),
             ],
         )
         x = layer_norm(node("Add", [linear(gelu, p + "output.dense"), x]), p + "output.LayerNorm")
@@ -181,7 +201,10 @@ def build_graph(model_dir: Path) -> bytes:
         [helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", hidden])],
         initializers,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)],
+    )
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model.SerializeToString()
