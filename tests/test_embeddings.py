@@ -3,15 +3,14 @@
 The numpy encoder (`knowledge.minilm`) computes what sentence-transformers computes (it
 was checked against it while torch was installed); it is the reference "today's model"
 the ONNX graph must reproduce: fp32 exactly, int8 within cosine 0.99 and with the same
-top-10 on a search set. The real-chunk parity test reads ../shared/data/transcripts at
-test time (never copied into the repo) and is skipped where that folder is absent.
+top-10 on a search set. The real-chunk parity test (100 chunks here, 1,000 in `make
+bench`) reads ../shared/data/transcripts at test time (never copied into the repo) and is
+skipped where that folder is absent.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 import subprocess
 import sys
 import textwrap
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.embedding_parity import parity, real_chunks, transcripts_dir
 from tests.helpers import MODEL_CACHE, REPO_ROOT
 from video_research.knowledge.embeddings import (
     EncodeQueue,
@@ -35,8 +35,6 @@ TEXTS = [
     "x",
     "Gradient descent nudges each weight against the slope of the loss. " * 40,  # truncated
 ] + [f"Chunk {n}: the speaker moves on to topic number {n} of the lecture." for n in range(60)]
-
-TRANSCRIPTS = REPO_ROOT.parent / "shared" / "data" / "transcripts"
 
 
 @pytest.fixture(scope="module")
@@ -83,42 +81,18 @@ def test_int8_option_stays_close_and_ranks_alike(reference, reference_vectors, i
     assert int(np.argmax(ours[:4] @ query)) == 1
 
 
-def _real_chunks(limit: int) -> list[str]:
-    """~20-token windows of caption text from the real transcripts, in a fixed order."""
-    lines: list[str] = []
-    for path in sorted(TRANSCRIPTS.rglob("*")):
-        if path.suffix in (".srt", ".vtt"):
-            for line in path.read_text(errors="replace").splitlines():
-                line = line.strip()
-                if line and "-->" not in line and not line.isdigit() and line != "WEBVTT":
-                    lines.append(re.sub(r"<[^>]+>", "", line))
-        elif path.suffix == ".json":
-            data = json.loads(path.read_text())
-            items = data if isinstance(data, list) else data.get("segments", data.get("events", []))
-            lines += [str(i.get("text", "")).strip() for i in items if isinstance(i, dict)]
-    lines = [line for line in lines if line]
-    chunks = [" ".join(lines[i : i + 2]) for i in range(0, len(lines), 2)]
-    step = max(1, len(chunks) // limit)
-    return chunks[::step][:limit]
+@pytest.mark.skipif(transcripts_dir() is None, reason="../shared/data/transcripts not here")
+def test_parity_with_the_reference_on_100_real_chunks_and_the_same_top10(reference):
+    """The default embedder (what the server runs) against the numpy reference.
 
-
-@pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason="../shared/data/transcripts not here")
-def test_parity_with_the_reference_on_1000_real_chunks_and_the_same_top10(reference):
-    chunks = _real_chunks(1000)
-    assert len(chunks) == 1000
-    embedder = LocalEmbedder(cache_dir=MODEL_CACHE)  # the default: what the server runs
-    ours = embedder.encode(chunks)
-    theirs = reference.encode(chunks, 64)
-    cosines = (ours * theirs).sum(axis=1)
-    assert cosines.min() >= 0.99, f"min cosine {cosines.min():.4f}"
-    # A search set: 40 queries written from chunks' own words, ranked over all 1000.
-    queries = [" ".join(chunks[i].split()[2:9]) for i in range(0, 1000, 25)]
-    for q_ours, q_theirs in zip(
-        embedder.encode(queries, "query"), reference.encode(queries), strict=True
-    ):
-        assert np.argsort(-(ours @ q_ours))[:10].tolist() == (
-            np.argsort(-(theirs @ q_theirs))[:10].tolist()
-        )
+    100 chunks keep this in seconds; `make bench` runs the same check on 1,000 chunks
+    and 40 queries (tests/bench/bench_knowledge.py).
+    """
+    chunks = real_chunks(100)
+    assert len(chunks) == 100
+    result = parity(LocalEmbedder(cache_dir=MODEL_CACHE), reference, chunks, every=10)
+    assert result.min_cosine >= 0.99, f"min cosine {result.min_cosine:.4f}"
+    assert result.same_top10 == result.queries == 10
 
 
 def test_count_tokens_uses_the_model_vocabulary():

@@ -157,6 +157,41 @@ async def test_deleted_and_replaced_objects_never_come_back(ann_env, tmp_path):
     assert await _recall(store, db, [query, vectors[500], vectors[900]]) >= 0.95
 
 
+async def test_a_repeated_small_filter_reuses_its_decoded_vectors_until_a_write(ann_env, tmp_path):
+    """A 1% filter is scored from decoded codes, kept for the next search with that
+    filter; a write in between must never serve the old set."""
+    from video_research.knowledge.store import generate_uuid5, get_store
+
+    store = await get_store()
+    objects, vectors = _corpus(3000)
+    uuids = [generate_uuid5(o["video_id"]) for o in objects]
+    await store.insert_many(COLLECTION, objects, uuids=uuids, vectors=vectors)
+    await store.near_vector(COLLECTION, vectors[0], limit=1)
+    _settle(store)
+    index = store._indexes[COLLECTION]
+    where = Filter.eq("like_count", 7)  # 30 of 3,000 objects: the exact path
+    query = vectors[1234]
+    first = await store.near_vector(COLLECTION, query, where=where, limit=5)
+    assert len(index._filter_cache) == 1
+    again = await store.near_vector(COLLECTION, query, where=where, limit=5)
+    assert [h.uuid for h in again] == [h.uuid for h in first]
+    # Delete the best hit and move another matching object onto the query.
+    await store.delete(COLLECTION, first[0].uuid)
+    moved = next(
+        u
+        for u, o in zip(uuids, objects, strict=True)
+        if o["like_count"] == 7 and u not in {h.uuid for h in first}
+    )
+    props = objects[uuids.index(moved)]
+    await store.insert_many(COLLECTION, [props], uuids=[moved], vectors=query[None, :], upsert=True)
+    index.settle()
+    after = await store.near_vector(COLLECTION, query, where=where, limit=5)
+    assert after[0].uuid == moved and after[0].distance < 1e-5
+    assert first[0].uuid not in {h.uuid for h in after}
+    db = tmp_path / "data" / "knowledge.db"
+    assert await _recall(store, db, [query], where, lambda p: p["like_count"] == 7) == 1.0
+
+
 async def test_a_second_process_sees_writes_through_the_log(ann_env, tmp_path):
     """Two store objects on one file stand for two server processes."""
     from video_research.config import get_config

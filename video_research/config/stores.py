@@ -149,7 +149,7 @@ class StoreSettings(BaseModel):
         ),
     )
     knowledge_ann_ef_search: int = Field(
-        default=1024,
+        default=256,
         ge=16,
         le=4096,
         json_schema_extra=_env(

@@ -59,6 +59,8 @@ SAVE_AFTER_CHANGES = 0.05
 """Save the graph once this fraction of it changed since the last save (and at close)."""
 RERANK_FACTOR = 2
 """Graph candidates fetched per result wanted, then ranked by exact distance."""
+FILTER_CACHE_BYTES = 64 * 2**20
+"""Decoded vectors of small filters kept between searches (a 1% filter of 1M: 15 MB)."""
 FORMAT = 1
 
 
@@ -106,7 +108,9 @@ class VectorIndex:
         self.flat_index: dict[int, int] = {}
         self.flat_count = 0
         self.saved_changes = 0
-        self._filter_cache: dict[tuple[Any, ...], Any] = {}
+        self._filter_cache: dict[int, tuple[Any, Any, Any]] = {}
+        """id(allowed) -> (weak ref to allowed, graph positions, their decoded vectors),
+        oldest first; emptied whenever the graph changes."""
         self._worker: threading.Thread | None = None
         self._wake = threading.Event()
         self._closed = False
@@ -491,9 +495,8 @@ class VectorIndex:
                 return []
             if len(positions) <= max(want, EXACT_FILTER_MAX * len(self.rows)):
                 # Few matches: score them all from their codes (exact up to quantisation).
-                codes = self.hnsw.reconstruct_batch(positions)
-                scores = codes @ query
-                top = _top(scores, want)
+                positions, decoded = self._decoded(allowed, positions)
+                top = _top(decoded @ query, want)
                 return [int(self.rows[positions[i]]) for i in top]
             mask = np.zeros(len(self.rows), dtype=bool)
             mask[positions] = True
@@ -510,6 +513,28 @@ class VectorIndex:
         _, positions = self.hnsw.search(query[None, :], want, params=params)
         del bits  # the bitmap must outlive the search: faiss holds a raw pointer to it
         return [int(self.rows[p]) for p in positions[0] if p >= 0 and self.rows[p] >= 0]
+
+    def _decoded(self, allowed: Any, positions: Any) -> tuple[Any, Any]:
+        """The filter's graph positions and decoded vectors, kept for the next search.
+
+        Decoding is most of an exact filtered search (10k codes at a 1% filter of 1M:
+        ~15 ms; the product with the query ~1 ms), and the store hands the same `allowed`
+        array for the same filter until the collection changes, so a repeated filter
+        (one channel, one video) pays it once. Called with the lock held.
+        """
+        import weakref
+
+        cached = self._filter_cache.get(id(allowed))
+        if cached is not None and cached[0]() is allowed:
+            self._filter_cache[id(allowed)] = self._filter_cache.pop(id(allowed))  # newest
+            return cached[1], cached[2]
+        decoded = self.hnsw.reconstruct_batch(positions)
+        budget = FILTER_CACHE_BYTES - decoded.nbytes
+        while self._filter_cache and budget < sum(c[2].nbytes for c in self._filter_cache.values()):
+            self._filter_cache.pop(next(iter(self._filter_cache)))
+        if budget >= 0:
+            self._filter_cache[id(allowed)] = (weakref.ref(allowed), positions, decoded)
+        return positions, decoded
 
 
 def _top(scores: Any, k: int) -> Any:
