@@ -55,7 +55,8 @@ async def test_every_gemini_tool_over_stdio(gemini_env, gemini_stub, tmp_path):
         )
         assert not answer.is_error, tool_json(answer)
         assert answer.structured_content["turn_count"] == 1
-    assert len([p for p in progress if p[1] == 2]) == 2, "batch progress per finished file"
+    batch = [p for p in progress if p[1] == 2]
+    assert [p[0] for p in batch] == [0, 1, 2], "0/N first, then progress per finished file"
     assert len([p for p in progress if p[1] == 3]) == 4, "research_deep progress per phase"
 
 

@@ -177,6 +177,7 @@ async def test_reembed_reports_progress():
     result = await ok("knowledge_reembed", {"collection": "WebSearchResults"}, progress)
     assert result["reembedded"] == 3 and result["dimensions"] == 384
     assert progress.events and progress.events[-1][:2] == (3, 3)
+    assert progress.events[0][:2] == (0, 3), "0/N before the first object"
 
 
 async def test_search_with_a_filter_no_collection_has_is_refused():

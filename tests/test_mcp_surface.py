@@ -73,8 +73,8 @@ async def test_an_invalid_cursor_is_invalid_params_over_http(server_env):
 async def test_a_long_call_reports_progress_before_its_first_item(
     gemini_env, gemini_stub, tmp_path
 ):
-    """video_batch_analyze reports after each finished file; with Gemini taking 1.5 s per
-    file the client still hears progress 0 at once, then 1/N, 2/N."""
+    """video_batch_analyze reports 0/N before its first file, then 1/N, 2/N after each
+    finished one (Gemini taking 1.5 s per file)."""
     for name in ("a.mp4", "b.mp4"):
         (tmp_path / name).write_bytes(name.encode() + b"\0" * 2048)
     gemini_stub.latency = 1.5
@@ -90,5 +90,23 @@ async def test_a_long_call_reports_progress_before_its_first_item(
             progress_callback=progress,
         )
     assert not result.is_error, result.content
-    assert events[0][0] == 0 and "started" in (events[0][2] or "")
+    assert events[0][:2] == (0, 2), "0/N before the first file"
     assert [e[0] for e in events[1:]] == [1, 2] and all(e[1] == 2 for e in events[1:])
+
+
+async def test_a_long_call_without_steps_says_it_started(gemini_env, gemini_stub, tmp_path):
+    """A call with no steps of its own (one video_analyze, Gemini taking 1.5 s) still hears
+    progress 0 ("started") half a second in, long before its answer."""
+    (tmp_path / "a.mp4").write_bytes(b"a.mp4" + b"\0" * 2048)
+    gemini_stub.latency = 1.5
+    events: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done, total, message):
+        events.append((done, total, message))
+
+    async with mcp_client(gemini_env) as session:
+        result = await session.call_tool(
+            "video_analyze", {"file_path": str(tmp_path / "a.mp4")}, progress_callback=progress
+        )
+    assert not result.is_error, result.content
+    assert events and events[0][0] == 0 and "started" in (events[0][2] or ""), events

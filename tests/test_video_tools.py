@@ -184,7 +184,7 @@ async def test_batch_reports_failures_per_file_and_progress(gemini_stub, tmp_pat
     assert by_name["empty.avi"]["error"]["category"] == "FILE_UNSUPPORTED"
     assert by_name["a.mp4"]["result"]["title"]
     assert any(s.endswith("readme.txt") for s in result["skipped"])
-    assert [e[0] for e in progress.events] == [1, 2, 3, 4, 5]
+    assert [e[0] for e in progress.events] == [0, 1, 2, 3, 4, 5], "0/N before the first file"
     assert all(e[1] == 5 for e in progress.events)
 
 

@@ -179,6 +179,7 @@ async def knowledge_reembed(args: dict[str, Any], ctx: CallContext) -> dict[str,
     async def progress(done: int, total: int) -> None:
         await ctx.report_progress(done, total, f"re-embedded {done} of {total} objects")
 
+    await ctx.report_progress(0, await store.count(collection), f"re-embedding {collection}")
     count = await store.reembed(collection, progress)
     info = await store.info(collection)
     return {

@@ -63,6 +63,7 @@ async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict
         _transcript_files, root, args["glob_pattern"], args["max_files"]
     )
     run = _FileRun(root, args, ctx, lambda file: paths.confine_to(file, roots, client_roots))
+    await ctx.report_progress(0, len(files), f"{len(files)} transcript file(s) to index")
     for start in range(0, len(files), METADATA_BATCH):
         await run.index(files[start : start + METADATA_BATCH], len(files))
     result = {

@@ -124,6 +124,7 @@ async def _direct_mode(
         await ctx.report_progress(done, len(files), f"{path.name}: {item['status']}")
         return item
 
+    await ctx.report_progress(0, len(files), f"{len(files)} file(s) to analyse")
     return list(await asyncio.gather(*(one(p) for p in files)))
 
 
