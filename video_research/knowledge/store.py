@@ -59,11 +59,7 @@ import threading
 import uuid as uuid_lib
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, ClassVar
-
-from pydantic import BaseModel, Field
 
 from video_research import lifecycle
 from video_research.config import Settings, get_config
@@ -71,11 +67,23 @@ from video_research.errors import config_error, invalid_input, not_found
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
-    canonical_date,
     get_collection,
 )
 from video_research.knowledge.embeddings import Embedder, embedder_key, get_embedder
 from video_research.knowledge.filters import FilterNode, bind
+from video_research.knowledge.models import (
+    CollectionInfo,
+    CollectionState,
+    Page,
+    Ranked,
+    SearchHit,
+    Sort,
+    StoredObject,
+    generate_uuid5,
+    normalise_uuid,
+    now_utc,
+    relative_score_fusion,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -87,98 +95,22 @@ MAX_RESULTS = 4096
 Progress = Callable[[int, int], Awaitable[None]]
 
 
-def generate_uuid5(identifier: Any, namespace: Any = "") -> str:
-    """A deterministic UUID, computed exactly as weaviate.util.generate_uuid5 does."""
-    return str(uuid_lib.uuid5(uuid_lib.NAMESPACE_DNS, str(namespace) + str(identifier)))
-
-
-def normalise_uuid(value: Any) -> str:
-    """The canonical lower-case form of a UUID, or invalid_input."""
-    try:
-        return str(uuid_lib.UUID(str(value)))
-    except ValueError:
-        raise invalid_input(f"{value!r} is not a UUID.") from None
-
-
-def now_utc() -> str:
-    return canonical_date(datetime.now(UTC))
-
-
-class StoredObject(BaseModel):
-    uuid: str
-    collection: str
-    properties: dict[str, Any]
-    vector: list[float] | None = None
-
-
-class SearchHit(StoredObject):
-    score: float
-    """Higher is better: the fused score for hybrid search, 1 - distance for vector search."""
-    distance: float | None = None
-    """Cosine distance to the query vector, when the vector search saw the object."""
-
-
-class Page(BaseModel):
-    objects: list[StoredObject]
-    next_offset: int | None = None
-    """Offset of the next page, None when this is the last."""
-
-
-class CollectionInfo(BaseModel):
-    name: str
-    count: int
-    embedding_model: str | None = Field(
-        description="Embedder identity the stored vectors were made with"
-    )
-    dimensions: int | None
-    compatible: bool
-    """False when the configured embedder differs from the one the vectors were made with."""
-
-
-@dataclass(frozen=True)
-class Sort:
-    prop: str
-    descending: bool = False
-
-
-@dataclass(frozen=True)
-class CollectionState:
-    """What the backend knows about a collection once it exists."""
-
-    definition: CollectionDef
-    embedding_model: str
-    dimensions: int
-    compatible: bool
-
-
-Ranked = list[tuple[str, float]]
-"""(uuid, raw score) pairs, best first."""
-
-
-def relative_score_fusion(result_sets: Sequence[tuple[Ranked, float]]) -> list[tuple[str, float]]:
-    """Weaviate's relativeScoreFusion: per-set min-max normalisation, weighted sum, best first.
-
-    `result_sets` holds (ranked results, weight) pairs; raw scores must be higher-is-better
-    (BM25 score; 1 - distance for vectors). A set whose scores are all equal normalises
-    to 1. Ties in the fused score go to the higher raw score of the last set containing
-    the object (Weaviate's secondary sort), then to the UUID for a stable order.
-    """
-    fused: dict[str, float] = {}
-    secondary: dict[str, float] = {}
-    for ranked, weight in result_sets:
-        if not ranked:
-            continue
-        scores = [score for _, score in ranked]
-        low, high = min(scores), max(scores)
-        span = high - low
-        for key, score in ranked:
-            normalised = weight if span == 0 else weight * (score - low) / span
-            fused[key] = fused.get(key, 0.0) + normalised
-            secondary[key] = score
-    return sorted(
-        fused.items(),
-        key=lambda item: (-round(item[1], 7), -secondary[item[0]], item[0]),
-    )
+__all__ = [
+    "CollectionInfo",
+    "CollectionState",
+    "KnowledgeStore",
+    "Page",
+    "Ranked",
+    "SearchHit",
+    "Sort",
+    "StoredObject",
+    "close_store",
+    "generate_uuid5",
+    "get_store",
+    "normalise_uuid",
+    "now_utc",
+    "relative_score_fusion",
+]
 
 
 class KnowledgeStore(ABC):

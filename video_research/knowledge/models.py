@@ -1,0 +1,109 @@
+"""The store's value types: objects, hits, pages, collection states, UUIDs, and the
+relative score fusion both backends rank hybrid results with."""
+
+from __future__ import annotations
+
+import uuid as uuid_lib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from video_research.errors import invalid_input
+from video_research.knowledge.collections import CollectionDef, canonical_date
+
+
+def generate_uuid5(identifier: Any, namespace: Any = "") -> str:
+    """A deterministic UUID, computed exactly as weaviate.util.generate_uuid5 does."""
+    return str(uuid_lib.uuid5(uuid_lib.NAMESPACE_DNS, str(namespace) + str(identifier)))
+
+
+def normalise_uuid(value: Any) -> str:
+    """The canonical lower-case form of a UUID, or invalid_input."""
+    try:
+        return str(uuid_lib.UUID(str(value)))
+    except ValueError:
+        raise invalid_input(f"{value!r} is not a UUID.") from None
+
+
+def now_utc() -> str:
+    return canonical_date(datetime.now(UTC))
+
+
+class StoredObject(BaseModel):
+    uuid: str
+    collection: str
+    properties: dict[str, Any]
+    vector: list[float] | None = None
+
+
+class SearchHit(StoredObject):
+    score: float
+    """Higher is better: the fused score for hybrid search, 1 - distance for vector search."""
+    distance: float | None = None
+    """Cosine distance to the query vector, when the vector search saw the object."""
+
+
+class Page(BaseModel):
+    objects: list[StoredObject]
+    next_offset: int | None = None
+    """Offset of the next page, None when this is the last."""
+
+
+class CollectionInfo(BaseModel):
+    name: str
+    count: int
+    embedding_model: str | None = Field(
+        description="Embedder identity the stored vectors were made with"
+    )
+    dimensions: int | None
+    compatible: bool
+    """False when the configured embedder differs from the one the vectors were made with."""
+
+
+@dataclass(frozen=True)
+class Sort:
+    prop: str
+    descending: bool = False
+
+
+@dataclass(frozen=True)
+class CollectionState:
+    """What the backend knows about a collection once it exists."""
+
+    definition: CollectionDef
+    embedding_model: str
+    dimensions: int
+    compatible: bool
+
+
+Ranked = list[tuple[str, float]]
+"""(uuid, raw score) pairs, best first."""
+
+
+def relative_score_fusion(result_sets: Sequence[tuple[Ranked, float]]) -> list[tuple[str, float]]:
+    """Weaviate's relativeScoreFusion: per-set min-max normalisation, weighted sum, best first.
+
+    `result_sets` holds (ranked results, weight) pairs; raw scores must be higher-is-better
+    (BM25 score; 1 - distance for vectors). A set whose scores are all equal normalises
+    to 1. Ties in the fused score go to the higher raw score of the last set containing
+    the object (Weaviate's secondary sort), then to the UUID for a stable order.
+    """
+    fused: dict[str, float] = {}
+    secondary: dict[str, float] = {}
+    for ranked, weight in result_sets:
+        if not ranked:
+            continue
+        scores = [score for _, score in ranked]
+        low, high = min(scores), max(scores)
+        span = high - low
+        for key, score in ranked:
+            normalised = weight if span == 0 else weight * (score - low) / span
+            fused[key] = fused.get(key, 0.0) + normalised
+            secondary[key] = score
+    return sorted(
+        fused.items(),
+        key=lambda item: (-round(item[1], 7), -secondary[item[0]], item[0]),
+    )
