@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.helpers import _SCRUB_PREFIXES, MODEL_CACHE, base_env
+from tests.helpers import MODEL_CACHE, SCRUB_PREFIXES, base_env
 
 # Property tests: CI runs a fixed, derandomized set of examples, so a build is never at
 # the mercy of a new random draw (a failure found locally becomes an explicit @example);
@@ -43,7 +43,7 @@ def isolated_config(tmp_path, monkeypatch):
     from video_research import config
 
     for key in list(os.environ):
-        if key.startswith(_SCRUB_PREFIXES):
+        if key.startswith(SCRUB_PREFIXES):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("VIDEO_RESEARCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("GEMINI_CACHE_DIR", str(tmp_path / "cache"))

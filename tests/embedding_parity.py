@@ -9,8 +9,6 @@ never copied into the repository.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,23 +22,27 @@ def transcripts_dir() -> Path | None:
     return root if root and root.is_dir() else None
 
 
-def real_chunks(limit: int) -> list[str]:
-    """~20-token windows of caption text from the real transcripts, in a fixed order."""
+def caption_lines() -> list[str]:
+    """Every caption of the real transcripts (.srt, .vtt, .json), read by the server's own
+    parsers (entities decoded, rolling captions kept once), in a fixed order."""
+    from video_research.transcripts.parsers import TranscriptFormatError, parse_file
+
     root = transcripts_dir()
     if root is None:
         return []
     lines: list[str] = []
     for path in sorted(root.rglob("*")):
-        if path.suffix in (".srt", ".vtt"):
-            for line in path.read_text(errors="replace").splitlines():
-                line = line.strip()
-                if line and "-->" not in line and not line.isdigit() and line != "WEBVTT":
-                    lines.append(re.sub(r"<[^>]+>", "", line))
-        elif path.suffix == ".json":
-            data = json.loads(path.read_text())
-            items = data if isinstance(data, list) else data.get("segments", data.get("events", []))
-            lines += [str(i.get("text", "")).strip() for i in items if isinstance(i, dict)]
-    lines = [line for line in lines if line]
+        if path.suffix in (".srt", ".vtt", ".json"):
+            try:
+                lines += [cue.text for cue in parse_file(path).cues if cue.text.strip()]
+            except TranscriptFormatError:
+                continue
+    return lines
+
+
+def real_chunks(limit: int) -> list[str]:
+    """~20-token windows (two captions) of the real transcripts, spread over all of them."""
+    lines = caption_lines()
     chunks = [" ".join(lines[i : i + 2]) for i in range(0, len(lines), 2)]
     step = max(1, len(chunks) // limit)
     return chunks[::step][:limit]

@@ -22,7 +22,7 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # Variables a test environment must never inherit from the developer's shell.
-_SCRUB_PREFIXES = (
+SCRUB_PREFIXES = (
     "GEMINI_",
     "YOUTUBE_",
     "WEAVIATE_",
@@ -31,6 +31,7 @@ _SCRUB_PREFIXES = (
     "GOOGLE_",
     "TRANSCRIPT_",
     "WEBSHARE_",
+    "DOCUMENTS_",
 )
 
 
@@ -40,7 +41,7 @@ MODEL_CACHE = Path(tempfile.gettempdir()) / "video-research-test-models"
 
 def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
     """A clean environment for a server subprocess rooted in `tmp_path`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(SCRUB_PREFIXES)}
     env.update(
         {
             "VIDEO_RESEARCH_DATA_DIR": str(tmp_path / "data"),

@@ -26,14 +26,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import sqlite3
 import tempfile
 import time
 from pathlib import Path
 
 from tests.bench.common import header, percentile, report, stopwatch
-from tests.helpers import shared_data
+from tests.embedding_parity import caption_lines
 
 OBJECTS = int(os.environ.get("KNOWLEDGE_BENCH_OBJECTS", "100000"))
 LARGE = int(os.environ.get("KNOWLEDGE_BENCH_LARGE", "0"))
@@ -81,20 +80,7 @@ WORDS = [
 
 
 def _transcript_lines() -> list[str]:
-    shared = shared_data()
-    root = shared / "transcripts" if shared else None
-    lines: list[str] = []
-    if root and root.is_dir():
-        for path in sorted(root.rglob("*")):
-            if path.suffix in (".srt", ".vtt"):
-                for line in path.read_text(errors="replace").splitlines():
-                    line = line.strip()
-                    if line and "-->" not in line and not line.isdigit() and line != "WEBVTT":
-                        lines.append(re.sub(r"<[^>]+>", "", line))
-            elif path.suffix == ".json":
-                data = json.loads(path.read_text())
-                items = data if isinstance(data, list) else data.get("segments", [])
-                lines += [str(i.get("text", "")) for i in items if isinstance(i, dict)]
+    lines = caption_lines()
     return [line for line in lines if line.strip()] or [
         " ".join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(8)) for i in range(997)
     ]

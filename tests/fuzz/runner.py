@@ -50,18 +50,9 @@ from typing import Any
 
 import anyio
 
+from tests.helpers import SCRUB_PREFIXES  # stdlib-only module: fine in .venv-fuzz
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
-_SCRUB_PREFIXES = (
-    "GEMINI_",
-    "YOUTUBE_",
-    "WEAVIATE_",
-    "NATS_",
-    "VIDEO_RESEARCH_",
-    "GOOGLE_",
-    "TRANSCRIPT_",
-    "WEBSHARE_",
-    "DOCUMENTS_",
-)
 TOOL_ERROR_KEYS = {"error", "category", "hint", "retryable"}
 SUSPICIOUS = {"UNKNOWN", "internal_error"}
 
@@ -146,7 +137,7 @@ def aim_at_samples(examples: list[dict[str, Any]], samples: list[str]) -> None:
 
 
 def _environment(root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(SCRUB_PREFIXES)}
     env.update(
         {
             "HOME": str(root / "home"),

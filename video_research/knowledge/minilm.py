@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,14 +72,7 @@ class MiniLM:
         """(token ids, attention mask), padded to the batch's longest text."""
         import numpy as np
 
-        encodings = self.tokenizer.encode_batch(texts)
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), width), dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.float32)
-        for row, encoding in enumerate(encodings):
-            ids[row, : len(encoding.ids)] = encoding.ids
-            mask[row, : len(encoding.ids)] = 1.0
-        return ids, mask
+        return pad_batch(self.tokenizer, texts, np.float32)
 
     def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
         import numpy as np
@@ -147,3 +140,18 @@ class MiniLM:
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def pad_batch(tokenizer: Any, texts: list[str], mask_dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """`texts` tokenized (a `tokenizers.Tokenizer` with truncation on): int64 token ids and
+    an attention mask of `mask_dtype`, padded with zeros to the batch's longest text."""
+    import numpy as np
+
+    encodings = tokenizer.encode_batch(texts)
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(texts), width), dtype=np.int64)
+    mask = np.zeros((len(texts), width), dtype=mask_dtype)
+    for row, encoding in enumerate(encodings):
+        ids[row, : len(encoding.ids)] = encoding.ids
+        mask[row, : len(encoding.ids)] = 1
+    return ids, mask

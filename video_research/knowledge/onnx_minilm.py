@@ -33,7 +33,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from video_research.knowledge.minilm import MAX_TOKENS
+from video_research.knowledge.minilm import MAX_TOKENS, pad_batch
 
 if TYPE_CHECKING:
     import numpy as np
@@ -344,13 +344,7 @@ class OnnxMiniLM:
     def _forward(self, texts: list[str], session: Any) -> np.ndarray:
         import numpy as np
 
-        encodings = self.tokenizer.encode_batch(texts)
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), width), dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.int64)
-        for row, encoding in enumerate(encodings):
-            ids[row, : len(encoding.ids)] = encoding.ids
-            mask[row, : len(encoding.ids)] = 1
+        ids, mask = pad_batch(self.tokenizer, texts, np.int64)
         (out,) = session.run(None, {"input_ids": ids, "attention_mask": mask})
         return out
 
