@@ -161,6 +161,24 @@ async def test_queries_go_first_and_together_documents_first_come_first_served()
     assert [t[0][0] for t in documents] == ["a", "a", "b", "b"]
 
 
+async def test_a_burst_of_queries_on_an_idle_worker_answers_the_first_alone():
+    """The first of fifty concurrent searches must not wait for three neighbours' vectors."""
+    calls: list[list[str]] = []
+    gate = threading.Event()
+
+    def encode(texts: list[str], kind: str) -> np.ndarray:
+        calls.append(list(texts))
+        if len(calls) == 1:
+            gate.wait(10)
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+    queue = EncodeQueue(encode, batch_size=10, name="test-queue")
+    burst = [asyncio.wrap_future(queue.submit([f"q{i}"], "query")) for i in range(6)]
+    gate.set()
+    await asyncio.gather(*burst)
+    assert calls == [["q0"], ["q1", "q2", "q3", "q4"], ["q5"]]
+
+
 async def test_a_failed_batch_fails_its_callers_only():
     def encode(texts: list[str], kind: str) -> np.ndarray:
         if "bad" in texts:
