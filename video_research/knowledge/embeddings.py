@@ -251,6 +251,12 @@ class EncodeQueue:
                         if request in self._documents:
                             self._documents.remove(request)
                 continue
+            with self._ready:
+                # Checked before the results are handed out: a caller answered now can
+                # send its next query before this thread is back in _take, and that
+                # query comes from an idle queue, not from a backlog.
+                if not self._queries and not self._documents:
+                    self._after_idle = True
             start = 0
             for request, rows in taken:
                 if request.out is None:
