@@ -168,15 +168,18 @@ async def test_a_burst_of_queries_on_an_idle_worker_answers_the_first_alone():
 
     def encode(texts: list[str], kind: str) -> np.ndarray:
         calls.append(list(texts))
-        if len(calls) == 1:
+        if len(calls) == 2:
             gate.wait(10)
         return np.ones((len(texts), 4), dtype=np.float32)
 
     queue = EncodeQueue(encode, batch_size=10, name="test-queue")
+    # A lone search first: its caller is answered and the burst follows at once, before
+    # the worker is back waiting: the burst still finds it idle.
+    await asyncio.wrap_future(queue.submit(["lone"], "query"))
     burst = [asyncio.wrap_future(queue.submit([f"q{i}"], "query")) for i in range(6)]
     gate.set()
     await asyncio.gather(*burst)
-    assert calls == [["q0"], ["q1", "q2", "q3", "q4"], ["q5"]]
+    assert calls == [["lone"], ["q0"], ["q1", "q2", "q3", "q4"], ["q5"]]
 
 
 async def test_a_failed_batch_fails_its_callers_only():
