@@ -205,9 +205,7 @@ class EncodeQueue:
             self._after_idle = False
             if self._queries:
                 taken, count = [], 0
-                while self._queries and (
-                    not taken or count + len(self._queries[0].texts) <= limit
-                ):
+                while self._queries and (not taken or count + len(self._queries[0].texts) <= limit):
                     request = self._queries.popleft()
                     if request.future.cancelled():
                         continue
