@@ -220,8 +220,8 @@ async def test_import_reads_the_file_off_the_event_loop(tmp_path):
     """Other calls keep being served while a large file is read and validated."""
     import asyncio
 
-    from video_research.context import CallContext
     from video_research.handlers.catalog import catalog_import
+    from video_research.tools.context import CallContext
 
     rows = [
         {"video_id": f"v{i}", "title": f"Video {i}", "url": f"https://m/{i}"} for i in range(40_000)
@@ -403,8 +403,8 @@ async def test_out_of_range_numbers_are_invalid_input(tool, arguments, number):
 
 
 def test_the_schema_bounds_durations_like_the_record():
-    from video_research import contracts
     from video_research.catalog.videos import MAX_DURATION_SECONDS
+    from video_research.support import contracts
 
     schema = contracts.tool_schema("catalog_add", "input")
     assert schema["properties"]["duration_seconds"]["maximum"] == MAX_DURATION_SECONDS

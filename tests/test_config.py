@@ -152,7 +152,7 @@ def test_update_config_revalidates(monkeypatch):
 
 
 def test_unknown_toolset_is_a_clear_error():
-    from video_research import dispatch
+    from video_research.tools import dispatch
 
     with pytest.raises(ConfigError, match="nosuchset"):
         dispatch.enabled_tools(load_settings({"VIDEO_RESEARCH_TOOLSETS": "infra,nosuchset"}))

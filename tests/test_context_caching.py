@@ -12,7 +12,7 @@ import pytest
 
 from tests.stubs.gemini import OVERLOADED, error
 from tests.test_video_tools import URL, call, write_video
-from video_research import sessions
+from video_research.video import session_store as sessions
 
 
 @pytest.fixture(autouse=True)

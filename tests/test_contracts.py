@@ -10,7 +10,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tests.helpers import mcp_client
-from video_research import contracts, dispatch
+from video_research.support import contracts
+from video_research.tools import dispatch
 
 TOOL_NAMES = sorted(dispatch.TOOLS)
 
@@ -96,7 +97,7 @@ def test_broken_ref_is_reported(tmp_path, monkeypatch):
 async def test_listed_schemas_are_the_published_form_of_the_files(server_env):
     """tools/list shows each contract in its published form (schema_compaction.py: the
     same input contract, the output's shape); the server validates against the files."""
-    from video_research import tool_listing
+    from video_research.server import tool_listing
 
     async with mcp_client(server_env) as session:
         listed = (await session.list_tools()).tools

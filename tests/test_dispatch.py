@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from video_research import dispatch
-from video_research.context import CallContext, Caller
+from video_research.tools import dispatch
+from video_research.tools.context import CallContext, Caller
 
 ADMIN = Caller(username="owner", role="admin", verified=True)
 VIEWER = Caller(username="guest", role="viewer")
@@ -110,7 +110,7 @@ async def test_toolsets_limit_lookup():
 
 
 async def test_infra_cache_through_the_whole_path(tmp_path):
-    from video_research.cache import get_cache
+    from video_research.video.cache import get_cache
 
     get_cache().save("vid1", "video_analyze", "m", {"x": 1})
     get_cache().save("vid2", "video_analyze", "m", {"x": 2})

@@ -22,7 +22,7 @@ import pytest
 
 from tests.embedding_parity import parity, real_chunks, transcripts_dir
 from tests.helpers import MODEL_CACHE, REPO_ROOT
-from video_research.knowledge.embeddings import (
+from video_research.knowledge.embedders.embeddings import (
     EncodeQueue,
     LocalEmbedder,
     count_tokens,
@@ -39,7 +39,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def reference():
-    from video_research.knowledge.minilm import MiniLM
+    from video_research.knowledge.embedders.minilm import MiniLM
 
     return MiniLM(local_model_dir())
 
@@ -107,7 +107,7 @@ def test_the_local_embedder_never_imports_torch(tmp_path):
         import sys
         sys.modules["torch"] = None  # importing it would now fail
         from pathlib import Path
-        from video_research.knowledge.embeddings import LocalEmbedder
+        from video_research.knowledge.embedders.embeddings import LocalEmbedder
         e = LocalEmbedder(cache_dir=Path({str(MODEL_CACHE)!r}))
         v = e.encode(["a text"] * 40)
         assert v.shape == (40, 384), v.shape
@@ -123,7 +123,7 @@ def test_the_local_embedder_never_imports_torch(tmp_path):
 
 
 def test_the_graph_is_built_once_and_reused(tmp_path):
-    from video_research.knowledge.onnx_minilm import cached_graph
+    from video_research.knowledge.embedders.onnx_minilm import cached_graph
 
     first = cached_graph(local_model_dir(), tmp_path, "fp32")
     stamp = Path(first).stat().st_mtime_ns

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from video_research import contracts
-from video_research.errors import (
+from video_research.support import contracts
+from video_research.support.errors import (
     RETRYABLE,
     ErrorCategory,
     ToolError,
@@ -13,7 +13,7 @@ from video_research.errors import (
     categorize_error,
     make_tool_error,
 )
-from video_research.redact import redact, register_secret
+from video_research.support.redact import redact, register_secret
 
 
 class FakeGenaiError(Exception):

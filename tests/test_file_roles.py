@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.catalog_helpers import ADMIN, BLESSED, VIEWER, call
-from video_research import dispatch
+from video_research.tools import dispatch
 
 # Tools beyond seed 004's table and the role each needs (viewer when not listed).
 REQUIRED = {

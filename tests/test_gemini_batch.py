@@ -10,8 +10,9 @@ import pytest
 
 from tests.stubs.gemini import BAD_REQUEST, error
 from tests.test_video_tools import Progress, call, write_video
-from video_research import gemini, gemini_batch
-from video_research.errors import ToolFailure
+from video_research.clients.gemini import batch as gemini_batch
+from video_research.clients.gemini import client as gemini
+from video_research.support.errors import ToolFailure
 
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 

@@ -9,8 +9,8 @@ import os
 import pytest
 
 from tests.stubs.gemini import BAD_REQUEST, OVERLOADED, QUOTA, Close, Status, error
-from video_research import gemini
-from video_research.errors import ErrorCategory, ToolFailure
+from video_research.clients.gemini import client as gemini
+from video_research.support.errors import ErrorCategory, ToolFailure
 
 
 async def test_request_carries_model_thinking_schema_and_system(gemini_stub):
@@ -59,7 +59,7 @@ async def test_defaults_come_from_config(gemini_stub, monkeypatch):
 
 async def test_429_is_retried_after_the_servers_retry_delay(gemini_stub, caplog):
     gemini_stub.enqueue("generateContent", error(QUOTA, retry_delay="0.3s"))
-    with caplog.at_level(logging.WARNING, logger="video_research.gemini"):
+    with caplog.at_level(logging.WARNING, logger="video_research.clients.gemini.client"):
         generation = await gemini.generate("hello")
     assert generation.text
     first, second = gemini_stub.calls("generateContent")

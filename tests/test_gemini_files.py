@@ -9,8 +9,8 @@ import os
 import pytest
 
 from tests.test_video_tools import call
-from video_research import gemini_files
-from video_research.errors import ToolFailure
+from video_research.clients.gemini import files as gemini_files
+from video_research.support.errors import ToolFailure
 
 LIMIT = 1024 * 1024
 BIG = LIMIT + 4096  # above the inline limit: goes through the File API
@@ -20,7 +20,7 @@ BIG = LIMIT + 4096  # above the inline limit: goes through the File API
 def small_inline_limit(monkeypatch):
     """Files over 1 MiB go through the File API here (20 MB in production), so the tests
     move megabytes, not tens of them."""
-    from video_research import video_input
+    from video_research.video import input as video_input
 
     monkeypatch.setattr(video_input, "INLINE_LIMIT_BYTES", LIMIT)
     monkeypatch.setenv("KNOWLEDGE_WRITE_THROUGH", "false")  # not what these tests are about
@@ -53,7 +53,8 @@ async def test_a_large_file_is_uploaded_once_across_calls(gemini_stub, tmp_path)
 
 async def test_reuse_survives_a_restart(gemini_stub, tmp_path):
     """The registry is SQLite in the data dir: a new process (fresh in-memory state) reuses."""
-    from video_research import gemini_registry, lifecycle
+    from video_research.clients.gemini import registry as gemini_registry
+    from video_research.support import lifecycle
 
     video = big_video(tmp_path / "talk.mp4")
     await call("video_analyze", {"file_path": video, "instruction": "one"})

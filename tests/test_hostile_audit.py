@@ -55,12 +55,14 @@ async def test_unverified_claim_is_audited_as_the_token_user(server_env, tmp_pat
 
 
 def test_human_log_lines_cannot_be_forged():
-    from video_research.logs import setup_logging
+    from video_research.support.logs import setup_logging
 
     stream = io.StringIO()
     setup_logging("INFO", "human", stream=stream)
     try:
-        title = "Nice video\n12:00:00 ERROR   video_research.auth: admin token leaked\x1b[2J\r"
+        title = (
+            "Nice video\n12:00:00 ERROR   video_research.server.auth: admin token leaked\x1b[2J\r"
+        )
         logging.getLogger("video_research.test").info("added %s", title)
         try:
             raise ValueError("bad title\n12:00:01 INFO    forged: second line")
@@ -72,7 +74,7 @@ def test_human_log_lines_cannot_be_forged():
     records = [line for line in lines if not line.startswith(" ")]
     assert len(records) == 2, lines
     assert records[0].endswith(
-        "added Nice video\\n12:00:00 ERROR   video_research.auth: admin token leaked\\x1b[2J\\r"
+        "added Nice video\\n12:00:00 ERROR   video_research.server.auth: admin token leaked\\x1b[2J\\r"
     )
     assert "12:00:01 INFO    forged" in lines[-1] and lines[-1].startswith("  ")
 
@@ -83,7 +85,7 @@ async def test_an_older_catalog_database_gains_the_claimed_username_column(tmp_p
 
     from video_research.catalog import audit
     from video_research.catalog.db import CatalogDB
-    from video_research.context import Caller
+    from video_research.tools.context import Caller
 
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as conn:
@@ -124,7 +126,7 @@ async def test_an_older_catalog_database_gains_the_claimed_username_column(tmp_p
 def test_printable_escapes_only_what_cannot_be_written():
     import os
 
-    from video_research import printable
+    from video_research.support import printable
 
     assert printable.text("plain café ✓") == "plain café ✓"
     assert printable.text(os.fsdecode(b"bad-\xff\xfe.md")) == "bad-\\xff\\xfe.md"

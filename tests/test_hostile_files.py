@@ -22,10 +22,10 @@ import pytest
 
 from tests.fixtures.documents import make_docx
 from tests.helpers import mcp_client, tool_json
-from video_research import paths
 from video_research.documents.extract import DocumentType, extract
 from video_research.documents.guards import ArchiveLimits, check_text
-from video_research.errors import ToolFailure
+from video_research.support import paths
+from video_research.support.errors import ToolFailure
 
 CALL_SECONDS = 60
 """Each call's limit: far above what a correct server needs, far below a hang."""

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.catalog_helpers import call, ok
-from video_research.errors import ErrorCategory
+from video_research.support.errors import ErrorCategory
 
 GOOD = {"video_id": "good-1", "title": "A good film", "manifest_url": "https://cdn.example/1.m3u8"}
 LATER = {

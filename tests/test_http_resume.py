@@ -130,7 +130,7 @@ def test_event_store_is_bounded(tmp_path):
 
     from mcp_types import JSONRPCNotification
 
-    from video_research.event_store import SqliteEventStore
+    from video_research.server.event_store import SqliteEventStore
 
     store = SqliteEventStore(tmp_path / "events.db", max_events=50)
     note = JSONRPCNotification(jsonrpc="2.0", method="notifications/progress", params={})

@@ -105,7 +105,7 @@ async def test_sse_checks_host_on_a_public_bind(server_env):
 
 def test_a_viewer_only_local_role_may_serve_publicly_without_auth():
     from video_research.config import load_settings
-    from video_research.transports import check_exposure
+    from video_research.server.transports import check_exposure
 
     check_exposure(load_settings({"VIDEO_RESEARCH_LOCAL_ROLE": "viewer"}), "0.0.0.0")
     check_exposure(load_settings({}), "127.0.0.1")

@@ -195,8 +195,8 @@ async def test_a_repeated_small_filter_reuses_its_decoded_vectors_until_a_write(
 async def test_a_second_process_sees_writes_through_the_log(ann_env, tmp_path):
     """Two store objects on one file stand for two server processes."""
     from video_research.config import get_config
-    from video_research.knowledge.embeddings import get_embedder
-    from video_research.knowledge.sqlite_store import SqliteStore
+    from video_research.knowledge.backends.sqlite_store import SqliteStore
+    from video_research.knowledge.embedders.embeddings import get_embedder
 
     settings = get_config()
     one, two = (SqliteStore(settings, get_embedder(settings)) for _ in range(2))
@@ -228,7 +228,7 @@ async def test_damaged_or_missing_index_files_are_rebuilt_with_a_log_line(
     graphs = list(folder.glob(f"{COLLECTION}.*.faiss"))
     assert len(graphs) == 1
     graphs[0].write_bytes(b"\0garbage" * 100)
-    caplog.set_level(logging.INFO, logger="video_research.knowledge.ann")
+    caplog.set_level(logging.INFO, logger="video_research.knowledge.backends.ann")
     store = await get_store()
     hits = await store.near_vector(COLLECTION, vectors[5], limit=1)
     assert hits[0].properties["video_id"] == "v000005"
@@ -254,7 +254,7 @@ async def test_an_index_that_cannot_be_saved_stays_in_memory(ann_env, tmp_path, 
     await store.insert_many(COLLECTION, objects, vectors=vectors)
     await store.near_vector(COLLECTION, vectors[0], limit=1)
     _settle(store)
-    caplog.set_level(logging.WARNING, logger="video_research.knowledge.ann")
+    caplog.set_level(logging.WARNING, logger="video_research.knowledge.backends.ann")
     await close_store()
     assert "cannot save the vector index" in caplog.text
     store = await get_store()
@@ -265,8 +265,8 @@ async def test_an_index_that_cannot_be_saved_stays_in_memory(ann_env, tmp_path, 
 
 
 async def test_a_full_disk_is_a_config_error_and_loses_nothing(tmp_path):
-    from video_research.errors import ToolFailure
     from video_research.knowledge.store import close_store, get_store
+    from video_research.support.errors import ToolFailure
 
     store = await get_store()
     objects, vectors = _corpus(200)
@@ -360,7 +360,7 @@ async def test_sigkill_mid_batch_then_reopen_matches_exact_search(
 
 async def test_a_schema_1_file_is_migrated_out_of_vec0(tmp_path):
     """Files written before the index kept vectors in sqlite-vec tables; they still open."""
-    from video_research.knowledge import sqlite_ext
+    from video_research.knowledge.backends import sqlite_ext
     from video_research.knowledge.store import close_store, get_store
 
     db = tmp_path / "data" / "knowledge.db"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from video_research.knowledge import fts
+from video_research.knowledge.backends import fts
 
 
 def test_cjk_and_latin_glued_together_are_split():

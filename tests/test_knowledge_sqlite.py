@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import REPO_ROOT
-from video_research.knowledge import sqlite_ext
+from video_research.knowledge.backends import sqlite_ext
 
 EXT_MODULE = Path(sqlite_ext.__file__)
 
@@ -134,8 +134,8 @@ def test_killed_writer_leaves_no_half_objects(tmp_path, server_env):
 async def test_model_change_is_refused_until_reembedded(gemini_stub, monkeypatch):
     """Vectors of two models never mix: writes refuse with a hint, keyword search still works."""
     from video_research import config
-    from video_research.errors import ToolFailure
     from video_research.knowledge.store import get_store
+    from video_research.support.errors import ToolFailure
 
     local = await get_store()
     uuid = await local.insert("VideoAnalyses", {"title": "Bread", "summary": "sourdough loaf"})

@@ -14,7 +14,6 @@ import uuid as uuid_lib
 import numpy as np
 import pytest
 
-from video_research.errors import ToolFailure
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import (
     KnowledgeStore,
@@ -22,6 +21,7 @@ from video_research.knowledge.store import (
     get_store,
     relative_score_fusion,
 )
+from video_research.support.errors import ToolFailure
 
 LIVE_WEAVIATE = os.environ.get("WEAVIATE_URL")
 """Read at import: the autouse fixture scrubs WEAVIATE_* from each test's environment."""

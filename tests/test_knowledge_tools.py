@@ -224,7 +224,7 @@ async def test_reembed_takes_transcript_and_document_collections():
 
 def test_reembed_schema_lists_every_registered_collection():
     """The schema's enum is the registry: every collection, found without importing the rest."""
-    from video_research import contracts
+    from video_research.support import contracts
 
     enum = contracts.tool_schema("knowledge_reembed", "input")["properties"]["collection"]["enum"]
     script = (

@@ -15,10 +15,10 @@ from types import SimpleNamespace
 import pytest
 
 from video_research.config import load_settings
-from video_research.errors import ToolFailure
-from video_research.knowledge import weaviate_store as ws
+from video_research.knowledge.backends import weaviate_store as ws
 from video_research.knowledge.collections import get_collection
 from video_research.knowledge.filters import Filter, bind
+from video_research.support.errors import ToolFailure
 
 METADATA = get_collection("VideoMetadata")
 
@@ -81,7 +81,7 @@ def test_connection_plan_refuses_a_bad_port_without_echoing_the_password():
     ],
 )
 def test_location_shows_no_credentials(url, shown):
-    from video_research.knowledge.embeddings import LocalEmbedder
+    from video_research.knowledge.embedders.embeddings import LocalEmbedder
 
     settings = load_settings({"WEAVIATE_URL": url, "WEAVIATE_API_KEY": "apikey1234"})
     assert ws.WeaviateStore(settings, LocalEmbedder()).location == shown

@@ -6,8 +6,8 @@ import io
 import json
 import logging
 
-from video_research.logs import setup_logging
-from video_research.redact import register_secret
+from video_research.support.logs import setup_logging
+from video_research.support.redact import register_secret
 
 
 def _emit(fmt):

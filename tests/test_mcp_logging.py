@@ -40,7 +40,7 @@ def check_redacted(logs: Logs) -> None:
         assert SECRET not in str(params.data)
     failure = [p for p in logs.messages if "catalog_get_video failed" in str(p.data)]
     assert failure and failure[0].level == "info"
-    assert failure[0].logger == "video_research.dispatch"
+    assert failure[0].logger == "video_research.tools.dispatch"
     assert "[REDACTED]" in str(failure[0].data)
 
 

@@ -12,7 +12,7 @@ from tests.catalog_helpers import ADMIN, BLESSED, VIEWER, call, ok
 from tests.fixtures.nats import wait_connected
 from video_research.catalog import queue as q
 from video_research.config import get_config
-from video_research.errors import ToolFailure
+from video_research.support.errors import ToolFailure
 
 
 async def queued_ids() -> list[str]:

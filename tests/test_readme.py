@@ -8,8 +8,8 @@ import re
 import pytest
 
 from tests.helpers import REPO_ROOT
-from video_research import dispatch
 from video_research.config import env_names
+from video_research.tools import dispatch
 
 README = (REPO_ROOT / "README.md").read_text()
 MAKEFILE = (REPO_ROOT / "Makefile").read_text()

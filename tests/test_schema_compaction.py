@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema.validators import validator_for
 
-from video_research import dispatch, tool_listing
-from video_research.schema_compaction import output_levels, publish_input
+from video_research.server import tool_listing
+from video_research.server.schema_compaction import output_levels, publish_input
+from video_research.tools import dispatch
 
 SHARED_IDS = {"type": "array", "items": {"type": "string", "maxLength": 3}, "description": "IDs."}
 

@@ -15,8 +15,9 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.helpers import http_server, mcp_client, tool_json
-from video_research import dispatch, schema_compaction, tool_listing
 from video_research.config import load_settings
+from video_research.server import schema_compaction, tool_listing
+from video_research.tools import dispatch
 
 META = {"toolset_list", "toolset_enable", "toolset_disable"}
 
@@ -298,7 +299,7 @@ async def test_all_profile_over_http_is_within_budget(server_env):
     ],
 )
 async def test_meta_tools_refuse_bad_input(tool, arguments, fragment):
-    from video_research.context import CallContext, Caller
+    from video_research.tools.context import CallContext, Caller
 
     ctx = CallContext(tool=tool, caller=Caller(username="u", role="viewer", verified=True))
     outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)

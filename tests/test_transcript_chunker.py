@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from video_research.knowledge.embeddings import LOCAL_MAX_TOKENS, count_tokens
+from video_research.knowledge.embedders.embeddings import LOCAL_MAX_TOKENS, count_tokens
 from video_research.transcripts.chunker import WORDS as A_WORD
 from video_research.transcripts.chunker import Chapter, body_budget, chunk_cues, count
 from video_research.transcripts.parsers import Cue, parse_file

@@ -17,8 +17,9 @@ from tests.helpers import DATA
 from tests.stubs.gemini import error
 from tests.stubs.youtube import CHANNEL
 from tests.stubs.youtube_transcripts import StubVideo
-from video_research import config, dispatch
-from video_research.context import CallContext, Caller
+from video_research import config
+from video_research.tools import dispatch
+from video_research.tools.context import CallContext, Caller
 
 OWN = DATA / "transcripts"
 OWNER = Caller(username="tester", role="admin", verified=True)
@@ -250,8 +251,8 @@ async def test_paging_cursors_and_delete(captions):
     assert missing["category"] == "not_found"
 
     # a delete cut off between record and chunks leaves a video that reads as not indexed
-    from video_research.errors import ErrorCategory, ToolFailure
     from video_research.knowledge.store import get_store
+    from video_research.support.errors import ErrorCategory, ToolFailure
 
     async def cut_off(*args, **kwargs):
         raise ToolFailure(ErrorCategory.TIMEOUT_ERROR, "the store stayed locked")
@@ -308,7 +309,7 @@ def _stub_channel(transcript_stub, video_ids):
 async def test_index_a_channel_incrementally_with_progress_and_failures(
     youtube_stub, transcript_stub
 ):
-    from video_research import youtube
+    from video_research.clients import youtube
 
     videos = await youtube.list_channel_videos(CHANNEL, 5)
     ids = [v["video_id"] for v in videos]
@@ -348,7 +349,7 @@ async def test_index_a_channel_incrementally_with_progress_and_failures(
 
 
 async def test_all_channel_transcripts_are_paged_with_previews(youtube_stub, transcript_stub):
-    from video_research import youtube
+    from video_research.clients import youtube
 
     ids = [v["video_id"] for v in await youtube.list_channel_videos(CHANNEL, 6)]
     _stub_channel(transcript_stub, ids)
@@ -373,7 +374,7 @@ async def test_all_channel_transcripts_are_paged_with_previews(youtube_stub, tra
 
 
 async def test_search_auto_indexes_listed_videos(youtube_stub, transcript_stub):
-    from video_research import youtube
+    from video_research.clients import youtube
 
     ids = [v["video_id"] for v in await youtube.list_channel_videos(CHANNEL, 4)]
     _stub_channel(transcript_stub, ids)
@@ -480,7 +481,7 @@ async def test_unchanged_means_same_bytes_and_same_metadata(captions, tmp_path):
 async def test_a_mapped_youtube_id_gets_its_metadata(youtube_stub, tmp_path):
     """videos[...].video_id is applied before the Data API lookup, and a given title does
     not skip it: the channel, date and chapters still come from the API."""
-    from video_research import youtube
+    from video_research.clients import youtube
 
     listed = await youtube.list_channel_videos(CHANNEL, 2)
     folder = tmp_path / "lectures"
@@ -538,7 +539,7 @@ async def test_a_file_that_cannot_be_stored_fails_alone_and_a_refusing_store_sto
 async def test_a_video_that_cannot_be_stored_fails_alone_and_a_refusing_store_stops(
     youtube_stub, transcript_stub, gemini_stub, monkeypatch
 ):
-    from video_research import youtube
+    from video_research.clients import youtube
 
     monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
     monkeypatch.setenv("GEMINI_RETRY_MAX_ATTEMPTS", "1")

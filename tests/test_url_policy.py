@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from video_research import url_policy
 from video_research.config import load_settings
-from video_research.errors import ToolFailure
+from video_research.support import url_policy
+from video_research.support.errors import ToolFailure
 
 
 def fake_dns(table: dict[str, list[str]]):

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from video_research import contracts, dispatch
+from video_research.support import contracts
+from video_research.tools import dispatch
 
 TOOLS = sorted(dispatch.TOOLS)
 

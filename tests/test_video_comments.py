@@ -62,7 +62,8 @@ async def test_unknown_video_quota_and_bad_key(youtube_stub, monkeypatch):
     assert quota.error.category == "API_QUOTA_EXCEEDED"
     assert quota.error.retryable and quota.error.retry_after_seconds == 3600
 
-    from video_research import config, youtube
+    from video_research import config
+    from video_research.clients import youtube
 
     monkeypatch.setenv("YOUTUBE_API_KEY", BAD_KEY)
     config.reset_config()

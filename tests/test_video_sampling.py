@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from tests.stubs.gemini import _camel
 from tests.test_video_tools import URL, call, write_video
-from video_research import video_input
-from video_research.errors import ToolFailure
-from video_research.video_input import Sampling, parse_offset
+from video_research.support.errors import ToolFailure
+from video_research.video import input as video_input
+from video_research.video.input import Sampling, parse_offset
 
 
 async def test_clip_fps_and_resolution_reach_gemini(gemini_stub):

@@ -9,8 +9,8 @@ from tests.fixtures.youtube import YOUTUBE_KEY
 from tests.helpers import mcp_client, tool_json
 from tests.stubs.youtube import BAD_KEY, CHANNEL, PLAYLIST, Close, Status, quota_exceeded
 from tests.test_video_tools import call
-from video_research import youtube
-from video_research.youtube import format_duration, parse_duration
+from video_research.clients import youtube
+from video_research.clients.youtube import format_duration, parse_duration
 
 VIDEO_URL = "https://www.youtube.com/watch?v=D-lhorsDlUQ"
 PLAYLIST_URL = f"https://www.youtube.com/playlist?list={PLAYLIST}"

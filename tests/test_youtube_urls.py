@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from video_research.errors import ErrorCategory
-from video_research.youtube_urls import (
+from video_research.support.errors import ErrorCategory
+from video_research.support.youtube_urls import (
     YouTubeUrlError,
     is_youtube_url,
     normalize_youtube_url,

@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 
 from video_research import __version__
 from video_research.config import ConfigError, Settings, env_names, get_config, secret_fields
-from video_research.logs import setup_logging
+from video_research.support.logs import setup_logging
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -112,7 +112,8 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _serve(settings: Settings, transport: str, host: str, port: int | None) -> int:
-    from video_research import dispatch, transports
+    from video_research.server import transports
+    from video_research.tools import dispatch
 
     dispatch.enabled_tools(settings)  # fail fast on a bad VIDEO_RESEARCH_TOOLSETS
     transports.run(settings, transport, host, port or transports.DEFAULT_PORT)
@@ -120,7 +121,7 @@ def _serve(settings: Settings, transport: str, host: str, port: int | None) -> i
 
 
 def _tools(settings: Settings, as_json: bool, every: bool = False) -> int:
-    from video_research import dispatch
+    from video_research.tools import dispatch
 
     specs = list(dispatch.TOOLS.values()) if every else dispatch.enabled_tools(settings)
     listed = dispatch.base_names(settings)
@@ -148,8 +149,10 @@ def _tools(settings: Settings, as_json: bool, every: bool = False) -> int:
 
 
 async def _call(settings: Settings, tool: str, raw_arguments: str) -> int:
-    from video_research import auth, dispatch, lifecycle
-    from video_research.context import CallContext
+    from video_research.server import auth
+    from video_research.support import lifecycle
+    from video_research.tools import dispatch
+    from video_research.tools.context import CallContext
 
     spec = dispatch.reachable(tool, settings)
     if spec is None:
@@ -193,7 +196,7 @@ def _reachable(url: str, default_port: int, timeout: float = 2.0) -> str:
 
 
 def doctor_report(settings: Settings) -> dict[str, Any]:
-    from video_research import dispatch
+    from video_research.tools import dispatch
 
     names = env_names()
     secrets = secret_fields()

@@ -20,7 +20,8 @@ from unittest import mock
 
 from tests.bench.common import header, report, stopwatch, warm_up
 from tests.fixtures.documents import call_tool, make_pdf
-from video_research import config, lifecycle
+from video_research import config
+from video_research.support import lifecycle
 
 PAGES = int(os.environ.get("BENCH_DOCUMENTS_PAGES", "200"))
 WORDS = [
@@ -85,7 +86,7 @@ async def _run(tmp: Path) -> None:
     from video_research.documents.chunking import chunk_blocks
     from video_research.documents.extract import DocumentType, extract
     from video_research.documents.ingest import chunk_budget
-    from video_research.knowledge.embeddings import get_embedder
+    from video_research.knowledge.embedders.embeddings import get_embedder
 
     pdf = _pdf(tmp / "book.pdf")
     data = pdf.read_bytes()

@@ -223,7 +223,7 @@ async def _store_figures(workdir: Path, n: int) -> None:
     import numpy as np
 
     from video_research import config
-    from video_research.knowledge import fts
+    from video_research.knowledge.backends import fts
     from video_research.knowledge.filters import Filter
     from video_research.knowledge.store import close_store, get_store
 
@@ -392,7 +392,7 @@ async def _store_figures(workdir: Path, n: int) -> None:
 
 
 def _chunks_of_200_tokens(count: int) -> list[str]:
-    from video_research.knowledge.embeddings import count_tokens
+    from video_research.knowledge.embedders.embeddings import count_tokens
 
     lines = _transcript_lines()
     chunks, current = [], []
@@ -409,8 +409,12 @@ def _chunks_of_200_tokens(count: int) -> list[str]:
 
 
 def _embedding_figures() -> None:
-    from video_research.knowledge.embeddings import LocalEmbedder, count_tokens, local_model_dir
-    from video_research.knowledge.minilm import MiniLM
+    from video_research.knowledge.embedders.embeddings import (
+        LocalEmbedder,
+        count_tokens,
+        local_model_dir,
+    )
+    from video_research.knowledge.embedders.minilm import MiniLM
 
     chunks = _chunks_of_200_tokens(96)
     tokens = sum(count_tokens(c) for c in chunks) / len(chunks)
@@ -460,7 +464,7 @@ def _parity_figures(reference) -> None:
     (the numpy reference takes a minute or two). Fails the benchmark when parity is lost.
     """
     from tests.embedding_parity import parity, real_chunks
-    from video_research.knowledge.embeddings import LocalEmbedder
+    from video_research.knowledge.embedders.embeddings import LocalEmbedder
 
     chunks = real_chunks(1000)
     if len(chunks) < 1000:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from tests.bench.common import header, median, percentile, report, run_with_env
 from tests.stubs.gemini import GeminiStub
-from video_research import dispatch
-from video_research.context import CallContext, Caller
+from video_research.tools import dispatch
+from video_research.tools.context import CallContext, Caller
 
 RUNS = int(os.environ.get("BENCH_VIDEO_RUNS", "200"))
 TURNS = int(os.environ.get("BENCH_SESSION_TURNS", "10"))
@@ -141,7 +141,7 @@ async def _session_tokens(stub: GeminiStub, tmp: Path) -> None:
 
 
 async def _upload_bytes(stub: GeminiStub, tmp: Path) -> None:
-    from video_research import gemini_files
+    from video_research.clients.gemini import files as gemini_files
 
     big = tmp / "big.mp4"
     with big.open("wb") as handle:  # sparse: no disk written

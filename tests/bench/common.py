@@ -69,7 +69,8 @@ def run_with_env(env: dict[str, str], run: Callable[[], Awaitable[None]]) -> Non
     import asyncio
     import os
 
-    from video_research import config, lifecycle
+    from video_research import config
+    from video_research.support import lifecycle
 
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)

@@ -55,8 +55,8 @@ def _say(text: str = "") -> None:
 
 
 async def _call(tool: str, arguments: dict) -> dict:
-    from video_research import dispatch
-    from video_research.context import CallContext, Caller
+    from video_research.tools import dispatch
+    from video_research.tools.context import CallContext, Caller
 
     ctx = CallContext(tool=tool, caller=Caller(username="eval", role="admin", verified=True))
     outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
@@ -224,8 +224,8 @@ async def _run_embedder(
     model: str, shared: Path, queries: list[Query], sweep: bool, only_sweep: bool = False
 ) -> dict:
     from video_research import config
-    from video_research.errors import ToolFailure
     from video_research.knowledge.store import close_store, get_store
+    from video_research.support.errors import ToolFailure
 
     os.environ["KNOWLEDGE_EMBEDDING_MODEL"] = "" if model == "all-MiniLM-L6-v2" else model
     config.reset_config()
@@ -289,7 +289,8 @@ async def _run_embedder(
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from video_research import config, lifecycle
+    from video_research import config
+    from video_research.support import lifecycle
 
     shared_root = shared_data()
     shared = shared_root / "transcripts" if shared_root else None

@@ -26,11 +26,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from video_research import printable
 from video_research.catalog.db import get_db, now_iso
 from video_research.catalog.registry import fingerprint
 from video_research.config import get_config
-from video_research.redact import redact
+from video_research.support import printable
+from video_research.support.redact import redact
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from video_research import lifecycle
-from video_research.errors import invalid_input
+from video_research.support import lifecycle
+from video_research.support.errors import invalid_input
 
 logger = logging.getLogger(__name__)
 

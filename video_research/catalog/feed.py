@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from video_research.catalog.videos import YOUTUBE_CATEGORIES, VideoRecord
-from video_research.youtube_urls import watch_url
+from video_research.support.youtube_urls import watch_url
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ async def from_youtube(videos: list[dict[str, Any]], *, source_tool: str) -> int
     except Exception as exc:
         logger.warning("catalog feed from %s failed: %s", source_tool, exc)
         return 0
-    from video_research import resources
+    from video_research.server import resources
 
     await resources.publish_updated(resources.CATALOG_STATS, resources.CATALOG_CATEGORIES)
     return written

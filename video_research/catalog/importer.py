@@ -21,10 +21,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from video_research import paths, printable
 from video_research.catalog.videos import VideoRecord
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input
-from video_research.youtube_urls import VIDEO_ID, watch_url
+from video_research.support import paths, printable
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.support.youtube_urls import VIDEO_ID, watch_url
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 _CATEGORY_SPLIT = re.compile(r"[;|,]")

@@ -14,7 +14,7 @@ from typing import Any
 
 from video_research.catalog import playlists
 from video_research.catalog.db import add_seconds, ids_by_prefix, iso, now_iso, parse_time
-from video_research.errors import invalid_input, not_found
+from video_research.support.errors import invalid_input, not_found
 
 
 def _load(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:

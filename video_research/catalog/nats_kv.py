@@ -23,10 +23,10 @@ from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_random
 
-from video_research import lifecycle
 from video_research.config import Settings, get_config
-from video_research.errors import ErrorCategory, ToolFailure
-from video_research.redact import redact
+from video_research.support import lifecycle
+from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.redact import redact
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import sqlite3
 from typing import Any
 
 from video_research.catalog.db import ids_by_prefix, now_iso
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, not_found
 
 
 def new_id() -> str:

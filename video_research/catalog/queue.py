@@ -27,8 +27,8 @@ from typing import Any, Literal, Protocol
 
 from video_research.catalog.db import get_db, now_iso, parse_time
 from video_research.config import Settings, get_config
-from video_research.errors import invalid_input, not_found
-from video_research.youtube_urls import YouTubeUrlError, parse_video_id
+from video_research.support.errors import invalid_input, not_found
+from video_research.support.youtube_urls import YouTubeUrlError, parse_video_id
 
 logger = logging.getLogger(__name__)
 
@@ -260,7 +260,7 @@ class NatsQueue:
 
     async def change(self, fn: Any, cmd: Command) -> tuple[dict[str, Any], int, bool | None]:
         from video_research.catalog import nats_kv
-        from video_research.errors import ToolFailure
+        from video_research.support.errors import ToolFailure
 
         kv = await nats_kv.bucket(self.settings.nats_queue_bucket, self.settings)
         try:

@@ -25,8 +25,8 @@ from typing import Any, NamedTuple
 
 from video_research.catalog.db import get_db, iso, now_iso, parse_time
 from video_research.config import Settings, get_config
-from video_research.context import ROLE_RANK
-from video_research.errors import ToolFailure
+from video_research.support.errors import ToolFailure
+from video_research.tools.context import ROLE_RANK
 
 logger = logging.getLogger(__name__)
 

@@ -58,7 +58,7 @@ from video_research.config.common import (
 from video_research.config.gemini import GeminiSettings
 from video_research.config.server import ServerSettings
 from video_research.config.stores import StoreSettings
-from video_research.redact import register_secret
+from video_research.support.redact import register_secret
 
 __all__ = [
     "APP_NAME",

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from video_research.redact import register_secret
+from video_research.support.redact import register_secret
 
 ThinkingLevel = Literal["minimal", "low", "medium", "high"]
 Role = Literal["viewer", "blessed", "admin"]

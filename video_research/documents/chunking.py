@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from video_research.documents.extract import Block, BlockKind
-from video_research.knowledge.embeddings import count_tokens, local_tokenizer
+from video_research.knowledge.embedders.embeddings import count_tokens, local_tokenizer
 
 MIN_BUDGET = 32
 """The fewest tokens a chunk may hold, however long its heading path."""

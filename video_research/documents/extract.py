@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from video_research.documents.guards import ArchiveLimits, check_archive, check_text
-from video_research.errors import ToolFailure, invalid_input
+from video_research.support.errors import ToolFailure, invalid_input
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from video_research.errors import invalid_input
+from video_research.support.errors import invalid_input
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from video_research import paths
 from video_research.config import Settings, get_config
 from video_research.documents import library
 from video_research.documents.chunking import chunk_blocks
@@ -44,9 +43,10 @@ from video_research.documents.extract import (
     extract,
     no_text,
 )
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
-from video_research.knowledge.embeddings import LOCAL_MAX_TOKENS
+from video_research.knowledge.embedders.embeddings import LOCAL_MAX_TOKENS
 from video_research.knowledge.store import KnowledgeStore, get_store
+from video_research.support import paths
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from video_research import paths
 from video_research.documents.chunking import Chunk
 from video_research.knowledge.collections import (
     CollectionDef,
@@ -34,6 +33,7 @@ from video_research.knowledge.store import (
     StoredObject,
     generate_uuid5,
 )
+from video_research.support import paths
 
 COLLECTION = "DocumentChunks"
 SOURCE_TOOL = "document_ingest"

@@ -8,13 +8,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from video_research import resources
 from video_research.catalog import importer, playlists
 from video_research.catalog import videos as catalog
 from video_research.catalog.db import get_db, snapshot_id
-from video_research.context import CallContext
-from video_research.errors import invalid_input, not_found
-from video_research.paths import confine
+from video_research.server import resources
+from video_research.support.errors import invalid_input, not_found
+from video_research.support.paths import confine
+from video_research.tools.context import CallContext
 
 _PUBLIC_FIELDS = (
     "video_id",
@@ -115,9 +115,9 @@ async def catalog_remove(args: dict[str, Any], ctx: CallContext) -> dict[str, An
 async def _records_from_youtube(
     url: str, max_items: int
 ) -> tuple[list[tuple[int, Any]], list[dict[str, Any]], str]:
-    from video_research import youtube
     from video_research.catalog.feed import record_from_youtube
-    from video_research.youtube_urls import parse_playlist_id
+    from video_research.clients import youtube
+    from video_research.support.youtube_urls import parse_playlist_id
 
     playlist = await youtube.get_playlist(parse_playlist_id(url), max_items)
     good, failed = [], []

@@ -9,10 +9,12 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from video_research import contracts, gemini, paths, prompts, url_policy
-from video_research.context import CallContext
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.clients.gemini import client as gemini
+from video_research.clients.gemini import templates as prompts
 from video_research.knowledge import writethrough
+from video_research.support import contracts, paths, url_policy
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.tools.context import CallContext
 
 logger = logging.getLogger(__name__)
 

@@ -23,13 +23,17 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from video_research import contracts, gemini, gemini_batch, gemini_files, paths, prompts
+from video_research.clients.gemini import batch as gemini_batch
+from video_research.clients.gemini import client as gemini
+from video_research.clients.gemini import files as gemini_files
+from video_research.clients.gemini import templates as prompts
 from video_research.config import get_config
-from video_research.context import CallContext
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
 from video_research.handlers.content import CONTENT_RESULT_SCHEMA, MAX_FILE_BYTES, TEXT_SUFFIXES
 from video_research.handlers.content import _read_file as read_file
 from video_research.knowledge import writethrough
+from video_research.support import contracts, paths
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
+from video_research.tools.context import CallContext
 
 logger = logging.getLogger(__name__)
 

@@ -10,13 +10,13 @@ import asyncio
 import os
 from typing import Any
 
-from video_research.context import CallContext
 from video_research.documents import library
 from video_research.documents.extract import DocumentType
 from video_research.documents.ingest import IngestRequest, ingest
-from video_research.errors import invalid_input
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import MAX_RESULTS, StoredObject, get_store
+from video_research.support.errors import invalid_input
+from video_research.tools.context import CallContext
 
 DELETE_PAGE = 500
 """Documents document_delete looks up and deletes per round (also bounds its `in` lists)."""

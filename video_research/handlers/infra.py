@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.cache import get_cache
 from video_research.config import PRESETS, ConfigError, Settings, get_config, update_config
-from video_research.context import CallContext
-from video_research.errors import invalid_input
+from video_research.support.errors import invalid_input
+from video_research.tools.context import CallContext
+from video_research.video.cache import get_cache
 
 
 async def infra_cache(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -28,7 +28,8 @@ async def infra_cache(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 async def _contexts(action: str, content_id: str | None) -> dict[str, Any]:
     """The Gemini context caches this server created: list them, or delete them."""
-    from video_research import gemini, gemini_caching
+    from video_research.clients.gemini import caching as gemini_caching
+    from video_research.clients.gemini import client as gemini
 
     if action == "context_list":
         return {

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.context import CallContext
-from video_research.errors import ToolFailure, invalid_input
 from video_research.knowledge import filters
 from video_research.knowledge.collections import (
     KNOWLEDGE_COLLECTIONS,
@@ -19,6 +17,8 @@ from video_research.knowledge.collections import (
     knowledge_collection,
 )
 from video_research.knowledge.store import SearchHit, get_store
+from video_research.support.errors import ToolFailure, invalid_input
+from video_research.tools.context import CallContext
 
 HIDDEN_PROPERTIES = frozenset({"raw_result"})
 """Kept in the store (the whole Gemini result) but too large to repeat in every hit."""

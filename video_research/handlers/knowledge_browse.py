@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.context import CallContext
 from video_research.knowledge.collections import (
     KNOWLEDGE_COLLECTIONS,
     DataType,
@@ -18,6 +17,7 @@ from video_research.knowledge.collections import (
 )
 from video_research.knowledge.passages import ANSWER_COLLECTIONS
 from video_research.knowledge.store import get_store, normalise_uuid
+from video_research.tools.context import CallContext
 
 BULKY_PROPERTIES = frozenset({"raw_result", "segments_json"})
 """Left out of knowledge_fetch unless full: they can be megabytes."""

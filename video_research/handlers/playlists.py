@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research import resources
 from video_research.catalog import marathons, playlists
 from video_research.catalog.db import get_db
-from video_research.context import CallContext
+from video_research.server import resources
+from video_research.tools.context import CallContext
 
 
 async def playlist_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research import resources
 from video_research.catalog import playlists
 from video_research.catalog import queue as q
 from video_research.catalog.db import get_db
-from video_research.context import CallContext
-from video_research.errors import ErrorCategory, ToolFailure, not_found
+from video_research.server import resources
+from video_research.support.errors import ErrorCategory, ToolFailure, not_found
+from video_research.tools.context import CallContext
 
 
 def _actor(ctx: CallContext) -> dict[str, str]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from video_research import contracts, gemini, prompts
+from video_research.clients.gemini import client as gemini
+from video_research.clients.gemini import templates as prompts
 from video_research.config import get_config
-from video_research.context import CallContext
-from video_research.errors import ErrorCategory, ToolFailure
 from video_research.knowledge import writethrough
+from video_research.support import contracts
+from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.tools.context import CallContext
 
 logger = logging.getLogger(__name__)
 

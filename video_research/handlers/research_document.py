@@ -18,10 +18,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from video_research import contracts, document_research, gemini, prompts, url_policy
-from video_research.context import CallContext
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.clients.gemini import client as gemini
+from video_research.clients.gemini import templates as prompts
 from video_research.knowledge import writethrough
+from video_research.research import documents as document_research
+from video_research.support import contracts, url_policy
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.tools.context import CallContext
 
 logger = logging.getLogger(__name__)
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research import gemini, prompts
+from video_research.clients.gemini import client as gemini
+from video_research.clients.gemini import templates as prompts
 from video_research.config import get_config
-from video_research.context import CallContext
 from video_research.knowledge import writethrough
+from video_research.tools.context import CallContext
 
 
 def grounding_sources(grounding: dict[str, Any], limit: int) -> list[dict[str, str]]:

@@ -1,6 +1,6 @@
 """toolset_list, toolset_enable, toolset_disable: tools on demand, per MCP session.
 
-The work is in video_research/toolsets.py; these handlers answer and, when the
+The work is in video_research/tools/toolsets.py; these handlers answer and, when the
 session's list changed, send `notifications/tools/list_changed` on the request's own
 stream (so a streamable-HTTP client gets it without a standalone GET stream).
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research import dispatch, toolsets
 from video_research.config import get_config
-from video_research.context import CallContext
+from video_research.tools import dispatch, toolsets
+from video_research.tools.context import CallContext
 
 
 async def toolset_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

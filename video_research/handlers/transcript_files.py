@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from video_research import paths
 from video_research.config import get_config
-from video_research.context import CallContext
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.handlers.transcripts import batch_summary
 from video_research.knowledge.collections import canonical_date
+from video_research.support import paths
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.tools.context import CallContext
 from video_research.transcripts import indexer
 from video_research.transcripts.chunker import Chapter, parse_chapters
 from video_research.transcripts.parsers import (

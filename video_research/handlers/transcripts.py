@@ -20,16 +20,16 @@ from datetime import date, timedelta
 from typing import Any
 
 from video_research.config import get_config
-from video_research.context import CallContext
-from video_research.errors import ErrorCategory, ToolFailure, invalid_input, not_found
 from video_research.knowledge.filters import Filter, FilterNode
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, not_found
+from video_research.support.youtube_urls import parse_video_id
+from video_research.tools.context import CallContext
 from video_research.transcripts import indexer
 from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import (
     fetch_youtube,
     is_youtube_id,
 )
-from video_research.youtube_urls import parse_video_id
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ async def _index_youtube(
 
 async def _channel_batch(args: dict[str, Any], ctx: CallContext) -> tuple[int, dict[str, Any]]:
     """List a channel's uploads and index them incrementally: (videos found, batch)."""
-    from video_research import youtube
+    from video_research.clients import youtube
 
     videos = await youtube.list_channel_videos(args["channel_id"], args["max_videos"])
     await ctx.report_progress(0, len(videos), f"{len(videos)} videos in {args['channel_id']}")

@@ -11,12 +11,16 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from video_research import contracts, gemini, paths, video_analysis, video_input, video_sessions
+from video_research.clients.gemini import client as gemini
 from video_research.config import get_config
-from video_research.context import CallContext
-from video_research.errors import ErrorCategory, ToolFailure, make_tool_error
 from video_research.knowledge import writethrough
-from video_research.video_input import Sampling
+from video_research.support import contracts, paths
+from video_research.support.errors import ErrorCategory, ToolFailure, make_tool_error
+from video_research.tools.context import CallContext
+from video_research.video import analysis as video_analysis
+from video_research.video import input as video_input
+from video_research.video import sessions as video_sessions
+from video_research.video.input import Sampling
 
 logger = logging.getLogger(__name__)
 

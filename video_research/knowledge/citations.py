@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from video_research.youtube_urls import watch_url
+from video_research.support.youtube_urls import watch_url
 
 PASSAGE_CHARS = 1500
 """Most characters of one object shown to the model as a passage."""

@@ -40,7 +40,7 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
-from video_research.errors import invalid_input, not_found
+from video_research.support.errors import invalid_input, not_found
 
 NAME_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9_]{0,63}$")
 PROPERTY_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,63}$")

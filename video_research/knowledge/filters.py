@@ -31,8 +31,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from video_research.errors import invalid_input
 from video_research.knowledge.collections import CollectionDef, DataType, coerce
+from video_research.support.errors import invalid_input
 
 Op = Literal["eq", "ne", "in", "gt", "gte", "lt", "lte", "prefix", "contains_any", "contains_all"]
 

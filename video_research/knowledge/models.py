@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from video_research.errors import invalid_input
 from video_research.knowledge.collections import CollectionDef, canonical_date
+from video_research.support.errors import invalid_input
 
 
 def generate_uuid5(identifier: Any, namespace: Any = "") -> str:

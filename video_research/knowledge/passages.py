@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from video_research.errors import ErrorCategory, ToolFailure
 from video_research.knowledge import citations
 from video_research.knowledge.collections import KNOWLEDGE_COLLECTIONS, any_collection
 from video_research.knowledge.store import SearchHit, get_store
+from video_research.support.errors import ErrorCategory, ToolFailure
 
 logger = logging.getLogger(__name__)
 

@@ -61,15 +61,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from video_research import lifecycle
 from video_research.config import Settings, get_config
-from video_research.errors import config_error, invalid_input, not_found
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
     get_collection,
 )
-from video_research.knowledge.embeddings import Embedder, embedder_key, get_embedder
+from video_research.knowledge.embedders.embeddings import Embedder, embedder_key, get_embedder
 from video_research.knowledge.filters import FilterNode, bind
 from video_research.knowledge.models import (
     CollectionInfo,
@@ -84,6 +82,8 @@ from video_research.knowledge.models import (
     now_utc,
     relative_score_fusion,
 )
+from video_research.support import lifecycle
+from video_research.support.errors import config_error, invalid_input, not_found
 
 logger = logging.getLogger(__name__)
 
@@ -602,10 +602,10 @@ def _open(settings: Settings) -> KnowledgeStore:
     """A store object for `settings`; connects lazily, so this is cheap."""
     embedder = get_embedder(settings)
     if settings.weaviate_enabled:
-        from video_research.knowledge.weaviate_store import WeaviateStore
+        from video_research.knowledge.backends.weaviate_store import WeaviateStore
 
         return WeaviateStore(settings, embedder)
-    from video_research.knowledge.sqlite_store import SqliteStore
+    from video_research.knowledge.backends.sqlite_store import SqliteStore
 
     return SqliteStore(settings, embedder)
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.papers import client, ids
+from video_research.clients import semantic_scholar as client
+from video_research.papers import ids
 
 GRAPH = "/graph/v1"
 RECOMMENDATIONS = "/recommendations/v1"

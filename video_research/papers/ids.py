@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote, urlsplit
 
-from video_research.errors import invalid_input
+from video_research.support.errors import invalid_input
 
 PREFIXES = {
     "corpusid": "CorpusId",

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from video_research.knowledge.embeddings import LOCAL_MAX_TOKENS, local_tokenizer
+from video_research.knowledge.embedders.embeddings import LOCAL_MAX_TOKENS, local_tokenizer
 from video_research.transcripts.parsers import UNLIMITED, Budget, Cue
 
 DEFAULT_TARGET_TOKENS = 200

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from video_research.config import Settings, get_config
-from video_research.errors import ErrorCategory, ToolFailure
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
@@ -36,9 +35,11 @@ from video_research.knowledge.collections import (
     _id,
     register_collection,
 )
-from video_research.knowledge.embeddings import local_tokenizer
+from video_research.knowledge.embedders.embeddings import local_tokenizer
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import Sort, generate_uuid5, get_store, now_utc
+from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.youtube_urls import watch_url
 from video_research.transcripts.chunker import Chapter, chunk_cues
 from video_research.transcripts.parsers import Budget, Cue, TranscriptTooLarge
 from video_research.transcripts.sources import (
@@ -48,7 +49,6 @@ from video_research.transcripts.sources import (
     fetch_youtube,
     is_youtube_id,
 )
-from video_research.youtube_urls import watch_url
 
 logger = logging.getLogger(__name__)
 
@@ -357,7 +357,7 @@ async def video_infos(video_ids: Sequence[str]) -> tuple[dict[str, VideoInfo], s
 
     Without a YouTube key, or when the API fails, indexing goes on with bare IDs.
     """
-    from video_research import youtube
+    from video_research.clients import youtube
 
     infos = {video_id: VideoInfo(video_id) for video_id in video_ids}
     if not get_config().effective_youtube_api_key:

@@ -42,10 +42,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from video_research import paths
 from video_research.config import Settings, get_config
-from video_research.errors import ErrorCategory, ToolFailure
-from video_research.retrying import call_with_backoff
+from video_research.support import paths
+from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.retrying import call_with_backoff
+from video_research.support.youtube_urls import VIDEO_ID
 from video_research.transcripts.parsers import (
     Budget,
     Cue,
@@ -55,7 +56,6 @@ from video_research.transcripts.parsers import (
     parse_file,
 )
 from video_research.transcripts.parsers.structured import is_yt_dlp_info, json_metadata
-from video_research.youtube_urls import VIDEO_ID
 
 logger = logging.getLogger(__name__)
 

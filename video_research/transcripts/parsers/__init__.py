@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from video_research import paths
+from video_research.support import paths
 from video_research.transcripts.parsers.base import (
     DEFAULT_BUDGET_SECONDS,
     MAX_CUES,
@@ -212,7 +212,7 @@ def normalise_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def _youtube_id(url: str) -> str | None:
-    from video_research.youtube_urls import parse_video_id
+    from video_research.support.youtube_urls import parse_video_id
 
     try:
         return parse_video_id(url)

@@ -1,0 +1,1 @@
+"""Clients of outside services: Gemini, YouTube Data API, Semantic Scholar."""

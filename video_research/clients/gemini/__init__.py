@@ -1,0 +1,1 @@
+"""The Gemini client: generation, files, context caches, batches and prompt templates."""

@@ -1,0 +1,1 @@
+"""The knowledge store's engines: embedded SQLite (FTS5, vectors, ANN) and Weaviate."""

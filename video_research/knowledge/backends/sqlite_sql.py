@@ -1,0 +1,97 @@
+"""SQL pieces of the embedded store: filters as SQL, transactions, id chunks.
+
+`compile_filter(node)` turns a bound filter into a boolean SQL expression over
+`o.properties`, using exactly the `json_extract` expressions the store's indexes are
+built on, so SQLite serves the filter from an index.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from video_research.knowledge.backends import fts
+from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
+
+_CHUNK = 500
+"""Parameters per IN (...) list, well under SQLite's limit."""
+
+
+def _json(properties: dict[str, Any]) -> str:
+    return json.dumps(properties, ensure_ascii=False, separators=(",", ":"))
+
+
+def _field(prop: str, alias: str = "o") -> str:
+    """The SQL expression for a property; identical to the expression the indexes use."""
+    return f"json_extract({alias}.properties, '$.{prop}')"
+
+
+def _sql_value(value: Any) -> Any:
+    return int(value) if isinstance(value, bool) else value
+
+
+def compile_filter(node: FilterNode | None, alias: str = "o") -> tuple[str, list[Any]]:
+    """A bound filter as (SQL boolean expression, parameters) over `alias.properties`."""
+    if node is None:
+        return "1", []
+    if isinstance(node, AllOf | AnyOf):
+        parts = [compile_filter(item, alias) for item in node.items]
+        joiner = " AND " if isinstance(node, AllOf) else " OR "
+        return (
+            "(" + joiner.join(sql for sql, _ in parts) + ")",
+            [p for _, params in parts for p in params],
+        )
+    return _condition(node, alias)
+
+
+def _condition(node: Condition, alias: str) -> tuple[str, list[Any]]:
+    field = _field(node.prop, alias)
+    op, value = node.op, node.value
+    comparisons = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+    if op in comparisons:
+        return f"{field} {comparisons[op]} ?", [_sql_value(value)]
+    if op == "ne":
+        return f"{field} IS NOT ?", [_sql_value(value)]
+    if op == "in":
+        marks = ",".join("?" * len(value))
+        return f"{field} IN ({marks})", [_sql_value(v) for v in value]
+    if op == "prefix":
+        # A range, so the expression index serves it: every string that starts with the
+        # prefix sorts between it and the prefix followed by the largest code point.
+        return f"({field} >= ? AND {field} < ?)", [value, value + "\U0010ffff"]
+    marks = ",".join("?" * len(value))
+    each = f"json_each({alias}.properties, '$.{node.prop}')"
+    if op == "contains_any":
+        return f"EXISTS (SELECT 1 FROM {each} WHERE value IN ({marks}))", list(value)
+    if op == "contains_all":
+        return (
+            f"(SELECT count(DISTINCT value) FROM {each} WHERE value IN ({marks})) = ?",
+            [*value, len(value)],
+        )
+    raise ValueError(f"unknown operator {op}")  # pragma: no cover - bind() refuses it first
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 query matching any of the words of `query` (BM25's OR semantics), or None."""
+    return fts.match_expression(fts.query_terms(query))
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+    """One transaction: IMMEDIATE takes the write lock up front; plain BEGIN is a read snapshot."""
+    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]

@@ -1,0 +1,634 @@
+"""The embedded backend: one SQLite file with objects, an FTS5 index and sqlite-vec vectors.
+
+Layout of the file (KNOWLEDGE_DB, default `knowledge.db` in the data dir):
+
+- `collections`: one row per collection: its definition, the embedding model and size
+  its vectors were made with, and the name of its live vector table.
+- `obj_<Collection>`: `id` (integer key shared by the three tables), `uuid`, `properties`
+  (JSON). Filterable scalar properties get an expression index on
+  `json_extract(properties, '$.<name>')`, which is the expression filters compile to.
+- `fts_<Collection>`: FTS5 (unicode61, diacritics folded) over the searchable properties;
+  ranked with bm25() (k1 1.2, b 0.75, as Weaviate's BM25).
+- `vectors_<Collection>...`: `id`, `embedding` (float32 bytes, L2-normalised).
+- `vector_log`: (seq, collection, id) for every object id written or deleted, in commit
+  order: how each process's in-memory vector index (`knowledge.ann`) learns what changed,
+  whichever thread or process changed it.
+
+Every write is one `BEGIN IMMEDIATE` transaction over all four, so a crash or a killed
+process never leaves an object without its text index, its vector or its log entry. Connections use
+WAL (readers never wait for the writer), a busy timeout for concurrent writers (other
+processes included), and live one per worker thread: the store is only touched from
+`asyncio.to_thread`, never on the event loop.
+
+Vector search goes through `knowledge.ann.VectorIndex` (faiss HNSW beside the file,
+exact numpy for small collections and for objects not yet in the graph); a filter is
+first resolved to the matching ids (SQLite, through the expression indexes), and the
+index searches only those: exactly when they are few, through faiss's filtered HNSW
+search otherwise, so a selective filter still returns `limit` results when that many
+match. Keyword search is bounded (`knowledge.fts`).
+
+Schema version 1 files (vectors in sqlite-vec `vec0` tables) are migrated on open.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+import uuid as uuid_lib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from video_research.config import Settings
+from video_research.knowledge.backends import fts, sqlite_ext
+from video_research.knowledge.backends.ann import VectorIndex
+from video_research.knowledge.backends.sqlite_sql import (  # noqa: F401 - compile_filter: public
+    _chunks,
+    _field,
+    _json,
+    _transaction,
+    compile_filter,
+    match_expression,
+)
+from video_research.knowledge.backends.sqlite_vectors import VectorSearch
+from video_research.knowledge.collections import CollectionDef, DataType
+from video_research.knowledge.embedders.embeddings import Embedder
+from video_research.knowledge.filters import FilterNode
+from video_research.knowledge.store import (
+    HYBRID_MIN_CANDIDATES,
+    MAX_RESULTS,
+    CollectionState,
+    KnowledgeStore,
+    Progress,
+    SearchHit,
+    Sort,
+    StoredObject,
+    relative_score_fusion,
+)
+from video_research.support.errors import ErrorCategory, ToolFailure, config_error
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = "2"
+BUSY_TIMEOUT_SECONDS = 30.0
+REEMBED_BATCH = 256
+_CHUNK = 500
+"""Parameters per IN (...) list, well under SQLite's limit."""
+
+
+class SqliteStore(VectorSearch, KnowledgeStore):
+    backend = "sqlite"
+
+    def __init__(self, settings: Settings, embedder: Embedder) -> None:
+        super().__init__(settings, embedder)
+        self.path = settings.knowledge_db
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._schema_ready = False
+        self._vec_tables: dict[str, str] = {}
+        self._indexes: dict[str, VectorIndex] = {}
+        self._indexes_lock = threading.Lock()
+        self._filter_ids: dict[tuple[Any, ...], Any] = {}
+        self._write_lock = threading.Lock()
+        self._search_slots = threading.BoundedSemaphore(max(1, min(4, os.cpu_count() or 1)))
+        """Searches running at once: one per core. More only share the cores and all finish
+        late; queued, the first of fifty concurrent searches answers as fast as a lone one."""
+        self.pragmas: list[str] = []
+        """Extra PRAGMA statements for every new connection (tests: max_page_count)."""
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    # ------------------------------------------------------------ connections
+    async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super()._run(fn, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise self._failure(exc) from exc
+        except sqlite_ext.ExtensionError as exc:
+            raise config_error(
+                str(exc),
+                hint="Set WEAVIATE_URL to use Weaviate instead of the embedded store.",
+            ) from exc
+
+    def _failure(self, exc: sqlite3.Error) -> ToolFailure:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return ToolFailure(
+                ErrorCategory.TIMEOUT_ERROR,
+                f"The knowledge store {self.path} stayed locked by another writer for "
+                f"{BUSY_TIMEOUT_SECONDS:.0f} s.",
+                hint="Another process is writing a large batch; retry in a moment.",
+            )
+        if "disk is full" in text or "disk I/O error" in text:
+            return config_error(
+                f"The knowledge store {self.path} could not write: {text}. Nothing already "
+                "stored was lost (the write was rolled back as a whole).",
+                hint="Free space on that disk, or point KNOWLEDGE_DB (or VIDEO_RESEARCH_DATA_DIR) "
+                "at a disk with room, then retry.",
+            )
+        if "unable to open" in text or "readonly" in text or "read-only" in text:
+            return config_error(
+                f"The knowledge store {self.path} cannot be opened for writing: {text}.",
+                hint="Check that the directory exists and is writable, or point KNOWLEDGE_DB "
+                "(or VIDEO_RESEARCH_DATA_DIR) elsewhere.",
+            )
+        if "malformed" in text or "not a database" in text:
+            return ToolFailure(
+                ErrorCategory.INTERNAL_ERROR,
+                f"The knowledge store {self.path} is damaged: {text}.",
+                hint="Restore it from a backup, or move it aside to start a new one.",
+            )
+        return ToolFailure(ErrorCategory.INTERNAL_ERROR, f"Knowledge store error: {text}")
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn, _route = sqlite_ext.connect(
+                str(self.path),
+                timeout=BUSY_TIMEOUT_SECONDS,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            for pragma in self.pragmas:
+                conn.execute(pragma)
+            with self._connections_lock:
+                self._connections.append(conn)
+            self._local.conn = conn
+            if not self._schema_ready:
+                self._create_schema(conn)
+        return conn
+
+    @contextmanager
+    def _transaction(self, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+        """A transaction on this thread's connection. Writers of this process queue on a
+        lock first: SQLite's busy handler makes a waiting writer sleep in growing steps,
+        so fifty concurrent writes through it took longer than fifty in a row."""
+        conn = self._conn()
+        if not immediate:
+            with _transaction(conn, False):
+                yield conn
+            return
+        with self._write_lock, _transaction(conn, True):
+            yield conn
+
+    def _close_sync(self) -> None:
+        with self._indexes_lock:
+            indexes, self._indexes = list(self._indexes.values()), {}
+        for index in indexes:
+            index.close()
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            try:
+                conn.close()
+            except sqlite3.Error as exc:  # pragma: no cover - closing is best effort
+                logger.debug("closing a knowledge connection failed: %s", exc)
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        with _transaction(conn):
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+            )
+            conn.execute(
+                """CREATE TABLE IF NOT EXISTS collections (
+                    name TEXT PRIMARY KEY,
+                    definition TEXT NOT NULL,
+                    embedding_model TEXT NOT NULL,
+                    dimensions INTEGER NOT NULL,
+                    vec_table TEXT NOT NULL,
+                    keyword_fields TEXT NOT NULL
+                )"""
+            )
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+                "collection TEXT NOT NULL, id INTEGER NOT NULL)"
+            )
+            conn.execute("CREATE INDEX IF NOT EXISTS ix_vector_log ON vector_log (collection, seq)")
+            row = conn.execute(
+                "SELECT value FROM store_meta WHERE key = 'schema_version'"
+            ).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO store_meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+                )
+            elif row[0] == "1":
+                self._migrate_from_vec0(conn)
+            elif row[0] != SCHEMA_VERSION:
+                raise config_error(
+                    f"The knowledge store {self.path} has schema version {row[0]}; this "
+                    f"version of video-research reads version {SCHEMA_VERSION}.",
+                    hint="Upgrade video-research, or point KNOWLEDGE_DB at another file.",
+                )
+        self._schema_ready = True
+
+    # ------------------------------------------------------------ collections
+    def _ensure_sync(self, definition: CollectionDef) -> CollectionState:
+        name = definition.name
+        keyword_fields = json.dumps([p.name for p in definition.bm25])
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT embedding_model, dimensions, vec_table, keyword_fields FROM collections "
+                "WHERE name = ?",
+                (name,),
+            ).fetchone()
+            if row is None:
+                vec_table = f"vectors_{name}"
+                conn.execute(
+                    f'CREATE TABLE IF NOT EXISTS "obj_{name}" ('
+                    "id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, properties TEXT NOT NULL)"
+                )
+                conn.execute(
+                    f'CREATE VIRTUAL TABLE IF NOT EXISTS "fts_{name}" USING fts5('
+                    "body, tokenize = 'unicode61 remove_diacritics 2')"
+                )
+                self._create_vec_table(conn, vec_table, self.embedder.dimensions)
+                conn.execute(
+                    "INSERT INTO collections VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        name,
+                        json.dumps(definition.to_dict()),
+                        self.embedder.identity,
+                        self.embedder.dimensions,
+                        vec_table,
+                        keyword_fields,
+                    ),
+                )
+                model, dimensions = self.embedder.identity, self.embedder.dimensions
+            else:
+                model, dimensions, vec_table, stored_fields = row
+                if (model, dimensions) != (self.embedder.identity, self.embedder.dimensions):
+                    empty = not conn.execute(f'SELECT 1 FROM "obj_{name}" LIMIT 1').fetchone()
+                    if empty:
+                        logger.info(
+                            "knowledge collection %s is empty: switching it from %s to %s",
+                            name,
+                            model,
+                            self.embedder.identity,
+                        )
+                        conn.execute(f'DROP TABLE "{vec_table}"')
+                        vec_table = f"vectors_{name}"
+                        self._create_vec_table(conn, vec_table, self.embedder.dimensions)
+                        model, dimensions = self.embedder.identity, self.embedder.dimensions
+                        conn.execute(
+                            "UPDATE collections SET embedding_model = ?, dimensions = ?, "
+                            "vec_table = ? WHERE name = ?",
+                            (model, dimensions, vec_table, name),
+                        )
+                if stored_fields != keyword_fields:
+                    self._rebuild_keyword_index(conn, definition)
+                conn.execute(
+                    "UPDATE collections SET definition = ?, keyword_fields = ? WHERE name = ?",
+                    (json.dumps(definition.to_dict()), keyword_fields, name),
+                )
+            for prop in definition.filterable:
+                if prop.data_type is not DataType.TEXT_ARRAY:
+                    conn.execute(
+                        f'CREATE INDEX IF NOT EXISTS "ix_{name}_{prop.name}" '
+                        f"ON \"obj_{name}\" (json_extract(properties, '$.{prop.name}'))"
+                    )
+        self._vec_tables[name] = vec_table
+        return CollectionState(
+            definition=definition,
+            embedding_model=model,
+            dimensions=dimensions,
+            compatible=(model, dimensions) == (self.embedder.identity, self.embedder.dimensions),
+        )
+
+    def _rebuild_keyword_index(self, conn: sqlite3.Connection, definition: CollectionDef) -> None:
+        name = definition.name
+        logger.info("rebuilding the keyword index of %s (its searchable fields changed)", name)
+        # A plain DELETE: FTS5's 'delete-all' command only works on contentless tables.
+        conn.execute(f'DELETE FROM "fts_{name}"')
+        fts.forget(name)
+        rows = conn.execute(f'SELECT id, properties FROM "obj_{name}"')
+        conn.executemany(
+            f'INSERT INTO "fts_{name}"(rowid, body) VALUES (?, ?)',
+            ((i, definition.keyword_text(json.loads(p))) for i, p in rows),
+        )
+
+    # ------------------------------------------------------------ writes
+    def _write_sync(
+        self,
+        state: CollectionState,
+        rows: list[tuple[str, dict[str, Any], Any]],
+        *,
+        upsert: bool,
+        replace: FilterNode | None,
+    ) -> int:
+        definition = state.definition
+        name = definition.name
+        vec = self._vec_tables[name]
+        with self._transaction() as conn:
+            deleted = 0
+            if replace is not None:
+                deleted = self._delete_ids(conn, state, self._matching_ids(conn, name, replace))
+            existing: dict[str, int] = {}
+            for chunk in _chunks([uuid for uuid, _, _ in rows]):
+                marks = ",".join("?" * len(chunk))
+                existing.update(
+                    conn.execute(
+                        f'SELECT uuid, id FROM "obj_{name}" WHERE uuid IN ({marks})', list(chunk)
+                    ).fetchall()
+                )
+            if existing and not upsert:
+                taken = next(iter(existing))
+                raise ToolFailure(
+                    ErrorCategory.CONFLICT,
+                    f"{name} already holds an object with UUID {taken}.",
+                    hint="Use upsert to replace it, or leave the UUID out to get a new one.",
+                )
+            next_id = conn.execute(f'SELECT coalesce(max(id), 0) FROM "obj_{name}"').fetchone()[0]
+            fresh, updated, keyword, vectors = [], [], [], []
+            for uuid, properties, vector in rows:
+                body = _json(properties)
+                row_id = existing.get(uuid)
+                if row_id is None:
+                    next_id += 1
+                    row_id = next_id
+                    fresh.append((row_id, uuid, body))
+                else:
+                    updated.append((body, row_id))
+                keyword.append((row_id, definition.keyword_text(properties)))
+                vectors.append((row_id, vector.tobytes()))
+            if updated:
+                conn.executemany(f'UPDATE "obj_{name}" SET properties = ? WHERE id = ?', updated)
+                stale = [(row_id,) for _, row_id in updated]
+                conn.executemany(f'DELETE FROM "fts_{name}" WHERE rowid = ?', stale)
+            conn.executemany(
+                f'INSERT INTO "obj_{name}" (id, uuid, properties) VALUES (?, ?, ?)', fresh
+            )
+            conn.executemany(f'INSERT INTO "fts_{name}" (rowid, body) VALUES (?, ?)', keyword)
+            conn.executemany(
+                f'INSERT OR REPLACE INTO "{vec}" (id, embedding) VALUES (?, ?)', vectors
+            )
+            _log(conn, name, [row_id for row_id, _ in vectors])
+        self._index_changed(name)
+        return deleted
+
+    def _matching_ids(self, conn: sqlite3.Connection, name: str, where: FilterNode) -> list[int]:
+        sql, params = compile_filter(where)
+        return [i for (i,) in conn.execute(f'SELECT id FROM "obj_{name}" o WHERE {sql}', params)]
+
+    def _delete_ids(self, conn: sqlite3.Connection, state: CollectionState, ids: list[int]) -> int:
+        name = state.definition.name
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            for table in (f"obj_{name}", f"fts_{name}"):
+                key = "id" if table.startswith("obj_") else "rowid"
+                conn.execute(f'DELETE FROM "{table}" WHERE {key} IN ({marks})', list(chunk))
+            conn.execute(
+                f'DELETE FROM "{self._vec_tables[name]}" WHERE id IN ({marks})', list(chunk)
+            )
+        _log(conn, name, ids)
+        return len(ids)
+
+    def _delete_sync(
+        self, state: CollectionState, uuid: str | None, where: FilterNode | None
+    ) -> int:
+        name = state.definition.name
+        with self._transaction() as conn:
+            if uuid is not None:
+                ids = [
+                    i
+                    for (i,) in conn.execute(f'SELECT id FROM "obj_{name}" WHERE uuid = ?', (uuid,))
+                ]
+            else:
+                ids = self._matching_ids(conn, name, where) if where is not None else []
+            deleted = self._delete_ids(conn, state, ids)
+        if deleted:
+            self._index_changed(name)
+        return deleted
+
+    # ------------------------------------------------------------ reads
+    def _get_sync(
+        self, state: CollectionState, uuid: str, include_vector: bool
+    ) -> StoredObject | None:
+        name = state.definition.name
+        with self._transaction(immediate=False) as conn:
+            row = conn.execute(
+                f'SELECT id, properties FROM "obj_{name}" WHERE uuid = ?', (uuid,)
+            ).fetchone()
+            if row is None:
+                return None
+            vector = None
+            if include_vector:
+                blob = conn.execute(
+                    f'SELECT embedding FROM "{self._vec_tables[name]}" WHERE id = ?', (row[0],)
+                ).fetchone()
+                vector = _floats(blob[0]) if blob else None
+        return StoredObject(
+            uuid=uuid, collection=name, properties=json.loads(row[1]), vector=vector
+        )
+
+    def _count_sync(self, state: CollectionState, where: FilterNode | None) -> int:
+        sql, params = compile_filter(where)
+        conn = self._conn()
+        return conn.execute(
+            f'SELECT count(*) FROM "obj_{state.definition.name}" o WHERE {sql}', params
+        ).fetchone()[0]
+
+    def _fetch_sync(
+        self,
+        state: CollectionState,
+        where: FilterNode | None,
+        order_by: Sequence[Sort],
+        limit: int,
+        offset: int,
+    ) -> list[StoredObject]:
+        name = state.definition.name
+        sql, params = compile_filter(where)
+        order = ", ".join(f"{_field(s.prop)} {'DESC' if s.descending else 'ASC'}" for s in order_by)
+        order = f"{order}, o.id" if order else "o.id"
+        rows = self._conn().execute(
+            f'SELECT uuid, properties FROM "obj_{name}" o WHERE {sql} '
+            f"ORDER BY {order} LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        return [
+            StoredObject(uuid=uuid, collection=name, properties=json.loads(body))
+            for uuid, body in rows
+        ]
+
+    def _keyword(
+        self, conn: sqlite3.Connection, name: str, query: str, where: FilterNode | None, k: int
+    ) -> list[tuple[str, float]]:
+        return fts.keyword_search(conn, name, query, where, k, self._allowed_ids)
+
+    # ------------------------------------------------------------ the vector index
+    # ------------------------------------------------------------ vector search (sqlite_vectors)
+
+    def _near_vector_sync(
+        self,
+        state: CollectionState,
+        vector: Any,
+        where: FilterNode | None,
+        limit: int,
+        offset: int,
+        max_distance: float | None,
+    ) -> list[SearchHit]:
+        name = state.definition.name
+        with self._search_slots, self._transaction(immediate=False) as conn:
+            rows = self._knn(conn, state, vector, where, limit + offset)[offset:]
+        return [
+            SearchHit(
+                uuid=uuid,
+                collection=name,
+                properties=json.loads(body),
+                score=1.0 - distance,
+                distance=distance,
+            )
+            for uuid, distance, body in rows
+            if max_distance is None or distance <= max_distance
+        ]
+
+    def _hybrid_sync(
+        self,
+        state: CollectionState,
+        query: str,
+        vector: Any,
+        alpha: float,
+        where: FilterNode | None,
+        limit: int,
+        offset: int,
+    ) -> list[SearchHit]:
+        name = state.definition.name
+        window = min(MAX_RESULTS, max(HYBRID_MIN_CANDIDATES, limit + offset))
+        with self._search_slots, self._transaction(immediate=False) as conn:
+            keyword = (
+                self._keyword(conn, name, query, where, window)
+                if alpha < 1 and query.strip()
+                else []
+            )
+            nearest = self._knn(conn, state, vector, where, window) if alpha > 0 else []
+            distances = {uuid: distance for uuid, distance, _ in nearest}
+            bodies = {uuid: body for uuid, _, body in nearest}
+            ranked = relative_score_fusion(
+                [(keyword, 1.0 - alpha), ([(u, 1.0 - d) for u, d in distances.items()], alpha)]
+            )[offset : offset + limit]
+            missing = [uuid for uuid, _ in ranked if uuid not in bodies]
+            for chunk in _chunks(missing):
+                marks = ",".join("?" * len(chunk))
+                bodies.update(
+                    conn.execute(
+                        f'SELECT uuid, properties FROM "obj_{name}" WHERE uuid IN ({marks})',
+                        list(chunk),
+                    ).fetchall()
+                )
+        return [
+            SearchHit(
+                uuid=uuid,
+                collection=name,
+                properties=json.loads(bodies[uuid]),
+                score=score,
+                distance=distances.get(uuid),
+            )
+            for uuid, score in ranked
+        ]
+
+    # ------------------------------------------------------------ re-embedding
+    async def _reembed(self, state: CollectionState, progress: Progress | None) -> int:
+        name = state.definition.name
+        staging = f"vectors_{name}_{uuid_lib.uuid4().hex[:8]}"
+        total = await self._run(self._begin_reembed, name, staging)
+        done, after = 0, 0
+        while True:
+            batch = await self._run(self._rows_after, name, after, REEMBED_BATCH)
+            if not batch:
+                break
+            await self._stage(state, staging, batch)
+            done += len(batch)
+            after = batch[-1][0]
+            if progress is not None:
+                await progress(done, total)
+        while True:
+            late = await self._run(self._finish_reembed, state, staging)
+            if not late:
+                return done
+            await self._stage(state, staging, late)
+            done += len(late)
+
+    async def _stage(self, state: CollectionState, staging: str, batch: list[tuple[int, str]]):
+        texts = [state.definition.vector_text(json.loads(body)) for _, body in batch]
+        vectors = await self.embedder.embed(texts, "document")
+        await self._run(self._write_staging, staging, [i for i, _ in batch], vectors)
+
+    def _begin_reembed(self, name: str, staging: str) -> int:
+        key = f"reembed_staging:{name}"
+        with self._transaction() as conn:
+            leftover = conn.execute("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
+            if leftover is not None:
+                conn.execute(f'DROP TABLE IF EXISTS "{leftover[0]}"')
+            self._create_vec_table(conn, staging, self.embedder.dimensions)
+            conn.execute("INSERT OR REPLACE INTO store_meta VALUES (?, ?)", (key, staging))
+            return conn.execute(f'SELECT count(*) FROM "obj_{name}"').fetchone()[0]
+
+    def _rows_after(self, name: str, after: int, limit: int) -> list[tuple[int, str]]:
+        return (
+            self._conn()
+            .execute(
+                f'SELECT id, properties FROM "obj_{name}" WHERE id > ? ORDER BY id LIMIT ?',
+                (after, limit),
+            )
+            .fetchall()
+        )
+
+    def _write_staging(self, staging: str, ids: list[int], vectors: Any) -> None:
+        with self._transaction() as conn:
+            conn.executemany(
+                f'INSERT OR REPLACE INTO "{staging}" (id, embedding) VALUES (?, ?)',
+                [(i, v.tobytes()) for i, v in zip(ids, vectors, strict=True)],
+            )
+
+    def _finish_reembed(self, state: CollectionState, staging: str) -> list[tuple[int, str]]:
+        """Swap the staging vectors in; or the objects written meanwhile that still need one."""
+        name = state.definition.name
+        with self._transaction() as conn:
+            late = conn.execute(
+                f'SELECT id, properties FROM "obj_{name}" WHERE id NOT IN '
+                f'(SELECT id FROM "{staging}") ORDER BY id'
+            ).fetchall()
+            if late:
+                return late
+            orphans = conn.execute(
+                f'SELECT id FROM "{staging}" WHERE id NOT IN (SELECT id FROM "obj_{name}")'
+            ).fetchall()
+            conn.executemany(f'DELETE FROM "{staging}" WHERE id = ?', orphans)
+            conn.execute(f'DROP TABLE "{self._vec_tables[name]}"')
+            conn.execute(
+                "UPDATE collections SET embedding_model = ?, dimensions = ?, vec_table = ? "
+                "WHERE name = ?",
+                (self.embedder.identity, self.embedder.dimensions, staging, name),
+            )
+            conn.execute("DELETE FROM store_meta WHERE key = ?", (f"reembed_staging:{name}",))
+            # Every vector changed: other processes see the new vec_table and rebuild.
+            _log(conn, name, [])
+        self._vec_tables[name] = staging
+        return []
+
+
+def _log(conn: sqlite3.Connection, name: str, ids: Sequence[int]) -> None:
+    """Record changed object ids in the vector log (same transaction as the change)."""
+    conn.executemany(
+        "INSERT INTO vector_log (collection, id) VALUES (?, ?)", [(name, i) for i in ids]
+    )
+
+
+def _blob(vector: Any) -> bytes:
+    import numpy as np
+
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _floats(blob: bytes) -> list[float]:
+    import numpy as np
+
+    return np.frombuffer(blob, dtype=np.float32).tolist()

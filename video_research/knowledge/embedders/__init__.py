@@ -1,0 +1,1 @@
+"""Embedding models: the local MiniLM on ONNX Runtime, its numpy twin, and the selection."""

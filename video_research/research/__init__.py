@@ -1,0 +1,1 @@
+"""Evidence-tiered research over documents and the web."""

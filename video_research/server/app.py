@@ -1,0 +1,231 @@
+"""The MCP server: one low-level `Server`, its handlers routed through the dispatch table.
+
+`tools/list` publishes each enabled tool with its schemas/ contracts as inputSchema and
+outputSchema. `tools/call` resolves the caller, runs the call through
+`dispatch.call` and wraps the outcome: a result as structured content plus the same
+JSON as text, an error as `isError` with the ToolError JSON as its one text content.
+An unknown (or switched-off) tool is a JSON-RPC invalid-params error.
+
+Resources, prompts and completions are served from their own modules, so later features
+plug in there without touching this file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.shared.exceptions import MCPError
+
+from video_research import __version__
+from video_research.config import Settings, get_config
+from video_research.server import auth, tool_listing
+from video_research.server import client_logging as mcp_logging
+from video_research.support import lifecycle, printable
+from video_research.tools import dispatch, toolsets
+from video_research.tools.context import CallContext
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "video-research: tools to analyse videos with Gemini (YouTube URLs or local files), read YouTube "
+    "metadata and playlists, run evidence-tiered research, analyse and extract from content, search "
+    "the web, search a knowledge base that every result is written to, and manage a channel's video "
+    "catalog, playlists, marathons and watch queue (roles viewer/blessed/admin). Failed calls return a "
+    "JSON ToolError with category, hint and retryable."
+)
+TOOLSETS_INSTRUCTIONS = (
+    " Only part of the tools is listed at first: toolset_list shows every toolset in one line "
+    "and toolset_enable turns one on for this session (the tool list then changes)."
+)
+
+
+def tool_result(outcome: dispatch.Outcome) -> types.CallToolResult:
+    if outcome.error is not None:
+        payload, text = _encodable_json(outcome.error.to_json_dict())
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], is_error=True
+        )
+    result, text = _encodable_json(outcome.result or {})
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=result
+    )
+
+
+def _encodable_json(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """(payload, its JSON text), both encodable as UTF-8 whatever strings they hold.
+
+    A file name that is not UTF-8 reaches a result as a str with lone surrogates, which
+    the SDK's stdout writer (and the HTTP response) cannot encode: on stdio that killed
+    the server. Such strings are escaped here, once for every tool (see printable.py);
+    a result without them is passed through after one encode check.
+    """
+    text = json.dumps(payload, ensure_ascii=False, default=str)
+    if not printable.is_encodable(text):
+        payload = printable.data(payload)
+        text = json.dumps(payload, ensure_ascii=False, default=str)
+    return payload, text
+
+
+def _meta_dict(meta: Any) -> dict[str, Any]:
+    if meta is None:
+        return {}
+    if isinstance(meta, dict):
+        return meta
+    if hasattr(meta, "model_dump"):
+        return meta.model_dump(by_alias=True, exclude_none=True)
+    return dict(meta)
+
+
+class VideoResearchServer(Server):
+    """The SDK's low-level Server, advertising the same capabilities on every transport.
+
+    The streamable-HTTP session manager asks the server for its initialization options
+    itself, with no notification options, so the list-changed flags are the server's
+    own defaults here rather than an argument only stdio and SSE pass.
+    """
+
+    notification_options = NotificationOptions(resources_changed=True, tools_changed=True)
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        return super().create_initialization_options(
+            notification_options or self.notification_options,
+            experimental_capabilities,
+            extensions,
+        )
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        return super().get_capabilities(
+            notification_options or self.notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
+        )
+
+
+START_PROGRESS_DELAY = 0.5
+"""Seconds a call may run before it reports progress 0 itself (see CallContext.announce_start)."""
+
+
+def _one_page(handler: Any) -> Any:
+    """A list handler that answers an unknown cursor with invalid params (-32602).
+
+    Every list fits one page, so no cursor this server hands out exists: a client that
+    sends one has it from somewhere else and must start again without it.
+    """
+
+    async def listing(ctx: Any, params: Any) -> Any:
+        cursor = getattr(params, "cursor", None)
+        if cursor is not None:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Invalid cursor {cursor[:64]!r}: this server answers every list in one page; "
+                "call again without a cursor.",
+            )
+        return await handler(ctx, params)
+
+    return listing
+
+
+def build_server(settings: Settings | None = None) -> Server:
+    """The server for `settings` (the live config when omitted)."""
+    settings = settings or get_config()
+    dispatch.enabled_tools(settings)  # a bad VIDEO_RESEARCH_TOOLSETS fails here, not per call
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        specs = toolsets.visible_specs(get_config(), toolsets.of(ctx.session))
+        return types.ListToolsResult(tools=tool_listing.definitions(specs))
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        live = get_config()
+        spec = toolsets.lookup(params.name, live, toolsets.of(ctx.session))
+        if spec is None:
+            raise MCPError(types.INVALID_PARAMS, toolsets.unknown_tool_message(params.name, live))
+        meta = _meta_dict(ctx.meta)
+        identity = await auth.identity_from_request(getattr(ctx, "request", None), live)
+        caller = await auth.resolve_caller(meta, live, transport_identity=identity)
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            await ctx.session.report_progress(
+                done, total, printable.text(message) if message else message
+            )
+
+        call_ctx = CallContext(
+            tool=spec.name,
+            caller=caller,
+            meta=meta,
+            progress_fn=progress,
+            session=ctx.session,
+            request_id=ctx.request_id,
+        )
+        if meta.get("progress_token", meta.get("progressToken")) is None:
+            return tool_result(await dispatch.call(spec, params.arguments, call_ctx))
+        stop_timer = call_ctx.start_progress_timer(START_PROGRESS_DELAY)
+        try:
+            outcome = await dispatch.call(spec, params.arguments, call_ctx)
+        finally:
+            stop_timer()
+        return tool_result(outcome)
+
+    from video_research.server import completions, resources
+    from video_research.server import prompts as mcp_prompts
+
+    @asynccontextmanager
+    async def lifespan(_: Server) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            await lifecycle.shutdown()
+
+    server = VideoResearchServer(
+        "video-research",
+        version=__version__,
+        title="Video Research",
+        instructions=INSTRUCTIONS
+        + (TOOLSETS_INSTRUCTIONS if dispatch.dynamic_toolsets(settings) else ""),
+        lifespan=lifespan,
+        get_tool_input_schema=lambda name: (
+            dispatch.TOOLS[name].input_schema if name in dispatch.TOOLS else None
+        ),
+        on_list_tools=_one_page(list_tools),
+        on_call_tool=call_tool,
+        on_list_resources=_one_page(resources.list_resources),
+        on_list_resource_templates=_one_page(resources.list_resource_templates),
+        on_read_resource=resources.read_resource,
+        on_subscribe_resource=resources.subscribe,
+        on_unsubscribe_resource=resources.unsubscribe,
+        on_list_prompts=_one_page(mcp_prompts.list_prompts),
+        on_get_prompt=mcp_prompts.get_prompt,
+        on_completion=completions.complete,
+    )
+    # Registered directly rather than as on_set_logging_level: the SDK warns that the
+    # capability is deprecated for protocol 2026-07-28, but every handshake-era client
+    # (2025-11-25 and older) still uses it.
+    server.add_request_handler(
+        "logging/setLevel", types.SetLevelRequestParams, mcp_logging.set_level
+    )
+    server.middleware.append(mcp_logging.SessionLogMiddleware())
+    mcp_logging.install()
+    return server
+
+
+def initialization_options(server: Server):
+    return server.create_initialization_options()

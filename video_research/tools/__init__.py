@@ -1,0 +1,1 @@
+"""The dispatch table and the one call path: tool specs, toolsets, contracts checks, call context."""

@@ -1,0 +1,117 @@
+"""Transcripts of YouTube videos and local caption files: index, search, read."""
+
+from __future__ import annotations
+
+from video_research.tools.table.spec import ToolSpec
+
+SPECS: tuple[ToolSpec, ...] = (
+    # ---------------------------------------------------------------- transcripts
+    ToolSpec(
+        name="index_channel_transcripts",
+        handler="transcripts:index_channel_transcripts",
+        toolset="transcripts",
+        title="Index a channel's transcripts",
+        description=(
+            "Fetch the transcripts of a YouTube channel's latest uploads (max_videos) and index them "
+            "for semantic_search_transcripts.\n"
+            "Incremental: videos indexed before are skipped unless force_reindex. Progress is reported "
+            "per video; a video without a transcript, with subtitles disabled or blocked by YouTube is "
+            "listed in batch.failed with a hint and never stops the rest. Needs YOUTUBE_API_KEY for the "
+            "channel's upload list; set TRANSCRIPT_PROXY_URL or WEBSHARE_PROXY_* when YouTube blocks "
+            "this server's IP. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=True,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="index_transcript_files",
+        handler="transcript_files:index_transcript_files",
+        toolset="transcripts",
+        title="Index transcript files",
+        description=(
+            "Index local transcript files (.vtt, .srt, or JSON segment lists) for "
+            "semantic_search_transcripts: one file, or a directory with glob_pattern.\n"
+            "The video ID comes from the file name: yt-dlp's 'Title [VIDEO_ID].en.vtt' or "
+            "'VIDEO_ID.vtt'; any other name becomes the ID itself. `videos` maps a file name to its "
+            "video_id, title, channel, url, chapters or description. Unchanged files indexed before "
+            "are skipped. Paths must lie under VIDEO_RESEARCH_FILE_ROOTS. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="semantic_search_transcripts",
+        handler="transcripts:semantic_search_transcripts",
+        toolset="transcripts",
+        title="Search what was said in videos",
+        description=(
+            "Find the video and the moment where something is said: hybrid (meaning + keyword) search "
+            "over indexed transcripts, with a timestamp link to each moment.\n"
+            "Narrow by channel_ids, video_ids, language, published_after/before, or start_time/end_time "
+            "within the video; alpha 0 = keywords only, 1 = meaning only. Adjacent hits in one video "
+            "merge into one moment. With auto_index, listed videos (and channels) not indexed yet are "
+            "fetched first."
+        ),
+        read_only=False,
+        idempotent=True,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="get_all_channel_transcripts",
+        handler="transcripts:get_all_channel_transcripts",
+        toolset="transcripts",
+        title="A channel's transcripts, paged",
+        description=(
+            "Fetch and index a channel's transcripts (first page), then page through them: each video "
+            "with a preview of its transcript and a next_cursor.\n"
+            "Read a whole transcript with transcript_get; the result stays small whatever the channel."
+        ),
+        read_only=False,
+        idempotent=True,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="get_indexed_videos",
+        handler="transcripts:get_indexed_videos",
+        toolset="transcripts",
+        title="Indexed videos",
+        description=(
+            "List the videos whose transcripts are indexed, newest first, optionally by channel, "
+            "language or source (youtube, file); paged with next_cursor."
+        ),
+    ),
+    ToolSpec(
+        name="delete_indexed_video",
+        handler="transcripts:delete_indexed_video",
+        toolset="transcripts",
+        title="Remove a video from the transcript index",
+        description=(
+            "Delete a video's indexed transcript (all its chunks and its record) so searches no longer "
+            "find it; index it again any time. Requires admin."
+        ),
+        role="admin",
+        read_only=False,
+        destructive=True,
+        idempotent=True,
+        audited=True,
+    ),
+    ToolSpec(
+        name="transcript_get",
+        handler="transcripts:transcript_get",
+        toolset="transcripts",
+        title="Read a transcript",
+        description=(
+            "One video's transcript with a timestamp and link per caption, paged by cursor "
+            "(max_segments per page) or starting at start_time seconds.\n"
+            "A YouTube video that is not indexed yet is fetched and indexed first (auto_index)."
+        ),
+        read_only=False,
+        idempotent=True,
+        open_world=True,
+    ),
+)
