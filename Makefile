@@ -44,7 +44,7 @@ $(BENCH_VENV)/bin/python:
 bench: install $(BENCH_VENV)/bin/python
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FASTMCP_PYTHON=$(BENCH_VENV)/bin/python $(PY) -m tests.bench $(BENCH)
 
-# Transcript retrieval quality (issue 13): needs ../shared/data/transcripts; EVAL="--sweep"
+# Transcript retrieval quality: needs ../shared/data/transcripts; EVAL="--sweep"
 # tunes the fusion, EVAL="--embedders use-multilingual" picks the embedders measured.
 eval: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)

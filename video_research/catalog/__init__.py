@@ -1,1 +1,1 @@
-"""The video catalog, playlists, the watch queue and marathons (seed 004)."""
+"""The video catalog, playlists, the watch queue and marathons."""

@@ -1,4 +1,4 @@
-"""The audit log: every write operation, who made it and what came of it (seed 004 s5.3).
+"""The audit log: every write operation, who made it and what came of it.
 
 Each entry goes to the `audit_log` table of the catalog database (read back by the
 `audit_log` tool) and, as one JSON line, to VIDEO_RESEARCH_AUDIT_LOG when set or to

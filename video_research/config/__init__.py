@@ -16,9 +16,6 @@ counts as unset: the next source or the default applies, and `notes` says so. Un
 in the JSON file and bad values stop the server with a message that names the variable
 and its source; secret values are never echoed. `sources` records where each value came
 from (`video-research doctor` prints it).
-
-Names and defaults of the Gemini, cache, session, retry, YouTube and Weaviate settings
-are those of seed 000 section 10.
 """
 
 from __future__ import annotations

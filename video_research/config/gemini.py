@@ -1,5 +1,5 @@
 """The Gemini, cache, session, retry, YouTube, Semantic Scholar and video-file settings
-(names and defaults of seed 000 section 10)."""
+."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from video_research.config.common import (
 class GeminiSettings(BaseModel):
     """The Gemini, cache, session, retry, YouTube, Semantic Scholar and video-file settings."""
 
-    # --- Gemini (seed 000 section 10) ---
+    # --- Gemini ---
     gemini_api_key: SecretStr = Field(
         default=SecretStr(""),
         json_schema_extra=_env(
@@ -56,7 +56,7 @@ class GeminiSettings(BaseModel):
         json_schema_extra=_env("GEMINI_TIMEOUT_SECONDS", "Per-request timeout for Gemini calls"),
     )
 
-    # --- cache (seed 000 section 9) ---
+    # --- cache ---
     cache_dir: Path = Field(
         default_factory=_default_cache_dir,
         json_schema_extra=_env("GEMINI_CACHE_DIR", "Analysis cache directory"),
@@ -67,7 +67,7 @@ class GeminiSettings(BaseModel):
         json_schema_extra=_env("GEMINI_CACHE_TTL_DAYS", "Cache entry lifetime in days"),
     )
 
-    # --- sessions (seed 000 section 8) ---
+    # --- sessions ---
     max_sessions: int = Field(
         default=50, ge=1, json_schema_extra=_env("GEMINI_MAX_SESSIONS", "Most video sessions kept")
     )
@@ -114,7 +114,7 @@ class GeminiSettings(BaseModel):
         ),
     )
 
-    # --- retries (seed 000 section 3) ---
+    # --- retries ---
     retry_max_attempts: int = Field(
         default=3,
         ge=1,
@@ -143,7 +143,7 @@ class GeminiSettings(BaseModel):
         json_schema_extra=_env("YOUTUBE_API_ENDPOINT", "Override the YouTube Data API endpoint"),
     )
 
-    # --- Semantic Scholar (issue 15) ---
+    # --- Semantic Scholar ---
     semantic_scholar_api_key: SecretStr = Field(
         default=SecretStr(""),
         json_schema_extra=_env(

@@ -19,7 +19,7 @@ from video_research.config.common import (
 class ServerSettings(BaseModel):
     """The server's surface: HTTP, toolsets, OAuth, data directory and logging."""
 
-    # --- HTTP surface: toolsets, Host/Origin, timeouts, resumable streams, OAuth (issue 14) ---
+    # --- HTTP surface: toolsets, Host/Origin, timeouts, resumable streams, OAuth ---
     dynamic_toolsets: Literal["auto", "on", "off"] = Field(
         default="auto",
         json_schema_extra=_env(

@@ -36,7 +36,7 @@ class StoreSettings(BaseModel):
         json_schema_extra=_env("NATS_URL", "Keep the watch queue in NATS JetStream KV at this URL"),
     )
 
-    # --- knowledge store and embeddings (issue 4): add fields here ---
+    # --- knowledge store and embeddings: add fields here ---
     knowledge_db_path: str = Field(
         default="",
         json_schema_extra=_env(
@@ -157,7 +157,7 @@ class StoreSettings(BaseModel):
         ),
     )
 
-    # --- transcripts (issue 5): add fields here ---
+    # --- transcripts: add fields here ---
     transcript_languages: list[str] = Field(
         default_factory=lambda: ["en"],
         json_schema_extra=_env(
@@ -265,7 +265,7 @@ class StoreSettings(BaseModel):
     def _split_allowlist(cls, value: Any) -> Any:
         return split_list(value)
 
-    # --- documents (issue 6): add fields here ---
+    # --- documents: add fields here ---
     documents_chunk_tokens: int = Field(
         default=200,
         ge=32,
@@ -302,7 +302,7 @@ class StoreSettings(BaseModel):
         ),
     )
 
-    # --- catalog, queue, roles, HTTP auth (issue 7): add fields here ---
+    # --- catalog, queue, roles, HTTP auth: add fields here ---
     catalog_db_path: str = Field(
         default="",
         json_schema_extra=_env(

@@ -1,4 +1,4 @@
-"""Background web research with the Gemini Deep Research agent (issue 15).
+"""Background web research with the Gemini Deep Research agent.
 
 - `tasks`: the tasks, kept in SQLite (DEEP_RESEARCH_DB) so a server restart between
   research_web and research_web_status loses nothing.

@@ -1,4 +1,4 @@
-"""Document knowledge: local files in, cited passages out (seed 003, issue 6).
+"""Document knowledge: local files in, cited passages out.
 
 The pipeline is ingest -> chunk -> embed -> store -> search:
 

@@ -1,4 +1,4 @@
-"""Catalog tools: search, categories, get, add, remove, import (seed 004 section 3.1)."""
+"""Catalog tools: search, categories, get, add, remove, import."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """knowledge_search, knowledge_related, knowledge_stats, knowledge_ingest, knowledge_reembed.
 
-They read and write the seven knowledge collections of seed 000 through the one store
+They read and write the seven built-in knowledge collections through the one store
 (`knowledge.store.get_store`): the embedded SQLite file by default, Weaviate when
 WEAVIATE_URL is set. Results look the same on both backends.
 """

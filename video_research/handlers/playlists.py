@@ -1,4 +1,4 @@
-"""Playlist and marathon tools (seed 004 sections 3.2 and 3.4)."""
+"""Playlist and marathon tools."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Watch-queue tools (seed 004 section 3.3), on the SQLite or NATS backend."""
+"""Watch-queue tools, on the SQLite or NATS backend."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ What a property's flags mean, on both backends alike:
 Other modules add their own collections with `register_collection(CollectionDef(...))`
 at import time (the transcript and document stores do; `REGISTERING_MODULES` names them,
 so `registered_collections()` and `any_collection()` see every collection); the seven
-knowledge collections of seed 000 are registered here. `KNOWLEDGE_COLLECTIONS` lists the
+built-in knowledge collections are registered here. `KNOWLEDGE_COLLECTIONS` lists the
 seven the knowledge tools search.
 
 `CollectionDef.validate(properties)` is the one gate every write goes through: unknown
@@ -503,9 +503,9 @@ KNOWLEDGE_COLLECTIONS: tuple[str, ...] = (
     SESSION_TRANSCRIPTS.name,
     WEB_SEARCH_RESULTS.name,
     RESEARCH_PLANS.name,
-    "Papers",  # video_research.papers.collection (issue 15)
+    "Papers",  # video_research.papers.collection
 )
-"""The collections the knowledge tools search: the seven of seed 000, and Papers."""
+"""The collections the knowledge tools search: the seven built-in ones, and Papers."""
 
 
 def knowledge_collection(name: str) -> CollectionDef:

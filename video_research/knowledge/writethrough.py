@@ -1,4 +1,4 @@
-"""Write-through from producer tools to the knowledge store (seed 000 section 4 table).
+"""Write-through from producer tools to the knowledge store.
 
 Each producer tool calls exactly one of these after its result is ready. They never
 raise: a store failure is logged (WARNING, with the collection) and the tool's result is
@@ -16,7 +16,7 @@ still returned. They return the stored object's UUID, or None when nothing was s
 | research_assess_evidence  | store_evidence_assessment   | ResearchFindings   |
 | content_analyze           | store_content_analysis      | ContentAnalyses    |
 | web_search                | store_web_search            | WebSearchResults   |
-| research_paper_* (issue 15) | store_papers              | Papers             |
+| research_paper_* | store_papers              | Papers             |
 | research_web_status       | store_deep_research         | ResearchFindings   |
 | research_document         | store_document_research     | ResearchFindings   |
 

@@ -1,6 +1,6 @@
 """Who is calling: turn a request's `_meta.session` claim (or its absence) into a Caller.
 
-Rules (seed 004 section 5):
+Rules:
 - A call that claims a session (`_meta.session = {username, role, session_id}`) gets the
   claimed role only when the session registry confirms it; otherwise it gets `viewer`.
 - A call with no session claim comes from the owner of the process (the local stdio

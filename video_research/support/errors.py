@@ -1,4 +1,4 @@
-"""One error model for every tool: the ToolError of seed 000 section 12.
+"""One error model for every tool: the ToolError.
 
 A tool never crashes the server and never answers with a bare traceback. Whatever goes
 wrong becomes a `ToolError` that tells the caller what happened (`error`), what kind of
@@ -23,11 +23,11 @@ from video_research.support.redact import redact
 class ErrorCategory(StrEnum):
     """Every category a ToolError can carry.
 
-    The upper-case names are seed 000's categories (Gemini, YouTube, files, Weaviate).
-    The lower-case ones are the project-wide codes shared by the later seeds: seed 003's
-    error hierarchy (configuration, connection, timeout, ...) and seed 004's catalog codes
-    (forbidden, conflict, nats_error, ...). Seed 004's `validation_error` is `invalid_input`
-    here: one model, not two.
+    The upper-case names are the outside services' categories (Gemini, YouTube, files,
+    Weaviate), kept as the first clients learnt them. The lower-case ones are the
+    project-wide codes: general failures (configuration, connection, timeout, ...) and the
+    catalog's (forbidden, conflict, nats_error, ...). A bad argument is always
+    `invalid_input`: one model, not two.
     """
 
     URL_INVALID = "URL_INVALID"
@@ -129,7 +129,7 @@ OUT_OF_RANGE_HINT = (
 class ToolError(BaseModel):
     """What a failed tool call returns, as JSON in the result's single text content.
 
-    `error` and `message` carry the same text: `error` is the field name seed 000's
+    `error` and `message` carry the same text: `error` is the field name the first
     clients read, `message` the one generic MCP clients look for.
     """
 
@@ -283,7 +283,7 @@ def categorize_error(exc: BaseException) -> tuple[ErrorCategory, str]:
     """Map any exception to (category, hint), most specific signal first.
 
     Order: our own ToolFailure, Python's file, timeout and overflow errors, an HTTP status
-    carried by the SDK error, then message patterns (seed 000 section 12).
+    carried by the SDK error, then message patterns.
     """
     if isinstance(exc, ToolFailure):
         return exc.category, exc.hint

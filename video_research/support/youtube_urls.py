@@ -1,4 +1,4 @@
-"""YouTube URL validation and normalisation (seed 000 section 11).
+"""YouTube URL validation and normalisation.
 
 Accepts every legitimate form of a video URL (watch, youtu.be, shorts, embed, live,
 m./music. hosts, extra query parameters such as `list=` or `t=`) and normalises it to

@@ -154,7 +154,7 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
 
 
 def _non_finite(arguments: dict[str, Any]) -> list[dict[str, str]]:
-    """NaN and infinities anywhere in the arguments (issue 16): schema-valid, never meant."""
+    """NaN and infinities anywhere in the arguments: schema-valid, never meant."""
     return contracts.non_finite_numbers(arguments)
 
 

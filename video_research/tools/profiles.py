@@ -1,5 +1,5 @@
 """Which tools a session sees: toolsets, the default profile, VIDEO_RESEARCH_TOOLSETS and
-the dynamic toolsets that turn more on at run time (issue 14)."""
+the dynamic toolsets that turn more on at run time."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Transcripts in the knowledge store: two collections, indexing and paging (search, on
 top of them, is `transcripts.search`).
 
-`TranscriptChunks` holds the search chunks of every indexed video (seed 002's metadata:
+`TranscriptChunks` holds the search chunks of every indexed video (its metadata:
 video_id, channel_id, channel_title, video_title, video_url, published_at, start_time,
 end_time, timestamp_url, language, chunk_index, chapter). Its embedding text is the
 video title, the chapter and the chunk's words, in that order, so "the Vimjoyer video

@@ -1,4 +1,4 @@
-"""The file cache of analysis results (seed 000 section 9).
+"""The file cache of analysis results.
 
 One JSON file per (content, tool, instruction, model):
 `{content_id}_{tool}_{instruction_hash}_{model_hash}.json`, holding an envelope

@@ -3,7 +3,7 @@ how Gemini gets to see it.
 
 A YouTube URL goes to Gemini as a `file_data` part (Gemini fetches the video itself).
 A local file under 20 MB travels inline with the request; a larger one goes through the
-File API first (seed 000 section 11), uploaded once per content and reused while the
+File API first, uploaded once per content and reused while the
 upload lives (gemini_files.ensure_uploaded). The content id — YouTube video id or the
 file's SHA-256 prefix — keys the analysis cache, so renaming a file does not lose its
 cache.

@@ -1,4 +1,4 @@
-"""Multi-turn video sessions, kept in SQLite so they survive a server restart (seed 000 s8).
+"""Multi-turn video sessions, kept in SQLite so they survive a server restart.
 
 A session remembers which video it is about (a YouTube URL, or the File API URI of an
 uploaded local file), the clip and sampling it was opened with, the model it talks to,

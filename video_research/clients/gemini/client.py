@@ -8,7 +8,7 @@ policy and one error mapping:
   dropped connections are retried with exponential backoff and jitter, waiting at least
   what the server's RetryInfo `retryDelay` asks for, within GEMINI_RETRY_MAX_ATTEMPTS and
   GEMINI_RETRY_MAX_DELAY. 400/403/404 fail at once: retrying cannot fix them.
-- Failures leave this module as ToolFailure with a category (seed 000 section 12), a
+- Failures leave this module as ToolFailure with a category, a
   hint, `retryable` and `retry_after_seconds`, so handlers never see an SDK exception.
 - Thought parts are stripped: callers get only the user-visible text.
 

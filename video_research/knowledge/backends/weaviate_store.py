@@ -1,6 +1,6 @@
 """The Weaviate backend (WEAVIATE_URL set): weaviate-client v4, vectors supplied by us.
 
-Connection by URL pattern (seed 000 section 7):
+Connection by URL pattern:
 
 | WEAVIATE_URL                                      | connection                        |
 |---------------------------------------------------|-----------------------------------|
