@@ -1,5 +1,4 @@
-"""The Gemini, cache, session, retry, YouTube, Semantic Scholar and video-file settings
-."""
+"""The Gemini, cache, session, retry, YouTube, Semantic Scholar and video-file settings."""
 
 from __future__ import annotations
 
