@@ -28,6 +28,7 @@ from video_research.config import Settings, get_config
 from video_research.server import auth, tool_listing
 from video_research.server import client_logging as mcp_logging
 from video_research.support import lifecycle, printable
+from video_research.support.services import Services
 from video_research.tools import dispatch, toolsets
 from video_research.tools.context import CallContext
 
@@ -148,6 +149,7 @@ def _one_page(handler: Any) -> Any:
 def build_server(settings: Settings | None = None) -> Server:
     """The server for `settings` (the live config when omitted)."""
     settings = settings or get_config()
+    services = Services()  # follows the live settings: infra_configure changes them at run time
     dispatch.enabled_tools(settings)  # a bad VIDEO_RESEARCH_TOOLSETS fails here, not per call
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -175,6 +177,7 @@ def build_server(settings: Settings | None = None) -> Server:
             progress_fn=progress,
             session=ctx.session,
             request_id=ctx.request_id,
+            services=services,
         )
         if meta.get("progress_token", meta.get("progressToken")) is None:
             return tool_result(await dispatch.call(spec, params.arguments, call_ctx))
@@ -193,6 +196,7 @@ def build_server(settings: Settings | None = None) -> Server:
         try:
             yield {}
         finally:
+            await services.aclose()
             await lifecycle.shutdown()
 
     server = VideoResearchServer(

@@ -13,7 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from video_research.config import Role
+from video_research.config import Role, Settings
+from video_research.support.services import Services, default_services
 
 logger = logging.getLogger(__name__)
 
@@ -53,8 +54,15 @@ class CallContext:
     """The SDK's ServerSession, or None outside a server (CLI)."""
     request_id: Any = None
     """The JSON-RPC id of the tools/call being served (None outside a server)."""
+    services: Services = field(default_factory=default_services)
+    """The settings and shared resources, built once when the server started."""
     last_progress: float | None = field(default=None, init=False)
     """The last progress value sent: MCP progress must increase with each notification."""
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in force for this call (what handlers read instead of a global)."""
+        return self.services.settings
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
