@@ -6,7 +6,6 @@ from typing import Any
 
 from video_research.catalog import audit, registry
 from video_research.catalog.db import get_db, iso, parse_time
-from video_research.config import get_config
 from video_research.tools.context import CallContext
 
 
@@ -45,5 +44,5 @@ async def session_revoke(args: dict[str, Any], ctx: CallContext) -> dict[str, An
 async def session_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     return {
         "sessions": await registry.list_all(),
-        "registry": "nats" if get_config().nats_url else "sqlite",
+        "registry": "nats" if ctx.settings.nats_url else "sqlite",
     }

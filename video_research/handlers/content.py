@@ -1,113 +1,20 @@
-"""content_analyze and content_extract: documents, web pages and text through Gemini."""
+"""The content toolset: content_analyze, content_extract and content_batch_analyze.
+
+Documents, web pages and text through Gemini; the work is in `video_research.content`
+(analysis: one source; batch: many files). These handlers check the arguments, the Gemini
+key and the URL policy, confine paths to the caller's roots, and shape the batch result.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import json
-import logging
-from pathlib import Path
 from typing import Any
 
 from video_research.clients.gemini import client as gemini
-from video_research.clients.gemini import templates as prompts
-from video_research.knowledge import writethrough
+from video_research.content import analysis
+from video_research.content import batch as content_batch
 from video_research.support import contracts, paths, url_policy
-from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.support.errors import invalid_input
 from video_research.tools.context import CallContext
-
-logger = logging.getLogger(__name__)
-
-CONTENT_RESULT_SCHEMA = "common/content_result.json"
-MAX_FILE_BYTES = 20 * 1024 * 1024
-TEXT_SUFFIXES = {
-    ".txt",
-    ".md",
-    ".markdown",
-    ".rst",
-    ".html",
-    ".htm",
-    ".csv",
-    ".tsv",
-    ".json",
-    ".xml",
-    ".yaml",
-    ".yml",
-    ".log",
-    ".srt",
-    ".vtt",
-}
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _read_file(path: Path, file_path: str) -> tuple[Any, str, str]:
-    """(Gemini part, resolved path, content key) for a PDF or text file (already
-    confined); the key is the bytes' SHA-256, so a renamed file is the same content."""
-    if not path.exists():
-        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}")
-    size = paths.check_regular(path).st_size  # a FIFO or device is refused, never opened
-    if size > MAX_FILE_BYTES:
-        raise ToolFailure(
-            ErrorCategory.FILE_TOO_LARGE,
-            f"{path.name} is {size / 1e6:.1f} MB; content_analyze takes files up to 20 MB.",
-            hint="Split the document, or ingest it with document_ingest and search it instead.",
-        )
-    suffix = path.suffix.lower()
-    if suffix == ".pdf":
-        data = paths.read_regular(path, MAX_FILE_BYTES)
-        return (
-            gemini.bytes_part(data, "application/pdf"),
-            paths.printable(path),
-            "file:" + _digest(data),
-        )
-    if suffix in TEXT_SUFFIXES:
-        data = paths.read_regular(path, MAX_FILE_BYTES)
-        text = data.decode("utf-8", errors="replace")
-        return gemini.text_part(text), paths.printable(path), "file:" + _digest(data)
-    raise ToolFailure(
-        ErrorCategory.FILE_UNSUPPORTED,
-        f"Unsupported file type {suffix or '(none)'!r} for {path.name}.",
-        hint=f"content_analyze reads PDF and text files ({', '.join(sorted(TEXT_SUFFIXES))}).",
-    )
-
-
-def _retrieved(generation: gemini.Generation) -> list[dict[str, Any]]:
-    return list(generation.url_context.get("url_metadata", []) or [])
-
-
-async def _analyze_url(
-    url: str, instruction: str, schema: dict[str, Any], custom: bool, thinking: str
-) -> tuple[dict[str, Any], gemini.Generation]:
-    """UrlContext in one structured call; if the model rejects tools with a schema,
-    fetch unstructured first and reshape the text second (the two-step fallback)."""
-    template = "content_custom" if custom else "content_analysis"
-    prompt = f"URL: {url}\n\n" + prompts.render(template, instruction=instruction)
-    try:
-        return await gemini.generate_json(
-            prompt, schema=schema, tools=("url_context",), thinking_level=thinking
-        )
-    except ToolFailure as failure:
-        if failure.category not in (ErrorCategory.API_INVALID_ARGUMENT, ErrorCategory.UNKNOWN):
-            raise
-        logger.info(
-            "content_analyze: structured UrlContext call failed (%s); two-step fallback",
-            failure.message,
-        )
-    fetched = await gemini.generate(
-        prompts.render("content_url_fetch", url=url, instruction=instruction),
-        tools=("url_context",),
-        thinking_level=thinking,
-    )
-    data, reshaped = await gemini.generate_json(
-        prompts.render("content_reshape", url=url, analysis=fetched.text),
-        schema=schema,
-        thinking_level="low",
-    )
-    reshaped.url_context = fetched.url_context
-    return data, reshaped
 
 
 async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -120,60 +27,66 @@ async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     output_schema = args.get("output_schema")
     if output_schema is not None:
         contracts.check_caller_schema(output_schema, "output_schema")
-    gemini.require_api_key()
-    if given[0] == "url":
-        args = {**args, "url": await url_policy.check_url(args["url"])}
-    custom = output_schema is not None
-    schema = output_schema if custom else contracts.gemini_response_schema(CONTENT_RESULT_SCHEMA)
+    gemini.require_api_key(ctx.settings)
     instruction, thinking = args["instruction"], args["thinking_level"]
-    kind = given[0]
-    if kind == "url":
-        source = args["url"]
-        content_key = "url:" + source
-        data, generation = await _analyze_url(source, instruction, schema, custom, thinking)
-    else:
-        if kind == "file_path":
-            confined = await paths.confine(args["file_path"], ctx)
-            part, source, content_key = await asyncio.to_thread(
-                _read_file, confined, args["file_path"]
-            )
-        else:
-            part, source = gemini.text_part(args["text"]), "text"
-            content_key = "text:" + _digest(args["text"].encode("utf-8", "surrogatepass"))
-        template = "content_custom" if custom else "content_analysis"
-        data, generation = await gemini.generate_json(
-            [
-                gemini.user_content(
-                    part, gemini.text_part(prompts.render(template, instruction=instruction))
-                )
-            ],
-            schema=schema,
-            thinking_level=thinking,
+    if given[0] == "url":
+        url = await url_policy.check_url(args["url"], ctx.settings)
+        return await analysis.analyze_url(url, instruction, output_schema, thinking)
+    if given[0] == "file_path":
+        confined = await paths.confine(args["file_path"], ctx)
+        return await analysis.analyze_file(
+            confined, args["file_path"], instruction, output_schema, thinking
         )
-    if custom:
-        return data
-    result = {
-        **data,
-        "source": source,
-        "source_type": {"file_path": "file", "url": "url", "text": "text"}[kind],
-    }
-    if kind == "url":
-        result["retrieved_urls"] = _retrieved(generation)
-    await writethrough.store_content_analysis(
-        result, source, instruction, content_key=content_key, model=generation.model
-    )
-    return result
+    return await analysis.analyze_text(args["text"], instruction, output_schema, thinking)
 
 
 async def content_extract(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     schema = contracts.check_caller_schema(args["schema"], "schema")
-    gemini.require_api_key()
-    description = schema.get("description") or json.dumps(schema, indent=1)[:4000]
-    data, _ = await gemini.generate_json(
-        prompts.render(
-            "structured_extract", content=args["content"], schema_description=description
-        ),
-        schema=schema,
-        thinking_level="low",
+    gemini.require_api_key(ctx.settings)
+    return await analysis.extract(args["content"], schema)
+
+
+async def content_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    output_schema = args.get("output_schema")
+    if output_schema is not None:
+        contracts.check_caller_schema(output_schema, "output_schema")
+    if len([name for name in ("directory", "file_paths") if args.get(name)]) != 1:
+        raise invalid_input("Pass exactly one of directory or file_paths.")
+    files = await content_batch.find_files(
+        directory=args.get("directory"),
+        file_paths=args.get("file_paths"),
+        glob_pattern=args["glob_pattern"],
+        max_files=args["max_files"],
+        ctx=ctx,
     )
-    return data
+    if files.targets:
+        gemini.require_api_key(ctx.settings)
+    request = content_batch.FileAnalysis(
+        instruction=args["instruction"],
+        thinking_level=args["thinking_level"],
+        output_schema=output_schema,
+        delivery=args["delivery"],
+    )
+    if args["mode"] == "compare":
+        items, extra = await content_batch.compare(files, request, ctx)
+    elif args["delivery"] == "batch":
+        items, extra = await content_batch.analyze_each_in_job(files, request, ctx)
+    else:
+        items, extra = await content_batch.analyze_each(
+            files, request, ctx, concurrency=ctx.settings.batch_concurrency
+        )
+    succeeded = sum(1 for item in items if item["status"] == "ok")
+    result = {
+        "mode": args["mode"],
+        "delivery": args["delivery"],
+        "instruction": args["instruction"],
+        "total_files": len(items),
+        "succeeded": succeeded,
+        "failed": len(items) - succeeded,
+        "skipped": files.skipped,
+        "items": items,
+        **extra,
+    }
+    if files.directory is not None:
+        result["directory"] = files.directory
+    return result

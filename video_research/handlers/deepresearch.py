@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from video_research.clients.gemini import client as gemini
-from video_research.config import get_config
+from video_research.config import Settings
 from video_research.deepresearch import agent
 from video_research.deepresearch.tasks import Task, get_store
 from video_research.knowledge import writethrough
@@ -59,8 +59,8 @@ def _view(task: Task) -> dict[str, Any]:
     return out
 
 
-async def _task(task_id: str) -> Task:
-    task = await get_store().get(task_id)
+async def _task(task_id: str, settings: Settings) -> Task:
+    task = await get_store(settings).get(task_id)
     if task is None:
         raise ToolFailure(
             ErrorCategory.NOT_FOUND,
@@ -70,7 +70,7 @@ async def _task(task_id: str) -> Task:
     return task
 
 
-async def _refresh(task: Task) -> Task:
+async def _refresh(task: Task, settings: Settings) -> Task:
     """Ask the API for the interaction and record what changed; a task that has just
     completed gets its report and sources, and is written to the knowledge base."""
     interaction = await agent.fetch(task.task_id)
@@ -80,25 +80,25 @@ async def _refresh(task: Task) -> Task:
         task.usage = agent.usage(interaction)
     elif task.done:
         task.error = agent.failure_reason(interaction) or f"The research ended as {task.status}."
-    await get_store().save(task)
+    await get_store(settings).save(task)
     if task.status == "completed":
         await writethrough.store_deep_research(_view(task))
     return task
 
 
 async def research_web(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    gemini.require_api_key()
+    gemini.require_api_key(ctx.settings)
     topic = args["topic"].strip()
     prompt = topic
     if args.get("output_format"):
         prompt += f"\n\nFormat the report as follows:\n{args['output_format'].strip()}"
     interaction = await agent.start(prompt)
-    task = await get_store().add(
+    task = await get_store(ctx.settings).add(
         Task(
             task_id=str(interaction.id),
             topic=topic,
             prompt=prompt,
-            agent=get_config().deep_research_agent,
+            agent=ctx.settings.deep_research_agent,
             status=agent.status(interaction),
             started_by=ctx.caller.username,
         )
@@ -107,15 +107,15 @@ async def research_web(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
 
 
 async def research_web_status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    task = await _task(args["task_id"])
+    task = await _task(args["task_id"], ctx.settings)
     if task.done:
         return _view(task)
-    gemini.require_api_key()
+    gemini.require_api_key(ctx.settings)
     wait = args["wait_seconds"]
-    interval = get_config().deep_research_poll_seconds
+    interval = ctx.settings.deep_research_poll_seconds
     started = time.monotonic()
     while True:
-        task = await _refresh(task)
+        task = await _refresh(task, ctx.settings)
         waited = time.monotonic() - started
         if task.done or waited >= wait:
             break
@@ -129,14 +129,14 @@ async def research_web_status(args: dict[str, Any], ctx: CallContext) -> dict[st
 
 
 async def research_web_followup(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    task = await _task(args["task_id"])
+    task = await _task(args["task_id"], ctx.settings)
     if task.status != "completed":
         raise ToolFailure(
             ErrorCategory.CONFLICT,
             f"Task {task.task_id} is {task.status}: follow-ups need a completed report.",
             hint="Poll research_web_status until status is completed, then ask again.",
         )
-    gemini.require_api_key()
+    gemini.require_api_key(ctx.settings)
     question = args["question"].strip()
     reply = await agent.follow_up(task.last_interaction_id or task.task_id, question)
     answer, _ = agent.read_report(reply)
@@ -144,28 +144,28 @@ async def research_web_followup(args: dict[str, Any], ctx: CallContext) -> dict[
         {"interaction_id": str(reply.id), "question": question, "answer": answer, "at": time.time()}
     )
     task.last_interaction_id = str(reply.id)
-    await get_store().save(task)
+    await get_store(ctx.settings).save(task)
     return {
         "task_id": task.task_id,
         "question": question,
         "answer": answer,
-        "model": get_config().default_model,
+        "model": ctx.settings.default_model,
         "followup_count": len(task.followups),
     }
 
 
 async def research_web_cancel(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    task = await _task(args["task_id"])
+    task = await _task(args["task_id"], ctx.settings)
     if not task.done:
-        gemini.require_api_key()
+        gemini.require_api_key(ctx.settings)
         try:
             cancelled = await agent.cancel(task.task_id)
             task.status = agent.status(cancelled)
-            await get_store().save(task)
+            await get_store(ctx.settings).save(task)
         except ToolFailure as failure:
             if failure.category is not ErrorCategory.API_INVALID_ARGUMENT:
                 raise
-            task = await _refresh(task)  # it finished just before the cancel arrived
+            task = await _refresh(task, ctx.settings)  # it finished just before the cancel arrived
     return {
         "task_id": task.task_id,
         "status": task.status,

@@ -86,7 +86,7 @@ async def document_search(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     query = args["query"].strip()
     if not query:
         raise invalid_input("query is empty.", hint="Say what you are looking for in a few words.")
-    store = await get_store()
+    store = await get_store(ctx.settings)
     hits = await library.search(
         store,
         query,
@@ -139,7 +139,7 @@ def _document(head: StoredObject, exists: bool) -> dict[str, Any]:
 
 
 async def document_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    store = await get_store()
+    store = await get_store(ctx.settings)
     # The store serves the first MAX_RESULTS of a listing (the schema caps offset below it);
     # the last page is shortened to fit, and next_offset stops there.
     offset = args["offset"]
@@ -168,7 +168,7 @@ async def document_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         selectors.append(Filter.in_("source_path", list(paths)))
     if args.get("path_prefix"):
         selectors.append(library.where(path_prefix=args["path_prefix"]))  # type: ignore[arg-type]
-    store = await get_store()
+    store = await get_store(ctx.settings)
     condition = Filter.any_of(*selectors)
     # Round by round: the first page of what still matches, then delete it. Paging by
     # offset would run into the store's MAX_RESULTS window on a large prefix.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.config import PRESETS, ConfigError, Settings, get_config, update_config
+from video_research.config import PRESETS, ConfigError, Settings, update_config
 from video_research.support.errors import invalid_input
 from video_research.tools.context import CallContext
 from video_research.video.cache import get_cache
@@ -16,7 +16,7 @@ async def infra_cache(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     action = args["action"]
     content_id = args.get("content_id")
     if action.startswith("context_"):
-        return await _contexts(action, content_id)
+        return await _contexts(action, content_id, ctx.settings)
     if action == "stats":
         return {"action": action, "stats": cache.stats()}
     if action == "list":
@@ -26,7 +26,7 @@ async def infra_cache(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     return {"action": action, "removed": removed, "content_id": content_id}
 
 
-async def _contexts(action: str, content_id: str | None) -> dict[str, Any]:
+async def _contexts(action: str, content_id: str | None, settings: Settings) -> dict[str, Any]:
     """The Gemini context caches this server created: list them, or delete them."""
     from video_research.clients.gemini import caching as gemini_caching
     from video_research.clients.gemini import client as gemini
@@ -34,10 +34,10 @@ async def _contexts(action: str, content_id: str | None) -> dict[str, Any]:
     if action == "context_list":
         return {
             "action": action,
-            "contexts": await gemini_caching.list_caches(content_id=content_id),
+            "contexts": await gemini_caching.list_caches(settings, content_id=content_id),
         }
-    gemini.require_api_key()
-    removed = await gemini_caching.clear_caches(content_id=content_id)
+    gemini.require_api_key(settings)
+    removed = await gemini_caching.clear_caches(settings, content_id=content_id)
     return {"action": action, "removed": removed, "content_id": content_id}
 
 
@@ -85,7 +85,7 @@ async def infra_configure(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         overrides["default_thinking_level"] = args["thinking_level"]
     if args.get("temperature") is not None:
         overrides["default_temperature"] = args["temperature"]
-    before = get_config()
+    before = ctx.settings
     if not overrides:
         return _report(before, [])
     try:

@@ -1,22 +1,42 @@
-"""knowledge_search, knowledge_related, knowledge_stats, knowledge_ingest, knowledge_reembed.
+"""The knowledge toolset: search, relate, count, add to and re-embed the knowledge base;
+answer a question from it with citations; fetch stored objects and describe what is stored.
 
-They read and write the seven built-in knowledge collections through the one store
+knowledge_search, knowledge_related, knowledge_stats, knowledge_ingest and knowledge_reembed
+read and write the seven built-in knowledge collections through the one store
 (`knowledge.store.get_store`): the embedded SQLite file by default, Weaviate when
 WEAVIATE_URL is set. Results look the same on both backends.
+
+knowledge_ask retrieves with the store's hybrid search over the knowledge collections and
+the transcript and document ones (`knowledge.passages`); the answer is Gemini's, structured
+by schemas/common/knowledge_answer.json and grounded in the numbered passages only. The
+answer's [n] markers are renumbered 1..k in order of use and `sources` lists exactly those
+k objects, so "a talk at 12:34", "report.pdf, p. 3" and a paper can be cited side by side.
+Without GEMINI_API_KEY the tool still answers with the ranked passages, and says that no
+answer was generated.
+
+knowledge_fetch and knowledge_schema cover every collection of the store (knowledge,
+transcripts, documents, Papers). Large blobs kept for the server's own use (the raw Gemini
+result, a transcript's every cue) are left out of fetched objects unless `full`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from video_research.knowledge import filters
+from video_research.clients.gemini import client as gemini
+from video_research.clients.gemini import templates as prompts
+from video_research.knowledge import filters, passages
 from video_research.knowledge.collections import (
     KNOWLEDGE_COLLECTIONS,
+    DataType,
     any_collection,
     get_collection,
     knowledge_collection,
+    registered_collections,
 )
-from video_research.knowledge.store import SearchHit, get_store
+from video_research.knowledge.passages import ANSWER_COLLECTIONS
+from video_research.knowledge.store import SearchHit, get_store, normalise_uuid
+from video_research.support import contracts
 from video_research.support.errors import ToolFailure, invalid_input
 from video_research.tools.context import CallContext
 
@@ -81,7 +101,7 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
             skipped.append(name)
     if where is not None and not searched:
         raise _no_collection_applies(where, skipped)
-    store = await get_store()
+    store = await get_store(ctx.settings)
     # One query embedding serves every collection.
     vector = (await store.embedder.embed([query], "query"))[0] if args["alpha"] > 0 else None
     hits: list[SearchHit] = []
@@ -109,7 +129,7 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
 
 async def knowledge_related(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     collection = knowledge_collection(args["collection"]).name
-    store = await get_store()
+    store = await get_store(ctx.settings)
     hits = await store.near_object(collection, args["object_id"], limit=args["limit"])
     hits.sort(key=lambda hit: hit.distance if hit.distance is not None else 2.0)
     results = [_hit(hit) for hit in hits]
@@ -127,7 +147,7 @@ async def knowledge_stats(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         if args.get("collection")
         else list(KNOWLEDGE_COLLECTIONS)
     )
-    store = await get_store()
+    store = await get_store(ctx.settings)
     infos = [await store.info(name) for name in names]
     return {
         "backend": store.backend,
@@ -154,7 +174,7 @@ async def knowledge_stats(args: dict[str, Any], ctx: CallContext) -> dict[str, A
 async def knowledge_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     collection = knowledge_collection(args["collection"]).name
     properties = {"source_tool": "knowledge_ingest", **args["properties"]}
-    store = await get_store()
+    store = await get_store(ctx.settings)
     object_id = args.get("object_id")
     if object_id is None:
         uuid = await store.insert(collection, properties)
@@ -174,7 +194,7 @@ async def knowledge_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, 
 async def knowledge_reembed(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     # Any collection: the transcript and document ones need re-embedding after a model change too.
     collection = any_collection(args["collection"]).name
-    store = await get_store()
+    store = await get_store(ctx.settings)
 
     async def progress(done: int, total: int) -> None:
         await ctx.report_progress(done, total, f"re-embedded {done} of {total} objects")
@@ -187,4 +207,154 @@ async def knowledge_reembed(args: dict[str, Any], ctx: CallContext) -> dict[str,
         "reembedded": count,
         "embedding_model": info.embedding_model,
         "dimensions": info.dimensions,
+    }
+
+
+ANSWER_SCHEMA = "common/knowledge_answer.json"
+
+
+async def knowledge_ask(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    question = args["question"].strip()
+    if not question:
+        raise invalid_input("question is empty.", hint="Ask a question in a sentence.")
+    await ctx.report_progress(0, 2, "searching the knowledge base")
+    found = await passages.retrieve(
+        question, collections=args.get("collections"), limit=args["limit"], alpha=args["alpha"]
+    )
+    result: dict[str, Any] = {
+        "question": question,
+        "collections_searched": found.searched,
+        "passages_considered": len(found.passages),
+        "notes": list(found.notes),
+    }
+    ranked = [{"n": n, **p.to_source()} for n, p in enumerate(found.passages, start=1)]
+    if not found.passages:
+        await ctx.report_progress(2, 2, "nothing found")
+        return {
+            **result,
+            "answer": None,
+            "answered_by": "none",
+            "sources": [],
+            "notes": [
+                *result["notes"],
+                "Nothing in the searched collections matches the question.",
+            ],
+        }
+    if not ctx.settings.gemini_api_key.get_secret_value():
+        await ctx.report_progress(2, 2, "ranked passages (no Gemini key)")
+        return {
+            **result,
+            "answer": None,
+            "answered_by": "retrieval",
+            "sources": [
+                {**s, "passage": p.text} for s, p in zip(ranked, found.passages, strict=True)
+            ],
+            "notes": [
+                *result["notes"],
+                "GEMINI_API_KEY is not set, so no answer was generated: these are the "
+                "passages ranked for the question, best first.",
+            ],
+        }
+    await ctx.report_progress(1, 2, f"answering from {len(found.passages)} passages")
+    data, generation = await gemini.generate_json(
+        prompts.render(
+            "knowledge_ask", question=question, passages=passages.numbered(found.passages)
+        ),
+        schema=contracts.gemini_definition(ANSWER_SCHEMA, "answer"),
+        thinking_level="low",
+    )
+    text, sources = passages.renumber(data["answer"], data.get("cited") or [], found.passages)
+    await ctx.report_progress(2, 2, "done")
+    notes = result["notes"]
+    if not data.get("answerable", True):
+        notes = [*notes, "The passages found do not fully answer the question."]
+    return {
+        **result,
+        "answer": text.strip(),
+        "answered_by": "gemini",
+        "model": generation.model,
+        "sources": sources,
+        "notes": notes,
+    }
+
+
+BULKY_PROPERTIES = frozenset({"raw_result", "segments_json"})
+"""Left out of knowledge_fetch unless full: they can be megabytes."""
+
+OPERATORS: dict[str, list[str]] = {
+    "text": ["eq", "ne", "in", "prefix"],
+    "text[]": ["contains_any", "contains_all"],
+    "int": ["eq", "ne", "in", "gt", "gte", "lt", "lte"],
+    "number": ["eq", "ne", "in", "gt", "gte", "lt", "lte"],
+    "date": ["eq", "ne", "in", "gt", "gte", "lt", "lte"],
+    "boolean": ["eq", "ne"],
+}
+
+
+async def knowledge_fetch(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    wanted = list(dict.fromkeys(normalise_uuid(i) for i in args["object_ids"]))
+    names = (
+        [any_collection(args["collection"]).name]
+        if args.get("collection")
+        else [c.name for c in registered_collections()]
+    )
+    store = await get_store(ctx.settings)
+    found: dict[str, dict[str, Any]] = {}
+    for name in names:
+        for object_id in wanted:
+            if object_id in found:
+                continue
+            stored = await store.get(name, object_id)
+            if stored is None:
+                continue
+            properties = stored.properties
+            omitted = []
+            if not args["full"]:
+                omitted = sorted(k for k in properties if k in BULKY_PROPERTIES)
+                properties = {k: v for k, v in properties.items() if k not in BULKY_PROPERTIES}
+            found[object_id] = {
+                "collection": name,
+                "object_id": object_id,
+                "properties": properties,
+                **({"omitted": omitted} if omitted else {}),
+            }
+    return {
+        "objects": [found[i] for i in wanted if i in found],
+        "not_found": [i for i in wanted if i not in found],
+    }
+
+
+def _kind(name: str) -> str:
+    if name in KNOWLEDGE_COLLECTIONS:
+        return "knowledge"
+    return "transcripts" if name.startswith("Transcript") else "documents"
+
+
+async def knowledge_schema(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    definitions = (
+        [any_collection(args["collection"])] if args.get("collection") else registered_collections()
+    )
+    return {
+        "collections": [
+            {
+                "name": d.name,
+                "description": d.description,
+                "group": _kind(d.name),
+                "searched_by_knowledge_search": d.name in KNOWLEDGE_COLLECTIONS,
+                "searched_by_knowledge_ask": d.name in ANSWER_COLLECTIONS,
+                "properties": [
+                    {
+                        "name": p.name,
+                        "type": p.data_type.value,
+                        "filterable": p.filterable,
+                        "searchable": p.in_bm25,
+                        "vectorized": p.vectorize,
+                        "description": p.description,
+                    }
+                    for p in d.properties
+                ],
+            }
+            for d in definitions
+        ],
+        "filter_operators": {t.value: OPERATORS[t.value] for t in DataType},
     }

@@ -1,10 +1,10 @@
-"""Playlist and marathon tools."""
+"""Playlist tools: list, get, create, update, delete saved playlists of catalog videos."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from video_research.catalog import marathons, playlists
+from video_research.catalog import playlists
 from video_research.catalog.db import get_db
 from video_research.server import resources
 from video_research.tools.context import CallContext
@@ -49,37 +49,5 @@ async def playlist_update(args: dict[str, Any], ctx: CallContext) -> dict[str, A
 async def playlist_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     result = await get_db().write(playlists.delete, args["playlist_id"])
     await resources.publish_playlists_changed([args["playlist_id"]])
-    await resources.publish_updated(resources.CATALOG_STATS)
-    return result
-
-
-async def marathon_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    found = await get_db().read(
-        lambda conn: marathons.list_all(conn, include_past=args["include_past"])
-    )
-    return {"marathons": found}
-
-
-async def marathon_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    return await get_db().read(marathons.get, args["marathon_id"])
-
-
-async def marathon_create(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    result = await get_db().write(
-        lambda conn: marathons.create(
-            conn,
-            name=args["name"],
-            starts_at=args["starts_at"],
-            playlist_ids=args["playlist_ids"],
-            description=args.get("description") or "",
-            created_by=ctx.caller.username,
-        )
-    )
-    await resources.publish_updated(resources.CATALOG_STATS)
-    return result
-
-
-async def marathon_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    result = await get_db().write(marathons.delete, args["marathon_id"])
     await resources.publish_updated(resources.CATALOG_STATS)
     return result

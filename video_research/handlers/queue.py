@@ -18,7 +18,7 @@ def _actor(ctx: CallContext) -> dict[str, str]:
 
 async def _apply(ctx: CallContext, fn: Any, cmd: q.Command) -> dict[str, Any]:
     """Run one change on the backend, tell subscribers, and answer with the common fields."""
-    state, revision, published = await q.backend().change(fn, cmd)
+    state, revision, published = await q.backend(ctx.settings).change(fn, cmd)
     await resources.publish_updated(resources.QUEUE_CURRENT)
     result: dict[str, Any] = {
         "status": "ok",
@@ -32,8 +32,8 @@ async def _apply(ctx: CallContext, fn: Any, cmd: q.Command) -> dict[str, Any]:
 
 
 async def queue_status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    state, revision = await q.backend().read()
-    return {**q.status(state, revision), "backend": q.backend().name}
+    state, revision = await q.backend(ctx.settings).read()
+    return {**q.status(state, revision), "backend": q.backend(ctx.settings).name}
 
 
 async def queue_add_video(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

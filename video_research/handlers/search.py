@@ -6,7 +6,6 @@ from typing import Any
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
-from video_research.config import get_config
 from video_research.knowledge import writethrough
 from video_research.tools.context import CallContext
 
@@ -28,7 +27,7 @@ def grounding_sources(grounding: dict[str, Any], limit: int) -> list[dict[str, s
 
 
 async def web_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    settings = get_config()
+    settings = ctx.settings
     gemini.require_api_key(settings)
     query = args["query"]
     generation = await gemini.generate(

@@ -1,10 +1,11 @@
 """Transcript tools: index a channel or a directory of transcript files, search what was
 said with timestamp links, page through channels, videos and transcripts.
 
-index_channel_transcripts, semantic_search_transcripts, get_all_channel_transcripts,
-get_indexed_videos, delete_indexed_video, transcript_get (index_transcript_files, the
-local files, is in transcript_files.py). The work is in `video_research.transcripts` (sources, parsers, chunker, indexer); these
-functions read arguments, report progress and shape results.
+index_channel_transcripts, index_transcript_files, semantic_search_transcripts,
+get_all_channel_transcripts, get_indexed_videos, delete_indexed_video, transcript_get. The
+work is in `video_research.transcripts` (sources, parsers, chunker, indexer, search, and
+files for local transcript files); these functions read arguments, report progress and
+shape results.
 
 Paged tools hand out an opaque `next_cursor`; a cursor is bound to the query that made
 it, so passing it to another query is refused instead of silently skipping results.
@@ -12,6 +13,7 @@ it, so passing it to another query is refused instead of silently skipping resul
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -19,17 +21,16 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from video_research.config import get_config
+from video_research.config import Settings
 from video_research.knowledge.filters import Filter, FilterNode
+from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
 from video_research.tools.context import CallContext
+from video_research.transcripts import files as transcript_files
 from video_research.transcripts import indexer
 from video_research.transcripts import search as transcript_search
-from video_research.transcripts.sources import (
-    fetch_youtube,
-    is_youtube_id,
-)
+from video_research.transcripts.sources import fetch_youtube, is_youtube_id, printable
 
 logger = logging.getLogger(__name__)
 
@@ -93,11 +94,11 @@ def _empty_batch() -> dict[str, Any]:
     return batch_summary({"indexed": [], "skipped": [], "failed": [], "chunk_count": 0}, [])
 
 
-def _languages(args: dict[str, Any]) -> list[str] | None:
+def _languages(args: dict[str, Any], settings: Settings) -> list[str] | None:
     language = args.get("language")
     if not language:
         return None
-    return list(dict.fromkeys([language, *get_config().transcript_languages]))
+    return list(dict.fromkeys([language, *settings.transcript_languages]))
 
 
 def _progress(ctx: CallContext) -> indexer.Progress:
@@ -113,7 +114,7 @@ async def _index_youtube(
     infos, note = await indexer.video_infos(video_ids)
     result = await indexer.index_youtube_videos(
         [infos[v] for v in video_ids],
-        languages=_languages(args),
+        languages=_languages(args, ctx.settings),
         force=force,
         progress=_progress(ctx),
     )
@@ -129,7 +130,7 @@ async def _channel_batch(args: dict[str, Any], ctx: CallContext) -> tuple[int, d
     infos = [indexer.VideoInfo.from_metadata(video) for video in videos]
     result = await indexer.index_youtube_videos(
         infos,
-        languages=_languages(args),
+        languages=_languages(args, ctx.settings),
         force=args["force_reindex"],
         progress=_progress(ctx),
     )
@@ -142,6 +143,41 @@ async def _channel_batch(args: dict[str, Any], ctx: CallContext) -> tuple[int, d
 async def index_channel_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     found, batch = await _channel_batch(args, ctx)
     return {"channel_id": args["channel_id"], "videos_found": found, "batch": batch}
+
+
+async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    roots, client_roots = await paths.readable_roots(ctx)
+    root = paths.confine_to(args["path"], roots, client_roots)
+    files = await asyncio.to_thread(
+        transcript_files.find, root, args["path"], args["glob_pattern"], args["max_files"]
+    )
+    options = transcript_files.FileOptions(
+        videos=args.get("videos") or {},
+        channel_id=args.get("channel_id"),
+        channel_title=args.get("channel_title"),
+        language=args.get("language"),
+        fetch_metadata=args["fetch_metadata"],
+        force_reindex=args["force_reindex"],
+        budget_seconds=ctx.settings.transcript_file_budget_seconds,
+    )
+    run = await transcript_files.index(
+        root,
+        files,
+        options,
+        confine=lambda file: paths.confine_to(file, roots, client_roots),
+        progress=ctx.report_progress,
+    )
+    result = {
+        "indexed": run.indexed,
+        "skipped": run.skipped,
+        "failed": run.failed,
+        "chunk_count": sum(item["chunk_count"] for item in run.indexed),
+    }
+    return {
+        "path": printable(root),
+        "files_found": len(files),
+        "batch": batch_summary(result, list(dict.fromkeys(run.notes))),
+    }
 
 
 async def get_all_channel_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -222,7 +258,8 @@ async def transcript_get(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     record = await indexer.get_video(video_id)
     if record is None and args["auto_index"] and is_youtube_id(video_id):
         infos, _ = await indexer.video_infos([video_id])
-        transcript = await fetch_youtube(video_id, _languages(args))  # says why when it cannot
+        # fetch_youtube says why when there is no transcript
+        transcript = await fetch_youtube(video_id, _languages(args, ctx.settings), ctx.settings)
         await indexer.index_transcript(transcript, infos[video_id])
         record = await indexer.get_video(video_id)
     if record is None:
@@ -350,6 +387,3 @@ async def _auto_index(
     for key in ("indexed", "skipped", "failed"):
         batch[f"{key}_count"] = len(batch[key])
     return batch
-
-
-# ----------------------------------------------------------------------------- files

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from video_research.clients.gemini import client as gemini
-from video_research.config import get_config
 from video_research.knowledge import writethrough
 from video_research.support import contracts, paths
 from video_research.support.errors import ErrorCategory, ToolFailure, make_tool_error
@@ -67,7 +66,7 @@ def _item(path: Path, result: dict[str, Any] | None, error: BaseException | None
 
 
 async def video_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    settings = get_config()
+    settings = ctx.settings
     request = _request(args)
     directory = await paths.confine(args["directory"], ctx)
     if not directory.is_dir():

@@ -8,7 +8,7 @@ cites and a label a reader recognises:
   "report.pdf, p. 3, Results". Confined to the roots the caller may read
   (paths.readable_roots: blessed and up), DOCUMENTS_MAX_FILE_MB each.
 - URLs: fetched by Gemini's URL context through the same function content_analyze uses
-  (handlers.content._analyze_url), which quotes the page's relevant passages verbatim;
+  (content.analysis.ask_about_url), which quotes the page's relevant passages verbatim;
   labelled with the page title and URL.
 - the knowledge base (unless turned off): the best transcript moments, ingested document
   passages and papers for the question (knowledge.passages), labelled as knowledge_ask

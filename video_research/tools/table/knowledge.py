@@ -72,7 +72,7 @@ SPECS: tuple[ToolSpec, ...] = (
     # ---------------------------------------------------------------- knowledge
     ToolSpec(
         name="knowledge_ask",
-        handler="knowledge_ask:knowledge_ask",
+        handler="knowledge:knowledge_ask",
         toolset="knowledge",
         title="Ask the knowledge base",
         description=(
@@ -85,14 +85,14 @@ SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         name="knowledge_fetch",
-        handler="knowledge_browse:knowledge_fetch",
+        handler="knowledge:knowledge_fetch",
         toolset="knowledge",
         title="Fetch stored objects",
         description="Stored objects by ID (from any search or answer), in any collection.",
     ),
     ToolSpec(
         name="knowledge_schema",
-        handler="knowledge_browse:knowledge_schema",
+        handler="knowledge:knowledge_schema",
         toolset="knowledge",
         title="Knowledge collections and properties",
         description=(

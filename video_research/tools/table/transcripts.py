@@ -28,7 +28,7 @@ SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         name="index_transcript_files",
-        handler="transcript_files:index_transcript_files",
+        handler="transcripts:index_transcript_files",
         toolset="transcripts",
         title="Index transcript files",
         description=(

@@ -1,11 +1,10 @@
-"""Gemini's Deep Research agent, run in the background."""
+"""The deepresearch toolset: Gemini's Deep Research agent, run in the background."""
 
 from __future__ import annotations
 
 from video_research.tools.table.spec import ToolSpec
 
 SPECS: tuple[ToolSpec, ...] = (
-    # ---------------------------------------------------------------- Deep Research
     ToolSpec(
         name="research_web",
         handler="deepresearch:research_web",
@@ -61,17 +60,5 @@ SPECS: tuple[ToolSpec, ...] = (
         destructive=True,
         open_world=True,
         audited=True,
-    ),
-    ToolSpec(
-        name="research_document",
-        handler="research_document:research_document",
-        toolset="research",
-        title="Research grounded in documents",
-        description=(
-            "Research a question from given files and URLs in research_deep's phases and evidence "
-            "tiers, every claim citing its source (file + page, or URL)."
-        ),
-        idempotent=False,
-        open_world=True,
     ),
 )

@@ -1,4 +1,4 @@
-"""content_batch_analyze: many local files, one instruction, per file or compared.
+"""Many local files, one instruction, analysed per file or compared (content_batch_analyze).
 
 Files come from a directory and glob or from a list; every one is confined to the roots
 this caller may read (paths.readable_roots: blessed and up) and read the way
@@ -20,22 +20,29 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from video_research.clients.gemini import batch as gemini_batch
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import files as gemini_files
 from video_research.clients.gemini import templates as prompts
-from video_research.config import get_config
-from video_research.handlers.content import CONTENT_RESULT_SCHEMA, MAX_FILE_BYTES, TEXT_SUFFIXES
-from video_research.handlers.content import _read_file as read_file
+from video_research.content.analysis import (
+    MAX_FILE_BYTES,
+    TEXT_SUFFIXES,
+    file_request,
+    read_file,
+    result_schema,
+)
 from video_research.knowledge import writethrough
 from video_research.support import contracts, paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
-from video_research.tools.context import CallContext
 
 logger = logging.getLogger(__name__)
+
+Mode = Literal["individual", "compare"]
+Delivery = Literal["direct", "batch"]
 
 COMPARISON = "common/content_batch.json"
 SUPPORTED = frozenset({".pdf", *TEXT_SUFFIXES})
@@ -48,14 +55,36 @@ INLINE_JOB_BYTES = 16 * 1024 * 1024
 20 MB of inline requests per job, and the prompts and JSON need the rest."""
 
 
-def file_request(part: Any, instruction: str, custom: bool) -> list[Any]:
-    """The Gemini contents for analysing one file (its part, then the instruction)."""
-    template = "content_custom" if custom else "content_analysis"
-    return [
-        gemini.user_content(
-            part, gemini.text_part(prompts.render(template, instruction=instruction))
-        )
-    ]
+class Target(NamedTuple):
+    """One file of a batch: as the caller named it, confined to the roots, or why not."""
+
+    given: str
+    path: Path | None
+    refused: ToolFailure | None
+
+
+@dataclass(frozen=True)
+class FileSet:
+    """The files a batch analyses, the matching files it leaves out, and the directory
+    they came from (None for a list of files)."""
+
+    targets: list[Target]
+    skipped: list[str]
+    directory: str | None
+
+
+@dataclass(frozen=True)
+class FileAnalysis:
+    """What to ask of every file, and how to send it."""
+
+    instruction: str
+    thinking_level: str
+    output_schema: dict[str, Any] | None
+    delivery: Delivery
+
+    @property
+    def custom(self) -> bool:
+        return self.output_schema is not None
 
 
 class _JobParts:
@@ -98,36 +127,35 @@ def _expand(directory: Path, pattern: str, max_files: int) -> tuple[list[Path], 
     return supported[:max_files], skipped + [str(p) for p in supported[max_files:]]
 
 
-async def _targets(
-    args: dict[str, Any], ctx: CallContext
-) -> tuple[list[tuple[str, Path | None, ToolFailure | None]], list[str], str | None]:
-    """([(as given, confined path or None, why not)], skipped, directory) for the request."""
-    given = [name for name in ("directory", "file_paths") if args.get(name)]
-    if len(given) != 1:
-        raise invalid_input("Pass exactly one of directory or file_paths.")
-    if args.get("directory"):
-        paths.check_glob(args["glob_pattern"])
+async def find_files(
+    *,
+    directory: str | None,
+    file_paths: list[str] | None,
+    glob_pattern: str,
+    max_files: int,
+    ctx: Any,
+) -> FileSet:
+    """The files of a directory and glob, or of a list (exactly one is given), each
+    confined to the roots `ctx`'s caller may read; a file outside them fails alone."""
+    if directory:
+        paths.check_glob(glob_pattern)
     roots, client_roots = await paths.readable_roots(ctx)
-    if args.get("directory"):
-        directory = paths.confine_to(args["directory"], roots, client_roots)
-        if not directory.is_dir():
-            raise ToolFailure(
-                ErrorCategory.FILE_NOT_FOUND, f"No such directory: {args['directory']}"
-            )
-        found, skipped = await asyncio.to_thread(
-            _expand, directory, args["glob_pattern"], args["max_files"]
-        )
-        candidates, named = [str(p) for p in found], str(directory)
+    if directory:
+        confined = paths.confine_to(directory, roots, client_roots)
+        if not confined.is_dir():
+            raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such directory: {directory}")
+        found, skipped = await asyncio.to_thread(_expand, confined, glob_pattern, max_files)
+        candidates, named = [str(p) for p in found], str(confined)
     else:
-        unique = list(dict.fromkeys(args["file_paths"]))
-        candidates, skipped, named = unique[: args["max_files"]], unique[args["max_files"] :], None
-    targets: list[tuple[str, Path | None, ToolFailure | None]] = []
+        unique = list(dict.fromkeys(file_paths or []))
+        candidates, skipped, named = unique[:max_files], unique[max_files:], None
+    targets: list[Target] = []
     for raw in candidates:
         try:
-            targets.append((raw, paths.confine_to(raw, roots, client_roots), None))
+            targets.append(Target(raw, paths.confine_to(raw, roots, client_roots), None))
         except ToolFailure as failure:  # e.g. a link inside a root that points outside it
-            targets.append((raw, None, failure))
-    return targets, skipped, named
+            targets.append(Target(raw, None, failure))
+    return FileSet(targets, skipped, named)
 
 
 def _failed(item: dict[str, Any], exc: BaseException) -> dict[str, Any]:
@@ -137,46 +165,15 @@ def _failed(item: dict[str, Any], exc: BaseException) -> dict[str, Any]:
     return item
 
 
-async def content_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    output_schema = args.get("output_schema")
-    if output_schema is not None:
-        contracts.check_caller_schema(output_schema, "output_schema")
-    targets, skipped, directory = await _targets(args, ctx)
-    if targets:
-        gemini.require_api_key()
-    batch = args["delivery"] == "batch"
-    if args["mode"] == "compare":
-        items, extra = await _compare(targets, args, output_schema, ctx, directory)
-    elif batch:
-        items, extra = await _individual_job(targets, args, output_schema, ctx, directory)
-    else:
-        items, extra = await _individual(targets, args, output_schema, ctx)
-    succeeded = sum(1 for item in items if item["status"] == "ok")
-    result = {
-        "mode": args["mode"],
-        "delivery": args["delivery"],
-        "instruction": args["instruction"],
-        "total_files": len(items),
-        "succeeded": succeeded,
-        "failed": len(items) - succeeded,
-        "skipped": skipped,
-        "items": items,
-        **extra,
-    }
-    if directory is not None:
-        result["directory"] = directory
-    return result
-
-
-async def _individual(
-    targets: list[tuple[str, Path | None, ToolFailure | None]],
-    args: dict[str, Any],
-    output_schema: dict[str, Any] | None,
-    ctx: CallContext,
+async def analyze_each(
+    files: FileSet, analysis: FileAnalysis, ctx: Any, *, concurrency: int
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    custom = output_schema is not None
-    schema = output_schema if custom else contracts.gemini_response_schema(CONTENT_RESULT_SCHEMA)
-    semaphore = asyncio.Semaphore(get_config().batch_concurrency)
+    """`individual` mode, direct: each file one content_analyze-shaped analysis,
+    `concurrency` at a time, written through; (items, extra result fields)."""
+    targets = files.targets
+    custom = analysis.custom
+    schema = result_schema(analysis.output_schema)
+    semaphore = asyncio.Semaphore(concurrency)
     done = 0
 
     async def one(raw: str, path: Path | None, refused: ToolFailure | None) -> dict[str, Any]:
@@ -189,16 +186,16 @@ async def _individual(
                 assert path is not None
                 part, source, content_key = await asyncio.to_thread(read_file, path, raw)
                 data, generation = await gemini.generate_json(
-                    file_request(part, args["instruction"], custom),
+                    file_request(part, analysis.instruction, custom),
                     schema=schema,
-                    thinking_level=args["thinking_level"],
+                    thinking_level=analysis.thinking_level,
                 )
                 if not custom:
                     data = {**data, "source": source, "source_type": "file"}
                     await writethrough.store_content_analysis(
                         data,
                         source,
-                        args["instruction"],
+                        analysis.instruction,
                         content_key=content_key,
                         model=generation.model,
                         source_tool="content_batch_analyze",
@@ -216,18 +213,17 @@ async def _individual(
     return list(await asyncio.gather(*(one(*t) for t in targets))), {}
 
 
-async def _individual_job(
-    targets: list[tuple[str, Path | None, ToolFailure | None]],
-    args: dict[str, Any],
-    output_schema: dict[str, Any] | None,
-    ctx: CallContext,
-    directory: str | None,
+async def analyze_each_in_job(
+    files: FileSet, analysis: FileAnalysis, ctx: Any
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """individual mode through one Batch API job: read every file (progress per file),
+    """`individual` mode through one Batch API job: read every file (progress per file),
     submit the readable ones, then collect and write through each answer."""
-    custom = output_schema is not None
-    schema = output_schema if custom else contracts.gemini_response_schema(CONTENT_RESULT_SCHEMA)
-    config = gemini.generation_config(response_schema=schema, thinking_level=args["thinking_level"])
+    targets = files.targets
+    custom = analysis.custom
+    schema = result_schema(analysis.output_schema)
+    config = gemini.generation_config(
+        response_schema=schema, thinking_level=analysis.thinking_level
+    )
     job_parts = _JobParts()
     items: list[dict[str, Any]] = []
     requests: list[gemini_batch.BatchRequest] = []
@@ -244,7 +240,7 @@ async def _individual_job(
             key = str(number)
             requests.append(
                 gemini_batch.BatchRequest(
-                    key, file_request(part, args["instruction"], custom), config
+                    key, file_request(part, analysis.instruction, custom), config
                 )
             )
             pending[key] = (item, source, content_key)
@@ -257,7 +253,7 @@ async def _individual_job(
         requests,
         progress=ctx.report_progress,
         progress_start=len(targets),
-        display_name=_display_name(directory, len(targets)),
+        display_name=_display_name(files.directory, len(targets)),
     )
     for outcome in run.results:
         item, source, content_key = pending[outcome.key]
@@ -270,7 +266,7 @@ async def _individual_job(
                 await writethrough.store_content_analysis(
                     data,
                     source,
-                    args["instruction"],
+                    analysis.instruction,
                     content_key=content_key,
                     model=outcome.generation.model,
                     source_tool="content_batch_analyze",
@@ -283,13 +279,17 @@ async def _individual_job(
 
 
 async def _compare_job(
-    contents: list[Any], schema: dict[str, Any], args: dict[str, Any], ctx: CallContext, **kw: Any
+    contents: list[Any],
+    schema: dict[str, Any],
+    analysis: FileAnalysis,
+    ctx: Any,
+    **kw: Any,
 ) -> tuple[dict[str, Any], gemini.Generation, dict[str, Any]]:
     """One comparison as a one-request Batch API job: (answer, generation, batch_job)."""
     request = gemini_batch.BatchRequest(
         "compare",
         contents,
-        gemini.generation_config(response_schema=schema, thinking_level=args["thinking_level"]),
+        gemini.generation_config(response_schema=schema, thinking_level=analysis.thinking_level),
     )
     run = await gemini_batch.run_batch([request], progress=ctx.report_progress, **kw)
     (outcome,) = run.results
@@ -300,14 +300,14 @@ async def _compare_job(
     return gemini.parse_structured(outcome.generation, schema), outcome.generation, job
 
 
-async def _compare(
-    targets: list[tuple[str, Path | None, ToolFailure | None]],
-    args: dict[str, Any],
-    output_schema: dict[str, Any] | None,
-    ctx: CallContext,
-    directory: str | None,
+async def compare(
+    files: FileSet, analysis: FileAnalysis, ctx: Any
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    batch = args["delivery"] == "batch"
+    """`compare` mode: the readable files to Gemini together, each introduced by its name,
+    for one comparison (directly, or as a one-request Batch API job); (items, extra
+    result fields: comparison, model, batch_job)."""
+    targets = files.targets
+    batch = analysis.delivery == "batch"
     total = None if batch else len(targets) + 1
     job_parts = _JobParts() if batch else None
     items: list[dict[str, Any]] = []
@@ -344,24 +344,27 @@ async def _compare(
             hint="details.items says why each file failed.",
             items=items,
         )
-    custom = output_schema is not None
-    schema = output_schema if custom else contracts.gemini_definition(COMPARISON, "comparison")
+    schema = (
+        analysis.output_schema
+        if analysis.custom
+        else contracts.gemini_definition(COMPARISON, "comparison")
+    )
     instruction = prompts.render(
-        "content_compare", count=len(readable), instruction=args["instruction"]
+        "content_compare", count=len(readable), instruction=analysis.instruction
     )
     contents = [gemini.user_content(*parts, gemini.text_part(instruction))]
     if batch:
         comparison, generation, job = await _compare_job(
             contents,
             schema,
-            args,
+            analysis,
             ctx,
             progress_start=len(targets),
-            display_name=_display_name(directory, len(targets)),
+            display_name=_display_name(files.directory, len(targets)),
         )
         return items, {"comparison": comparison, "model": generation.model, "batch_job": job}
     comparison, generation = await gemini.generate_json(
-        contents, schema=schema, thinking_level=args["thinking_level"]
+        contents, schema=schema, thinking_level=analysis.thinking_level
     )
     await ctx.report_progress(len(targets) + 1, total, "compared")
     return items, {"comparison": comparison, "model": generation.model}

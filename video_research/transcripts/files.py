@@ -1,5 +1,6 @@
-"""index_transcript_files: a transcript file or a directory of them, each file parsed,
-checked and indexed on its own (one bad file fails alone, with a reason and a hint).
+"""Transcript files indexed (index_transcript_files): a file or a directory of them, each
+file parsed, checked and indexed on its own (one bad file fails alone, with a reason and a
+hint).
 
 The formats are `video_research.transcripts.parsers`'; yt-dlp's `.info.json` beside a
 transcript adds its metadata; YouTube IDs get their titles and chapters from the Data API
@@ -20,12 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from video_research.config import get_config
-from video_research.handlers.transcripts import batch_summary
 from video_research.knowledge.collections import canonical_date
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
-from video_research.tools.context import CallContext
 from video_research.transcripts import indexer
 from video_research.transcripts.chunker import Chapter, parse_chapters
 from video_research.transcripts.parsers import (
@@ -50,36 +48,6 @@ METADATA_BATCH = 50
 quota unit) and indexed; only this many parsed transcripts are held at a time."""
 
 
-async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    roots, client_roots = await paths.readable_roots(ctx)
-    root = paths.confine_to(args["path"], roots, client_roots)
-    if not root.exists():
-        raise ToolFailure(
-            ErrorCategory.FILE_NOT_FOUND,
-            f"{args['path']} does not exist.",
-            hint=f"Pass a transcript file or a directory of them ({_SUFFIX_LIST}).",
-        )
-    files = await asyncio.to_thread(
-        _transcript_files, root, args["glob_pattern"], args["max_files"]
-    )
-    run = _FileRun(root, args, ctx, lambda file: paths.confine_to(file, roots, client_roots))
-    await ctx.report_progress(0, len(files), f"{len(files)} transcript file(s) to index")
-    for start in range(0, len(files), METADATA_BATCH):
-        await run.index(files[start : start + METADATA_BATCH], len(files))
-    result = {
-        "indexed": run.indexed,
-        "skipped": run.skipped,
-        "failed": run.failed,
-        "chunk_count": sum(item["chunk_count"] for item in run.indexed),
-    }
-    notes = list(dict.fromkeys(run.notes))
-    return {
-        "path": printable(root),
-        "files_found": len(files),
-        "batch": batch_summary(result, notes),
-    }
-
-
 _SUFFIX_LIST = ", ".join(SUPPORTED_SUFFIXES)
 _FORMAT_HINT = (
     "Check the file is a transcript: WebVTT, SRT, YouTube srv3/TTML/json3, Whisper TSV or JSON "
@@ -87,6 +55,52 @@ _FORMAT_HINT = (
 )
 NOT_TRANSCRIPTS = (".info.json", ".live_chat.json")
 """yt-dlp writes these beside the captions: metadata (read as a sidecar) and chat, not speech."""
+
+
+@dataclass(frozen=True)
+class FileOptions:
+    """What the caller says about the files of one index_transcript_files call."""
+
+    videos: dict[str, dict[str, Any]]
+    """Metadata per file, keyed by its path relative to the directory, its name or its stem."""
+    channel_id: str | None
+    channel_title: str | None
+    language: str | None
+    fetch_metadata: bool
+    """Look up YouTube IDs' titles, channels, dates and chapters in the Data API."""
+    force_reindex: bool
+    budget_seconds: float
+    """Most seconds one file may take to parse and chunk (TRANSCRIPT_FILE_BUDGET_SECONDS)."""
+
+
+def find(root: Path, given: str, pattern: str, limit: int) -> list[Path]:
+    """The transcript files to index: `root` itself when it is a file, else the files of the
+    directory matching `pattern` (at most `limit`). `given` is the path as the caller wrote
+    it, for the message when nothing is there. Blocking: run it in a thread."""
+    if not root.exists():
+        raise ToolFailure(
+            ErrorCategory.FILE_NOT_FOUND,
+            f"{given} does not exist.",
+            hint=f"Pass a transcript file or a directory of them ({_SUFFIX_LIST}).",
+        )
+    return _transcript_files(root, pattern, limit)
+
+
+async def index(
+    root: Path,
+    files: list[Path],
+    options: FileOptions,
+    *,
+    confine: Callable[[Path], Path],
+    progress: indexer.Progress,
+) -> FileRun:
+    """Index `files` (found under `root`) METADATA_BATCH at a time, each confined again by
+    `confine` when read; the run says what each file came to."""
+    run = FileRun(root, options, confine, progress)
+    await progress(0, len(files), f"{len(files)} transcript file(s) to index")
+    for start in range(0, len(files), METADATA_BATCH):
+        await run.index(files[start : start + METADATA_BATCH], len(files))
+    return run
 
 
 @dataclass
@@ -98,22 +112,22 @@ class _Loaded:
     budget: Budget
 
 
-class _FileRun:
+class FileRun:
     """One index_transcript_files call: what each file came to, and which video ID which
     file was indexed under (two files with one ID would overwrite each other)."""
 
     def __init__(
         self,
         root: Path,
-        args: dict[str, Any],
-        ctx: CallContext,
+        options: FileOptions,
         confine: Callable[[Path], Path],
+        progress: indexer.Progress,
     ) -> None:
         self.root = root
-        self.args = args
-        self.ctx = ctx
+        self.options = options
         self.confine = confine
-        self.overrides: dict[str, dict[str, Any]] = args.get("videos") or {}
+        self.progress = progress
+        self.overrides: dict[str, dict[str, Any]] = options.videos
         self.seen: dict[str, Path] = {}
         self.indexed: list[dict[str, Any]] = []
         self.skipped: list[str] = []
@@ -123,7 +137,7 @@ class _FileRun:
 
     async def _step(self, file: Path, total: int) -> None:
         self.done += 1
-        await self.ctx.report_progress(self.done, total, printable(file.name))
+        await self.progress(self.done, total, printable(file.name))
 
     def _fail(self, file: Path, reason: str, error: str, hint: str, **where: str) -> None:
         self.failed.append(
@@ -184,16 +198,16 @@ class _FileRun:
             digest = await asyncio.to_thread(_sha256, checked)
             stamps = {
                 "source_sha256": digest,
-                "metadata_sha256": _metadata_sha256(given, self.args),
+                "metadata_sha256": _metadata_sha256(given, self.options),
             }
-            if not self.args["force_reindex"]:
+            if not self.options.force_reindex:
                 video_id = await _unchanged(checked, stamps)
                 if video_id is not None:
                     if self._claim(file, video_id):
                         self.skipped.append(video_id)
                     return None
             sidecar = self._sidecar(file)
-            budget = Budget(get_config().transcript_file_budget_seconds)
+            budget = Budget(self.options.budget_seconds)
             transcript = await asyncio.to_thread(read_file, checked, budget, sidecar)
             budget.pause()  # until this file's turn to be chunked
         except paths.NotRegularFile as failure:  # a FIFO, device or socket: never opened
@@ -231,14 +245,14 @@ class _FileRun:
         infos: dict[str, indexer.VideoInfo] = {}
         youtube_ids = [item.transcript.video_id for item in loaded]
         youtube_ids = list(dict.fromkeys(v for v in youtube_ids if is_youtube_id(v)))
-        if self.args["fetch_metadata"] and youtube_ids:
+        if self.options.fetch_metadata and youtube_ids:
             infos, note = await indexer.video_infos(youtube_ids)
             self.notes += [note] if note else []
         while loaded:
             item = loaded.pop(0)  # indexed transcripts are let go as the batch goes on
             transcript = item.transcript
             try:
-                info = _file_info(item, self.args, infos.get(transcript.video_id))
+                info = _file_info(item, self.options, infos.get(transcript.video_id))
                 self.indexed.append(
                     await indexer.index_transcript(
                         transcript, info, stamps=item.stamps, budget=item.budget
@@ -296,14 +310,14 @@ def _override(overrides: dict[str, dict[str, Any]], name: str, file: Path) -> di
 
 
 def _file_info(
-    item: _Loaded, args: dict[str, Any], fetched: indexer.VideoInfo | None
+    item: _Loaded, options: FileOptions, fetched: indexer.VideoInfo | None
 ) -> indexer.VideoInfo:
     """The metadata of a transcript file: the caller's, then the API's, then the file's
     own (its fields, front matter or yt-dlp .info.json), then its name."""
     given, transcript, file = item.given, item.transcript, item.file
     meta = transcript.metadata
     if given.get("language") or not transcript.language:
-        transcript.language = given.get("language") or args.get("language") or ""
+        transcript.language = given.get("language") or options.language or ""
     published_at = given.get("published_at")
     if published_at:
         try:
@@ -322,12 +336,12 @@ def _file_info(
         channel_id=given.get("channel_id")
         or base.channel_id
         or meta.get("channel_id")
-        or args.get("channel_id")
+        or options.channel_id
         or "",
         channel_title=given.get("channel_title")
         or base.channel_title
         or meta.get("channel_title")
-        or args.get("channel_title")
+        or options.channel_title
         or "",
         published_at=published_at or base.published_at or meta.get("published_at"),
         url=given.get("url") or base.url or meta.get("url") or "",
@@ -365,12 +379,16 @@ def _sha256(file: Path) -> str:
     return digest.hexdigest()
 
 
-def _metadata_sha256(given: dict[str, Any], args: dict[str, Any]) -> str:
-    """SHA-256 of what the caller says about a file, so a changed `videos` entry re-indexes it."""
+def _metadata_sha256(given: dict[str, Any], options: FileOptions) -> str:
+    """SHA-256 of what the caller says about a file, so a changed `videos` entry re-indexes it.
+
+    Stored with each indexed file: the same statements must always hash the same."""
     said = {
         "videos": given,
-        **{key: args.get(key) for key in ("channel_id", "channel_title", "language")},
-        "fetch_metadata": args.get("fetch_metadata"),
+        "channel_id": options.channel_id,
+        "channel_title": options.channel_title,
+        "language": options.language,
+        "fetch_metadata": options.fetch_metadata,
     }
     return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
 

@@ -1,0 +1,1 @@
+"""Documents, web pages and text analysed by Gemini: one source, or many files at once."""

@@ -1,0 +1,42 @@
+"""Marathon tools: saved playlists scheduled back to back from a start time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from video_research.catalog import marathons
+from video_research.catalog.db import get_db
+from video_research.server import resources
+from video_research.tools.context import CallContext
+
+
+async def marathon_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    found = await get_db().read(
+        lambda conn: marathons.list_all(conn, include_past=args["include_past"])
+    )
+    return {"marathons": found}
+
+
+async def marathon_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return await get_db().read(marathons.get, args["marathon_id"])
+
+
+async def marathon_create(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    result = await get_db().write(
+        lambda conn: marathons.create(
+            conn,
+            name=args["name"],
+            starts_at=args["starts_at"],
+            playlist_ids=args["playlist_ids"],
+            description=args.get("description") or "",
+            created_by=ctx.caller.username,
+        )
+    )
+    await resources.publish_updated(resources.CATALOG_STATS)
+    return result
+
+
+async def marathon_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    result = await get_db().write(marathons.delete, args["marathon_id"])
+    await resources.publish_updated(resources.CATALOG_STATS)
+    return result
