@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.config import get_config
-from video_research.tools import dispatch, toolsets
+from video_research.tools import toolsets
 from video_research.tools.context import CallContext
+from video_research.tools.table import TOOLS
 
 
 async def toolset_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    settings = get_config()
+    settings = ctx.settings
     session_toolsets = toolsets.of(ctx.session)
     return {
         "toolsets": toolsets.overview(settings, session_toolsets),
@@ -24,7 +24,7 @@ async def toolset_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
 
 
 async def toolset_enable(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    settings = get_config()
+    settings = ctx.settings
     session_toolsets = toolsets.of(ctx.session)
     added = toolsets.enable(settings, session_toolsets, args["toolset"])
     if added:
@@ -33,13 +33,13 @@ async def toolset_enable(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     return {
         "toolset": args["toolset"],
         "state": toolsets.state_of(args["toolset"], visible),
-        "added": [{"name": name, "summary": dispatch.TOOLS[name].summary} for name in added],
+        "added": [{"name": name, "summary": TOOLS[name].summary} for name in added],
         "listed": len(visible),
     }
 
 
 async def toolset_disable(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    settings = get_config()
+    settings = ctx.settings
     session_toolsets = toolsets.of(ctx.session)
     removed = toolsets.disable(settings, session_toolsets, args["toolset"])
     if removed:

@@ -2,7 +2,7 @@
 
 `TOOLS` (built in `video_research.tools.table`, one module per area) maps a tool name to
 its spec: handler, contracts (schemas/tools/<name>.*.json), annotations, toolset and the
-role it needs; `video_research.tools.profiles` says which of them a session sees.
+role it needs; `video_research.tools.toolsets` says which of them a session sees.
 `tools/list`, `tools/call`, the CLI and the contract tests all read this one table, and
 reach it through this module.
 
@@ -29,7 +29,8 @@ from typing import Any
 from video_research.support import contracts
 from video_research.support.errors import ErrorCategory, ToolError, ToolFailure, make_tool_error
 from video_research.tools.context import CallContext
-from video_research.tools.profiles import (
+from video_research.tools.table import TOOLS, ToolSpec
+from video_research.tools.toolsets import (
     DEFAULT_PROFILE,
     META_TOOLSET,
     TOOLSET_DESCRIPTIONS,
@@ -42,7 +43,6 @@ from video_research.tools.profiles import (
     toolset_names,
     toolset_tools,
 )
-from video_research.tools.table import TOOLS, ToolSpec
 
 __all__ = [
     "DEFAULT_PROFILE",

@@ -1,10 +1,12 @@
-"""Toolsets on demand: which tools one MCP session lists, and turning toolsets on and off.
+"""Which tools a session sees: toolsets, the default profile, VIDEO_RESEARCH_TOOLSETS, and
+toolsets turned on and off per MCP session.
 
-A session starts with the tools VIDEO_RESEARCH_TOOLSETS names (by default the default
-profile, dispatch.DEFAULT_PROFILE) plus, when dynamic toolsets are on, the meta-tools
-toolset_list / toolset_enable / toolset_disable. A client turns a toolset on or off for
-its own session only (stdio: the one session; HTTP and SSE: each client session); the
-server then sends `notifications/tools/list_changed` and the tools appear or go.
+Every tool belongs to one toolset (`ToolSpec.toolset`). A session starts with the tools
+VIDEO_RESEARCH_TOOLSETS names (by default the default profile, DEFAULT_PROFILE) plus, when
+dynamic toolsets are on, the meta-tools toolset_list / toolset_enable / toolset_disable.
+A client turns a toolset on or off for its own session only (stdio: the one session;
+HTTP and SSE: each client session); the server then sends
+`notifications/tools/list_changed` and the tools appear or go.
 
 A tool the session does not list cannot be called: the answer names the toolset that
 holds it, so an agent knows what to turn on.
@@ -16,9 +18,112 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from video_research.config import Settings
-from video_research.tools import dispatch
+from video_research.config import ConfigError, Settings
 from video_research.tools import session_state as mcp_session
+from video_research.tools.table import TOOLS, ToolSpec
+
+META_TOOLSET = "toolsets"
+"""The meta-tools that turn toolsets on and off; never itself turned off."""
+
+TOOLSET_DESCRIPTIONS: dict[str, str] = {
+    "video": "Gemini video analysis: one-shot, multi-turn sessions, whole folders of files.",
+    "youtube": "YouTube Data API (no Gemini): video metadata and playlists.",
+    "research": "Evidence-tiered deep research, research plans and claim assessment.",
+    "content": "Analyze documents, web pages or text; extract data of a given JSON Schema.",
+    "search": "Web search with Google Search grounding and sources.",
+    "knowledge": "Search, relate, add to and re-embed the knowledge base every result is written to.",
+    "transcripts": "Index YouTube or local transcripts; search, list, read and delete them.",
+    "documents": "Ingest local PDF, DOCX, PPTX, HTML, Markdown and text files and search them.",
+    "catalog": "The channel's video catalog: search, add, import, remove.",
+    "playlists": "Saved playlists of catalog videos.",
+    "queue": "The live watch queue: status, add, advance, remove, clear.",
+    "marathons": "Marathons: saved playlists scheduled back to back.",
+    "admin": "Audit log and the chat-session registry (admin).",
+    "infra": "Analysis cache and runtime model settings (admin).",
+    "papers": "Scholarly papers from Semantic Scholar: search, details, citations, recommendations, authors.",
+    "deepresearch": "Gemini Deep Research agent in the background: start, poll, follow up, cancel.",
+    META_TOOLSET: "List toolsets and turn them on or off for this session.",
+}
+"""One line per toolset, for toolset_list (a toolset missing here is described by its tools)."""
+
+DEFAULT_PROFILE: tuple[str, ...] = (
+    "video_analyze",
+    "video_create_session",
+    "video_continue_session",
+    "video_metadata",
+    "video_playlist",
+    "transcript_get",
+    "semantic_search_transcripts",
+    "web_search",
+    "content_analyze",
+    "research_deep",
+    "knowledge_search",
+    "knowledge_ask",
+)
+"""The tools listed when VIDEO_RESEARCH_TOOLSETS is unset (or `default`): what one person
+researching videos reaches for first. Everything else is one toolset_enable away."""
+
+
+def toolset_names() -> list[str]:
+    """Every toolset a client can turn on or off (the meta-toolset excluded)."""
+    return sorted({spec.toolset for spec in TOOLS.values()} - {META_TOOLSET})
+
+
+def toolset_tools(toolset: str) -> list[str]:
+    return [name for name, spec in TOOLS.items() if spec.toolset == toolset]
+
+
+def toolset_description(toolset: str) -> str:
+    return TOOLSET_DESCRIPTIONS.get(toolset) or "Tools: " + ", ".join(toolset_tools(toolset)) + "."
+
+
+@cache
+def _enabled_names(toolsets: tuple[str, ...]) -> frozenset[str]:
+    """The tools VIDEO_RESEARCH_TOOLSETS names: toolsets, `default` (the default profile)
+    or `all` (every tool but the meta-tools, which dynamic_toolsets adds)."""
+    wanted = set(toolsets)
+    if "all" in wanted:
+        return frozenset(name for name, spec in TOOLS.items() if spec.toolset != META_TOOLSET)
+    unknown = wanted - set(toolset_names()) - {"default"}
+    if unknown:
+        raise ConfigError(
+            f"VIDEO_RESEARCH_TOOLSETS names unknown toolset(s): {', '.join(sorted(unknown))}. "
+            f"Known: default, all, {', '.join(toolset_names())}."
+        )
+    names = {name for name, spec in TOOLS.items() if spec.toolset in wanted}
+    if "default" in wanted:
+        names.update(name for name in DEFAULT_PROFILE if name in TOOLS)
+    return frozenset(names)
+
+
+def dynamic_toolsets(settings: Settings) -> bool:
+    """Whether the toolset meta-tools are listed (VIDEO_RESEARCH_DYNAMIC_TOOLSETS).
+
+    `auto` means: with the default profile, and never when every tool is listed already.
+    """
+    if "all" in settings.toolsets:
+        return settings.dynamic_toolsets == "on"
+    if settings.dynamic_toolsets == "auto":
+        return "default" in settings.toolsets
+    return settings.dynamic_toolsets == "on"
+
+
+def base_names(settings: Settings) -> frozenset[str]:
+    """The tools every session starts with: VIDEO_RESEARCH_TOOLSETS, plus the meta-tools
+    when dynamic toolsets are on."""
+    names = _enabled_names(tuple(settings.toolsets))
+    if dynamic_toolsets(settings):
+        names = names | frozenset(toolset_tools(META_TOOLSET))
+    return names
+
+
+def enabled_tools(settings: Settings) -> list[ToolSpec]:
+    """The tools a session lists at its start, in table order."""
+    names = base_names(settings)
+    return [spec for name, spec in TOOLS.items() if name in names]
+
+
+# ----------------------------------------------------------------------------- per session
 
 _SLOT = "video_research.tools.toolsets"
 
@@ -41,37 +146,48 @@ def _visible(
 ) -> frozenset[str]:
     names = set(base)
     for toolset in enabled:
-        names.update(dispatch.toolset_tools(toolset))
+        names.update(toolset_tools(toolset))
     for toolset in disabled:
-        names.difference_update(dispatch.toolset_tools(toolset))
+        names.difference_update(toolset_tools(toolset))
     return frozenset(names)
 
 
 def visible_names(settings: Settings, toolsets: SessionToolsets) -> frozenset[str]:
-    return _visible(
-        dispatch.base_names(settings), frozenset(toolsets.enabled), frozenset(toolsets.disabled)
-    )
+    return _visible(base_names(settings), frozenset(toolsets.enabled), frozenset(toolsets.disabled))
 
 
-def visible_specs(settings: Settings, toolsets: SessionToolsets) -> list[dispatch.ToolSpec]:
-    """The tools this session lists, in dispatch-table order."""
+def visible_specs(settings: Settings, toolsets: SessionToolsets) -> list[ToolSpec]:
+    """The tools this session lists, in table order."""
     names = visible_names(settings, toolsets)
-    return [spec for name, spec in dispatch.TOOLS.items() if name in names]
+    return [spec for name, spec in TOOLS.items() if name in names]
 
 
-def lookup(name: str, settings: Settings, toolsets: SessionToolsets) -> dispatch.ToolSpec | None:
-    """The spec of a tool this session lists, or None."""
-    if name in visible_names(settings, toolsets):
-        return dispatch.TOOLS[name]
+def lookup(
+    name: str, settings: Settings, toolsets: SessionToolsets | None = None
+) -> ToolSpec | None:
+    """The spec of a tool this session lists, or None when unknown or switched off.
+
+    Without `toolsets`: of the tools every session starts with (none turned on or off)."""
+    if name in visible_names(settings, toolsets or SessionToolsets()):
+        return TOOLS[name]
     return None
+
+
+def reachable(name: str, settings: Settings) -> ToolSpec | None:
+    """The spec of a tool a caller can reach at all: listed at the start, or one
+    toolset_enable away when dynamic toolsets are on."""
+    spec = lookup(name, settings)
+    if spec is None and dynamic_toolsets(settings) and name in TOOLS:
+        return TOOLS[name]
+    return spec
 
 
 def unknown_tool_message(name: str, settings: Settings) -> str:
     """Why a tool cannot be called here, and what to do about it."""
-    spec = dispatch.TOOLS.get(name)
+    spec = TOOLS.get(name)
     if spec is None:
         return f"Unknown tool: {name!r}. Call tools/list for the tools this server offers."
-    if dispatch.dynamic_toolsets(settings):
+    if dynamic_toolsets(settings):
         return (
             f"Tool {name!r} is in toolset '{spec.toolset}', which this session has off. "
             f'Turn it on with toolset_enable {{"toolset": "{spec.toolset}"}}.'
@@ -83,7 +199,7 @@ def unknown_tool_message(name: str, settings: Settings) -> str:
 
 
 def state_of(toolset: str, visible: frozenset[str]) -> str:
-    tools = dispatch.toolset_tools(toolset)
+    tools = toolset_tools(toolset)
     shown = sum(1 for name in tools if name in visible)
     if shown == len(tools):
         return "on"
@@ -96,11 +212,11 @@ def overview(settings: Settings, toolsets: SessionToolsets) -> list[dict[str, An
     return [
         {
             "name": name,
-            "description": dispatch.toolset_description(name),
+            "description": toolset_description(name),
             "state": state_of(name, visible),
-            "tools": dispatch.toolset_tools(name),
+            "tools": toolset_tools(name),
         }
-        for name in dispatch.toolset_names()
+        for name in toolset_names()
     ]
 
 
@@ -108,7 +224,7 @@ def check_name(toolset: str) -> None:
     """invalid_input, with every toolset listed, for a name that is not a toolset."""
     from video_research.support.errors import invalid_input
 
-    known = dispatch.toolset_names()
+    known = toolset_names()
     if toolset not in known:
         raise invalid_input(
             f"Unknown toolset {toolset!r}. Toolsets: {', '.join(known)}.",
@@ -124,7 +240,7 @@ def enable(settings: Settings, toolsets: SessionToolsets, toolset: str) -> list[
     toolsets.disabled.discard(toolset)
     toolsets.enabled.add(toolset)
     after = visible_names(settings, toolsets)
-    return [name for name in dispatch.TOOLS if name in after and name not in before]
+    return [name for name in TOOLS if name in after and name not in before]
 
 
 def disable(settings: Settings, toolsets: SessionToolsets, toolset: str) -> list[str]:
@@ -134,4 +250,4 @@ def disable(settings: Settings, toolsets: SessionToolsets, toolset: str) -> list
     toolsets.enabled.discard(toolset)
     toolsets.disabled.add(toolset)
     after = visible_names(settings, toolsets)
-    return [name for name in dispatch.TOOLS if name in before and name not in after]
+    return [name for name in TOOLS if name in before and name not in after]
