@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.helpers import MODEL_CACHE, SCRUB_PREFIXES, base_env
+from video_research.support.services import Services, use_services
 
 # Property tests: CI runs a fixed, derandomized set of examples, so a build is never at
 # the mercy of a new random draw (a failure found locally becomes an explicit @example);
@@ -56,6 +59,22 @@ def isolated_config(tmp_path, monkeypatch):
     config.reset_config()
     yield
     config.reset_config()
+
+
+@pytest.fixture(autouse=True)
+def services(isolated_config) -> Iterator[Services]:
+    """This test's shared resources (stores, databases, clients), in force for the whole
+    test and closed when it ends, so nothing one test opened reaches the next.
+
+    They follow the test's live settings (the environment above). Fixtures whose
+    resources belong to the test's event loop (SDK clients, NATS) close them on that loop
+    first; what is left is closed here.
+    """
+    services = Services()
+    with use_services(services):
+        yield services
+    if services.opened():
+        asyncio.run(services.aclose())
 
 
 @pytest.fixture

@@ -51,16 +51,15 @@ async def test_a_large_file_is_uploaded_once_across_calls(gemini_stub, tmp_path)
     assert len(gemini_stub.calls("files.get")) >= 3
 
 
-async def test_reuse_survives_a_restart(gemini_stub, tmp_path):
+async def test_reuse_survives_a_restart(gemini_stub, services, tmp_path):
     """The registry is SQLite in the data dir: a new process (fresh in-memory state) reuses."""
     from video_research.clients.gemini import registry as gemini_registry
-    from video_research.support import lifecycle
 
     video = big_video(tmp_path / "talk.mp4")
     await call("video_analyze", {"file_path": video, "instruction": "one"})
-    await lifecycle.shutdown()
+    await services.aclose()
     gemini_files._hashes.clear()
-    assert not gemini_registry._registries
+    assert not services.opened(gemini_registry.GEMINI_REGISTRY)
     await call("video_analyze", {"file_path": video, "instruction": "two"})
     assert len(gemini_stub.calls("upload_start")) == 1
 

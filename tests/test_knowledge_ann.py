@@ -214,16 +214,16 @@ async def test_a_second_process_sees_writes_through_the_log(ann_env, tmp_path):
 
 
 async def test_damaged_or_missing_index_files_are_rebuilt_with_a_log_line(
-    ann_env, tmp_path, caplog
+    ann_env, tmp_path, caplog, services
 ):
-    from video_research.knowledge.store import close_store, get_store
+    from video_research.knowledge.store import get_store
 
     store = await get_store()
     objects, vectors = _corpus(1200)
     await store.insert_many(COLLECTION, objects, vectors=vectors)
     await store.near_vector(COLLECTION, vectors[0], limit=1)
     _settle(store)
-    await close_store()  # saves the graph
+    await services.aclose()  # saves the graph
     folder = tmp_path / "data" / "knowledge.db.ann"
     graphs = list(folder.glob(f"{COLLECTION}.*.faiss"))
     assert len(graphs) == 1
@@ -233,7 +233,7 @@ async def test_damaged_or_missing_index_files_are_rebuilt_with_a_log_line(
     hits = await store.near_vector(COLLECTION, vectors[5], limit=1)
     assert hits[0].properties["video_id"] == "v000005"
     assert "unreadable" in caplog.text
-    await close_store()
+    await services.aclose()
     for path in folder.iterdir():
         path.unlink()
     caplog.clear()
@@ -241,11 +241,11 @@ async def test_damaged_or_missing_index_files_are_rebuilt_with_a_log_line(
     hits = await store.near_vector(COLLECTION, vectors[6], limit=1)
     assert hits[0].properties["video_id"] == "v000006"
     assert "loaded 1200 vectors from SQLite" in caplog.text
-    await close_store()
+    await services.aclose()
 
 
-async def test_an_index_that_cannot_be_saved_stays_in_memory(ann_env, tmp_path, caplog):
-    from video_research.knowledge.store import close_store, get_store
+async def test_an_index_that_cannot_be_saved_stays_in_memory(ann_env, tmp_path, caplog, services):
+    from video_research.knowledge.store import get_store
 
     (tmp_path / "data").mkdir(parents=True, exist_ok=True)
     (tmp_path / "data" / "knowledge.db.ann").write_text("a file where the folder would go")
@@ -255,17 +255,17 @@ async def test_an_index_that_cannot_be_saved_stays_in_memory(ann_env, tmp_path, 
     await store.near_vector(COLLECTION, vectors[0], limit=1)
     _settle(store)
     caplog.set_level(logging.WARNING, logger="video_research.knowledge.backends.ann")
-    await close_store()
+    await services.aclose()
     assert "cannot save the vector index" in caplog.text
     store = await get_store()
     assert (await store.near_vector(COLLECTION, vectors[9], limit=1))[0].properties[
         "video_id"
     ] == "v000009"
-    await close_store()
+    await services.aclose()
 
 
-async def test_a_full_disk_is_a_config_error_and_loses_nothing(tmp_path):
-    from video_research.knowledge.store import close_store, get_store
+async def test_a_full_disk_is_a_config_error_and_loses_nothing(tmp_path, services):
+    from video_research.knowledge.store import get_store
     from video_research.support.errors import ToolFailure
 
     store = await get_store()
@@ -280,14 +280,14 @@ async def test_a_full_disk_is_a_config_error_and_loses_nothing(tmp_path):
     assert failure.value.category.value == "config_error"
     assert "disk" in failure.value.message
     assert await store.count(COLLECTION) == 100
-    await close_store()
+    await services.aclose()
 
 
 KILLED_WRITER = textwrap.dedent(
     """
     import asyncio, sys
     import numpy as np
-    from video_research.knowledge import ann
+    from video_research.knowledge.backends import ann
     from video_research.knowledge.filters import Filter
     from video_research.knowledge.store import generate_uuid5, get_store
 
@@ -322,7 +322,7 @@ KILLED_WRITER = textwrap.dedent(
 
 @pytest.mark.parametrize("seed,delay", [(1, 0.0), (2, 0.13), (3, 0.37)])
 async def test_sigkill_mid_batch_then_reopen_matches_exact_search(
-    ann_env, tmp_path, server_env, seed, delay
+    ann_env, tmp_path, server_env, services, seed, delay
 ):
     env = {**server_env, "KNOWLEDGE_ANN_MIN_OBJECTS": "300"}
     writer = subprocess.Popen(
@@ -340,7 +340,7 @@ async def test_sigkill_mid_batch_then_reopen_matches_exact_search(
         os.kill(writer.pid, signal.SIGKILL)
     finally:
         writer.wait(timeout=30)
-    from video_research.knowledge.store import close_store, get_store
+    from video_research.knowledge.store import get_store
 
     db = Path(server_env["VIDEO_RESEARCH_DATA_DIR"]) / "knowledge.db"
     ids, vectors, _ = _truth(db)
@@ -355,13 +355,13 @@ async def test_sigkill_mid_batch_then_reopen_matches_exact_search(
         recall.append(len(set(got) & set(_exact(ids, vectors, query))) / 10)
     assert np.mean(recall) >= 0.95, recall
     assert store._indexes[COLLECTION].count == len(ids)
-    await close_store()
+    await services.aclose()
 
 
-async def test_a_schema_1_file_is_migrated_out_of_vec0(tmp_path):
+async def test_a_schema_1_file_is_migrated_out_of_vec0(tmp_path, services):
     """Files written before the index kept vectors in sqlite-vec tables; they still open."""
     from video_research.knowledge.backends import sqlite_ext
-    from video_research.knowledge.store import close_store, get_store
+    from video_research.knowledge.store import get_store
 
     db = tmp_path / "data" / "knowledge.db"
     db.parent.mkdir(parents=True)
@@ -403,7 +403,7 @@ async def test_a_schema_1_file_is_migrated_out_of_vec0(tmp_path):
     store = await get_store()
     hits = await store.near_vector("WebSearchResults", vectors[2], limit=1)
     assert hits[0].properties["query"] == "q2" and hits[0].distance < 1e-5
-    await close_store()
+    await services.aclose()
     check = sqlite3.connect(db)
     assert check.execute("SELECT value FROM store_meta WHERE key='schema_version'").fetchone() == (
         "2",

@@ -166,11 +166,11 @@ async def test_model_change_is_refused_until_reembedded(gemini_stub, monkeypatch
     ) == 768
 
 
-async def test_changed_searchable_fields_rebuild_the_keyword_index(monkeypatch):
+async def test_changed_searchable_fields_rebuild_the_keyword_index(monkeypatch, services):
     """A definition whose searchable fields changed reindexes the stored objects on next open."""
     from video_research.knowledge import collections
     from video_research.knowledge.collections import CollectionDef, DataType, Property
-    from video_research.knowledge.store import close_store, get_store
+    from video_research.knowledge.store import get_store
 
     def probe(body_searchable: bool) -> CollectionDef:
         return CollectionDef(
@@ -186,27 +186,27 @@ async def test_changed_searchable_fields_rebuild_the_keyword_index(monkeypatch):
     store = await get_store()
     uuid = await store.insert("KeywordProbe", {"title": "Bread", "body": "sourdough starter"})
     assert await store.hybrid("KeywordProbe", "sourdough", alpha=0.0) == []
-    await close_store()
+    await services.aclose()
 
     monkeypatch.setitem(collections._REGISTRY, "KeywordProbe", probe(True))
     store = await get_store()
     assert [h.uuid for h in await store.hybrid("KeywordProbe", "sourdough", alpha=0.0)] == [uuid]
     assert [h.uuid for h in await store.hybrid("KeywordProbe", "bread", alpha=0.0)] == [uuid]
-    await close_store()
+    await services.aclose()
 
 
-def test_store_file_layout_is_documented(tmp_path):
+def test_store_file_layout_is_documented(tmp_path, services):
     """The tables the module docstring promises exist, so a user can inspect the file."""
     import asyncio
 
-    from video_research.knowledge.store import close_store, get_store
+    from video_research.knowledge.store import get_store
 
     async def write():
         store = await get_store()
         await store.insert(
             "WebSearchResults", {"query": "q", "response": "r"}, vector=[1.0] + [0.0] * 383
         )
-        await close_store()
+        await services.aclose()
 
     asyncio.run(write())
     db = sqlite3.connect(tmp_path / "data" / "knowledge.db")

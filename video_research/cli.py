@@ -150,7 +150,7 @@ def _tools(settings: Settings, as_json: bool, every: bool = False) -> int:
 
 async def _call(settings: Settings, tool: str, raw_arguments: str) -> int:
     from video_research.server import auth
-    from video_research.support import lifecycle
+    from video_research.support.services import Services, use_services
     from video_research.tools import dispatch
     from video_research.tools.context import CallContext
 
@@ -169,12 +169,15 @@ async def _call(settings: Settings, tool: str, raw_arguments: str) -> int:
         of = f"/{total:g}" if total is not None else ""
         print(f"progress {done:g}{of} {message or ''}".rstrip(), file=sys.stderr)
 
-    caller = await auth.resolve_caller(None, settings)
-    ctx = CallContext(tool=tool, caller=caller, progress_fn=progress)
-    try:
-        outcome = await dispatch.call(spec, arguments, ctx)
-    finally:
-        await lifecycle.shutdown()
+    # The services of this one call (following the live settings, as the server's do),
+    # closed on this event loop before asyncio.run ends it.
+    with use_services(Services()) as services:
+        try:
+            caller = await auth.resolve_caller(None, settings)
+            ctx = CallContext(tool=tool, caller=caller, progress_fn=progress, services=services)
+            outcome = await dispatch.call(spec, arguments, ctx)
+        finally:
+            await services.aclose()
     if outcome.error is not None:
         print(json.dumps(outcome.error.to_json_dict(), indent=2, ensure_ascii=False))
         return EXIT_TOOL_ERROR

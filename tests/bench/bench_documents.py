@@ -21,7 +21,7 @@ from unittest import mock
 from tests.bench.common import header, report, stopwatch, warm_up
 from tests.fixtures.documents import call_tool, make_pdf
 from video_research import config
-from video_research.support import lifecycle
+from video_research.support.services import current_services
 
 PAGES = int(os.environ.get("BENCH_DOCUMENTS_PAGES", "200"))
 WORDS = [
@@ -162,7 +162,7 @@ def main() -> None:
                 try:
                     await _run(Path(tmp))
                 finally:
-                    await lifecycle.shutdown()
+                    await current_services().aclose()
 
             try:
                 asyncio.run(run_and_close())

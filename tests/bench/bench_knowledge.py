@@ -225,7 +225,8 @@ async def _store_figures(workdir: Path, n: int) -> None:
     from video_research import config
     from video_research.knowledge.backends import fts
     from video_research.knowledge.filters import Filter
-    from video_research.knowledge.store import close_store, get_store
+    from video_research.knowledge.store import get_store
+    from video_research.support.services import current_services
 
     rng = np.random.default_rng(7)
     objects, vectors, queries, lines = _corpus(n, rng)
@@ -254,7 +255,7 @@ async def _store_figures(workdir: Path, n: int) -> None:
     build = clock["s"]
     rss_after = _rss_mb()
     index.save()
-    await close_store()
+    await current_services().aclose()
     store = await get_store()
     with stopwatch() as clock:
         await store.near_vector(COLLECTION, vectors[0], limit=1)
@@ -386,7 +387,7 @@ async def _store_figures(workdir: Path, n: int) -> None:
         1.0,
         higher_is_better=True,
     )
-    await close_store()
+    await current_services().aclose()
     os.environ.pop("KNOWLEDGE_DB")
     config.reset_config()
 
@@ -494,7 +495,8 @@ def _parity_figures(reference) -> None:
 
 async def _indexing_and_concurrency(workdir: Path) -> None:
     from video_research import config
-    from video_research.knowledge.store import close_store, get_store
+    from video_research.knowledge.store import get_store
+    from video_research.support.services import current_services
 
     os.environ["KNOWLEDGE_DB"] = str(workdir / "concurrency.db")
     config.reset_config()
@@ -588,7 +590,7 @@ async def _indexing_and_concurrency(workdir: Path) -> None:
         sequential / 50,
         higher_is_better=False,
     )
-    await close_store()
+    await current_services().aclose()
     os.environ.pop("KNOWLEDGE_DB")
     config.reset_config()
 

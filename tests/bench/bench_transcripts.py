@@ -33,7 +33,7 @@ from pathlib import Path
 from tests.bench.common import header, median, percentile, report, warm_up
 from tests.helpers import DATA, shared_data
 from video_research import config
-from video_research.support import lifecycle
+from video_research.support.services import current_services
 from video_research.tools import dispatch
 from video_research.tools.context import CallContext, Caller
 
@@ -268,4 +268,4 @@ async def _run_and_close(tmp: Path) -> None:
     try:
         await _run(tmp)
     finally:
-        await lifecycle.shutdown()
+        await current_services().aclose()

@@ -70,7 +70,7 @@ def run_with_env(env: dict[str, str], run: Callable[[], Awaitable[None]]) -> Non
     import os
 
     from video_research import config
-    from video_research.support import lifecycle
+    from video_research.support.services import current_services
 
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
@@ -80,7 +80,7 @@ def run_with_env(env: dict[str, str], run: Callable[[], Awaitable[None]]) -> Non
         try:
             await run()
         finally:
-            await lifecycle.shutdown()
+            await current_services().aclose()
 
     try:
         asyncio.run(run_and_close())

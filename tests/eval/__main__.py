@@ -224,8 +224,9 @@ async def _run_embedder(
     model: str, shared: Path, queries: list[Query], sweep: bool, only_sweep: bool = False
 ) -> dict:
     from video_research import config
-    from video_research.knowledge.store import close_store, get_store
+    from video_research.knowledge.store import get_store
     from video_research.support.errors import ToolFailure
+    from video_research.support.services import current_services
 
     os.environ["KNOWLEDGE_EMBEDDING_MODEL"] = "" if model == "all-MiniLM-L6-v2" else model
     config.reset_config()
@@ -245,7 +246,7 @@ async def _run_embedder(
         _say(f"(queries name videos that are not indexed, they count as misses: {missing})")
     if only_sweep:
         await _sweep(queries, store.embedder)
-        await close_store()
+        await current_services().aclose()
         return {}
     items = windows(transcripts)
     cosine = Cosine(items, store.embedder)
@@ -279,7 +280,7 @@ async def _run_embedder(
     if sweep:
         _say("\ntuning sweep (default mode):\n")
         await _sweep(queries, store.embedder)
-    await close_store()
+    await current_services().aclose()
     return {
         "embedder": store.embedder.identity,
         "chunks": chunks,
@@ -290,7 +291,7 @@ async def _run_embedder(
 
 async def _main(args: argparse.Namespace) -> int:
     from video_research import config
-    from video_research.support import lifecycle
+    from video_research.support.services import current_services
 
     shared_root = shared_data()
     shared = shared_root / "transcripts" if shared_root else None
@@ -319,7 +320,7 @@ async def _main(args: argparse.Namespace) -> int:
                 if result:
                     results.append(result)
         finally:
-            await lifecycle.shutdown()
+            await current_services().aclose()
             os.environ.clear()
             os.environ.update(saved)
             config.reset_config()

@@ -18,12 +18,14 @@ import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from video_research.support import lifecycle
 from video_research.support.errors import invalid_input
+from video_research.support.services import Resource, current_services
+
+if TYPE_CHECKING:
+    from video_research.config import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -213,7 +215,7 @@ def add_seconds(moment: datetime, seconds: float) -> datetime:
 
 
 class CatalogDB:
-    """One catalog database file, opened on first use and closed at shutdown."""
+    """One catalog database file, opened on first use; `close` ends the connection."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -246,7 +248,6 @@ class CatalogDB:
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             self._conn = self._open()
-            lifecycle.on_shutdown(f"catalog-db:{self.path}", self.close)
         return self._conn
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...], write: bool) -> T:
@@ -302,16 +303,17 @@ def _split_statements(script: str) -> list[str]:
     return statements
 
 
-@cache
-def _database(path: str) -> CatalogDB:
-    return CatalogDB(path)
+CATALOG_DB: Resource[CatalogDB] = Resource(
+    "catalog-db",
+    key=lambda settings: settings.catalog_db,
+    open=lambda settings: CatalogDB(settings.catalog_db),  # connects on first use
+    close=CatalogDB.close,
+)
 
 
-def get_db() -> CatalogDB:
-    """The catalog database of the live configuration."""
-    from video_research.config import get_config
-
-    return _database(get_config().catalog_db)
+def get_db(settings: Settings | None = None) -> CatalogDB:
+    """The catalog database of `settings` (default: the settings in force)."""
+    return current_services().get(CATALOG_DB, settings)
 
 
 def snapshot_id(conn: sqlite3.Connection) -> str:

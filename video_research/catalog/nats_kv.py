@@ -1,4 +1,4 @@
-"""NATS JetStream for the queue and the session registry: one connection per process.
+"""NATS JetStream for the queue and the session registry: one connection per event loop.
 
 Used only when NATS_URL is set. The connection opens on first use and reconnects on
 its own; every operation is bounded by NATS_TIMEOUT_SECONDS, so a NATS server that goes
@@ -23,18 +23,14 @@ from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_random
 
-from video_research.config import Settings, get_config
-from video_research.support import lifecycle
+from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.redact import redact
+from video_research.support.services import Resource, current_services
 
 logger = logging.getLogger(__name__)
 
 MAX_CONFLICT_RETRIES = 50
-
-# Keyed by (NATS_URL, event loop): a client belongs to the loop it was opened on.
-_clients: dict[tuple[str, int], Any] = {}
-_locks: dict[int, asyncio.Lock] = {}
 
 
 class Ambiguous(ToolFailure):
@@ -58,47 +54,48 @@ def _is_nats_error(exc: BaseException) -> bool:
     return isinstance(exc, nats.errors.Error | asyncio.TimeoutError | TimeoutError | OSError)
 
 
-async def client(settings: Settings | None = None) -> Any:
-    """The connected NATS client for NATS_URL (opened on first use, reopened if closed)."""
+async def _connect(settings: Settings) -> Any:
     import nats
 
-    settings = settings or get_config()
-    loop = id(asyncio.get_running_loop())
-    key = (settings.nats_url, loop)
-    async with _locks.setdefault(loop, asyncio.Lock()):
-        nc = _clients.get(key)
-        if nc is not None and not nc.is_closed:
-            return nc
-        try:
-            nc = await nats.connect(
-                settings.nats_url,
-                connect_timeout=settings.nats_timeout_seconds,
-                max_reconnect_attempts=-1,
-                reconnect_time_wait=0.5,
-                allow_reconnect=True,
-                name="video-research",
-                # No buffering while disconnected: a write either reaches the server now
-                # or fails now, so a nats_error never turns into a late write.
-                pending_size=0,
-                error_cb=_log_error,
-            )
-        except Exception as exc:
-            raise nats_failure(exc, settings, what="connecting") from None
-        _clients[key] = nc
-        lifecycle.on_shutdown("nats", close)
-        return nc
+    try:
+        return await nats.connect(
+            settings.nats_url,
+            connect_timeout=settings.nats_timeout_seconds,
+            max_reconnect_attempts=-1,
+            reconnect_time_wait=0.5,
+            allow_reconnect=True,
+            name="video-research",
+            # No buffering while disconnected: a write either reaches the server now
+            # or fails now, so a nats_error never turns into a late write.
+            pending_size=0,
+            error_cb=_log_error,
+        )
+    except Exception as exc:
+        raise nats_failure(exc, settings, what="connecting") from None
 
 
 async def _log_error(exc: Exception) -> None:
     logger.debug("nats: %s", redact(str(exc)))
 
 
-async def close() -> None:
-    """Close the clients of the running event loop."""
-    loop = id(asyncio.get_running_loop())
-    for key in [k for k in _clients if k[1] == loop]:
-        with contextlib.suppress(Exception):  # best effort at exit
-            await asyncio.wait_for(_clients.pop(key).close(), 2)
+async def _close(nc: Any) -> None:
+    with contextlib.suppress(Exception):  # best effort at exit
+        await asyncio.wait_for(nc.close(), 2)
+
+
+NATS_CONNECTION: Resource[Any] = Resource(
+    "nats",
+    # A client belongs to the event loop it was opened on.
+    key=lambda settings: (settings.nats_url, asyncio.get_running_loop()),
+    open=_connect,
+    close=_close,
+    usable=lambda nc: not nc.is_closed,
+)
+
+
+async def client(settings: Settings | None = None) -> Any:
+    """The connected NATS client for NATS_URL (opened on first use, reopened if closed)."""
+    return await current_services().aget(NATS_CONNECTION, settings)
 
 
 async def bucket(name: str, settings: Settings | None = None, *, history: int = 10) -> Any:
@@ -106,7 +103,7 @@ async def bucket(name: str, settings: Settings | None = None, *, history: int = 
     from nats.js.api import KeyValueConfig
     from nats.js.errors import BucketNotFoundError
 
-    settings = settings or get_config()
+    settings = settings or current_services().settings
     nc = await client(settings)
     js = nc.jetstream(timeout=settings.nats_timeout_seconds)
     try:

@@ -76,6 +76,7 @@ __all__ = [
     "set_config",
     "split_list",
     "update_config",
+    "with_overrides",
 ]
 
 
@@ -401,15 +402,16 @@ def get_config() -> Settings:
 
 
 def set_config(settings: Settings) -> Settings:
+    """Make `settings` the live settings of this process."""
     global _config
     _register_secrets(settings)
     _config = settings
     return settings
 
 
-def update_config(**overrides: Any) -> Settings:
-    """Patch the live settings (infra_configure); values are re-validated, None means keep."""
-    current = get_config()
+def with_overrides(current: Settings, **overrides: Any) -> Settings:
+    """`current` with some values changed (infra_configure): re-validated, None means keep;
+    the changed ones are marked as set at run time. `current` itself is left as it was."""
     data = {name: getattr(current, name) for name in Settings.model_fields}
     changes = {k: v for k, v in overrides.items() if v is not None}
     data.update(changes)
@@ -419,7 +421,13 @@ def update_config(**overrides: Any) -> Settings:
         raise ConfigError(_explain(exc, {k: "runtime" for k in overrides})) from None
     updated._sources = {**current._sources, **{k: "runtime" for k in changes}}
     updated._notes = list(current._notes)
-    return set_config(updated)
+    _register_secrets(updated)
+    return updated
+
+
+def update_config(**overrides: Any) -> Settings:
+    """Patch the live settings; values are re-validated, None means keep."""
+    return set_config(with_overrides(get_config(), **overrides))
 
 
 def reset_config() -> None:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from video_research.config import Settings, get_config
-from video_research.support import lifecycle
+from video_research.config import Settings
+from video_research.support.services import Resource, current_services
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (
@@ -131,22 +131,14 @@ class TaskStore:
         return await asyncio.to_thread(self._get, task_id)
 
 
-_stores: dict[str, TaskStore] = {}
+TASK_STORE: Resource[TaskStore] = Resource(
+    "deep-research",
+    key=lambda settings: settings.deep_research_db,
+    open=lambda settings: TaskStore(settings.deep_research_db),
+    close=TaskStore.close,
+)
 
 
 def get_store(settings: Settings | None = None) -> TaskStore:
-    """The task store for the current settings, opened on first use."""
-    settings = settings or get_config()
-    path = settings.deep_research_db
-    store = _stores.get(path)
-    if store is None:
-        store = TaskStore(path)
-        _stores[path] = store
-        lifecycle.on_shutdown("deep_research", close_all)
-    return store
-
-
-def close_all() -> None:
-    for store in _stores.values():
-        store.close()
-    _stores.clear()
+    """The task store for the settings in force, opened on first use."""
+    return current_services().get(TASK_STORE, settings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.config import PRESETS, ConfigError, Settings, update_config
+from video_research.config import PRESETS, ConfigError, Settings, with_overrides
 from video_research.support.errors import invalid_input
 from video_research.tools.context import CallContext
 from video_research.video.cache import get_cache
@@ -89,8 +89,11 @@ async def infra_configure(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     if not overrides:
         return _report(before, [])
     try:
-        after = update_config(**overrides)
+        after = with_overrides(before, **overrides)
     except ConfigError as exc:
         raise invalid_input(str(exc)) from None
+    # Through the services, so the next call's ctx.settings (and get_config(), for the
+    # server's services that follow the live configuration) see the change.
+    ctx.services.replace_settings(after)
     changed = sorted(k for k in overrides if getattr(before, k) != getattr(after, k))
     return _report(after, changed)

@@ -61,7 +61,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
@@ -82,8 +82,8 @@ from video_research.knowledge.models import (
     now_utc,
     relative_score_fusion,
 )
-from video_research.support import lifecycle
 from video_research.support.errors import config_error, invalid_input, not_found
+from video_research.support.services import Resource, current_services
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +104,6 @@ __all__ = [
     "SearchHit",
     "Sort",
     "StoredObject",
-    "close_store",
     "generate_uuid5",
     "get_store",
     "normalise_uuid",
@@ -579,12 +578,7 @@ def _above(hits: list[SearchHit], min_score: float | None) -> list[SearchHit]:
     return [hit for hit in hits if hit.score >= min_score]
 
 
-# ------------------------------------------------------------------ the process-wide store
-_store: KnowledgeStore | None = None
-_store_key: tuple[Any, ...] | None = None
-_store_lock = threading.Lock()
-
-
+# ------------------------------------------------------------------ the shared store
 def _key(settings: Settings) -> tuple[Any, ...]:
     if settings.weaviate_enabled:
         location: tuple[Any, ...] = (
@@ -610,29 +604,18 @@ def _open(settings: Settings) -> KnowledgeStore:
     return SqliteStore(settings, embedder)
 
 
+KNOWLEDGE_STORE: Resource[KnowledgeStore] = Resource(
+    "knowledge",
+    key=_key,
+    open=_open,
+    close=lambda store: store.close(),
+    # One at a time: a configuration change (another data dir, Weaviate URL or
+    # embedder) closes the store it replaces.
+    single=True,
+)
+
+
 async def get_store(settings: Settings | None = None) -> KnowledgeStore:
-    """The store for the live configuration, opened on first use and closed at shutdown.
-
-    A configuration change (another data dir, Weaviate URL or embedder) opens a new one.
-    """
-    global _store, _store_key
-    settings = settings or get_config()
-    key = _key(settings)
-    with _store_lock:
-        previous = None
-        if _store is None or _store_key != key:
-            previous, _store, _store_key = _store, _open(settings), key
-            lifecycle.on_shutdown("knowledge", close_store)
-        store = _store
-    if previous is not None:
-        await previous.close()
-    return store
-
-
-async def close_store() -> None:
-    """Close the process-wide store (registered as a shutdown hook)."""
-    global _store, _store_key
-    with _store_lock:
-        store, _store, _store_key = _store, None, None
-    if store is not None:
-        await store.close()
+    """The store for the settings in force, opened on first use and closed with the
+    services that opened it."""
+    return await current_services().aget(KNOWLEDGE_STORE, settings)

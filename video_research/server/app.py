@@ -24,11 +24,11 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.shared.exceptions import MCPError
 
 from video_research import __version__
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.server import auth, tool_listing
 from video_research.server import client_logging as mcp_logging
-from video_research.support import lifecycle, printable
-from video_research.support.services import Services
+from video_research.support import printable
+from video_research.support.services import Services, current_services, use_services
 from video_research.tools import dispatch, toolsets
 from video_research.tools.context import CallContext
 
@@ -146,18 +146,35 @@ def _one_page(handler: Any) -> Any:
     return listing
 
 
-def build_server(settings: Settings | None = None) -> Server:
-    """The server for `settings` (the live config when omitted)."""
-    settings = settings or get_config()
-    services = Services()  # follows the live settings: infra_configure changes them at run time
+def _serving(services: Services, handler: Any) -> Any:
+    """`handler` with `services` in force while it runs: resources, prompts and
+    completions read shared resources outside any tool call."""
+
+    async def within(*args: Any) -> Any:
+        with use_services(services):
+            return await handler(*args)
+
+    return within
+
+
+def build_server(settings: Settings | None = None, services: Services | None = None) -> Server:
+    """The server for `settings` (the live config when omitted) and `services` (the
+    Services in force when omitted: `default_services()`, which follow the live
+    config, unless a caller put others in force with `use_services`).
+
+    Every call context carries these services, and the server's lifespan closes them:
+    the one shutdown path of every shared resource.
+    """
+    services = services or current_services()
+    settings = settings or services.settings
     dispatch.enabled_tools(settings)  # a bad VIDEO_RESEARCH_TOOLSETS fails here, not per call
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        specs = toolsets.visible_specs(get_config(), toolsets.of(ctx.session))
+        specs = toolsets.visible_specs(services.settings, toolsets.of(ctx.session))
         return types.ListToolsResult(tools=tool_listing.definitions(specs))
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        live = get_config()
+        live = services.settings
         spec = toolsets.lookup(params.name, live, toolsets.of(ctx.session))
         if spec is None:
             raise MCPError(types.INVALID_PARAMS, toolsets.unknown_tool_message(params.name, live))
@@ -197,7 +214,6 @@ def build_server(settings: Settings | None = None) -> Server:
             yield {}
         finally:
             await services.aclose()
-            await lifecycle.shutdown()
 
     server = VideoResearchServer(
         "video-research",
@@ -209,16 +225,16 @@ def build_server(settings: Settings | None = None) -> Server:
         get_tool_input_schema=lambda name: (
             dispatch.TOOLS[name].input_schema if name in dispatch.TOOLS else None
         ),
-        on_list_tools=_one_page(list_tools),
-        on_call_tool=call_tool,
-        on_list_resources=_one_page(resources.list_resources),
-        on_list_resource_templates=_one_page(resources.list_resource_templates),
-        on_read_resource=resources.read_resource,
-        on_subscribe_resource=resources.subscribe,
-        on_unsubscribe_resource=resources.unsubscribe,
-        on_list_prompts=_one_page(mcp_prompts.list_prompts),
-        on_get_prompt=mcp_prompts.get_prompt,
-        on_completion=completions.complete,
+        on_list_tools=_one_page(_serving(services, list_tools)),
+        on_call_tool=_serving(services, call_tool),
+        on_list_resources=_one_page(_serving(services, resources.list_resources)),
+        on_list_resource_templates=_one_page(_serving(services, resources.list_resource_templates)),
+        on_read_resource=_serving(services, resources.read_resource),
+        on_subscribe_resource=_serving(services, resources.subscribe),
+        on_unsubscribe_resource=_serving(services, resources.unsubscribe),
+        on_list_prompts=_one_page(_serving(services, mcp_prompts.list_prompts)),
+        on_get_prompt=_serving(services, mcp_prompts.get_prompt),
+        on_completion=_serving(services, completions.complete),
     )
     # Registered directly rather than as on_set_logging_level: the SDK warns that the
     # capability is deprecated for protocol 2026-07-28, but every handshake-era client

@@ -23,9 +23,12 @@ told otherwise, and on every bind:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ipaddress
 import json
 import logging
+import os
 import sys
 from typing import Any
 
@@ -33,7 +36,6 @@ import anyio
 
 from video_research.config import ConfigError, Settings
 from video_research.server.app import build_server, initialization_options
-from video_research.support import lifecycle
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +62,38 @@ async def serve_stdio(settings: Settings) -> None:
         sys.stdout = sys.stderr
         logger.info("video-research serving on stdio")
         await server.run(read_stream, write_stream, initialization_options(server))
-    await lifecycle.leave_busy_workers()  # stdin closed: exit soon, even mid-ingest
+    await leave_busy_workers()  # stdin closed: exit soon, even mid-ingest
+
+
+WORKER_GRACE_SECONDS = 3.0
+"""How long a stopping server waits for worker threads still busy with cancelled work."""
+
+
+async def leave_busy_workers(grace: float = WORKER_GRACE_SECONDS) -> None:
+    """Once the server has stopped: wait at most `grace` seconds for worker threads, then
+    end the process without them.
+
+    A cancelled call's worker thread (a document being extracted or embedded) cannot be
+    stopped and may run for minutes, and asyncio waits for every worker thread before
+    the process may exit, so a client that closed stdin mid-ingest kept the server
+    alive long after (81 s, or more). The work such a thread does is either committed in
+    one SQLite transaction or not at all, and an uncommitted transaction is rolled back
+    when the database is next opened, so leaving it stores nothing partial.
+    """
+    loop = asyncio.get_running_loop()
+    try:
+        await asyncio.wait_for(asyncio.shield(loop.shutdown_default_executor()), grace)
+    except TimeoutError:
+        logger.warning(
+            "worker threads still busy %.0f s after the server stopped: exiting without them "
+            "(their unfinished work is not stored)",
+            grace,
+        )
+        logging.shutdown()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(0)
 
 
 # ---------------------------------------------------------------- who may connect

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from video_research.config import Role, Settings
-from video_research.support.services import Services, default_services
+from video_research.support.services import Services, current_services
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +54,9 @@ class CallContext:
     """The SDK's ServerSession, or None outside a server (CLI)."""
     request_id: Any = None
     """The JSON-RPC id of the tools/call being served (None outside a server)."""
-    services: Services = field(default_factory=default_services)
-    """The settings and shared resources, built once when the server started."""
+    services: Services = field(default_factory=current_services)
+    """The settings and shared resources, built once when the server started (by default
+    the Services in force where the context is made)."""
     last_progress: float | None = field(default=None, init=False)
     """The last progress value sent: MCP progress must increase with each notification."""
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from video_research.support import contracts
 from video_research.support.errors import ErrorCategory, ToolError, ToolFailure, make_tool_error
+from video_research.support.services import use_services
 from video_research.tools.context import CallContext
 from video_research.tools.table import TOOLS, ToolSpec
 from video_research.tools.toolsets import (
@@ -90,7 +91,18 @@ class Outcome:
 
 
 async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContext) -> Outcome:
-    """Run one tool call through roles, contracts and the handler. Never raises Exception."""
+    """Run one tool call through roles, contracts and the handler. Never raises Exception.
+
+    The call's services are in force for its length (`current_services()`), so the
+    shared resources the code below reaches through accessors are the call's own.
+    """
+    with use_services(ctx.services):
+        return await _call_timed(spec, arguments, ctx)
+
+
+async def _call_timed(
+    spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContext
+) -> Outcome:
     started = time.perf_counter()
     try:
         outcome = await _call(spec, arguments or {}, ctx)

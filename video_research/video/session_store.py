@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from video_research.config import Settings, get_config
-from video_research.support import lifecycle
+from video_research.config import Settings
+from video_research.support.services import Resource, current_services
 
 logger = logging.getLogger(__name__)
 
@@ -285,32 +285,24 @@ class SessionStore:
                 logger.warning("could not delete context cache %s: %s", name, exc)
 
 
-_stores: dict[tuple[Any, ...], SessionStore] = {}
-
-
-def get_store(settings: Settings | None = None) -> SessionStore:
-    """The session store for the current settings, opened on first use."""
-    settings = settings or get_config()
-    key = (
+SESSION_STORE: Resource[SessionStore] = Resource(
+    "sessions",
+    key=lambda settings: (
         settings.session_db,
         settings.session_timeout_hours,
         settings.max_sessions,
         settings.session_max_turns,
-    )
-    store = _stores.get(key)
-    if store is None:
-        store = SessionStore(
-            settings.session_db,
-            timeout_hours=settings.session_timeout_hours,
-            max_sessions=settings.max_sessions,
-            max_turns=settings.session_max_turns,
-        )
-        _stores[key] = store
-        lifecycle.on_shutdown("sessions", close_all)
-    return store
+    ),
+    open=lambda settings: SessionStore(
+        settings.session_db,
+        timeout_hours=settings.session_timeout_hours,
+        max_sessions=settings.max_sessions,
+        max_turns=settings.session_max_turns,
+    ),
+    close=SessionStore.close,
+)
 
 
-def close_all() -> None:
-    for store in _stores.values():
-        store.close()
-    _stores.clear()
+def get_store(settings: Settings | None = None) -> SessionStore:
+    """The session store for the settings in force, opened on first use."""
+    return current_services().get(SESSION_STORE, settings)

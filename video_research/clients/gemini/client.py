@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings, get_config
-from video_research.support import lifecycle
 from video_research.support.errors import ErrorCategory, ToolFailure, categorize_error
+from video_research.support.services import Resource, current_services
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,6 @@ API_KEY_HINT = (
 )
 
 _RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}
-_clients: dict[tuple[str, str, float], Any] = {}
 
 
 @dataclass
@@ -94,14 +93,7 @@ def require_api_key(settings: Settings | None = None) -> str:
     return key
 
 
-def client(settings: Settings | None = None) -> Any:
-    """The shared SDK client for the current settings (created on first use)."""
-    settings = settings or get_config()
-    key = require_api_key(settings)
-    cache_key = (key, settings.gemini_base_url, settings.gemini_timeout_seconds)
-    existing = _clients.get(cache_key)
-    if existing is not None:
-        return existing
+def _open_client(settings: Settings) -> Any:
     from google import genai
     from google.genai import types
 
@@ -111,20 +103,33 @@ def client(settings: Settings | None = None) -> Any:
         api_version="v1beta",
         retry_options=types.HttpRetryOptions(attempts=1),  # retries are ours (tenacity)
     )
-    made = genai.Client(api_key=key, http_options=http_options)
-    _clients[cache_key] = made
-    lifecycle.on_shutdown("gemini", close_all)
-    return made
+    return genai.Client(api_key=require_api_key(settings), http_options=http_options)
 
 
-async def close_all() -> None:
-    clients = list(_clients.values())
-    _clients.clear()
-    for made in clients:
-        try:
-            await made.aio.aclose()
-        except Exception as exc:  # pragma: no cover - best effort at shutdown
-            logger.debug("closing a Gemini client failed: %s", exc)
+async def _close_client(made: Any) -> None:
+    try:
+        await made.aio.aclose()
+    except Exception as exc:  # pragma: no cover - best effort at shutdown
+        logger.debug("closing a Gemini client failed: %s", exc)
+
+
+GEMINI_CLIENT: Resource[Any] = Resource(
+    "gemini",
+    key=lambda settings: (
+        settings.gemini_api_key.get_secret_value(),
+        settings.gemini_base_url,
+        settings.gemini_timeout_seconds,
+    ),
+    open=_open_client,
+    close=_close_client,
+)
+
+
+def client(settings: Settings | None = None) -> Any:
+    """The shared SDK client for the settings in force (created on first use)."""
+    settings = settings or current_services().settings
+    require_api_key(settings)  # no key: a config_error, and nothing opened
+    return current_services().get(GEMINI_CLIENT, settings)
 
 
 # ----------------------------------------------------------------------------- errors

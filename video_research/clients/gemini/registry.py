@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from video_research.config import Settings, get_config
-from video_research.support import lifecycle
+from video_research.config import Settings
+from video_research.support.services import Resource, current_services
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS uploads (
@@ -209,25 +209,14 @@ _CACHE_COLUMNS = (
     "name, cache_key, model, content_id, session_id, token_count, expires_at, created_at"
 )
 
-_registries: dict[Path, Registry] = {}
-_registries_lock = threading.Lock()
+GEMINI_REGISTRY: Resource[Registry] = Resource(
+    "gemini-registry",
+    key=lambda settings: settings.data_dir / "gemini.db",
+    open=lambda settings: Registry(settings.data_dir / "gemini.db"),
+    close=Registry.close,
+)
 
 
 def get_registry(settings: Settings | None = None) -> Registry:
-    """The registry of the current data dir, opened on first use."""
-    settings = settings or get_config()
-    path = settings.data_dir / "gemini.db"
-    with _registries_lock:
-        registry = _registries.get(path)
-        if registry is None:
-            registry = Registry(path)
-            _registries[path] = registry
-            lifecycle.on_shutdown("gemini_registry", close_all)
-    return registry
-
-
-def close_all() -> None:
-    with _registries_lock:
-        for registry in _registries.values():
-            registry.close()
-        _registries.clear()
+    """The registry of the data dir in force, opened on first use."""
+    return current_services().get(GEMINI_REGISTRY, settings)
