@@ -92,8 +92,8 @@ async def infra_configure(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         after = with_overrides(before, **overrides)
     except ConfigError as exc:
         raise invalid_input(str(exc)) from None
-    # Through the services, so the next call's ctx.settings (and get_config(), for the
-    # server's services that follow the live configuration) see the change.
+    # Through the services, so the next call's ctx.settings sees the change (and so does
+    # code that still reads the live configuration, since the server's services follow it).
     ctx.services.replace_settings(after)
     changed = sorted(k for k in overrides if getattr(before, k) != getattr(after, k))
     return _report(after, changed)
