@@ -287,7 +287,7 @@ KILLED_WRITER = textwrap.dedent(
     """
     import asyncio, sys
     import numpy as np
-    from video_research.knowledge import ann
+    from video_research.knowledge.backends import ann
     from video_research.knowledge.filters import Filter
     from video_research.knowledge.store import generate_uuid5, get_store
 
