@@ -72,9 +72,11 @@ fuzz: install $(FUZZ_VENV)/.installed
 		FUZZ_SERVER_PYTHON=$(abspath $(PY)) timeout $$(( $(FUZZ_SECONDS) + 120 )) \
 		$(FUZZ_VENV)/bin/python -m tests.fuzz
 
+# The import contracts ([tool.importlinter] in pyproject.toml): one direction of imports, no cycles.
 lint: install
 	$(PY) -m ruff check video_research tests
 	$(PY) -m ruff format --check video_research tests
+	$(VENV)/bin/lint-imports --no-logo
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) $(FUZZ_VENV) .pytest_cache .ruff_cache

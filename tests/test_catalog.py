@@ -123,6 +123,21 @@ async def test_from_youtube_feeds_the_catalog():
     assert video["categories"] == ["Science & Technology"] and video["source"] == "video_metadata"
 
 
+async def test_a_feed_tells_the_servers_subscribers(monkeypatch):
+    """The catalog announces new entries; the server's resources module turns that into
+    resources/updated for the catalog's counts and categories."""
+    from video_research.server import resources
+
+    published: list[tuple[str, ...]] = []
+
+    async def record(*uris: str) -> None:
+        published.append(uris)
+
+    monkeypatch.setattr(resources, "publish_updated", record)
+    await feed.from_youtube([{"video_id": "abcdefghijk", "title": "A talk"}], source_tool="t")
+    assert published == [(resources.CATALOG_STATS, resources.CATALOG_CATEGORIES)]
+
+
 async def test_feeds_never_rewrite_curated_entries(catalog):
     """A feed (open to viewers, not audited) only inserts, or fills what is unknown."""
     before = await ok("catalog_get_video", {"video_id": "halloween"})

@@ -10,6 +10,7 @@ import pytest
 
 from tests.stubs.gemini import BAD_REQUEST, OVERLOADED, QUOTA, Close, Status, error
 from video_research.clients.gemini import client as gemini
+from video_research.clients.gemini import files as gemini_files
 from video_research.support.errors import ErrorCategory, ToolFailure
 
 
@@ -182,7 +183,7 @@ async def test_upload_polls_until_active(gemini_stub, tmp_path):
     video = tmp_path / "clip.mp4"
     video.write_bytes(os.urandom(3000))
     gemini_stub.default_file_states = ["PROCESSING", "PROCESSING", "ACTIVE"]
-    uploaded = await gemini.upload_file(video, "video/mp4")
+    uploaded = await gemini_files.upload_file(video, "video/mp4")
     assert uploaded.uri.endswith(uploaded.name.split("/")[-1])
     routes = [r.route for r in gemini_stub.requests]
     assert routes[:2] == ["upload_start", "upload_chunk"]
@@ -194,7 +195,7 @@ async def test_upload_failed_file_is_a_clear_error(gemini_stub, tmp_path):
     video.write_bytes(b"x" * 100)
     gemini_stub.default_file_states = ["FAILED"]
     with pytest.raises(ToolFailure, match="could not process broken.mp4"):
-        await gemini.upload_file(video, "video/mp4")
+        await gemini_files.upload_file(video, "video/mp4")
 
 
 async def test_upload_stuck_processing_gives_up_in_bounded_time(gemini_stub, tmp_path, monkeypatch):
@@ -206,7 +207,7 @@ async def test_upload_stuck_processing_gives_up_in_bounded_time(gemini_stub, tmp
     video.write_bytes(b"x" * 100)
     gemini_stub.default_file_states = ["PROCESSING"]
     with pytest.raises(ToolFailure) as info:
-        await gemini.upload_file(video, "video/mp4")
+        await gemini_files.upload_file(video, "video/mp4")
     assert info.value.category is ErrorCategory.TIMEOUT_ERROR
     assert "GEMINI_FILE_POLL_TIMEOUT" in info.value.hint
 

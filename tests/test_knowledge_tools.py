@@ -223,12 +223,13 @@ async def test_reembed_takes_transcript_and_document_collections():
 
 
 def test_reembed_schema_lists_every_registered_collection():
-    """The schema's enum is the registry: every collection, found without importing the rest."""
+    """The schema's enum is the registry: every collection, found through the start-up
+    wiring the tools package installs, without importing the rest."""
     from video_research.support import contracts
 
     enum = contracts.tool_schema("knowledge_reembed", "input")["properties"]["collection"]["enum"]
     script = (
-        "import importlib, json, pkgutil, video_research\n"
+        "import importlib, json, pkgutil, video_research, video_research.tools\n"
         "from video_research.knowledge.collections import registered_collections\n"
         "first = sorted(c.name for c in registered_collections())\n"
         "for module in pkgutil.walk_packages(video_research.__path__, 'video_research.'):\n"
@@ -240,7 +241,7 @@ def test_reembed_schema_lists_every_registered_collection():
         [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )
     first, everything = json.loads(run.stdout.strip().splitlines()[-1])
-    assert first == everything, "a module registers a collection REGISTERING_MODULES misses"
+    assert first == everything, "a module registers a collection tools.startup misses"
     assert sorted(enum) == everything
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from video_research.catalog import changes
 from video_research.catalog.videos import YOUTUBE_CATEGORIES, VideoRecord
 from video_research.support.youtube_urls import watch_url
 
@@ -69,7 +70,5 @@ async def from_youtube(videos: list[dict[str, Any]], *, source_tool: str) -> int
     except Exception as exc:
         logger.warning("catalog feed from %s failed: %s", source_tool, exc)
         return 0
-    from video_research.server import resources
-
-    await resources.publish_updated(resources.CATALOG_STATS, resources.CATALOG_CATEGORIES)
+    await changes.entries_changed()
     return written

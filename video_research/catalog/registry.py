@@ -24,9 +24,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from video_research.catalog.db import get_db, iso, now_iso, parse_time
-from video_research.config import Settings, get_config
+from video_research.config import ROLE_RANK, Settings, get_config
 from video_research.support.errors import ToolFailure
-from video_research.tools.context import ROLE_RANK
 
 logger = logging.getLogger(__name__)
 

@@ -12,6 +12,10 @@ from video_research.support.redact import register_secret
 
 ThinkingLevel = Literal["minimal", "low", "medium", "high"]
 Role = Literal["viewer", "blessed", "admin"]
+ROLE_RANK: dict[str, int] = {"viewer": 0, "blessed": 1, "admin": 2}
+"""How much each role may do: a caller may use a tool whose required role ranks no higher.
+Beside `Role` so the catalog's registry, the server's auth and the call context all rank
+roles from the bottom layer instead of importing one another."""
 
 APP_NAME = "video-research"
 

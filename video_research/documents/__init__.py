@@ -13,3 +13,17 @@ The pipeline is ingest -> chunk -> embed -> store -> search:
 - `ingest`: paths, directories and globs, confined to the allowed roots, hashed for
   idempotence, with progress and per-file errors.
 """
+
+from __future__ import annotations
+
+
+def register_with_knowledge() -> None:
+    """Plug documents into the knowledge layer, which sits below and may not import them:
+    the DocumentChunks collection, and the citation that names each document passage
+    knowledge_ask cites. The tools layer calls this on the knowledge layer's first lookup."""
+    from video_research.documents import library
+    from video_research.knowledge import citations
+    from video_research.knowledge.collections import register_collection
+
+    register_collection(library.DOCUMENT_CHUNKS)
+    citations.register_label(library.COLLECTION, library.citation)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from video_research.documents.chunking import Chunk
+from video_research.documents.extract import DocumentType
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
@@ -114,6 +115,30 @@ def resolved(path: str) -> str:
     """A path as documents are keyed: absolute, `~` expanded, `..` and links resolved
     (invalid_input when it cannot be: `~nosuchuser`, a NUL byte)."""
     return stored_path(paths.resolve(path))
+
+
+def citation(props: dict[str, Any]) -> str:
+    """ "report.pdf, pp. 3-4, Methods > Setup": where a passage comes from, ready to quote.
+
+    One format everywhere: document_search's `citation`, and the label knowledge_ask and
+    research_document give a document passage (registered with the knowledge layer's
+    citations by `documents.register_with_knowledge`). "a document" when the passage
+    names no file.
+    """
+    if not props.get("source_path") and not props.get("file_name"):
+        return "a document"
+    parts = [props.get("file_name") or os.path.basename(props.get("source_path") or "")]
+    page, page_end = props.get("page"), props.get("page_end")
+    if page is not None:
+        unit = "slide" if props.get("document_type") == DocumentType.PPTX else "p."
+        if page_end is not None and page_end != page:
+            unit = "slides" if unit == "slide" else "pp."
+            parts.append(f"{unit} {page}-{page_end}")
+        else:
+            parts.append(f"{unit} {page}")
+    if props.get("heading_path"):
+        parts.append(" > ".join(props["heading_path"]))
+    return ", ".join(parts)
 
 
 async def stored_head(store: KnowledgeStore, path: Path) -> StoredObject | None:

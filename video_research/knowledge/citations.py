@@ -2,7 +2,8 @@
 
 `cite(collection, properties)` gives any object of any collection a kind, a label a
 reader recognises and, where there is one, a link that opens the source at the right
-place (a transcript chunk's timestamp URL, a paper's page, a video's watch URL). The
+place (a transcript chunk's timestamp URL, a paper's page, a video's watch URL). A
+collection defined above this package names its objects through `register_label`. The
 answering tools (knowledge_ask, research_document) number these, so one answer can cite
 a video moment, a document page and a paper side by side.
 """
@@ -10,6 +11,7 @@ a video moment, a document page and a paper side by side.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from video_research.support.youtube_urls import watch_url
@@ -40,13 +42,17 @@ def clock(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def document_label(props: dict[str, Any]) -> str:
-    """ "report.pdf, pp. 3-4, Methods": the document_search citation (one format everywhere)."""
-    from video_research.handlers.documents import citation
+Label = Callable[[dict[str, Any]], str]
+_LABELS: dict[str, Label] = {}
 
-    if not props.get("source_path") and not props.get("file_name"):
-        return "a document"
-    return citation({"source_path": "", **props})
+
+def register_label(collection: str, label: Label) -> None:
+    """How to name an object of a collection defined above this package.
+
+    The documents package registers its citation ("report.pdf, pp. 3-4, Methods", the
+    format document_search shows) for DocumentChunks; this package may not import it.
+    """
+    _LABELS[collection] = label
 
 
 def _authors(names: list[str]) -> str:
@@ -67,8 +73,8 @@ def cite(collection: str, props: dict[str, Any]) -> dict[str, Any]:
     elif collection == "TranscriptVideos":
         label = props.get("video_title") or props.get("video_id") or "a video"
         url = props.get("video_url") or None
-    elif collection == "DocumentChunks":
-        label = document_label(props)
+    elif collection in _LABELS:
+        label = _LABELS[collection](props)
     elif collection == "Papers":
         year = f" ({props['year']})" if props.get("year") else ""
         label = f"{_authors(props.get('authors') or [])}{year}, {props.get('title') or 'untitled'}"

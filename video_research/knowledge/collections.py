@@ -17,11 +17,12 @@ What a property's flags mean, on both backends alike:
   value, case-sensitively (Weaviate FIELD tokenization), and it stays out of BM25.
 - `required`: `validate()` refuses objects without it.
 
-Other modules add their own collections with `register_collection(CollectionDef(...))`
-at import time (the transcript and document stores do; `REGISTERING_MODULES` names them,
-so `registered_collections()` and `any_collection()` see every collection); the seven
-built-in knowledge collections are registered here. `KNOWLEDGE_COLLECTIONS` lists the
-seven the knowledge tools search.
+The seven built-in knowledge collections are registered here; `KNOWLEDGE_COLLECTIONS`
+lists them and Papers, the ones the knowledge tools search. The transcript, document and
+paper packages register their own with `register_collection(CollectionDef(...))` when
+their modules load. This package may not import them (they sit above it), so the tools
+layer adds a registrar (`add_registrar`) that loads them on first use, and
+`registered_collections()` and `any_collection()` see every collection.
 
 `CollectionDef.validate(properties)` is the one gate every write goes through: unknown
 keys are refused with the allowed list, values are checked against the declared types,
@@ -31,10 +32,9 @@ both backends), None values count as absent.
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from enum import StrEnum
@@ -307,7 +307,7 @@ def register_collection(definition: CollectionDef) -> CollectionDef:
 def get_collection(name: str) -> CollectionDef:
     """The registered definition, or ToolFailure(not_found) listing the known collections."""
     if name not in _REGISTRY:
-        registered_collections()  # collections of other modules register when imported
+        run_registrars()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -317,24 +317,43 @@ def get_collection(name: str) -> CollectionDef:
         ) from None
 
 
-REGISTERING_MODULES: tuple[str, ...] = (
-    "video_research.transcripts.indexer",
-    "video_research.documents.library",
-    "video_research.papers.collection",
-)
-"""Modules that register collections of their own when imported."""
+Registrar = Callable[[], None]
+_PENDING: list[Registrar] = []
+
+
+def add_registrar(registrar: Registrar) -> None:
+    """Have `registrar()` run before the registry is next read in full or misses a name.
+
+    The transcript and document packages define collections of their own, but they sit
+    above this package, which may not import them. The tools layer adds one registrar at
+    start-up that has them register (their collections, citation labels, pinpointing),
+    so `registered_collections()` sees every collection while listing tools or starting
+    the server still imports none of them.
+    """
+    if registrar not in _PENDING:
+        _PENDING.append(registrar)
+
+
+def run_registrars() -> None:
+    """Run the registrars still pending, each once (one that raises stays pending)."""
+    while _PENDING:
+        registrar = _PENDING.pop(0)
+        try:
+            registrar()
+        except BaseException:
+            _PENDING.insert(0, registrar)
+            raise
 
 
 def registered_collections() -> list[CollectionDef]:
-    """Every collection there is: the knowledge ones and those of `REGISTERING_MODULES`."""
-    for module in REGISTERING_MODULES:
-        importlib.import_module(module)
+    """Every collection there is: the knowledge ones and those the registrars add."""
+    run_registrars()
     return list(_REGISTRY.values())
 
 
 def any_collection(name: str) -> CollectionDef:
     """Any collection, transcript and document ones included, or not_found listing them."""
-    registered_collections()
+    run_registrars()
     return get_collection(name)
 
 
@@ -503,13 +522,13 @@ KNOWLEDGE_COLLECTIONS: tuple[str, ...] = (
     SESSION_TRANSCRIPTS.name,
     WEB_SEARCH_RESULTS.name,
     RESEARCH_PLANS.name,
-    "Papers",  # video_research.papers.collection
+    "Papers",  # registered by the papers package (papers.collection)
 )
 """The collections the knowledge tools search: the seven built-in ones, and Papers."""
 
 
 def knowledge_collection(name: str) -> CollectionDef:
-    """One of the seven knowledge collections, or invalid_input naming them."""
+    """One of the knowledge collections, or invalid_input naming them."""
     if name not in KNOWLEDGE_COLLECTIONS:
         raise invalid_input(
             f"{name!r} is not a knowledge collection.",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,25 +101,23 @@ async def retrieve(
             hits += await store.hybrid(name, question, alpha=0, limit=limit)
     hits.sort(key=lambda hit: (-hit.score, hit.distance if hit.distance is not None else 2.0))
     top = hits[:limit]
-    _pinpoint(question, [h for h in top if h.collection == "TranscriptChunks"])
+    for collection, pinpoint in _PINPOINTERS.items():
+        pinpoint(question, [hit for hit in top if hit.collection == collection])
     return Retrieval([_passage(hit) for hit in top], names, notes)
 
 
-def _pinpoint(question: str, hits: list[SearchHit]) -> None:
-    """Point each transcript chunk at the sentence where the question's words are spoken
-    (a chunk can span minutes), as semantic_search_transcripts links its moments: the
-    chunk's `start_time` and `timestamp_url` move there; a chunk that holds none of the
-    words keeps its own start."""
-    from video_research.transcripts import search
+Pinpointer = Callable[[str, list[SearchHit]], None]
+_PINPOINTERS: dict[str, Pinpointer] = {}
 
-    matcher = search.TermMatcher(search.query_terms(question))
-    for hit in hits:
-        moment = search.Moment([hit])
-        start = search.focus(moment, matcher)
-        if start is None:
-            continue
-        moment.props["start_time"] = start
-        moment.props["timestamp_url"] = moment.to_result(start)["timestamp_url"]
+
+def register_pinpointer(collection: str, pinpoint: Pinpointer) -> None:
+    """Have `pinpoint(question, hits)` adjust the hits of `collection` before they are cited.
+
+    The transcripts package registers one for TranscriptChunks: a chunk can span minutes,
+    so it points each chunk at the sentence where the question's words are spoken, as
+    semantic_search_transcripts links its moments. This package may not import it.
+    """
+    _PINPOINTERS[collection] = pinpoint
 
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")

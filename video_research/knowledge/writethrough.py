@@ -321,16 +321,47 @@ async def store_web_search(query: str, response: str, sources: list[dict[str, An
     )
 
 
-async def store_papers(papers: list[dict[str, Any]], source_tool: str) -> int:
-    """Upsert papers into Papers under IDs made from their paper IDs; how many were written."""
-    from video_research.papers.collection import COLLECTION, paper_uuid, properties
+def paper_uuid(paper_id: str) -> str:
+    """A paper's object ID, from its Semantic Scholar ID: finding it again updates it."""
+    return generate_uuid5(paper_id, "paper:")
 
+
+def _paper_properties(paper: dict[str, Any], source_tool: str) -> dict[str, Any]:
+    """A paper as the tools return it, as a Papers object (what does not fit is dropped)."""
+    return {
+        "title": paper.get("title"),
+        "tldr": paper.get("tldr"),
+        "abstract": paper.get("abstract"),
+        "authors": [a["name"] for a in paper.get("authors") or [] if a.get("name")],
+        "venue": paper.get("venue"),
+        "paper_id": paper.get("paper_id"),
+        "doi": paper.get("doi"),
+        "arxiv_id": paper.get("arxiv_id"),
+        "year": paper.get("year"),
+        "publication_date": paper.get("publication_date"),
+        "citation_count": paper.get("citation_count"),
+        "influential_citation_count": paper.get("influential_citation_count"),
+        "fields_of_study": paper.get("fields_of_study"),
+        "publication_types": paper.get("publication_types"),
+        "is_open_access": paper.get("is_open_access"),
+        "url": paper.get("url"),
+        "open_access_pdf": paper.get("open_access_pdf"),
+        "source_tool": source_tool,
+    }
+
+
+async def store_papers(papers: list[dict[str, Any]], source_tool: str) -> int:
+    """Upsert papers into Papers under IDs made from their paper IDs; how many were written.
+
+    Papers is defined by the papers package, which registers it on the knowledge layer's
+    first lookup of a collection it does not know (`collections.add_registrar`).
+    """
     unique = {p["paper_id"]: p for p in papers if p.get("paper_id")}
     if not unique:
         return 0
     written = await _write(
-        COLLECTION,
-        [properties(p, source_tool) for p in unique.values()],
+        "Papers",
+        [_paper_properties(p, source_tool) for p in unique.values()],
         [paper_uuid(pid) for pid in unique],
     )
     return 0 if written is None else len(unique)

@@ -7,3 +7,15 @@
 - `shapes`: the API's camelCase papers and authors as the tools return them.
 - `collection`: the `Papers` knowledge collection every result is written through to.
 """
+
+from __future__ import annotations
+
+
+def register_with_knowledge() -> None:
+    """Plug papers into the knowledge layer, which sits below and may not import them:
+    the Papers collection, which the paper tools write through to. The tools layer calls
+    this on the knowledge layer's first lookup."""
+    from video_research.knowledge.collections import register_collection
+    from video_research.papers.collection import PAPERS
+
+    register_collection(PAPERS)

@@ -1,9 +1,10 @@
 """The `Papers` knowledge collection: every paper a paper tool returns, one object each.
 
-Registered here (collections.REGISTERING_MODULES names this module) and searched by
-knowledge_search with the other knowledge collections. The object ID is deterministic
-from the Semantic Scholar paper ID, so finding a paper again (in another search, as a
-citation, as a recommendation) updates its object instead of adding one.
+Registered when this module loads, and by `papers.register_with_knowledge` on the
+knowledge layer's first lookup; written by `knowledge.writethrough.store_papers` and
+searched by knowledge_search with the other knowledge collections. The object ID is
+deterministic from the Semantic Scholar paper ID, so finding a paper again (in another
+search, as a citation, as a recommendation) updates its object instead of adding one.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from video_research.knowledge.collections import (
     Property,
     register_collection,
 )
-from video_research.knowledge.store import generate_uuid5
 
 COLLECTION = "Papers"
 
@@ -67,31 +67,3 @@ PAPERS = register_collection(
         ),
     )
 )
-
-
-def paper_uuid(paper_id: str) -> str:
-    return generate_uuid5(paper_id, "paper:")
-
-
-def properties(paper: dict[str, Any], source_tool: str) -> dict[str, Any]:
-    """A paper as the tools return it, as a Papers object (what does not fit is dropped)."""
-    return {
-        "title": paper.get("title"),
-        "tldr": paper.get("tldr"),
-        "abstract": paper.get("abstract"),
-        "authors": [a["name"] for a in paper.get("authors") or [] if a.get("name")],
-        "venue": paper.get("venue"),
-        "paper_id": paper.get("paper_id"),
-        "doi": paper.get("doi"),
-        "arxiv_id": paper.get("arxiv_id"),
-        "year": paper.get("year"),
-        "publication_date": paper.get("publication_date"),
-        "citation_count": paper.get("citation_count"),
-        "influential_citation_count": paper.get("influential_citation_count"),
-        "fields_of_study": paper.get("fields_of_study"),
-        "publication_types": paper.get("publication_types"),
-        "is_open_access": paper.get("is_open_access"),
-        "url": paper.get("url"),
-        "open_access_pdf": paper.get("open_access_pdf"),
-        "source_tool": source_tool,
-    }

@@ -129,12 +129,12 @@ def _file_passages(path: Path, settings: Any) -> tuple[list[dict[str, Any]], int
     chunks = chunk_blocks(extracted.blocks, PASSAGE_TOKENS, page_breaks=extracted.pages_with_breaks)
     if not chunks:
         raise no_text(path.name, document_type)
-    from video_research.knowledge.citations import document_label
+    from video_research.documents.library import citation
 
     passages = []
     for chunk in chunks:
         where = {"page": chunk.page, "page_end": chunk.page_end}
-        label = document_label(
+        label = citation(
             {
                 "file_name": path.name,
                 "source_path": str(path),

@@ -20,6 +20,8 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from video_research.catalog import changes
+
 logger = logging.getLogger(__name__)
 
 CATALOG_CATEGORIES = "catalog://categories"
@@ -162,3 +164,11 @@ async def publish_updated(*uris: str) -> None:
 
 async def publish_playlists_changed(playlist_ids: list[str]) -> None:
     await publish_updated(PLAYLIST_INDEX, *(PLAYLIST_PREFIX + pid for pid in playlist_ids))
+
+
+async def publish_catalog_changed() -> None:
+    """The catalog's counts and categories changed (a YouTube result fed new entries)."""
+    await publish_updated(CATALOG_STATS, CATALOG_CATEGORIES)
+
+
+changes.on_entries_changed(publish_catalog_changed)

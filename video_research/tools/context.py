@@ -13,12 +13,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from video_research.config import Role, Settings
+from video_research.config import ROLE_RANK, Role, Settings
 from video_research.support.services import Services, current_services
 
 logger = logging.getLogger(__name__)
-
-ROLE_RANK: dict[str, int] = {"viewer": 0, "blessed": 1, "admin": 2}
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 

@@ -31,8 +31,6 @@ from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
     Property,
-    _blob,
-    _id,
     register_collection,
 )
 from video_research.knowledge.embedders.embeddings import local_tokenizer
@@ -58,6 +56,16 @@ MAX_CHUNKS = 5000
 """Chunks one video may have: a 12-hour stream makes about 1,000."""
 
 
+def _id(name: str, description: str) -> Property:
+    """An identifier: filterable, compared whole, out of BM25."""
+    return Property(name, DataType.TEXT, description, filterable=True, exact=True)
+
+
+def _blob(name: str, description: str) -> Property:
+    """Stored and returned, never searched (links, JSON)."""
+    return Property(name, DataType.TEXT, description, searchable=False)
+
+
 VIDEO_ID = Property(
     "video_id",
     DataType.TEXT,
@@ -68,7 +76,7 @@ VIDEO_ID = Property(
 )
 
 
-register_collection(
+CHUNKS_COLLECTION = register_collection(
     CollectionDef(
         CHUNKS,
         "Timed chunks of video transcripts (semantic_search_transcripts)",
@@ -100,7 +108,7 @@ register_collection(
     )
 )
 
-register_collection(
+VIDEOS_COLLECTION = register_collection(
     CollectionDef(
         VIDEOS,
         "Videos whose transcripts are indexed, one object each, with the full transcript",

@@ -270,3 +270,19 @@ async def search(
     moments = merge_hits(hits)[:k]
     matcher = TermMatcher(query_terms(query) if pinpoint else [])
     return [moment.to_result(focus(moment, matcher)) for moment in moments]
+
+
+def pinpoint_hits(question: str, hits: list[SearchHit]) -> None:
+    """Point each transcript chunk at the sentence where the question's words are spoken
+    (a chunk can span minutes), as `search` links its moments: the chunk's `start_time`
+    and `timestamp_url` move there; a chunk that holds none of the words keeps its own
+    start. knowledge_ask and research_document cite chunks this way (registered with the
+    knowledge layer's passages by `transcripts.register_with_knowledge`)."""
+    matcher = TermMatcher(query_terms(question))
+    for hit in hits:
+        moment = Moment([hit])
+        start = focus(moment, matcher)
+        if start is None:
+            continue
+        moment.props["start_time"] = start
+        moment.props["timestamp_url"] = moment.to_result(start)["timestamp_url"]

@@ -47,7 +47,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from video_research.clients.gemini.client import Generation, _with_retry, client, interpret
+from video_research.clients.gemini.client import Generation, call_with_retry, client, interpret
 from video_research.config import Settings, get_config
 from video_research.support.errors import ErrorCategory, ToolFailure, categorize_error
 
@@ -155,7 +155,7 @@ async def run_batch(
             config=types.CreateBatchJobConfig(display_name=display_name[:120]),
         )
 
-    job = await _with_retry(f"batches.create({model})", submit, settings)
+    job = await call_with_retry(f"batches.create({model})", submit, settings)
     name = job.name
     logger.info("batch job %s submitted: %d requests to %s", name, len(requests), model)
     try:
@@ -201,7 +201,7 @@ async def _wait(
         async def get() -> Any:
             return await sdk.aio.batches.get(name=name)
 
-        job = await _with_retry("batches.get", get, settings)
+        job = await call_with_retry("batches.get", get, settings)
     return job, polls
 
 
@@ -212,7 +212,7 @@ async def _cancel(sdk: Any, name: str, settings: Settings) -> None:
         return await sdk.aio.batches.cancel(name=name)
 
     try:
-        await _with_retry("batches.cancel", cancel, settings)
+        await call_with_retry("batches.cancel", cancel, settings)
         logger.info("batch job %s cancelled", name)
     except Exception as exc:
         logger.warning("cancelling batch job %s failed: %s", name, exc)

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from video_research.clients.gemini.client import _with_retry, client, user_content
+from video_research.clients.gemini.client import call_with_retry, client, user_content
 from video_research.clients.gemini.registry import CacheRow, account_of, get_registry
 from video_research.config import Settings, get_config
 from video_research.support.errors import RETRYABLE, ErrorCategory, ToolFailure
@@ -138,7 +138,7 @@ async def create(
         return await sdk.aio.caches.create(model=model, config=config)
 
     try:
-        cached = await _with_retry("caches.create", call, settings)
+        cached = await call_with_retry("caches.create", call, settings)
     except ToolFailure as failure:
         raise _unavailable(failure) from None
     made = ContextCache(
@@ -185,7 +185,7 @@ async def refresh(name: str, settings: Settings | None = None) -> float | None:
         )
 
     try:
-        cached = await _with_retry("caches.update", call, settings)
+        cached = await call_with_retry("caches.update", call, settings)
     except ToolFailure as failure:
         if is_gone(failure):
             await forget(name, settings)
@@ -206,7 +206,7 @@ async def delete(name: str, settings: Settings | None = None) -> bool:
 
     deleted = True
     try:
-        await _with_retry("caches.delete", call, settings)
+        await call_with_retry("caches.delete", call, settings)
     except ToolFailure as failure:
         deleted = False
         if not is_gone(failure):

@@ -1,8 +1,8 @@
 """The Gemini client: the one module that talks to the Gemini API (google-genai).
 
-Every Gemini call of every tool goes through `generate`, `generate_json`, `upload_file`
-or `embed_content`. They share one SDK client per (key, endpoint, timeout), one retry
-policy and one error mapping:
+Every Gemini call of every tool goes through `generate`, `generate_json`, `embed_content`
+or `call_with_retry` (which `files`, `caching` and `batch` build on). They share one SDK
+client per (key, endpoint, timeout), one retry policy and one error mapping:
 
 - Retries are ours (tenacity), the SDK's are switched off: 429, 5xx, timeouts and
   dropped connections are retried with exponential backoff and jitter, waiting at least
@@ -22,7 +22,6 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings, get_config
@@ -270,7 +269,9 @@ async def _with_retry(operation: str, call: Any, settings: Settings) -> Any:
 
 async def call_with_retry(operation: str, call: Any, settings: Settings | None = None) -> Any:
     """Run `await call()` (any SDK call, e.g. on `client().aio.interactions`) under this
-    module's retry policy and error mapping: the result, or a ToolFailure."""
+    module's retry policy and error mapping: the result, or a ToolFailure. The other Gemini
+    modules (files, caching, batch) and the Deep Research agent call through here, so every
+    Gemini call retries and fails the same way."""
     return await _with_retry(operation, call, settings or get_config())
 
 
@@ -571,20 +572,6 @@ def with_media_resolution(part: Any, media_resolution: str | None) -> Any:
 
     level = MEDIA_RESOLUTIONS[media_resolution]
     return part.model_copy(update={"media_resolution": types.PartMediaResolution(level=level)})
-
-
-# ----------------------------------------------------------------------------- files
-
-
-async def upload_file(
-    path: Path, mime_type: str | None = None, settings: Settings | None = None
-) -> Any:
-    """Upload a file and wait until ACTIVE (gemini_files.upload_file; kept here so callers
-    that only know this module keep working). Prefer gemini_files.ensure_uploaded, which
-    reuses an earlier upload of the same content."""
-    from video_research.clients.gemini import files as gemini_files
-
-    return await gemini_files.upload_file(path, mime_type, settings)
 
 
 # ----------------------------------------------------------------------------- embeddings

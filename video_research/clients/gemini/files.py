@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from video_research.clients.gemini.client import _with_retry, client
+from video_research.clients.gemini.client import call_with_retry, client
 from video_research.clients.gemini.registry import UploadRow, account_of, get_registry
 from video_research.config import Settings, get_config
 from video_research.support import paths
@@ -147,7 +147,7 @@ async def _get(sdk: Any, name: str, settings: Settings) -> Any:
     async def get() -> Any:
         return await sdk.aio.files.get(name=name)
 
-    return await _with_retry("files.get", get, settings)
+    return await call_with_retry("files.get", get, settings)
 
 
 async def upload_file(
@@ -167,7 +167,7 @@ async def upload_file(
             file=str(path), config={"mime_type": mime_type, "display_name": path.name}
         )
 
-    uploaded = await _with_retry("files.upload", upload, settings)
+    uploaded = await call_with_retry("files.upload", upload, settings)
     active = await _wait_active(sdk, uploaded, path.name, settings)
     return UploadedFile(
         name=active.name,

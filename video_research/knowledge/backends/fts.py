@@ -33,6 +33,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from video_research.knowledge.backends.sqlite_sql import compile_filter
 from video_research.knowledge.filters import FilterNode
 
 MAX_QUERY_TERMS = 32
@@ -171,8 +172,6 @@ def keyword_search(
     allowed_ids: Callable[[sqlite3.Connection, str, FilterNode, int], Any],
 ) -> list[tuple[str, float]]:
     """(uuid, bm25 score) of the best k objects matching `where`, best first."""
-    from video_research.knowledge.backends.sqlite_sql import compile_filter
-
     terms = query_terms(query)
     if not terms:
         return []

@@ -3,6 +3,10 @@
 `compile_filter(node)` turns a bound filter into a boolean SQL expression over
 `o.properties`, using exactly the `json_extract` expressions the store's indexes are
 built on, so SQLite serves the filter from an index.
+
+The store (`sqlite_store`), its vector search (`sqlite_vectors`) and its keyword search
+(`fts`) all build their SQL from these pieces, so each is public; this module imports
+none of them.
 """
 
 from __future__ import annotations
@@ -13,18 +17,18 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from video_research.knowledge.backends import fts
 from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
 
 _CHUNK = 500
 """Parameters per IN (...) list, well under SQLite's limit."""
 
 
-def _json(properties: dict[str, Any]) -> str:
+def properties_json(properties: dict[str, Any]) -> str:
+    """An object's properties as the compact JSON the `properties` column holds."""
     return json.dumps(properties, ensure_ascii=False, separators=(",", ":"))
 
 
-def _field(prop: str, alias: str = "o") -> str:
+def property_sql(prop: str, alias: str = "o") -> str:
     """The SQL expression for a property; identical to the expression the indexes use."""
     return f"json_extract({alias}.properties, '$.{prop}')"
 
@@ -48,7 +52,7 @@ def compile_filter(node: FilterNode | None, alias: str = "o") -> tuple[str, list
 
 
 def _condition(node: Condition, alias: str) -> tuple[str, list[Any]]:
-    field = _field(node.prop, alias)
+    field = property_sql(node.prop, alias)
     op, value = node.op, node.value
     comparisons = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
     if op in comparisons:
@@ -74,13 +78,8 @@ def _condition(node: Condition, alias: str) -> tuple[str, list[Any]]:
     raise ValueError(f"unknown operator {op}")  # pragma: no cover - bind() refuses it first
 
 
-def match_expression(query: str) -> str | None:
-    """An FTS5 query matching any of the words of `query` (BM25's OR semantics), or None."""
-    return fts.match_expression(fts.query_terms(query))
-
-
 @contextmanager
-def _transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+def transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sqlite3.Connection]:
     """One transaction: IMMEDIATE takes the write lock up front; plain BEGIN is a read snapshot."""
     conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
     try:
@@ -92,6 +91,7 @@ def _transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[s
         raise
 
 
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+def id_chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    """`items` in slices short enough for one `IN (...)` list."""
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]

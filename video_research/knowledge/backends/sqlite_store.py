@@ -45,24 +45,25 @@ from typing import Any
 from video_research.config import Settings
 from video_research.knowledge.backends import fts, sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
-from video_research.knowledge.backends.sqlite_sql import (  # noqa: F401 - compile_filter: public
-    _chunks,
-    _field,
-    _json,
-    _transaction,
+from video_research.knowledge.backends.sqlite_sql import (
     compile_filter,
-    match_expression,
+    id_chunks,
+    properties_json,
+    property_sql,
+    transaction,
 )
 from video_research.knowledge.backends.sqlite_vectors import VectorSearch
+from video_research.knowledge.base import (
+    HYBRID_MIN_CANDIDATES,
+    MAX_RESULTS,
+    KnowledgeStore,
+    Progress,
+)
 from video_research.knowledge.collections import CollectionDef, DataType
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
-from video_research.knowledge.store import (
-    HYBRID_MIN_CANDIDATES,
-    MAX_RESULTS,
+from video_research.knowledge.models import (
     CollectionState,
-    KnowledgeStore,
-    Progress,
     SearchHit,
     Sort,
     StoredObject,
@@ -174,10 +175,10 @@ class SqliteStore(VectorSearch, KnowledgeStore):
         so fifty concurrent writes through it took longer than fifty in a row."""
         conn = self._conn()
         if not immediate:
-            with _transaction(conn, False):
+            with transaction(conn, False):
                 yield conn
             return
-        with self._write_lock, _transaction(conn, True):
+        with self._write_lock, transaction(conn, True):
             yield conn
 
     def _close_sync(self) -> None:
@@ -194,7 +195,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
                 logger.debug("closing a knowledge connection failed: %s", exc)
 
     def _create_schema(self, conn: sqlite3.Connection) -> None:
-        with _transaction(conn):
+        with transaction(conn):
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
             )
@@ -332,7 +333,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
             if replace is not None:
                 deleted = self._delete_ids(conn, state, self._matching_ids(conn, name, replace))
             existing: dict[str, int] = {}
-            for chunk in _chunks([uuid for uuid, _, _ in rows]):
+            for chunk in id_chunks([uuid for uuid, _, _ in rows]):
                 marks = ",".join("?" * len(chunk))
                 existing.update(
                     conn.execute(
@@ -349,7 +350,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
             next_id = conn.execute(f'SELECT coalesce(max(id), 0) FROM "obj_{name}"').fetchone()[0]
             fresh, updated, keyword, vectors = [], [], [], []
             for uuid, properties, vector in rows:
-                body = _json(properties)
+                body = properties_json(properties)
                 row_id = existing.get(uuid)
                 if row_id is None:
                     next_id += 1
@@ -380,7 +381,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
 
     def _delete_ids(self, conn: sqlite3.Connection, state: CollectionState, ids: list[int]) -> int:
         name = state.definition.name
-        for chunk in _chunks(ids):
+        for chunk in id_chunks(ids):
             marks = ",".join("?" * len(chunk))
             for table in (f"obj_{name}", f"fts_{name}"):
                 key = "id" if table.startswith("obj_") else "rowid"
@@ -446,7 +447,9 @@ class SqliteStore(VectorSearch, KnowledgeStore):
     ) -> list[StoredObject]:
         name = state.definition.name
         sql, params = compile_filter(where)
-        order = ", ".join(f"{_field(s.prop)} {'DESC' if s.descending else 'ASC'}" for s in order_by)
+        order = ", ".join(
+            f"{property_sql(s.prop)} {'DESC' if s.descending else 'ASC'}" for s in order_by
+        )
         order = f"{order}, o.id" if order else "o.id"
         rows = self._conn().execute(
             f'SELECT uuid, properties FROM "obj_{name}" o WHERE {sql} '
@@ -515,7 +518,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
                 [(keyword, 1.0 - alpha), ([(u, 1.0 - d) for u, d in distances.items()], alpha)]
             )[offset : offset + limit]
             missing = [uuid for uuid, _ in ranked if uuid not in bodies]
-            for chunk in _chunks(missing):
+            for chunk in id_chunks(missing):
                 marks = ",".join("?" * len(chunk))
                 bodies.update(
                     conn.execute(

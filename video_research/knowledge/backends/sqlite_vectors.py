@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from video_research.knowledge.backends.ann import VectorIndex
-from video_research.knowledge.backends.sqlite_sql import _chunks, compile_filter
+from video_research.knowledge.backends.sqlite_sql import compile_filter, id_chunks
 from video_research.knowledge.filters import FilterNode
-from video_research.knowledge.store import CollectionState
+from video_research.knowledge.models import CollectionState
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class VectorSearch:
 
         def read_vectors(ids: list[int]) -> dict[int, bytes]:
             found: dict[int, bytes] = {}
-            for chunk in _chunks(ids):
+            for chunk in id_chunks(ids):
                 marks = ",".join("?" * len(chunk))
                 found.update(
                     conn.execute(
@@ -169,7 +169,7 @@ class VectorSearch:
         if not nearest:
             return []
         bodies: dict[int, tuple[str, str]] = {}
-        for chunk in _chunks([c.row for c in nearest]):
+        for chunk in id_chunks([c.row for c in nearest]):
             marks = ",".join("?" * len(chunk))
             for row_id, uuid, body in conn.execute(
                 f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN ({marks})', list(chunk)

@@ -38,6 +38,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from video_research.config import Settings
+from video_research.knowledge.base import KnowledgeStore, Progress
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
@@ -46,10 +47,8 @@ from video_research.knowledge.collections import (
 )
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
-from video_research.knowledge.store import (
+from video_research.knowledge.models import (
     CollectionState,
-    KnowledgeStore,
-    Progress,
     SearchHit,
     Sort,
     StoredObject,
