@@ -3,8 +3,8 @@ calls through the real dispatcher (roles, contracts, audit) on a real SQLite fil
 
 from __future__ import annotations
 
+from video_research.handlers.context import CallContext, Caller
 from video_research.tools import dispatch
-from video_research.tools.context import CallContext, Caller
 
 ADMIN = Caller(username="owner", role="admin", verified=True)
 BLESSED = Caller(username="dj", role="blessed", verified=True)

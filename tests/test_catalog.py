@@ -236,7 +236,7 @@ async def test_import_reads_the_file_off_the_event_loop(tmp_path):
     import asyncio
 
     from video_research.handlers.catalog import catalog_import
-    from video_research.tools.context import CallContext
+    from video_research.handlers.context import CallContext
 
     rows = [
         {"video_id": f"v{i}", "title": f"Video {i}", "url": f"https://m/{i}"} for i in range(40_000)

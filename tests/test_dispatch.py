@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
+from video_research.handlers.context import CallContext, Caller
 from video_research.tools import dispatch
-from video_research.tools.context import CallContext, Caller
 
 ADMIN = Caller(username="owner", role="admin", verified=True)
 VIEWER = Caller(username="guest", role="viewer")

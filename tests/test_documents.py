@@ -24,10 +24,10 @@ from tests.helpers import DATA
 from video_research.documents import library
 from video_research.documents.chunking import chunk_blocks, heading_text
 from video_research.documents.extract import Block, DocumentType, extract, parse_markdown
+from video_research.handlers.context import CallContext
 from video_research.knowledge.embedders.embeddings import count_tokens
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import get_store
-from video_research.tools.context import CallContext
 
 SAMPLES = DATA / "documents"
 

@@ -85,7 +85,7 @@ async def test_an_older_catalog_database_gains_the_claimed_username_column(tmp_p
 
     from video_research.catalog import audit
     from video_research.catalog.db import CatalogDB
-    from video_research.tools.context import Caller
+    from video_research.handlers.context import Caller
 
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as conn:

@@ -114,9 +114,9 @@ async def test_every_result_and_error_leaves_encodable():
     holds (here a name that is not UTF-8, as os.fsdecode gives it, and a lone surrogate),
     the MCP result is valid UTF-8, structured content and text alike. (The SDK's JSON
     parser refuses lone surrogates in requests, so only files bring them in.)"""
+    from video_research.handlers.context import CallContext, Caller
     from video_research.server import app as server
     from video_research.tools import dispatch
-    from video_research.tools.context import CallContext, Caller
 
     name = os.fsdecode(b"/x/bad-\xff.md") + "\ud800"
     ok = server.tool_result(dispatch.Outcome(result={"files": [{"path": name, name: [name]}]}))

@@ -14,16 +14,7 @@ from tests.helpers import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "video_research"
 
-KNOWN: set[str] = {
-    # Owned by the handlers and the config modules, to be made public there.
-    "video_research/handlers/content_batch.py: video_research.handlers.content._read_file",
-    "video_research/handlers/research_document.py: video_research.handlers.content._analyze_url",
-    "video_research/config/gemini.py: video_research.config.common._default_cache_dir",
-    "video_research/config/gemini.py: video_research.config.common._env",
-    "video_research/config/server.py: video_research.config.common._default_data_dir",
-    "video_research/config/server.py: video_research.config.common._env",
-    "video_research/config/stores.py: video_research.config.common._env",
-}
+KNOWN: set[str] = set()
 """Uses that remain, each to be removed from this set as its owner makes the name public."""
 
 

@@ -11,9 +11,9 @@ import pytest
 from tests.catalog_helpers import ADMIN, call, ok
 from tests.fixtures.nats import wait_connected
 from video_research.config import ROLE_RANK, get_config
+from video_research.handlers.context import Caller
 from video_research.server import auth
 from video_research.tools import dispatch
-from video_research.tools.context import Caller
 
 SEED_TABLE = """
 | Tool | Required Role | Notes |

@@ -12,6 +12,7 @@ import pytest
 
 from video_research import config
 from video_research.config import load_settings
+from video_research.handlers.context import CallContext, Caller
 from video_research.support.services import (
     Resource,
     Services,
@@ -20,7 +21,6 @@ from video_research.support.services import (
     use_services,
 )
 from video_research.tools import dispatch
-from video_research.tools.context import CallContext, Caller
 
 ADMIN = Caller(username="owner", role="admin", verified=True)
 

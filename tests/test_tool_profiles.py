@@ -299,7 +299,7 @@ async def test_all_profile_over_http_is_within_budget(server_env):
     ],
 )
 async def test_meta_tools_refuse_bad_input(tool, arguments, fragment):
-    from video_research.tools.context import CallContext, Caller
+    from video_research.handlers.context import CallContext, Caller
 
     ctx = CallContext(tool=tool, caller=Caller(username="u", role="viewer", verified=True))
     outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)

@@ -18,8 +18,8 @@ from tests.stubs.gemini import error
 from tests.stubs.youtube import CHANNEL
 from tests.stubs.youtube_transcripts import StubVideo
 from video_research import config
+from video_research.handlers.context import CallContext, Caller
 from video_research.tools import dispatch
-from video_research.tools.context import CallContext, Caller
 
 OWN = DATA / "transcripts"
 OWNER = Caller(username="tester", role="admin", verified=True)

@@ -8,9 +8,9 @@ import os
 import pytest
 
 from tests.stubs.gemini import BAD_REQUEST, error
+from video_research.handlers.context import CallContext, Caller
 from video_research.support import contracts
 from video_research.tools import dispatch
-from video_research.tools.context import CallContext, Caller
 
 URL = "https://youtu.be/dQw4w9WgXcQ"
 CANON = "https://www.youtube.com/watch?v=dQw4w9WgXcQ"

@@ -149,10 +149,10 @@ def _tools(settings: Settings, as_json: bool, every: bool = False) -> int:
 
 
 async def _call(settings: Settings, tool: str, raw_arguments: str) -> int:
+    from video_research.handlers.context import CallContext
     from video_research.server import auth
     from video_research.support.services import Services, use_services
     from video_research.tools import dispatch
-    from video_research.tools.context import CallContext
 
     spec = dispatch.reachable(tool, settings)
     if spec is None:

@@ -14,8 +14,8 @@ from pathlib import Path
 from tests.bench.common import header, median, percentile, report, run_with_env
 from video_research.catalog import videos
 from video_research.catalog.db import get_db
+from video_research.handlers.context import CallContext, Caller
 from video_research.tools import dispatch
-from video_research.tools.context import CallContext, Caller
 
 VIDEOS = int(os.environ.get("BENCH_CATALOG_VIDEOS", "20000"))
 RUNS = int(os.environ.get("BENCH_CATALOG_RUNS", "200"))

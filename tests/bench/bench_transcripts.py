@@ -33,9 +33,9 @@ from pathlib import Path
 from tests.bench.common import header, median, percentile, report, warm_up
 from tests.helpers import DATA, shared_data
 from video_research import config
+from video_research.handlers.context import CallContext, Caller
 from video_research.support.services import current_services
 from video_research.tools import dispatch
-from video_research.tools.context import CallContext, Caller
 
 VIDEOS = int(os.environ.get("BENCH_TRANSCRIPT_VIDEOS", "300"))
 SEARCHES = int(os.environ.get("BENCH_TRANSCRIPT_SEARCHES", "40"))

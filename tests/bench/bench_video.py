@@ -18,8 +18,8 @@ from pathlib import Path
 
 from tests.bench.common import header, median, percentile, report, run_with_env
 from tests.stubs.gemini import GeminiStub
+from video_research.handlers.context import CallContext, Caller
 from video_research.tools import dispatch
-from video_research.tools.context import CallContext, Caller
 
 RUNS = int(os.environ.get("BENCH_VIDEO_RUNS", "200"))
 TURNS = int(os.environ.get("BENCH_SESSION_TURNS", "10"))

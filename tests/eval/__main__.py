@@ -55,8 +55,8 @@ def _say(text: str = "") -> None:
 
 
 async def _call(tool: str, arguments: dict) -> dict:
+    from video_research.handlers.context import CallContext, Caller
     from video_research.tools import dispatch
-    from video_research.tools.context import CallContext, Caller
 
     ctx = CallContext(tool=tool, caller=Caller(username="eval", role="admin", verified=True))
     outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)

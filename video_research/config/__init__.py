@@ -9,7 +9,7 @@ Sources, highest priority first (pydantic-settings' `settings_customise_sources`
    dir, e.g. ~/.config/video-research/.env), in the usual dotenv syntax;
 4. the field defaults.
 
-Every field names its variable in `json_schema_extra` (`_env("GEMINI_MODEL", ...)`), and
+Every field names its variable in `json_schema_extra` (`env_field("GEMINI_MODEL", ...)`), and
 every source looks values up by that name. An empty value, or one holding an unresolved
 `${VAR}` placeholder (a client config that was never expanded, e.g. `"${WEAVIATE_URL}"`),
 counts as unset: the next source or the default applies, and `notes` says so. Unknown keys

@@ -45,17 +45,22 @@ class ConfigError(ValueError):
     """The configuration cannot be used; the message says which setting and why."""
 
 
-def _env(name: str, description: str, *, secret: bool = False) -> dict[str, Any]:
+def env_field(name: str, description: str, *, secret: bool = False) -> dict[str, Any]:
+    """A field's `json_schema_extra`: the variable that sets it, its description and
+    whether it is a secret. Every area's settings module declares its fields with it, and
+    the loader, `doctor` and the docs read these back."""
     return {"env": name, "description": description, "secret": secret}
 
 
-def _default_cache_dir() -> Path:
+def default_cache_dir() -> Path:
+    """Where the analysis cache lives unless GEMINI_CACHE_DIR says otherwise."""
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("video-research-mcp", appauthor=False))
 
 
-def _default_data_dir() -> Path:
+def default_data_dir() -> Path:
+    """Where the stores live unless VIDEO_RESEARCH_DATA_DIR says otherwise."""
     from platformdirs import user_data_dir
 
     return Path(user_data_dir(APP_NAME, appauthor=False))

@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from video_research.config.common import (
     Role,
-    _default_data_dir,
-    _env,
+    default_data_dir,
+    env_field,
     parse_oauth_scopes,
     split_list,
 )
@@ -22,7 +22,7 @@ class ServerSettings(BaseModel):
     # --- HTTP surface: toolsets, Host/Origin, timeouts, resumable streams, OAuth ---
     dynamic_toolsets: Literal["auto", "on", "off"] = Field(
         default="auto",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_DYNAMIC_TOOLSETS",
             "List toolset_list/toolset_enable/toolset_disable so a session can turn toolsets on "
             "(auto: with the default profile only)",
@@ -30,7 +30,7 @@ class ServerSettings(BaseModel):
     )
     http_allowed_hosts: list[str] = Field(
         default_factory=list,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_HTTP_ALLOWED_HOSTS",
             "Comma list of Host header values the HTTP server answers besides loopback "
             "(e.g. mcp.example.com, 10.0.0.5:8089; host:* for any port)",
@@ -38,14 +38,14 @@ class ServerSettings(BaseModel):
     )
     http_allowed_origins: list[str] = Field(
         default_factory=list,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_HTTP_ALLOWED_ORIGINS",
             "Comma list of browser Origins allowed besides loopback (e.g. https://app.example.com)",
         ),
     )
     http_allow_unauthenticated: bool = Field(
         default=False,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_HTTP_ALLOW_UNAUTHENTICATED",
             "Serve HTTP/SSE on a non-loopback address without tokens or OAuth (every caller "
             "is the local user); refused unless set",
@@ -55,7 +55,7 @@ class ServerSettings(BaseModel):
         default=10.0,
         gt=0,
         le=300,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_HTTP_HEADER_TIMEOUT",
             "Seconds a connection gets to send a complete request head before it is closed",
         ),
@@ -64,7 +64,7 @@ class ServerSettings(BaseModel):
         default=30.0,
         gt=0,
         le=600,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_HTTP_BODY_TIMEOUT",
             "Seconds between two pieces of a request body before the request is dropped",
         ),
@@ -73,7 +73,7 @@ class ServerSettings(BaseModel):
         default=5,
         ge=1,
         le=300,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_HTTP_KEEPALIVE", "Seconds an idle keep-alive connection stays open"
         ),
     )
@@ -81,7 +81,7 @@ class ServerSettings(BaseModel):
         default=10_000,
         ge=0,
         le=10_000_000,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_HTTP_EVENT_STORE_MAX_EVENTS",
             "Streamable-HTTP events kept for clients that reconnect with Last-Event-ID "
             "(http_events.db in the data dir; 0 switches resumption off)",
@@ -91,14 +91,14 @@ class ServerSettings(BaseModel):
         default=2000,
         ge=100,
         le=600_000,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_HTTP_RETRY_MS",
             "The SSE retry field: how long a client waits before reconnecting a dropped stream",
         ),
     )
     oauth_issuer: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_OAUTH_ISSUER",
             "OAuth 2.1 authorization server whose JWT access tokens HTTP/SSE accept "
             "(discovery + JWKS; empty: OAuth off)",
@@ -106,7 +106,7 @@ class ServerSettings(BaseModel):
     )
     oauth_resource: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_OAUTH_RESOURCE",
             "This server's resource URL, the audience tokens must carry "
             "(default http://<host>:<port>/mcp, or /sse for --transport sse)",
@@ -115,7 +115,7 @@ class ServerSettings(BaseModel):
     oauth_scopes: str = Field(
         default='{"video-research:viewer": "viewer", "video-research:blessed": "blessed", '
         '"video-research:admin": "admin"}',
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_OAUTH_SCOPES",
             'JSON {"scope": "role"}: the role a token\'s scopes grant (the highest one wins)',
         ),
@@ -123,7 +123,7 @@ class ServerSettings(BaseModel):
     oauth_username_claim: str = Field(
         default="sub",
         min_length=1,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_OAUTH_USERNAME_CLAIM",
             "The access-token claim that names the caller (audit log, roles)",
         ),
@@ -164,28 +164,28 @@ class ServerSettings(BaseModel):
 
     # --- server ---
     data_dir: Path = Field(
-        default_factory=_default_data_dir,
-        json_schema_extra=_env("VIDEO_RESEARCH_DATA_DIR", "Where SQLite databases live"),
+        default_factory=default_data_dir,
+        json_schema_extra=env_field("VIDEO_RESEARCH_DATA_DIR", "Where SQLite databases live"),
     )
     toolsets: list[str] = Field(
         default_factory=lambda: ["default"],
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_TOOLSETS",
             "Comma list of tool groups to expose: default (the default profile), all, or toolsets",
         ),
     )
     local_role: Role = Field(
         default="admin",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_LOCAL_ROLE",
             "Role of the local stdio user when no session registry is set",
         ),
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO",
-        json_schema_extra=_env("VIDEO_RESEARCH_LOG_LEVEL", "DEBUG | INFO | WARNING | ERROR"),
+        json_schema_extra=env_field("VIDEO_RESEARCH_LOG_LEVEL", "DEBUG | INFO | WARNING | ERROR"),
     )
     log_format: Literal["human", "json"] = Field(
         default="human",
-        json_schema_extra=_env("VIDEO_RESEARCH_LOG_FORMAT", "human | json (stderr)"),
+        json_schema_extra=env_field("VIDEO_RESEARCH_LOG_FORMAT", "human | json (stderr)"),
     )

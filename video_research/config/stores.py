@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, SecretStr, field_validator
 
 from video_research.config.common import (
     Role,
-    _env,
+    env_field,
     parse_http_tokens,
     split_list,
 )
@@ -21,46 +21,48 @@ class StoreSettings(BaseModel):
     # --- knowledge store ---
     weaviate_url: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "WEAVIATE_URL", "Use Weaviate at this URL instead of the embedded store"
         ),
     )
     weaviate_api_key: SecretStr = Field(
         default=SecretStr(""),
-        json_schema_extra=_env("WEAVIATE_API_KEY", "Weaviate API key", secret=True),
+        json_schema_extra=env_field("WEAVIATE_API_KEY", "Weaviate API key", secret=True),
     )
 
     # --- queue / sessions registry ---
     nats_url: str = Field(
         default="",
-        json_schema_extra=_env("NATS_URL", "Keep the watch queue in NATS JetStream KV at this URL"),
+        json_schema_extra=env_field(
+            "NATS_URL", "Keep the watch queue in NATS JetStream KV at this URL"
+        ),
     )
 
     # --- knowledge store and embeddings: add fields here ---
     knowledge_db_path: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_DB",
             "Embedded knowledge store file (default: knowledge.db in the data dir)",
         ),
     )
     knowledge_write_through: bool = Field(
         default=True,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_WRITE_THROUGH",
             "Store every producer tool's result in the knowledge store (true/false)",
         ),
     )
     embedding_provider: Literal["local", "gemini"] = Field(
         default="local",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_EMBEDDING_PROVIDER",
             "local (all-MiniLM-L6-v2 on CPU, offline) or gemini (gemini-embedding)",
         ),
     )
     embedding_model: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_EMBEDDING_MODEL",
             "Embedding model (local: all-MiniLM-L6-v2, the default, or use-multilingual; gemini: default gemini-embedding-001)",
         ),
@@ -68,7 +70,7 @@ class StoreSettings(BaseModel):
     embedding_dimensions: int = Field(
         default=0,
         ge=0,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_EMBEDDING_DIMENSIONS",
             "Vector size (default: 384 local; 768, 1536 or 3072 for gemini, default 768)",
         ),
@@ -77,7 +79,7 @@ class StoreSettings(BaseModel):
         default=32,
         ge=1,
         le=1024,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_EMBEDDING_BATCH_SIZE", "Texts embedded per model call (1-1024)"
         ),
     )
@@ -85,13 +87,13 @@ class StoreSettings(BaseModel):
         default=0,
         ge=0,
         le=65535,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "WEAVIATE_GRPC_PORT", "Weaviate gRPC port (default 50051; cloud URLs need none)"
         ),
     )
     weaviate_distance: Literal["cosine", "dot", "l2-squared"] = Field(
         default="cosine",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "WEAVIATE_DISTANCE", "HNSW distance metric for new Weaviate collections"
         ),
     )
@@ -99,7 +101,7 @@ class StoreSettings(BaseModel):
         default=32,
         ge=4,
         le=2048,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "WEAVIATE_HNSW_MAX_CONNECTIONS", "HNSW max connections per node (new collections)"
         ),
     )
@@ -107,7 +109,7 @@ class StoreSettings(BaseModel):
         default=128,
         ge=4,
         le=4096,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "WEAVIATE_HNSW_EF_CONSTRUCTION", "HNSW build-time candidate list size (new collections)"
         ),
     )
@@ -115,27 +117,27 @@ class StoreSettings(BaseModel):
         default=-1,
         ge=-1,
         le=4096,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "WEAVIATE_HNSW_EF", "HNSW query-time candidate list size; -1 lets Weaviate pick"
         ),
     )
     embedding_local_precision: Literal["fp32", "int8"] = Field(
         default="fp32",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_LOCAL_EMBEDDING_PRECISION",
             "all-MiniLM-L6-v2 on ONNX Runtime: fp32 (exact) or int8 documents (faster, cosine ~0.99)",
         ),
     )
     knowledge_model_cache_dir: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_MODEL_CACHE_DIR",
             "Where the local model's ONNX graph is built once and kept (default: models/ in the data dir)",
         ),
     )
     knowledge_ann: bool = Field(
         default=True,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_ANN",
             "Approximate nearest-neighbour index (faiss HNSW) beside the embedded store (true/false)",
         ),
@@ -143,7 +145,7 @@ class StoreSettings(BaseModel):
     knowledge_ann_min_objects: int = Field(
         default=20000,
         ge=100,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_ANN_MIN_OBJECTS",
             "Collections smaller than this are searched exactly (numpy), without an ANN index",
         ),
@@ -152,7 +154,7 @@ class StoreSettings(BaseModel):
         default=256,
         ge=16,
         le=4096,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "KNOWLEDGE_ANN_EF_SEARCH", "HNSW query-time candidate list size of the embedded index"
         ),
     )
@@ -160,14 +162,14 @@ class StoreSettings(BaseModel):
     # --- transcripts: add fields here ---
     transcript_languages: list[str] = Field(
         default_factory=lambda: ["en"],
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "TRANSCRIPT_LANGUAGES",
             "Comma list of preferred transcript languages, best first (default en)",
         ),
     )
     transcript_proxy_url: SecretStr = Field(
         default=SecretStr(""),
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "TRANSCRIPT_PROXY_URL",
             "HTTP(S) proxy for YouTube transcript requests, e.g. http://user:pass@host:port",
             secret=True,
@@ -175,25 +177,25 @@ class StoreSettings(BaseModel):
     )
     webshare_proxy_username: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "WEBSHARE_PROXY_USERNAME", "Webshare rotating residential proxy username"
         ),
     )
     webshare_proxy_password: SecretStr = Field(
         default=SecretStr(""),
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "WEBSHARE_PROXY_PASSWORD", "Webshare rotating residential proxy password", secret=True
         ),
     )
     webshare_proxy_locations: list[str] = Field(
         default_factory=list,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "WEBSHARE_PROXY_LOCATIONS", "Comma list of country codes the Webshare IPs come from"
         ),
     )
     transcript_endpoint: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "YOUTUBE_TRANSCRIPT_ENDPOINT",
             "Fetch transcripts from this origin instead of https://www.youtube.com (mirrors, stubs)",
         ),
@@ -202,7 +204,7 @@ class StoreSettings(BaseModel):
         default=2,
         ge=1,
         le=8,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "TRANSCRIPT_FETCH_CONCURRENCY", "Transcripts fetched from YouTube at a time (1-8)"
         ),
     )
@@ -210,7 +212,7 @@ class StoreSettings(BaseModel):
         default=200,
         ge=64,
         le=254,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "TRANSCRIPT_CHUNK_TOKENS",
             "Target chunk size in the embedding model's word pieces, title included (64-254)",
         ),
@@ -219,7 +221,7 @@ class StoreSettings(BaseModel):
         default=40,
         ge=0,
         le=120,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "TRANSCRIPT_CHUNK_OVERLAP", "Word pieces of whole cues repeated between chunks (0-120)"
         ),
     )
@@ -227,7 +229,7 @@ class StoreSettings(BaseModel):
         default=120.0,
         ge=0.1,
         le=3600.0,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "TRANSCRIPT_FILE_BUDGET_SECONDS",
             "Wall time one transcript file may take to parse and chunk before it fails on its "
             "own (seconds; embedding not included)",
@@ -237,14 +239,14 @@ class StoreSettings(BaseModel):
     # --- local files ---
     file_roots: list[str] = Field(
         default_factory=lambda: [str(Path.home())],
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_FILE_ROOTS",
             "Comma list of directories the local-file tools may read (default: home)",
         ),
     )
     url_allowlist: list[str] = Field(
         default_factory=list,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_URL_ALLOWLIST",
             "Comma list of hosts (*.corp.example) and address ranges (10.0.0.0/8) that URLs may "
             "name although they are private (local deployments)",
@@ -254,7 +256,7 @@ class StoreSettings(BaseModel):
         default=3.0,
         gt=0,
         le=60,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_URL_RESOLVE_TIMEOUT",
             "Longest wait, in seconds, for the name lookup of a URL's host",
         ),
@@ -270,7 +272,7 @@ class StoreSettings(BaseModel):
         default=200,
         ge=32,
         le=2048,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "DOCUMENTS_CHUNK_TOKENS",
             "Most tokens per document chunk, heading path included (local model: at most 254 are used)",
         ),
@@ -278,7 +280,7 @@ class StoreSettings(BaseModel):
     documents_max_file_mb: float = Field(
         default=100.0,
         gt=0,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "DOCUMENTS_MAX_FILE_MB",
             "Largest file document_ingest reads, in MB (larger ones fail per file)",
         ),
@@ -286,7 +288,7 @@ class StoreSettings(BaseModel):
     documents_max_unpacked_mb: float = Field(
         default=200.0,
         gt=0,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "DOCUMENTS_MAX_UNPACKED_MB",
             "Most a DOCX/PPTX (a ZIP archive) may unpack to, in MB, checked before extraction "
             "(larger ones fail per file: zip bombs)",
@@ -295,7 +297,7 @@ class StoreSettings(BaseModel):
     documents_max_compression_ratio: float = Field(
         default=100.0,
         gt=1,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "DOCUMENTS_MAX_COMPRESSION_RATIO",
             "Highest unpacked/packed size ratio of a DOCX/PPTX and of any of its parts over "
             "1 MB (Office XML packs about 10x; zip bombs 1000x)",
@@ -305,7 +307,7 @@ class StoreSettings(BaseModel):
     # --- catalog, queue, roles, HTTP auth: add fields here ---
     catalog_db_path: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_CATALOG_DB",
             "Catalog database file: videos, playlists, marathons, queue, sessions, audit "
             "(default: catalog.db in the data dir)",
@@ -314,14 +316,14 @@ class StoreSettings(BaseModel):
     nats_subject_prefix: str = Field(
         default="kryten",
         pattern=r"^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "NATS_SUBJECT_PREFIX", "First tokens of the queue command subject (default kryten)"
         ),
     )
     queue_channel: str = Field(
         default="default",
         pattern=r"^[A-Za-z0-9_\-]{1,64}$",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_QUEUE_CHANNEL",
             "Which channel's queue this server manages (KV key and subject token; default 'default')",
         ),
@@ -329,12 +331,12 @@ class StoreSettings(BaseModel):
     nats_queue_bucket: str = Field(
         default="video_research_queue",
         pattern=r"^[A-Za-z0-9_\-]{1,64}$",
-        json_schema_extra=_env("NATS_QUEUE_BUCKET", "JetStream KV bucket holding the queue"),
+        json_schema_extra=env_field("NATS_QUEUE_BUCKET", "JetStream KV bucket holding the queue"),
     )
     nats_sessions_bucket: str = Field(
         default="video_research_sessions",
         pattern=r"^[A-Za-z0-9_\-]{1,64}$",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "NATS_SESSIONS_BUCKET", "JetStream KV bucket holding the session registry"
         ),
     )
@@ -342,20 +344,20 @@ class StoreSettings(BaseModel):
         default=5.0,
         gt=0,
         le=120,
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "NATS_TIMEOUT_SECONDS", "Connect and per-operation timeout for NATS calls"
         ),
     )
     audit_log_path: str = Field(
         default="",
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_AUDIT_LOG",
             "Append audit JSON lines to this file (default: JSON lines on stderr)",
         ),
     )
     http_tokens: SecretStr = Field(
         default=SecretStr(""),
-        json_schema_extra=_env(
+        json_schema_extra=env_field(
             "VIDEO_RESEARCH_HTTP_TOKENS",
             'Bearer tokens for --transport http/sse: JSON {"token": {"username": ..., "role": ...}}',
             secret=True,

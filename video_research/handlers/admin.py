@@ -6,7 +6,7 @@ from typing import Any
 
 from video_research.catalog import audit, registry
 from video_research.catalog.db import get_db, iso, parse_time
-from video_research.tools.context import CallContext
+from video_research.handlers.context import CallContext
 
 
 async def audit_log(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

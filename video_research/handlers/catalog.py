@@ -8,13 +8,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from video_research.catalog import importer, playlists
+from video_research.catalog import changes, importer, playlists
 from video_research.catalog import videos as catalog
 from video_research.catalog.db import get_db, snapshot_id
-from video_research.server import resources
+from video_research.handlers.context import CallContext
 from video_research.support.errors import invalid_input, not_found
 from video_research.support.paths import confine
-from video_research.tools.context import CallContext
 
 _PUBLIC_FIELDS = (
     "video_id",
@@ -64,7 +63,7 @@ async def catalog_get_video(args: dict[str, Any], ctx: CallContext) -> dict[str,
 
 
 async def _catalog_changed() -> None:
-    await resources.publish_updated(resources.CATALOG_STATS, resources.CATALOG_CATEGORIES)
+    await changes.announce(changes.CATALOG_STATS, changes.CATALOG_CATEGORIES)
 
 
 async def catalog_add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -108,7 +107,7 @@ async def catalog_remove(args: dict[str, Any], ctx: CallContext) -> dict[str, An
 
     result = await get_db().write(write)
     await _catalog_changed()
-    await resources.publish_playlists_changed(result["playlists_affected"])
+    await changes.playlists_changed(result["playlists_affected"])
     return result
 
 
@@ -200,5 +199,5 @@ async def catalog_import(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     result = await get_db().write(write)
     await _catalog_changed()
     if "playlist_id" in result:
-        await resources.publish_updated(resources.PLAYLIST_INDEX)
+        await changes.announce(changes.PLAYLIST_INDEX)
     return result

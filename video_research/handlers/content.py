@@ -12,9 +12,9 @@ from typing import Any
 from video_research.clients.gemini import client as gemini
 from video_research.content import analysis
 from video_research.content import batch as content_batch
+from video_research.handlers.context import CallContext
 from video_research.support import contracts, paths, url_policy
 from video_research.support.errors import invalid_input
-from video_research.tools.context import CallContext
 
 
 async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

@@ -24,9 +24,9 @@ from video_research.clients.gemini import client as gemini
 from video_research.config import Settings
 from video_research.deepresearch import agent
 from video_research.deepresearch.tasks import Task, get_store
+from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
 from video_research.support.errors import ErrorCategory, ToolFailure
-from video_research.tools.context import CallContext
 
 
 def _iso(moment: float | None) -> str | None:

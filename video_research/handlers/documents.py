@@ -13,10 +13,10 @@ from typing import Any
 from video_research.documents import library
 from video_research.documents.extract import DocumentType
 from video_research.documents.ingest import IngestRequest, ingest
+from video_research.handlers.context import CallContext
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import MAX_RESULTS, StoredObject, get_store
 from video_research.support.errors import invalid_input
-from video_research.tools.context import CallContext
 
 DELETE_PAGE = 500
 """Documents document_delete looks up and deletes per round (also bounds its `in` lists)."""
@@ -66,22 +66,6 @@ async def document_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     }
 
 
-def citation(props: dict[str, Any]) -> str:
-    """ "report.pdf, pp. 3-4, Methods > Setup": where a passage comes from, ready to quote."""
-    parts = [props.get("file_name") or os.path.basename(props["source_path"])]
-    page, page_end = props.get("page"), props.get("page_end")
-    if page is not None:
-        unit = "slide" if props.get("document_type") == DocumentType.PPTX else "p."
-        if page_end is not None and page_end != page:
-            unit = "slides" if unit == "slide" else "pp."
-            parts.append(f"{unit} {page}-{page_end}")
-        else:
-            parts.append(f"{unit} {page}")
-    if props.get("heading_path"):
-        parts.append(" > ".join(props["heading_path"]))
-    return ", ".join(parts)
-
-
 async def document_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     query = args["query"].strip()
     if not query:
@@ -101,7 +85,7 @@ async def document_search(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         results.append(
             {
                 "text": props["text"],
-                "citation": citation(props),
+                "citation": library.citation(props),
                 "source_path": props["source_path"],
                 "file_name": props.get("file_name", ""),
                 "title": props.get("title", ""),

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from video_research.config import PRESETS, ConfigError, Settings, with_overrides
+from video_research.handlers.context import CallContext
 from video_research.support.errors import invalid_input
-from video_research.tools.context import CallContext
 from video_research.video.cache import get_cache
 
 

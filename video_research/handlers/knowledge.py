@@ -25,6 +25,7 @@ from typing import Any
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
+from video_research.handlers.context import CallContext
 from video_research.knowledge import filters, passages
 from video_research.knowledge.collections import (
     KNOWLEDGE_COLLECTIONS,
@@ -38,7 +39,6 @@ from video_research.knowledge.passages import ANSWER_COLLECTIONS
 from video_research.knowledge.store import SearchHit, get_store, normalise_uuid
 from video_research.support import contracts
 from video_research.support.errors import ToolFailure, invalid_input
-from video_research.tools.context import CallContext
 
 HIDDEN_PROPERTIES = frozenset({"raw_result"})
 """Kept in the store (the whole Gemini result) but too large to repeat in every hit."""

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.catalog import marathons
+from video_research.catalog import changes, marathons
 from video_research.catalog.db import get_db
-from video_research.server import resources
-from video_research.tools.context import CallContext
+from video_research.handlers.context import CallContext
 
 
 async def marathon_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -32,11 +31,11 @@ async def marathon_create(args: dict[str, Any], ctx: CallContext) -> dict[str, A
             created_by=ctx.caller.username,
         )
     )
-    await resources.publish_updated(resources.CATALOG_STATS)
+    await changes.announce(changes.CATALOG_STATS)
     return result
 
 
 async def marathon_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     result = await get_db().write(marathons.delete, args["marathon_id"])
-    await resources.publish_updated(resources.CATALOG_STATS)
+    await changes.announce(changes.CATALOG_STATS)
     return result

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
 from video_research.papers import api
 from video_research.support.errors import invalid_input
-from video_research.tools.context import CallContext
 
 SEARCH_WINDOW = 1000
 """The relevance search ranks at most this many results (offset + limit)."""

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.catalog import playlists
+from video_research.catalog import changes, playlists
 from video_research.catalog.db import get_db
-from video_research.server import resources
-from video_research.tools.context import CallContext
+from video_research.handlers.context import CallContext
 
 
 async def playlist_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -28,7 +27,7 @@ async def playlist_create(args: dict[str, Any], ctx: CallContext) -> dict[str, A
             created_by=ctx.caller.username,
         )
     )
-    await resources.publish_updated(resources.PLAYLIST_INDEX, resources.CATALOG_STATS)
+    await changes.announce(changes.PLAYLIST_INDEX, changes.CATALOG_STATS)
     return result
 
 
@@ -42,12 +41,12 @@ async def playlist_update(args: dict[str, Any], ctx: CallContext) -> dict[str, A
             video_ids=args.get("video_ids"),
         )
     )
-    await resources.publish_playlists_changed([args["playlist_id"]])
+    await changes.playlists_changed([args["playlist_id"]])
     return result
 
 
 async def playlist_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     result = await get_db().write(playlists.delete, args["playlist_id"])
-    await resources.publish_playlists_changed([args["playlist_id"]])
-    await resources.publish_updated(resources.CATALOG_STATS)
+    await changes.playlists_changed([args["playlist_id"]])
+    await changes.announce(changes.CATALOG_STATS)
     return result

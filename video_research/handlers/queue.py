@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.catalog import playlists
+from video_research.catalog import changes, playlists
 from video_research.catalog import queue as q
 from video_research.catalog.db import get_db
-from video_research.server import resources
+from video_research.handlers.context import CallContext
 from video_research.support.errors import ErrorCategory, ToolFailure, not_found
-from video_research.tools.context import CallContext
 
 
 def _actor(ctx: CallContext) -> dict[str, str]:
@@ -19,7 +18,7 @@ def _actor(ctx: CallContext) -> dict[str, str]:
 async def _apply(ctx: CallContext, fn: Any, cmd: q.Command) -> dict[str, Any]:
     """Run one change on the backend, tell subscribers, and answer with the common fields."""
     state, revision, published = await q.backend(ctx.settings).change(fn, cmd)
-    await resources.publish_updated(resources.QUEUE_CURRENT)
+    await changes.announce(changes.QUEUE_CURRENT)
     result: dict[str, Any] = {
         "status": "ok",
         "correlation_id": cmd["correlation_id"],

@@ -14,11 +14,11 @@ from typing import Any
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
 from video_research.content import analysis as content_analysis
+from video_research.handlers.context import CallContext
 from video_research.research import documents as document_research
 from video_research.research import reports
 from video_research.support import url_policy
 from video_research.support.errors import invalid_input
-from video_research.tools.context import CallContext
 
 
 async def research_deep(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

@@ -6,8 +6,8 @@ from typing import Any
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
+from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
-from video_research.tools.context import CallContext
 
 
 def grounding_sources(grounding: dict[str, Any], limit: int) -> list[dict[str, str]]:

@@ -22,11 +22,11 @@ from datetime import date, timedelta
 from typing import Any
 
 from video_research.config import Settings
+from video_research.handlers.context import CallContext
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
-from video_research.tools.context import CallContext
 from video_research.transcripts import files as transcript_files
 from video_research.transcripts import indexer
 from video_research.transcripts import search as transcript_search

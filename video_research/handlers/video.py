@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from video_research.clients.gemini import client as gemini
+from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
 from video_research.support import contracts, paths
 from video_research.support.errors import ErrorCategory, ToolFailure, make_tool_error
-from video_research.tools.context import CallContext
 from video_research.video import analysis as video_analysis
 from video_research.video import input as video_input
 from video_research.video import sessions as video_sessions

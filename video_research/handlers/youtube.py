@@ -6,9 +6,9 @@ from typing import Any
 
 from video_research.catalog import feed
 from video_research.clients import youtube
+from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
 from video_research.support.youtube_urls import parse_playlist_id, parse_video_id
-from video_research.tools.context import CallContext
 
 
 async def video_metadata(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

@@ -25,12 +25,12 @@ from mcp.shared.exceptions import MCPError
 
 from video_research import __version__
 from video_research.config import Settings
+from video_research.handlers.context import CallContext
 from video_research.server import auth, tool_listing
 from video_research.server import client_logging as mcp_logging
 from video_research.support import printable
 from video_research.support.services import Services, current_services, use_services
 from video_research.tools import dispatch, toolsets
-from video_research.tools.context import CallContext
 
 logger = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from video_research.config import Settings
-from video_research.tools.context import ROLE_RANK, Caller
+from video_research.config import ROLE_RANK, Settings
+from video_research.handlers.context import Caller
 
 if TYPE_CHECKING:
     from video_research.catalog.registry import Grant

@@ -27,9 +27,8 @@ from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 
-from video_research.config import Settings
+from video_research.config import ROLE_RANK, Settings
 from video_research.server import auth
-from video_research.tools.context import ROLE_RANK
 
 logger = logging.getLogger(__name__)
 

@@ -24,12 +24,12 @@ from video_research.catalog import changes
 
 logger = logging.getLogger(__name__)
 
-CATALOG_CATEGORIES = "catalog://categories"
-CATALOG_STATS = "catalog://stats"
-QUEUE_CURRENT = "queue://current"
-PLAYLIST_INDEX = "playlist://index"
-PLAYLIST_PREFIX = "playlist://"
-PLAYLIST_TEMPLATE = "playlist://{playlist_id}"
+CATALOG_CATEGORIES = changes.CATALOG_CATEGORIES
+CATALOG_STATS = changes.CATALOG_STATS
+QUEUE_CURRENT = changes.QUEUE_CURRENT
+PLAYLIST_INDEX = changes.PLAYLIST_INDEX
+PLAYLIST_PREFIX = changes.PLAYLIST_PREFIX
+PLAYLIST_TEMPLATE = changes.PLAYLIST_TEMPLATE
 JSON = "application/json"
 
 _STATIC: dict[str, tuple[str, str]] = {
@@ -162,13 +162,8 @@ async def publish_updated(*uris: str) -> None:
                 _subscribers[uri].pop(key, None)
 
 
-async def publish_playlists_changed(playlist_ids: list[str]) -> None:
-    await publish_updated(PLAYLIST_INDEX, *(PLAYLIST_PREFIX + pid for pid in playlist_ids))
+async def _on_catalog_change(*uris: str) -> None:
+    await publish_updated(*uris)
 
 
-async def publish_catalog_changed() -> None:
-    """The catalog's counts and categories changed (a YouTube result fed new entries)."""
-    await publish_updated(CATALOG_STATS, CATALOG_CATEGORIES)
-
-
-changes.on_entries_changed(publish_catalog_changed)
+changes.on_change(_on_catalog_change)

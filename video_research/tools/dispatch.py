@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from video_research.handlers.context import CallContext
 from video_research.support import contracts
 from video_research.support.errors import ErrorCategory, ToolError, ToolFailure, make_tool_error
 from video_research.support.services import use_services
-from video_research.tools.context import CallContext
+from video_research.tools import toolsets
 from video_research.tools.table import TOOLS, ToolSpec
 from video_research.tools.toolsets import (
     DEFAULT_PROFILE,
@@ -96,6 +97,8 @@ async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContex
     The call's services are in force for its length (`current_services()`), so the
     shared resources the code below reaches through accessors are the call's own.
     """
+    if ctx.toolsets is None:
+        ctx.toolsets = toolsets.SessionControl(ctx.settings, toolsets.of(ctx.session))
     with use_services(ctx.services):
         return await _call_timed(spec, arguments, ctx)
 

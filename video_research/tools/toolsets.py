@@ -251,3 +251,34 @@ def disable(settings: Settings, toolsets: SessionToolsets, toolset: str) -> list
     toolsets.disabled.add(toolset)
     after = visible_names(settings, toolsets)
     return [name for name in TOOLS if name in before and name not in after]
+
+
+@dataclass
+class SessionControl:
+    """This session's toolsets, as the toolset meta-tools see them.
+
+    The dispatcher hands one to every call (`ctx.toolsets`), so the meta-tools' handlers
+    work on the table without importing the layer that holds it.
+    """
+
+    settings: Settings
+    toolsets: SessionToolsets
+
+    def overview(self) -> list[dict[str, Any]]:
+        return overview(self.settings, self.toolsets)
+
+    def listed(self) -> int:
+        """How many tools this session lists."""
+        return len(visible_names(self.settings, self.toolsets))
+
+    def state_of(self, toolset: str) -> str:
+        return state_of(toolset, visible_names(self.settings, self.toolsets))
+
+    def enable(self, toolset: str) -> list[dict[str, str]]:
+        """Turn `toolset` on; the tools it added, each with its one-line summary."""
+        added = enable(self.settings, self.toolsets, toolset)
+        return [{"name": name, "summary": TOOLS[name].summary} for name in added]
+
+    def disable(self, toolset: str) -> list[str]:
+        """Turn `toolset` off; the names of the tools it took off the list."""
+        return disable(self.settings, self.toolsets, toolset)

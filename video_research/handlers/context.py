@@ -55,6 +55,9 @@ class CallContext:
     services: Services = field(default_factory=current_services)
     """The settings and shared resources, built once when the server started (by default
     the Services in force where the context is made)."""
+    toolsets: Any = None
+    """This session's toolsets for the toolset meta-tools (`tools.toolsets.SessionControl`),
+    set by the dispatcher for every call."""
     last_progress: float | None = field(default=None, init=False)
     """The last progress value sent: MCP progress must increase with each notification."""
 
