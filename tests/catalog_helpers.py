@@ -3,8 +3,8 @@ calls through the real dispatcher (roles, contracts, audit) on a real SQLite fil
 
 from __future__ import annotations
 
-from video_research.handlers.context import CallContext, Caller
-from video_research.tools import dispatch
+from tests.helpers import call_ok, call_tool
+from video_research.handlers.context import Caller
 
 ADMIN = Caller(username="owner", role="admin", verified=True)
 BLESSED = Caller(username="dj", role="blessed", verified=True)
@@ -21,14 +21,12 @@ MOVIES = [
 
 
 async def call(tool, arguments=None, caller=ADMIN):
-    ctx = CallContext(tool=tool, caller=caller)
-    return await dispatch.call(dispatch.TOOLS[tool], arguments or {}, ctx)
+    """A catalog call (its Outcome), as the catalog's owner unless a caller is named."""
+    return await call_tool(tool, arguments, caller=caller)
 
 
 async def ok(tool, arguments=None, caller=ADMIN):
-    outcome = await call(tool, arguments, caller)
-    assert outcome.error is None, outcome.error
-    return outcome.result
+    return await call_ok(tool, arguments, caller=caller)
 
 
 def movie_arguments() -> list[dict]:

@@ -1,6 +1,6 @@
 """Parity of the server's local embedder with the numpy reference on real transcript text.
 
-Shared by the fast test in tests/test_embeddings.py (100 chunks, a few seconds, part of
+Shared by the fast test in tests/knowledge/test_embeddings.py (100 chunks, a few seconds, part of
 `make test`) and the full check in tests/bench/bench_knowledge.py (1,000 chunks and 40
 queries, `make bench`): the numpy reference is slow, so the large check lives with the
 benchmarks. The transcripts are read from ../shared/data/transcripts at run time and

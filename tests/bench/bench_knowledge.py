@@ -461,7 +461,7 @@ def _embedding_figures() -> None:
 def _parity_figures(reference) -> None:
     """The server's default embedder against the numpy reference on 1,000 real chunks.
 
-    The same check as tests/test_embeddings.py on 100 chunks; too slow for `make test`
+    The same check as tests/knowledge/test_embeddings.py on 100 chunks; too slow for `make test`
     (the numpy reference takes a minute or two). Fails the benchmark when parity is lost.
     """
     from tests.embedding_parity import parity, real_chunks

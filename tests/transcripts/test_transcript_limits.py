@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.test_transcript_tools import call
+from tests.transcripts.test_transcript_tools import call
 from video_research.transcripts import parsers
 from video_research.transcripts.chunker import WORDS, chunk_cues
 from video_research.transcripts.parsers import (

@@ -7,10 +7,10 @@ import os
 
 import pytest
 
+from tests.helpers import call_tool
 from tests.stubs.gemini import BAD_REQUEST, error
-from video_research.handlers.context import CallContext, Caller
+from video_research.handlers.context import Caller
 from video_research.support import contracts
-from video_research.tools import dispatch
 
 URL = "https://youtu.be/dQw4w9WgXcQ"
 CANON = "https://www.youtube.com/watch?v=dQw4w9WgXcQ"
@@ -26,8 +26,8 @@ class Progress:
 
 
 async def call(tool, arguments, progress=None):
-    ctx = CallContext(tool=tool, caller=OWNER, progress_fn=progress or Progress())
-    return await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
+    """A call as the owner, its progress recorded (the video tests read both)."""
+    return await call_tool(tool, arguments, caller=OWNER, progress=progress or Progress())
 
 
 def write_video(path, payload=b"", size=2048):

@@ -8,7 +8,7 @@ import pytest
 from tests.fixtures.youtube import YOUTUBE_KEY
 from tests.helpers import mcp_client, tool_json
 from tests.stubs.youtube import BAD_KEY, CHANNEL, PLAYLIST, Close, Status, quota_exceeded
-from tests.test_video_tools import call
+from tests.video.test_video_tools import call
 from video_research.clients import youtube
 from video_research.clients.youtube import format_duration, parse_duration
 

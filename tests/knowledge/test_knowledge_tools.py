@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 from tests.helpers import REPO_ROOT, base_env, mcp_client, tool_json
-from tests.test_video_tools import Progress, call
+from tests.video.test_video_tools import Progress, call
 from video_research.knowledge.collections import KNOWLEDGE_COLLECTIONS
 
 BREAD = {

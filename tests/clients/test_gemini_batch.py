@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.stubs.gemini import BAD_REQUEST, error
-from tests.test_video_tools import Progress, call, write_video
+from tests.video.test_video_tools import Progress, call, write_video
 from video_research.clients.gemini import batch as gemini_batch
 from video_research.clients.gemini import client as gemini
 from video_research.support.errors import ToolFailure

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tests.stubs.gemini import OVERLOADED, error
-from tests.test_video_tools import URL, call, write_video
+from tests.video.test_video_tools import URL, call, write_video
 from video_research.video import session_store as sessions
 
 

@@ -10,7 +10,7 @@ from tests.catalog_helpers import call as call_as
 from tests.helpers import mcp_client, tool_json
 from tests.stubs.gemini import QUOTA, error
 from tests.stubs.gemini_interactions import SOURCES
-from tests.test_video_tools import Progress, call
+from tests.video.test_video_tools import Progress, call
 
 ISSUE_15_TOOLS = [
     "video_comments",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.stubs.gemini import BAD_REQUEST, error
-from tests.test_video_tools import Progress, call
+from tests.video.test_video_tools import Progress, call
 from video_research.support import contracts
 
 TIERS = ["CONFIRMED", "STRONG INDICATOR", "INFERENCE", "SPECULATION", "UNKNOWN"]
@@ -151,7 +151,7 @@ async def test_content_analyze_bad_input(gemini_stub, arguments, category):
     ],
 )
 async def test_content_analyze_refuses_inward_urls_before_any_call(gemini_stub, url):
-    from tests.test_url_policy import DNS, fake_dns
+    from tests.support.test_url_policy import DNS, fake_dns
     from video_research.support import url_policy
 
     with url_policy.use_resolver(fake_dns(DNS)):

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.test_video_tools import call
+from tests.video.test_video_tools import call
 from video_research.clients.gemini import files as gemini_files
 from video_research.support.errors import ToolFailure
 

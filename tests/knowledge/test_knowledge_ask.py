@@ -9,7 +9,7 @@ import pytest
 
 from tests.fixtures.documents import REPORT_PAGES, make_pdf
 from tests.stubs.semantic_scholar import LITERATURE_GRAPH
-from tests.test_video_tools import Progress, call
+from tests.video.test_video_tools import Progress, call
 
 
 def _vtt() -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.stubs.youtube import BAD_KEY, COMMENTS_OFF, quota_exceeded
-from tests.test_video_tools import call
+from tests.video.test_video_tools import call
 
 URL = "https://www.youtube.com/watch?v=F1UP7wRCPH8"
 

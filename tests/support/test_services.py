@@ -194,7 +194,7 @@ async def _current() -> Services:
 
 async def test_a_call_puts_its_context_services_in_force(services):
     spec = dataclasses.replace(
-        dispatch.TOOLS["infra_cache"], handler="tests.test_services:seen_services"
+        dispatch.TOOLS["infra_cache"], handler="tests.support.test_services:seen_services"
     )
     theirs = Services()
     ctx = CallContext(tool="infra_cache", caller=ADMIN, services=theirs)

@@ -18,7 +18,7 @@ from video_research.transcripts.chunker import WORDS as A_WORD
 from video_research.transcripts.chunker import Chapter, body_budget, chunk_cues, count
 from video_research.transcripts.parsers import Cue, parse_file
 
-FORMATS = Path(__file__).parent / "data" / "transcripts" / "formats"
+FORMATS = Path(__file__).parent.parent / "data" / "transcripts" / "formats"
 
 WORDS = st.sampled_from(
     [

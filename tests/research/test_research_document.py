@@ -11,8 +11,8 @@ import pytest
 from tests.catalog_helpers import VIEWER
 from tests.catalog_helpers import call as call_as
 from tests.fixtures.documents import REPORT_PAGES, make_pdf
-from tests.test_knowledge_ask import _vtt
-from tests.test_video_tools import Progress, call
+from tests.knowledge.test_knowledge_ask import _vtt
+from tests.video.test_video_tools import Progress, call
 
 URL = "https://example.org/eclipsing-binaries"
 

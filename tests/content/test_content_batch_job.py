@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from tests import test_content_batch
+from tests.content import test_content_batch
 from tests.stubs.gemini import BAD_REQUEST, error
-from tests.test_video_tools import Progress, call
+from tests.video.test_video_tools import Progress, call
 from video_research.content import batch as content_batch
 
 papers_dir = test_content_batch.papers_dir  # the same folder of notes

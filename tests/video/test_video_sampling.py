@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.stubs.gemini import _camel
-from tests.test_video_tools import URL, call, write_video
+from tests.video.test_video_tools import URL, call, write_video
 from video_research.support.errors import ToolFailure
 from video_research.video import input as video_input
 from video_research.video.input import Sampling, parse_offset

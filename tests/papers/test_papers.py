@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tests.fixtures.papers import S2_KEY
 from tests.stubs.semantic_scholar import LITERATURE_GRAPH, Status, rate_limited
-from tests.test_video_tools import call
+from tests.video.test_video_tools import call
 from video_research.papers import ids
 from video_research.support.errors import ToolFailure
 

@@ -11,7 +11,7 @@ import pytest
 from tests.catalog_helpers import VIEWER
 from tests.catalog_helpers import call as call_as
 from tests.stubs.gemini import QUOTA, error
-from tests.test_video_tools import Progress, call
+from tests.video.test_video_tools import Progress, call
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ REQUIRED = {
 def test_writes_outside_the_catalog_need_more_than_viewer():
     for name, spec in dispatch.TOOLS.items():
         if spec.toolset in {"catalog", "playlists", "queue", "marathons", "admin"}:
-            continue  # tests/test_roles.py checks these against the seed's table
+            continue  # tests/tools/test_roles.py checks these against the roles table
         assert spec.role == REQUIRED.get(name, "viewer"), name
         if spec.role != "viewer":
             assert spec.audited, f"{name} changes shared state: it must be audited"

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import DATA
+from tests.helpers import DATA, call_tool
 from tests.stubs.gemini import error
 from tests.stubs.youtube import CHANNEL
 from tests.stubs.youtube_transcripts import StubVideo
 from video_research import config
-from video_research.handlers.context import CallContext, Caller
-from video_research.tools import dispatch
+from video_research.handlers.context import Caller
 
 OWN = DATA / "transcripts"
 OWNER = Caller(username="tester", role="admin", verified=True)
@@ -36,10 +35,8 @@ class Recorder:
 async def call(
     tool: str, arguments: dict, progress: Recorder | None = None, caller=OWNER, session=None
 ):
-    ctx = CallContext(tool=tool, caller=caller, session=session)
-    if progress is not None:
-        ctx.progress_fn = progress
-    outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
+    """The result, or the ToolError as a dict: these tests look at both the same way."""
+    outcome = await call_tool(tool, arguments, caller=caller, progress=progress, session=session)
     if outcome.error is not None:
         return outcome.error.to_json_dict()
     return outcome.result

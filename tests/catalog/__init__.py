@@ -1,0 +1,1 @@
+"""Catalog, playlists, queue and marathons, over SQLite and NATS."""

@@ -1,0 +1,1 @@
+"""Outside-service clients against local stubs of the real APIs (Gemini, YouTube)."""

@@ -1,0 +1,1 @@
+"""Settings: sources, validation, messages."""

@@ -1,0 +1,1 @@
+"""Content analysis over many files: direct and Batch API jobs, compare."""

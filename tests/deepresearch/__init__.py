@@ -1,0 +1,1 @@
+"""The Gemini Deep Research agent in the background."""

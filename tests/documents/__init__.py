@@ -1,0 +1,1 @@
+"""Documents: extraction, ingest, search, end to end."""

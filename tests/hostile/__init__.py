@@ -1,0 +1,1 @@
+"""Bad input across every tool: hostile files, names, arguments and the audit log."""

@@ -1,0 +1,1 @@
+"""The knowledge store: both backends, ANN, keyword search, embeddings, tools."""

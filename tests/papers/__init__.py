@@ -1,0 +1,1 @@
+"""Scholarly papers through the Semantic Scholar stub."""

@@ -1,0 +1,1 @@
+"""Research tools: deep research, plans, evidence, research_document; content and web search."""

@@ -1,0 +1,1 @@
+"""The MCP surface over real transports: stdio, HTTP, SSE, auth, logging, listing."""

@@ -1,0 +1,1 @@
+"""Shared helpers: contracts, errors, URL policy, logs, services, private names."""

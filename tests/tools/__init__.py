@@ -1,0 +1,1 @@
+"""The dispatch table and call path: roles, contracts, toolsets, layout rules."""

@@ -1,0 +1,1 @@
+"""Transcripts: formats, chunking, sources, limits, search and the tools."""

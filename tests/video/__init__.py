@@ -1,0 +1,1 @@
+"""Video analysis tools, sampling, comments and the analysis cache."""
