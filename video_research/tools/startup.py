@@ -8,7 +8,7 @@ imported until then, so listing tools and starting the server stay fast, as when
 knowledge layer imported these modules itself on first use.
 
 The tools package calls `install()` when it loads: every path to a handler (the server's
-dispatch, the `call` command, a handler's own CallContext import) goes through it.
+dispatch, the `call` command, the tests' in-process calls) goes through it.
 """
 
 from __future__ import annotations
