@@ -1,6 +1,6 @@
-"""Issue 7: catalog_search over 20,000 videos through the whole tool path (validation,
-FTS5 prefix match ranked by bm25 plus the substring fallback, categories, output contract)
-vs the naive page a plain `title LIKE '%q%'` query gives on the same connection, and
+"""catalog_search over 20,000 videos through the whole tool path (validation, FTS5 prefix
+match ranked by bm25 plus the substring fallback, categories, output contract) vs the
+naive page a plain `title LIKE '%q%'` query gives on the same connection, and
 queue_add_video on SQLite vs catalog_add (one plain write) as a per-write baseline."""
 
 from __future__ import annotations

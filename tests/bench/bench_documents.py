@@ -1,4 +1,4 @@
-"""Issue 6: document_ingest throughput on a generated 200-page PDF (BENCH_DOCUMENTS_PAGES).
+"""document_ingest throughput on a generated 200-page PDF (BENCH_DOCUMENTS_PAGES).
 
 Baselines, measured in the same run on the same file:
 - pages/s: markitdown's own PDF conversion (text only: no pages kept, no chunking,

@@ -1,5 +1,5 @@
-"""Issue 2: cold start to first tools/list over stdio, and tools/call round trips per
-second for `infra_cache stats`, against a minimal FastMCP server with the same tool.
+"""Cold start to first tools/list over stdio, and tools/call round trips per second for
+`infra_cache stats`, against a minimal FastMCP server with the same tool.
 
 Both are interleaved so that load from elsewhere on a shared machine hits both servers
 alike: cold starts alternate, and the round trips run in alternating blocks over two

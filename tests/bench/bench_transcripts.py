@@ -1,5 +1,5 @@
-"""Issues 5 and 18: index 300 videos' worth of transcripts and search them, then search
-at scale (100k chunks).
+"""Index 300 videos' worth of transcripts and search them, then search at scale (100k
+chunks).
 
 The corpus is synthesised from the shared data folder's real transcripts (3blue1brown
 .srt, Coding Train .json) when present, else from tests/data/transcripts: each of
@@ -12,7 +12,7 @@ one of ten channels, with its numbers in the words so no two are identical.
 - Search: p50 of semantic_search_transcripts (hybrid search, merging, pinpointing from
   the stored line times), unfiltered and filtered to one channel, beside the store's bare
   hybrid search of the chunks with the same filter.
-- Search at scale (issue 18, target: default search p50 <= 60 ms at 100k chunks): the
+- Search at scale (target: default search p50 <= 60 ms at 100k chunks): the
   indexed chunks are copied, with their vectors, under new video IDs (their words get
   the copy's number, so no two are identical) until BENCH_TRANSCRIPT_CHUNKS (100000)
   chunks are stored; then p50/p95 of default search, pinpoint off, keywords only and

@@ -1,8 +1,8 @@
-"""Issue 3: video_analyze cache-hit latency vs a cache miss against the stub (zero
-latency), and video_batch_analyze wall time for 12 files at concurrency 3 with 200 ms of
-stub latency vs the ideal 12 / 3 x 200 ms = 800 ms.
+"""video_analyze cache-hit latency vs a cache miss against the stub (zero latency), and
+video_batch_analyze wall time for 12 files at concurrency 3 with 200 ms of stub latency
+vs the ideal 12 / 3 x 200 ms = 800 ms.
 
-Issue 17, what Gemini bills (counted by the stub as Gemini counts them):
+What Gemini bills (counted by the stub as Gemini counts them):
 - input tokens of a 10-turn session on a one-hour video with context caching vs without
   (cached tokens weighted at Gemini's cache price, 10% of the input price);
 - bytes uploaded to the File API for 5 analyses of one 100 MB file with upload reuse vs

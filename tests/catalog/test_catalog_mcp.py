@@ -184,7 +184,7 @@ async def test_session_claims_are_verified_and_writes_audited(tmp_path, server_e
         log = tool_json(await session.call_tool("audit_log", {"tool": "playlist_create"}))
         entries = log["entries"]
         # an unverified claim is recorded as who really called (the local user here),
-        # its claimed name kept beside it (issue 16)
+        # its claimed name kept beside it, so a token holder cannot write in another's name
         assert [(e["username"], e["claimed_username"], e["role"], e["ok"]) for e in entries] == [
             ("local", "dj", "viewer", False),
             ("local", "eve", "viewer", False),

@@ -1,5 +1,5 @@
-"""Issue 7's "Checked by": a kryten-llm style client config spawns the server; a viewer
-can search but not create; an admin queues a playlist and queue://current shows it.
+"""End to end as a chat bot uses it: a kryten-llm style client config spawns the server;
+a viewer can search but not create; an admin queues a playlist and queue://current shows it.
 
 The bot is the process owner (no `_meta.session`: the local role, admin), so it imports
 its catalog and registers its admins' chat sessions; every chat user's call carries

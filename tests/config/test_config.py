@@ -1,4 +1,5 @@
-"""Configuration: seed 000 section 10 names and defaults, the file option, clear errors."""
+"""Configuration: the names and defaults docs/configuration.md lists, the file option,
+clear errors."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from video_research import config
 from video_research.config import ConfigError, load_settings
 
 
-def test_seed_defaults(tmp_path):
+def test_documented_defaults(tmp_path):
     s = load_settings({})
     assert s.default_model == "gemini-3.1-pro-preview"
     assert s.flash_model == "gemini-3-flash-preview"
@@ -29,7 +30,7 @@ def test_seed_defaults(tmp_path):
     assert s.local_role == "admin"
 
 
-def test_seed_env_names():
+def test_documented_env_names():
     names = config.env_names()
     for env in [
         "GEMINI_API_KEY",

@@ -12,7 +12,9 @@ from tests.stubs.gemini import QUOTA, error
 from tests.stubs.gemini_interactions import SOURCES
 from tests.video.test_video_tools import Progress, call
 
-ISSUE_15_TOOLS = [
+# The research, paper, content and knowledge tools that came with Deep Research: each lists
+# an object output schema and an input schema that refuses unknown properties.
+RESEARCH_TOOLS = [
     "video_comments",
     "content_batch_analyze",
     "research_document",
@@ -200,7 +202,7 @@ async def test_a_task_survives_a_server_restart(interactions_env):
     interactions_env = {**interactions_env, "KNOWLEDGE_WRITE_THROUGH": "false"}  # no model load
     async with mcp_client(interactions_env) as session:
         listed = {tool.name: tool for tool in (await session.list_tools()).tools}
-        for name in ISSUE_15_TOOLS:
+        for name in RESEARCH_TOOLS:
             assert listed[name].output_schema["type"] == "object", name
             assert listed[name].input_schema["additionalProperties"] is False, name
         started = tool_json(await session.call_tool("research_web", {"topic": TOPIC}))

@@ -1,5 +1,5 @@
-"""Document knowledge (issue 6, seed 003): real PDFs, DOCX, PPTX, HTML and Markdown files
-through extraction, chunking, the real store and embeddings, and the four document tools."""
+"""Document knowledge: real PDFs, DOCX, PPTX, HTML and Markdown files through extraction,
+chunking, the real store and embeddings, and the four document tools."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Issue 6's "Checked by", over stdio with the real MCP client: ingest a folder with one PDF
-and one DOCX, then document_search returns the right passage with page and heading path.
-And a client that cancels a large ingest leaves only whole documents behind."""
+"""End to end over stdio with the real MCP client: ingest a folder with one PDF and one
+DOCX, then document_search returns the right passage with page and heading path. And a
+client that cancels a large ingest leaves only whole documents behind."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 16.7: the audit log names who really called, and the human log cannot be forged.
+"""The audit log names who really called, and the human log cannot be forged.
 
 An unverified session claim used to be recorded under the name it claimed, so a bot
 holding a bearer token could write entries in anyone's name. Now `username` is the
@@ -80,7 +80,7 @@ def test_human_log_lines_cannot_be_forged():
 
 
 async def test_an_older_catalog_database_gains_the_claimed_username_column(tmp_path):
-    """Databases made before issue 16 have no claimed_username column; opening one adds it."""
+    """Older databases have no claimed_username column; opening one adds it."""
     import sqlite3
 
     from video_research.catalog import audit

@@ -1,4 +1,4 @@
-"""Issue 16.2, 16.3 and binary text (16.7): hostile files fail on their own, fast.
+"""Special files, zip bombs and binary text: hostile files fail on their own, fast.
 
 Every hostile file is made by the test: a FIFO (blocked document_ingest forever), a
 character device named `zero.md` (read to 4 GB), `/dev/zero` reached through a link,

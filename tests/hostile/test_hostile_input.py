@@ -1,4 +1,4 @@
-"""Issue 16.5 (catalog) and 16.7: edge input fails alone, with a clear error.
+"""Edge input, to the catalog and elsewhere, fails alone with a clear error.
 
 catalog_import answered UNKNOWN for a JSON entry nested deeper than the recursion limit
 or one CSV cell over 128 KiB, and imported none of the good rows. manifest_url took

@@ -1,4 +1,4 @@
-"""Issue 16.1: a file name that is not UTF-8 never kills the server, over stdio or HTTP.
+"""A file name that is not UTF-8 never kills the server, over stdio or HTTP.
 
 `bad-\\xff.md` reaches Python as a str with a lone surrogate; before the fix the result
 carrying it could not be encoded by the SDK's stdout writer and the stdio server died

@@ -338,7 +338,7 @@ async def test_ingest_and_search_over_stdio(tmp_path):
 
 
 def test_cli_ingest_then_search_by_meaning_and_keyword(tmp_path):
-    """The issue's check: a fresh environment, no settings, two CLI calls."""
+    """A first run: a fresh environment, no settings, two CLI calls."""
     env = {
         key: value
         for key, value in base_env(tmp_path).items()

@@ -1,4 +1,4 @@
-"""Issue 13's check for the multilingual embedder, over stdio with the real MCP client:
+"""The multilingual embedder end to end, over stdio with the real MCP client:
 with KNOWLEDGE_EMBEDDING_MODEL=use-multilingual, a Chinese and a Spanish query each find
 the English passage they ask about (`index_transcript_files`, then
 `semantic_search_transcripts`)."""

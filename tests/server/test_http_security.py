@@ -1,5 +1,5 @@
-"""HTTP hardening (issue 16): Host/Origin checks on every bind, no unauthenticated admin
-on a public address, and slow clients cut off."""
+"""HTTP hardening: Host/Origin checks on every bind, no unauthenticated admin on a public
+address, and slow clients cut off."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 16.7: a client that closes stdin mid-ingest gets the server to exit within
-seconds (it took 81 s, or much longer), and nothing half-written is left in the store.
+"""A client that closes stdin mid-ingest gets the server to exit within seconds (it took
+81 s, or much longer), and nothing half-written is left in the store.
 
 The call is cancelled at once; what kept the process alive was the worker thread still
 embedding the cancelled document, which asyncio waits for before the process may exit.

@@ -1,4 +1,4 @@
-"""The ToolError model and categorize_error (seed 000 section 12)."""
+"""The ToolError model and categorize_error (the categories in docs/errors.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""YouTube URL validation and normalisation, table-driven (seed 000 section 11)."""
+"""YouTube URL validation and normalisation, table-driven."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ import pytest
 from tests.catalog_helpers import ADMIN, BLESSED, VIEWER, call
 from video_research.tools import dispatch
 
-# Tools beyond seed 004's table and the role each needs (viewer when not listed).
+# Tools outside the catalog's roles table (tests/tools/test_roles.py) and the role each
+# needs (viewer when not listed).
 REQUIRED = {
     "infra_cache": "admin",
     "infra_configure": "admin",
@@ -20,7 +21,7 @@ REQUIRED = {
     "delete_indexed_video": "admin",
     "document_ingest": "blessed",
     "document_delete": "admin",
-    # issue 15: a Deep Research task costs dollars and runs for minutes
+    # a Deep Research task costs dollars and runs for minutes
     "research_web": "blessed",
     "research_web_followup": "blessed",
     "research_web_cancel": "blessed",

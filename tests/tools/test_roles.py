@@ -1,5 +1,5 @@
-"""Roles: the matrix of every catalog-area tool x every role, generated from seed 004's
-table (section 5.1, copied below as written) plus the tools this project added, and the
+"""Roles: the matrix of every catalog-area tool x every role, generated from the catalog's
+roles table (below, in its original Markdown form) plus the tools added since, and the
 rules that turn a request's `_meta.session` claim into a caller."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from video_research.handlers.context import Caller
 from video_research.server import auth
 from video_research.tools import dispatch
 
-SEED_TABLE = """
+ROLES_TABLE = """
 | Tool | Required Role | Notes |
 |------|---------------|-------|
 | `catalog_search` | `viewer` | Read-only |
@@ -34,7 +34,8 @@ SEED_TABLE = """
 | `marathon_get` | `viewer` | Read-only |
 """
 
-# Tools beyond the seed (its open "Phase 3" items, admin tools): the role each needs.
+# Tools beyond that table (later catalog, queue and marathon writes, admin tools): the role
+# each needs.
 ADDED = {
     "catalog_add": "blessed",
     "catalog_remove": "admin",
@@ -53,15 +54,15 @@ ADDED = {
 CATALOG_TOOLSETS = {"catalog", "playlists", "queue", "marathons", "admin"}
 
 
-def seed_roles() -> dict[str, str]:
+def table_roles() -> dict[str, str]:
     roles = {}
-    for line in SEED_TABLE.strip().splitlines()[2:]:
+    for line in ROLES_TABLE.strip().splitlines()[2:]:
         tool, role = (cell.strip().strip("`") for cell in line.strip("|").split("|")[:2])
         roles[tool] = role
     return roles
 
 
-REQUIRED = {**seed_roles(), **ADDED}
+REQUIRED = {**table_roles(), **ADDED}
 
 # Arguments that pass validation; the calls that are allowed may still fail for other
 # reasons (not_found, ...), never with `forbidden`.
@@ -90,7 +91,7 @@ ARGS = {
 }
 
 
-def test_the_table_covers_every_catalog_tool_and_matches_the_seed():
+def test_the_table_covers_every_catalog_tool_and_matches_the_roles_table():
     catalog_tools = {n for n, s in dispatch.TOOLS.items() if s.toolset in CATALOG_TOOLSETS}
     assert catalog_tools == set(REQUIRED)
     for tool, role in REQUIRED.items():

@@ -73,8 +73,8 @@ def chapter_lists(draw):
         ["", "Short title", "A much longer video title about borrow checkers " * 2]
     ),
 )
-# Found by hypothesis on a fresh clone (issue 16): a caption longer than a chunk was cut
-# between the model's word pieces, so "3.14" came back as "3." and "14".
+# Found by hypothesis on a fresh clone: a caption longer than a chunk was cut between the
+# model's word pieces, so "3.14" came back as "3." and "14".
 @example(
     cues=[Cue(0.0, 60.0, " ".join(["3.14"] * 120))],
     chapters=[],

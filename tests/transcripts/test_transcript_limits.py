@@ -1,8 +1,8 @@
-"""Hostile and oversized transcript files (issue 16): parsing and chunking stay linear,
-a file beyond a per-file limit or time budget fails alone with a clear reason, and no
-file (a non-UTF-8 name, JSON nested past the recursion limit, a 401-digit number) sinks
-the batch it is in. The files are generated here, at sizes where quadratic code would
-blow the few seconds each check allows."""
+"""Hostile and oversized transcript files: parsing and chunking stay linear, a file
+beyond a per-file limit or time budget fails alone with a clear reason, and no file (a
+non-UTF-8 name, JSON nested past the recursion limit, a 401-digit number) sinks the batch
+it is in. The files are generated here, at sizes where quadratic code would blow the few
+seconds each check allows."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _timed(fn, *args, **kwargs):
 
 
 def test_a_vtt_of_60k_cues_parses_and_chunks_in_seconds():
-    content = _many_cue_vtt(60_000)  # ~2.3 MB; the issue's file had 100k
+    content = _many_cue_vtt(60_000)  # ~2.3 MB: quadratic code would blow the limit
     parsed, parse_s = _timed(parse_content, content, ".vtt")
     (chunks, fitted), chunk_s = _timed(chunk_cues, parsed.cues)
     assert len(parsed.cues) > 50_000 and chunks

@@ -1,6 +1,6 @@
-"""Moment links (issue 13 item 4): a hit's link is the start of the sentence holding the
-words that matched, never later than them; merged neighbouring chunks keep the earliest
-matching time; a query's length does not multiply pinpointing's work (issue 18)."""
+"""Moment links: a hit's link is the start of the sentence holding the words that matched,
+never later than them; merged neighbouring chunks keep the earliest matching time; a
+query's length does not multiply pinpointing's work."""
 
 from __future__ import annotations
 

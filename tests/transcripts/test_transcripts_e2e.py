@@ -1,7 +1,7 @@
-"""The issue's check, over stdio with the real MCP client: index a directory of .vtt files
-with one call, then a natural-language query returns the right video and a timestamp
-link within a minute of the spoken passage. Also on real transcripts from the shared
-data folder when it is present."""
+"""End to end over stdio with the real MCP client: index a directory of .vtt files with
+one call, then a natural-language query returns the right video and a timestamp link
+within a minute of the spoken passage. Also on real transcripts from the shared data
+folder when it is present."""
 
 from __future__ import annotations
 
@@ -80,10 +80,10 @@ async def test_real_srt_transcripts_over_stdio(server_env, tmp_path):
 
 
 async def test_a_folder_of_every_format_indexes_in_one_call_over_stdio(server_env, tmp_path):
-    """Issue 13's check: .md (front matter, paragraph per minute), .srv3, .json3, .ttml with
-    its yt-dlp .info.json, Whisper .tsv, .vtt and foreign-language .md/.txt, in one call;
-    with a file whose name is not UTF-8 and one nested past the recursion limit failing
-    alone (issue 16), without taking the stdio server down."""
+    """Every transcript format: .md (front matter, paragraph per minute), .srv3, .json3,
+    .ttml with its yt-dlp .info.json, Whisper .tsv, .vtt and foreign-language .md/.txt, in
+    one call; with a file whose name is not UTF-8 and one nested past the recursion limit
+    failing alone, without taking the stdio server down."""
     import os
 
     folder = tmp_path / "formats"

@@ -1,4 +1,4 @@
-"""The analysis file cache (seed 000 section 9): keys, TTL, atomic writes, clear, stats."""
+"""The analysis file cache: keys, TTL, atomic writes, clear, stats."""
 
 from __future__ import annotations
 
