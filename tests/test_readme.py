@@ -130,7 +130,8 @@ def test_setup_commands():
         assert re.search(rf"^{target}:", MAKEFILE, re.M), target
     ci = (REPO_ROOT / ".ci" / "run").read_text()
     assert "set -euo pipefail" in ci
-    assert re.search(r"^make test$", ci, re.M) and ci.strip().endswith("make docs")
+    assert re.search(r"^make test$", ci, re.M) and re.search(r"^make lint$", ci, re.M)
+    assert ci.strip().endswith("make docs")
 
 
 def test_readme_keeps_the_client_snippets():
