@@ -1,2 +1,2 @@
 """The knowledge base: collections, the store (embedded SQLite or Weaviate), embeddings,
-and the write-through every producer tool uses."""
+the write-through every producer tool uses, and answering a question from it with citations."""
