@@ -1,0 +1,108 @@
+"""What the transcript tools show of what is indexed: a page of a transcript's segments
+with their timestamp links, a preview of its opening words, and the store filter for a
+search's criteria."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date, timedelta
+from typing import Any
+
+from video_research.knowledge.filters import Filter, FilterNode
+from video_research.transcripts import indexer
+
+
+def transcript_page(
+    record: dict[str, Any],
+    video_id: str,
+    *,
+    start: int | None,
+    start_time: float | None,
+    max_segments: int,
+) -> tuple[dict[str, Any], list[dict[str, Any]], int | None]:
+    """(the video with its chapters, up to `max_segments` segments, the offset of the next
+    page or None) from the segment `start`, else the first still running at `start_time`,
+    else the first."""
+    cues = indexer.cues_of(record)
+    if start is None:
+        start = 0
+        if start_time is not None:
+            start = next((n for n, cue in enumerate(cues) if cue.end > start_time), len(cues))
+    page = cues[start : start + max_segments]
+    end = start + len(page)
+    video = indexer.video_summary(record)
+    video["chapters"] = json.loads(record.get("chapters_json") or "[]")
+    link = video["video_url"]
+    segments = [
+        {
+            "index": start + n,
+            "start": cue.start,
+            "end": cue.end,
+            "text": cue.text,
+            "timestamp_url": indexer.timestamp_url(video_id, link, cue.start),
+        }
+        for n, cue in enumerate(page)
+    ]
+    return video, segments, end if end < len(cues) else None
+
+
+async def preview(video_id: str, chars: int) -> str:
+    """About the first `chars` characters of an indexed transcript, cut at a word ("" when
+    none is indexed)."""
+    if chars == 0:
+        return ""
+    record = await indexer.get_video(video_id)
+    if record is None:
+        return ""
+    text = ""
+    for cue in indexer.cues_of(record):
+        text = f"{text} {cue.text}" if text else cue.text
+        if len(text) >= chars:
+            return text[:chars].rsplit(" ", 1)[0] + " …"
+    return text
+
+
+def search_filter(
+    *,
+    channel_ids: list[str],
+    video_ids: list[str],
+    language: str | None,
+    start_time: float | None,
+    end_time: float | None,
+    published_after: str | None,
+    published_before: str | None,
+) -> FilterNode | None:
+    """The chunks a search may return: of these channels and videos, in this language, in
+    this stretch of the video, published in these dates (a date "before" keeps its day)."""
+    conditions: list[FilterNode] = []
+    if channel_ids:
+        conditions.append(Filter.in_("channel_id", channel_ids))
+    if video_ids:
+        conditions.append(Filter.in_("video_id", video_ids))
+    if language:
+        conditions.append(Filter.prefix("language", language))
+    if start_time is not None:
+        conditions.append(Filter.gte("end_time", start_time))
+    if end_time is not None:
+        conditions.append(Filter.lte("start_time", end_time))
+    if published_after:
+        conditions.append(Filter.gte("published_at", published_after))
+    if published_before:
+        next_day = _day_after(published_before)
+        conditions.append(
+            Filter.lt("published_at", next_day)
+            if next_day
+            else Filter.lte("published_at", published_before)
+        )
+    return Filter.all_of(*conditions) if conditions else None
+
+
+def _day_after(value: str) -> str | None:
+    """The day after a date without a time (so "before 2024-05-01" keeps all of that day)."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        return None
+    try:
+        return (date.fromisoformat(value.strip()) + timedelta(days=1)).isoformat()
+    except (ValueError, OverflowError):
+        return None  # the store says what is wrong with it
