@@ -18,8 +18,6 @@ from video_research.video import input as video_input
 from video_research.video import sessions as video_sessions
 from video_research.video.input import Sampling
 
-VIDEO_RESULT_SCHEMA = video_analysis.VIDEO_RESULT_SCHEMA
-
 
 def _request(args: dict[str, Any]) -> video_analysis.Request:
     output_schema = args.get("output_schema")
