@@ -196,7 +196,7 @@ async def test_a_call_puts_its_context_services_in_force(services):
     spec = dataclasses.replace(
         dispatch.TOOLS["infra_cache"], handler="tests.support.test_services:seen_services"
     )
-    theirs = Services()
+    theirs = Services(services.settings)
     ctx = CallContext(tool="infra_cache", caller=ADMIN, services=theirs)
     outcome = await dispatch.call(spec, {}, ctx)
     assert outcome.error is None, outcome.error
@@ -208,18 +208,24 @@ async def test_a_context_made_without_services_takes_those_in_force(services):
     assert CallContext(tool="infra_cache", caller=ADMIN).services is services
 
 
-async def test_infra_configure_changes_the_settings_through_the_services(services):
+async def test_infra_configure_changes_the_settings_through_the_services(live_config):
+    """The server's Services follow the process's live settings: a change made through
+    them is the process's (what `video-research` started from and what every session
+    sees next)."""
     from tests.fixtures.documents import call_tool
 
-    assert services.follows_live_config
-    result = await call_tool("infra_configure", {"temperature": 0.25})
+    live = Services()
+    assert live.follows_live_config
+    ctx = CallContext(tool="infra_configure", caller=ADMIN, services=live)
+    result = await call_tool("infra_configure", {"temperature": 0.25}, ctx)
     assert result["changed"] == ["default_temperature"]
-    assert services.settings.default_temperature == 0.25
-    assert config.get_config().default_temperature == 0.25  # code that still reads it
+    assert live.settings.default_temperature == 0.25
+    assert config.get_config().default_temperature == 0.25
     assert config.get_config().sources["default_temperature"] == "runtime"
+    await live.aclose()
 
 
-async def test_services_with_settings_of_their_own_keep_a_change_to_themselves():
+async def test_services_with_settings_of_their_own_keep_a_change_to_themselves(services):
     from tests.fixtures.documents import call_tool
 
     own = Services(settings_with(default_temperature=0.5))
@@ -227,7 +233,8 @@ async def test_services_with_settings_of_their_own_keep_a_change_to_themselves()
     result = await call_tool("infra_configure", {"temperature": 0.75}, ctx)
     assert result["current_config"]["default_temperature"] == 0.75
     assert own.settings.default_temperature == 0.75
-    assert config.get_config().default_temperature != 0.75
+    assert services.settings.default_temperature != 0.75  # the test's own, untouched
+    await own.aclose()
 
 
 async def test_the_shared_stores_come_from_the_services_in_force(services):
@@ -241,7 +248,7 @@ async def test_the_shared_stores_come_from_the_services_in_force(services):
     assert [get_db(), get_registry(), task_store(), session_store()] == opened[:4]
     assert await knowledge_store() is opened[4]
     assert services.opened() == opened
-    other = Services()
+    other = Services(services.settings)
     with use_services(other):
         assert get_db() is not opened[0]
     await other.aclose()
