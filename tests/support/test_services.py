@@ -17,6 +17,7 @@ from video_research.support.services import (
     Resource,
     Services,
     current_services,
+    current_settings,
     default_services,
     use_services,
 )
@@ -252,3 +253,69 @@ async def test_the_shared_stores_come_from_the_services_in_force(services):
     with use_services(other):
         assert get_db() is not opened[0]
     await other.aclose()
+
+
+async def test_two_services_with_different_settings_each_see_their_own(tmp_path):
+    """What the code below the handlers reads (`current_settings()`, and the domain
+    accessors built on it) is the settings of the Services in force, block by block and
+    task by task, not a process-wide value the last one to set it wins."""
+    from video_research.video.cache import get_cache
+
+    one = Services(settings_with(default_model="model-one", cache_dir=tmp_path / "one"))
+    two = Services(settings_with(default_model="model-two", cache_dir=tmp_path / "two"))
+
+    async def seen(services: Services) -> tuple[str, str, Any]:
+        with use_services(services):
+            await asyncio.sleep(0)  # let the other task put its own in force meanwhile
+            in_thread = await asyncio.to_thread(lambda: current_settings().default_model)
+            return current_settings().default_model, in_thread, get_cache().directory
+
+    assert await asyncio.gather(seen(one), seen(two)) == [
+        ("model-one", "model-one", tmp_path / "one"),
+        ("model-two", "model-two", tmp_path / "two"),
+    ]
+    with use_services(one):
+        assert current_settings() is one.settings
+        with use_services(two):
+            assert current_settings() is two.settings
+        assert current_settings() is one.settings
+
+
+async def seen_settings(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """A handler that records the settings it and the code under it see, and has the
+    Gemini client (domain code that is not handed settings) make one request."""
+    from video_research.clients.gemini import client as gemini
+    from video_research.handlers.infra import infra_cache
+
+    await gemini.generate("which model answers?")
+    ctx.meta["seen"] = {
+        "ctx.settings": ctx.settings.default_model,
+        "handler": current_settings().default_model,
+        "task": await asyncio.create_task(_current_model()),
+        "thread": await asyncio.to_thread(lambda: current_settings().default_model),
+    }
+    return await infra_cache(args, ctx)
+
+
+async def _current_model() -> str:
+    return current_settings().default_model
+
+
+async def test_a_call_and_the_code_under_it_see_the_calls_settings(
+    gemini_stub, services, live_config
+):
+    """A call's settings are its Services' own, whatever the process's live settings say:
+    the handler and the domain code below it (here the Gemini client, which picks the
+    model when none is given) read the call's."""
+    config.set_config(config.with_overrides(services.settings, default_model="process-model"))
+    theirs = Services(config.with_overrides(services.settings, default_model="call-model"))
+    spec = dataclasses.replace(
+        dispatch.TOOLS["infra_cache"], handler="tests.support.test_services:seen_settings"
+    )
+    ctx = CallContext(tool="infra_cache", caller=ADMIN, services=theirs)
+    outcome = await dispatch.call(spec, {}, ctx)
+    await theirs.aclose()  # the call's Gemini client belongs to this event loop
+    assert outcome.error is None, outcome.error
+    assert set(ctx.meta["seen"].values()) == {"call-model"}, ctx.meta["seen"]
+    assert gemini_stub.calls("generateContent")[-1].model == "call-model"
+    assert config.get_config().default_model == "process-model"  # left as it was
