@@ -100,9 +100,9 @@ class Services:
     def replace_settings(self, settings: Settings) -> Settings:
         """Switch to new settings (infra_configure) and return them.
 
-        A Services that follows the live configuration changes it, so code that still
-        reads `get_config()` sees the same values as `ctx.settings`; one with settings of
-        its own changes only those. Resources keyed on the old settings stay open until
+        A Services that follows the live configuration changes it, so the entry points,
+        which read `get_config()`, see the same values as `ctx.settings`; one with
+        settings of its own changes only those. Resources keyed on the old settings stay open until
         they are replaced or the services close.
         """
         if self._settings is None:
