@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.helpers import MODEL_CACHE, SCRUB_PREFIXES, base_env
+from video_research import config
+from video_research.config import Settings
 from video_research.support.services import Services, use_services
 
 # Property tests: CI runs a fixed, derandomized set of examples, so a build is never at
@@ -42,9 +44,9 @@ pytest_plugins = sorted(
 
 @pytest.fixture(autouse=True)
 def isolated_config(tmp_path, monkeypatch):
-    """Point the in-process config at tmp_path and forget any loaded settings."""
-    from video_research import config
-
+    """An environment of the test's own: data and cache under tmp_path, no credentials
+    inherited from the developer's shell. The test's settings are loaded from it (the
+    `services` fixture), as the server loads its own."""
     for key in list(os.environ):
         if key.startswith(SCRUB_PREFIXES):
             monkeypatch.delenv(key, raising=False)
@@ -56,25 +58,67 @@ def isolated_config(tmp_path, monkeypatch):
     # The local model's ONNX graph is built once (seconds) and shared by every test and
     # every server a test spawns; the file name pins the weights and the graph version.
     monkeypatch.setenv("KNOWLEDGE_MODEL_CACHE_DIR", str(MODEL_CACHE))
-    config.reset_config()
     yield
-    config.reset_config()
+    # Nothing a test runs may fall back on the process-wide settings: they are not the
+    # test's (a server reads them only where it starts). Tests of that API itself use
+    # `live_config`, which forgets what they loaded.
+    if config._config is not None:  # loaded by get_config() during the test
+        config.reset_config()  # so the tests after this one start without it
+        pytest.fail(
+            "the test loaded the process-wide settings (get_config()) instead of "
+            "reading those of the Services in force (current_settings())"
+        )
 
 
 @pytest.fixture(autouse=True)
 def services(isolated_config) -> Iterator[Services]:
-    """This test's shared resources (stores, databases, clients), in force for the whole
-    test and closed when it ends, so nothing one test opened reaches the next.
+    """This test's settings and shared resources (stores, databases, clients), in force
+    for the whole test and closed when it ends, so nothing one test opened reaches the
+    next.
 
-    They follow the test's live settings (the environment above). Fixtures whose
-    resources belong to the test's event loop (SDK clients, NATS) close them on that loop
-    first; what is left is closed here.
+    The settings are the test's own, loaded from its environment: every call the test
+    makes and every accessor below it reads them (`ctx.settings`, `current_settings()`),
+    never the process-wide config, so no test can leave settings behind for the next.
+    Change them with the `configure` fixture. Fixtures whose resources belong to the
+    test's event loop (SDK clients, NATS) close them on that loop first; what is left is
+    closed here.
     """
-    services = Services()
+    services = Services(config.load_settings())
     with use_services(services):
         yield services
     if services.opened():
         asyncio.run(services.aclose())
+
+
+@pytest.fixture
+def configure(services, monkeypatch) -> Callable[..., Settings]:
+    """Change this test's settings: `configure(GEMINI_MODEL="m", YOUTUBE_API_KEY=None)`.
+
+    Sets the variables (None removes one) and loads the settings again, the way the
+    server reads them, into the test's Services; returns them. `configure()` alone
+    reloads after the test changed the environment itself. The variables stay set until
+    the test ends (monkeypatch), so a later `configure` keeps the earlier changes.
+    """
+
+    def apply(**env: str | None) -> Settings:
+        for key, value in env.items():
+            if value is None:
+                monkeypatch.delenv(key, raising=False)
+            else:
+                monkeypatch.setenv(key, value)
+        return services.replace_settings(config.load_settings())
+
+    return apply
+
+
+@pytest.fixture
+def live_config() -> Iterator[None]:
+    """For tests of the process-wide settings themselves (`get_config`, `set_config`,
+    `update_config`, a Services that follows them): none loaded when the test starts, and
+    what it loaded forgotten when it ends."""
+    config.reset_config()
+    yield
+    config.reset_config()
 
 
 @pytest.fixture

@@ -10,18 +10,15 @@ Also: extraction + chunking alone, and re-ingesting the unchanged file (hash che
 
 from __future__ import annotations
 
-import asyncio
 import io
 import os
 import random
 import tempfile
 from pathlib import Path
-from unittest import mock
 
-from tests.bench.common import header, report, stopwatch, warm_up
+from tests.bench.common import header, report, run_with_env, stopwatch, warm_up
 from tests.fixtures.documents import call_tool, make_pdf
-from video_research import config
-from video_research.support.services import current_services
+from video_research.support.services import current_settings
 
 PAGES = int(os.environ.get("BENCH_DOCUMENTS_PAGES", "200"))
 WORDS = [
@@ -98,7 +95,7 @@ async def _run(tmp: Path) -> None:
 
     with stopwatch() as parse:
         extracted = extract(data, DocumentType.PDF, pdf.name)
-        chunks = chunk_blocks(extracted.blocks, chunk_budget(config.get_config()))
+        chunks = chunk_blocks(extracted.blocks, chunk_budget(current_settings()))
     report(
         "extract + chunk (pages kept), pages/s",
         PAGES / parse["s"],
@@ -108,7 +105,7 @@ async def _run(tmp: Path) -> None:
         higher_is_better=True,
     )
 
-    embedder = get_embedder(config.get_config())
+    embedder = get_embedder(current_settings())
     await warm_up(embedder)
     with stopwatch() as full:
         result = await call_tool("document_ingest", {"path": str(pdf)})
@@ -155,16 +152,4 @@ def main() -> None:
             "VIDEO_RESEARCH_FILE_ROOTS": tmp,
             "HF_HUB_OFFLINE": "1",
         }
-        with mock.patch.dict(os.environ, env):
-            config.reset_config()
-
-            async def run_and_close() -> None:
-                try:
-                    await _run(Path(tmp))
-                finally:
-                    await current_services().aclose()
-
-            try:
-                asyncio.run(run_and_close())
-            finally:
-                config.reset_config()
+        run_with_env(env, lambda: _run(Path(tmp)))

@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.common import header, percentile, report, stopwatch
+from tests.bench.common import header, in_services, percentile, report, services_for, stopwatch
 from tests.embedding_parity import caption_lines
 
 OBJECTS = int(os.environ.get("KNOWLEDGE_BENCH_OBJECTS", "100000"))
@@ -222,17 +222,14 @@ def _latency(name: str, ours: list[float], base_name: str, base: list[float]) ->
 async def _store_figures(workdir: Path, n: int) -> None:
     import numpy as np
 
-    from video_research import config
     from video_research.knowledge.backends import fts
     from video_research.knowledge.filters import Filter
     from video_research.knowledge.store import get_store
-    from video_research.support.services import current_services
+    from video_research.support.services import current_services, current_settings
 
     rng = np.random.default_rng(7)
     objects, vectors, queries, lines = _corpus(n, rng)
-    db = workdir / f"knowledge-{n}.db"
-    os.environ["KNOWLEDGE_DB"] = str(db)
-    config.reset_config()
+    db = current_settings().knowledge_db  # knowledge-{n}.db in workdir: see main()
     store = await get_store()
     header(
         f"knowledge store, {n} objects x {DIMS} dims, {VECTORS} vectors "
@@ -388,8 +385,6 @@ async def _store_figures(workdir: Path, n: int) -> None:
         higher_is_better=True,
     )
     await current_services().aclose()
-    os.environ.pop("KNOWLEDGE_DB")
-    config.reset_config()
 
 
 def _chunks_of_200_tokens(count: int) -> list[str]:
@@ -493,13 +488,10 @@ def _parity_figures(reference) -> None:
         raise AssertionError(f"local embedder lost parity with the reference: {result}")
 
 
-async def _indexing_and_concurrency(workdir: Path) -> None:
-    from video_research import config
+async def _indexing_and_concurrency() -> None:
     from video_research.knowledge.store import get_store
     from video_research.support.services import current_services
 
-    os.environ["KNOWLEDGE_DB"] = str(workdir / "concurrency.db")
-    config.reset_config()
     store = await get_store()
     chunks = _chunks_of_200_tokens(192)
     await store.embedder.embed(chunks[:2])
@@ -591,16 +583,18 @@ async def _indexing_and_concurrency(workdir: Path) -> None:
         higher_is_better=False,
     )
     await current_services().aclose()
-    os.environ.pop("KNOWLEDGE_DB")
-    config.reset_config()
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-knowledge-") as tmp:
+        workdir = Path(tmp)
+        # Each part runs under settings of its own: its own store file.
         for n in (OBJECTS, LARGE):
             if n:
-                asyncio.run(_store_figures(Path(tmp), n))
-        asyncio.run(_indexing_and_concurrency(Path(tmp)))
+                store = services_for(KNOWLEDGE_DB=str(workdir / f"knowledge-{n}.db"))
+                asyncio.run(in_services(store, lambda n=n: _store_figures(workdir, n)))
+        concurrency = services_for(KNOWLEDGE_DB=str(workdir / "concurrency.db"))
+        asyncio.run(in_services(concurrency, _indexing_and_concurrency))
     _embedding_figures()
 
 

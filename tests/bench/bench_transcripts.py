@@ -23,18 +23,15 @@ one of ten channels, with its numbers in the words so no two are identical.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import os
 import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.common import header, median, percentile, report, warm_up
+from tests.bench.common import header, median, percentile, report, run_with_env, warm_up
 from tests.helpers import DATA, shared_data
-from video_research import config
 from video_research.handlers.context import CallContext, Caller
-from video_research.support.services import current_services
 from video_research.tools import dispatch
 
 VIDEOS = int(os.environ.get("BENCH_TRANSCRIPT_VIDEOS", "300"))
@@ -250,22 +247,10 @@ async def _scale(store, chunks_now: int) -> None:
 
 
 def main() -> None:
-    saved = dict(os.environ)
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["VIDEO_RESEARCH_DATA_DIR"] = str(Path(tmp) / "data")
-        os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = tmp
-        os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(Path(tmp) / "audit.jsonl")  # not stderr
-        config.reset_config()
-        try:
-            asyncio.run(_run_and_close(Path(tmp)))
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
-            config.reset_config()
-
-
-async def _run_and_close(tmp: Path) -> None:
-    try:
-        await _run(tmp)
-    finally:
-        await current_services().aclose()
+        env = {
+            "VIDEO_RESEARCH_DATA_DIR": str(Path(tmp) / "data"),
+            "VIDEO_RESEARCH_FILE_ROOTS": tmp,
+            "VIDEO_RESEARCH_AUDIT_LOG": str(Path(tmp) / "audit.jsonl"),  # not stderr
+        }
+        run_with_env(env, lambda: _run(Path(tmp)))

@@ -16,7 +16,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.common import header, median, percentile, report, run_with_env
+from tests.bench.common import (
+    header,
+    in_services,
+    median,
+    percentile,
+    report,
+    run_with_env,
+    services_for,
+)
 from tests.stubs.gemini import GeminiStub
 from video_research.handlers.context import CallContext, Caller
 from video_research.tools import dispatch
@@ -87,11 +95,13 @@ async def _run(stub: GeminiStub, tmp: Path) -> None:
 
 
 async def _session(tmp: Path, caching: bool) -> dict[str, int]:
-    """A TURNS-turn session on one long video; summed usage of its turns."""
-    from video_research import config
+    """A TURNS-turn session on one long video, with context caching on or off (settings
+    of its own); summed usage of its turns."""
+    services = services_for(GEMINI_CONTEXT_CACHE="true" if caching else "false")
+    return await in_services(services, lambda: _session_turns(tmp, caching))
 
-    os.environ["GEMINI_CONTEXT_CACHE"] = "true" if caching else "false"
-    config.reset_config()
+
+async def _session_turns(tmp: Path, caching: bool) -> dict[str, int]:
     video = tmp / f"lecture-{caching}.mp4"
     video.write_bytes(os.urandom(4096))
     created = await _call("video_create_session", {"file_path": str(video)})
@@ -111,7 +121,6 @@ async def _session_tokens(stub: GeminiStub, tmp: Path) -> None:
     with_cache = await _session(tmp, caching=True)
     without = await _session(tmp, caching=False)
     stub.video_seconds = 600.0
-    os.environ.pop("GEMINI_CONTEXT_CACHE", None)
     header(f"{TURNS}-turn session on a one-hour video: input tokens billed")
     report(
         "uncached input tokens, with caching",

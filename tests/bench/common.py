@@ -6,10 +6,17 @@ everything with `make bench`, or one module with `python -m tests.bench startup`
 
 from __future__ import annotations
 
+import asyncio
+import os
 import statistics
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import contextmanager
+from typing import TypeVar
+
+from video_research.support.services import Services, use_services
+
+T = TypeVar("T")
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -63,34 +70,41 @@ def header(title: str) -> None:
 Bench = Callable[[], None]
 
 
-def run_with_env(env: dict[str, str], run: Callable[[], Awaitable[None]]) -> None:
-    """Run the coroutine `run()` with these environment variables and a fresh config,
-    shut the server's resources down after it, and restore the environment."""
-    import asyncio
-    import os
+def services_for(**env: str) -> Services:
+    """A Services with settings of its own: the environment's, with `env` on top.
 
+    A benchmark runs under one (`in_services`) and changes a setting by running under
+    another, the way a test does, never by resetting the process-wide settings.
+    """
     from video_research import config
-    from video_research.support.services import current_services
 
+    return Services(config.load_settings({**os.environ, **env}))
+
+
+async def in_services(services: Services, run: Callable[[], Awaitable[T]]) -> T:
+    """`run()` with `services` in force; their resources are closed after it, on this
+    event loop (the clients belong to it)."""
+    with use_services(services):
+        try:
+            return await run()
+        finally:
+            await services.aclose()
+
+
+def run_with_env(env: dict[str, str], run: Callable[[], Awaitable[None]]) -> None:
+    """Run the coroutine `run()` with these environment variables (the libraries read
+    some of them) under a Services loaded from them, closing its resources after it, and
+    restore the environment."""
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
-    config.reset_config()
-
-    async def run_and_close() -> None:
-        try:
-            await run()
-        finally:
-            await current_services().aclose()
-
     try:
-        asyncio.run(run_and_close())
+        asyncio.run(in_services(services_for(), run))
     finally:
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        config.reset_config()
 
 
 async def warm_up(embedder) -> None:

@@ -11,8 +11,8 @@ import pytest
 from tests.catalog_helpers import ADMIN, BLESSED, VIEWER, call, ok
 from tests.fixtures.nats import wait_connected
 from video_research.catalog import queue as q
-from video_research.config import get_config
 from video_research.support.errors import ToolFailure
+from video_research.support.services import current_settings
 
 
 async def queued_ids() -> list[str]:
@@ -105,7 +105,7 @@ async def test_sqlite_queue_concurrent_appends_lose_nothing(catalog):
 async def test_nats_queue_and_published_commands(nats_config, catalog):
     import nats
 
-    settings = get_config()
+    settings = current_settings()
     watcher = await nats.connect(nats_config.url)
     received: list[dict] = []
 
@@ -262,7 +262,7 @@ async def test_nats_queue_is_capped(nats_config, catalog):
 async def test_nats_value_over_max_payload_is_a_definite_failure(nats_config):
     from video_research.catalog import nats_kv
 
-    settings = get_config()
+    settings = current_settings()
     kv = await nats_kv.bucket(settings.nats_queue_bucket, settings)
     await nats_kv.update_json(kv, "big", lambda old: {"n": 1}, settings)
     with pytest.raises(ToolFailure) as raised:
@@ -283,7 +283,7 @@ async def test_nats_writes_outrun_every_time_are_a_retryable_conflict(nats_confi
 
     from video_research.catalog import nats_kv
 
-    settings = get_config()
+    settings = current_settings()
     kv = await nats_kv.bucket(settings.nats_queue_bucket, settings)
     await nats_kv.update_json(kv, "busy", lambda old: {"n": 0}, settings)
     monkeypatch.setattr(nats_kv, "MAX_CONFLICT_RETRIES", 3)

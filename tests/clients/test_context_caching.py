@@ -16,8 +16,8 @@ from video_research.video import session_store as sessions
 
 
 @pytest.fixture(autouse=True)
-def quiet(monkeypatch):
-    monkeypatch.setenv("KNOWLEDGE_WRITE_THROUGH", "false")
+def quiet(configure):
+    configure(KNOWLEDGE_WRITE_THROUGH="false")
 
 
 async def open_session(tmp_path, name="talk.mp4", **extra):
@@ -98,11 +98,8 @@ async def test_a_cache_is_renewed_while_the_session_lives(gemini_stub, tmp_path)
     assert reply["context_cache"]["state"] == "used"
 
 
-async def test_an_ended_session_deletes_its_cache(gemini_stub, tmp_path, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("GEMINI_MAX_SESSIONS", "1")
-    config.reset_config()
+async def test_an_ended_session_deletes_its_cache(gemini_stub, tmp_path, configure):
+    configure(GEMINI_MAX_SESSIONS="1")
     first = await open_session(tmp_path, "one.mp4")
     name = first["context_cache"]["name"]
     assert name in gemini_stub.live_caches
@@ -119,9 +116,9 @@ async def test_an_ended_session_deletes_its_cache(gemini_stub, tmp_path, monkeyp
 async def test_falls_back_silently_where_gemini_will_not_cache(gemini_stub, tmp_path, why, caplog):
     caplog.set_level(logging.INFO, logger="video_research")
     if why == "model":
-        from video_research.config import get_config
+        from video_research.support.services import current_settings
 
-        gemini_stub.uncacheable_models.add(get_config().default_model)
+        gemini_stub.uncacheable_models.add(current_settings().default_model)
     else:
         gemini_stub.min_cache_tokens = 10**9
     session = await open_session(tmp_path)
@@ -155,11 +152,8 @@ async def test_a_transient_failure_is_retried_on_the_next_turn(gemini_stub, tmp_
     assert reply["context_cache"]["state"] == "created"
 
 
-async def test_caching_can_be_switched_off(gemini_stub, tmp_path, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("GEMINI_CONTEXT_CACHE", "false")
-    config.reset_config()
+async def test_caching_can_be_switched_off(gemini_stub, tmp_path, configure):
+    configure(GEMINI_CONTEXT_CACHE="false")
     session = await open_session(tmp_path)
     assert session["context_cache"] == {"state": "off"}
     assert (await ask(session["session_id"]))["context_cache"] == {"state": "off"}
@@ -199,12 +193,10 @@ async def test_infra_cache_lists_and_clears_context_caches(gemini_stub, tmp_path
     assert reply["context_cache"]["state"] == "created"
 
 
-async def test_sessions_from_before_this_version_still_work(gemini_stub, tmp_path, monkeypatch):
+async def test_sessions_from_before_this_version_still_work(gemini_stub, tmp_path, configure):
     """An older sessions.db (no model/cache columns, history as {role, text}) is migrated
     on open and its history is sent as text parts."""
     import sqlite3
-
-    from video_research import config
 
     db = tmp_path / "old.db"
     with sqlite3.connect(db) as conn:
@@ -224,8 +216,7 @@ async def test_sessions_from_before_this_version_still_work(gemini_stub, tmp_pat
                 time.time(),
             ),
         )
-    monkeypatch.setenv("GEMINI_SESSION_DB", str(db))
-    config.reset_config()
+    configure(GEMINI_SESSION_DB=str(db))
     reply = await ask("0123456789ab", "and now?")
     assert reply["turn_count"] == 2
     contents = gemini_stub.calls("generateContent")[-1].body["contents"]

@@ -18,9 +18,8 @@ SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "requi
 
 
 @pytest.fixture(autouse=True)
-def fast_polls(monkeypatch):
-    monkeypatch.setenv("GEMINI_BATCH_POLL_INTERVAL", "0.01")
-    monkeypatch.setenv("KNOWLEDGE_WRITE_THROUGH", "false")
+def fast_polls(configure):
+    configure(GEMINI_BATCH_POLL_INTERVAL="0.01", KNOWLEDGE_WRITE_THROUGH="false")
 
 
 def requests(n=3):
@@ -83,11 +82,8 @@ async def test_cancelling_the_call_cancels_the_job(gemini_stub):
     assert list(gemini_stub.batches.values())[0]["state"] == "BATCH_STATE_CANCELLED", name
 
 
-async def test_a_job_past_the_timeout_is_cancelled(gemini_stub, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("GEMINI_BATCH_TIMEOUT", "0.05")
-    config.reset_config()
+async def test_a_job_past_the_timeout_is_cancelled(gemini_stub, configure):
+    configure(GEMINI_BATCH_TIMEOUT="0.05")
     gemini_stub.default_batch_states = ["BATCH_STATE_RUNNING"]
     with pytest.raises(ToolFailure) as info:
         await gemini_batch.run_batch(requests(1), model="gemini-x")

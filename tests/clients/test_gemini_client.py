@@ -46,12 +46,8 @@ async def test_thought_parts_are_stripped(gemini_stub):
     assert generation.finish_reason == "STOP"
 
 
-async def test_defaults_come_from_config(gemini_stub, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("GEMINI_THINKING_LEVEL", "medium")
-    monkeypatch.setenv("GEMINI_MODEL", "gemini-configured")
-    config.reset_config()
+async def test_defaults_come_from_config(gemini_stub, configure):
+    configure(GEMINI_THINKING_LEVEL="medium", GEMINI_MODEL="gemini-configured")
     await gemini.generate("hello")
     sent = gemini_stub.calls("generateContent")[-1]
     assert sent.model == "gemini-configured"
@@ -198,11 +194,8 @@ async def test_upload_failed_file_is_a_clear_error(gemini_stub, tmp_path):
         await gemini_files.upload_file(video, "video/mp4")
 
 
-async def test_upload_stuck_processing_gives_up_in_bounded_time(gemini_stub, tmp_path, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("GEMINI_FILE_POLL_TIMEOUT", "0.3")
-    config.reset_config()
+async def test_upload_stuck_processing_gives_up_in_bounded_time(gemini_stub, tmp_path, configure):
+    configure(GEMINI_FILE_POLL_TIMEOUT="0.3")
     video = tmp_path / "slow.mp4"
     video.write_bytes(b"x" * 100)
     gemini_stub.default_file_states = ["PROCESSING"]

@@ -17,13 +17,13 @@ BIG = LIMIT + 4096  # above the inline limit: goes through the File API
 
 
 @pytest.fixture(autouse=True)
-def small_inline_limit(monkeypatch):
+def small_inline_limit(monkeypatch, configure):
     """Files over 1 MiB go through the File API here (20 MB in production), so the tests
     move megabytes, not tens of them."""
     from video_research.video import input as video_input
 
     monkeypatch.setattr(video_input, "INLINE_LIMIT_BYTES", LIMIT)
-    monkeypatch.setenv("KNOWLEDGE_WRITE_THROUGH", "false")  # not what these tests are about
+    configure(KNOWLEDGE_WRITE_THROUGH="false")  # not what these tests are about
 
 
 def big_video(path, size=BIG, marker=b"") -> str:
@@ -85,11 +85,8 @@ async def test_a_dead_upload_is_replaced(gemini_stub, tmp_path, how):
     assert len(gemini_stub.calls("upload_start")) == 2, "the new upload is remembered"
 
 
-async def test_an_upload_expiring_soon_is_not_reused(gemini_stub, tmp_path, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("GEMINI_UPLOAD_REUSE_MARGIN", str(49 * 3600))  # longer than a file lives
-    config.reset_config()
+async def test_an_upload_expiring_soon_is_not_reused(gemini_stub, tmp_path, configure):
+    configure(GEMINI_UPLOAD_REUSE_MARGIN=str(49 * 3600))  # longer than a file lives
     video = big_video(tmp_path / "talk.mp4")
     await call("video_analyze", {"file_path": video, "instruction": "one"})
     await call("video_analyze", {"file_path": video, "instruction": "two"})
@@ -130,13 +127,10 @@ async def test_different_contents_upload_in_parallel(gemini_stub, tmp_path):
     assert len(gemini_stub.calls("upload_start")) == 2
 
 
-async def test_uploads_belong_to_their_api_key(gemini_stub, tmp_path, monkeypatch):
-    from video_research import config
-
+async def test_uploads_belong_to_their_api_key(gemini_stub, tmp_path, configure):
     video = big_video(tmp_path / "talk.mp4")
     await call("video_analyze", {"file_path": video, "instruction": "one"})
-    monkeypatch.setenv("GEMINI_API_KEY", "AIzaSyOTHER-key-000000000000000000000")
-    config.reset_config()
+    configure(GEMINI_API_KEY="AIzaSyOTHER-key-000000000000000000000")
     await call("video_analyze", {"file_path": video, "instruction": "two"})
     assert len(gemini_stub.calls("upload_start")) == 2, "another key cannot see the upload"
 

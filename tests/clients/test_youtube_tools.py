@@ -113,11 +113,8 @@ async def test_quota_exceeded_is_retryable_with_retry_after(youtube_stub):
     assert len(youtube_stub.calls("videos")) == 1, "quota errors are not retried"
 
 
-async def test_invalid_key_is_permission_denied(youtube_stub, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("YOUTUBE_API_KEY", BAD_KEY)
-    config.reset_config()
+async def test_invalid_key_is_permission_denied(youtube_stub, configure):
+    configure(YOUTUBE_API_KEY=BAD_KEY)
     outcome = await call("video_metadata", {"url": VIDEO_URL})
     assert outcome.error.category == "API_PERMISSION_DENIED"
     assert "YOUTUBE_API_KEY" in outcome.error.hint
@@ -132,22 +129,15 @@ async def test_transient_failures_are_retried(youtube_stub):
     assert len(youtube_stub.calls("videos")) == 3
 
 
-async def test_no_key_is_a_config_error(youtube_stub, monkeypatch):
-    from video_research import config
-
-    monkeypatch.delenv("YOUTUBE_API_KEY")
-    config.reset_config()
+async def test_no_key_is_a_config_error(youtube_stub, configure):
+    configure(YOUTUBE_API_KEY=None)
     outcome = await call("video_metadata", {"url": VIDEO_URL})
     assert outcome.error.category == "config_error"
     assert "YOUTUBE_API_KEY" in outcome.error.hint and "GEMINI_API_KEY" in outcome.error.hint
 
 
-async def test_gemini_key_is_the_fallback(youtube_stub, monkeypatch):
-    from video_research import config
-
-    monkeypatch.delenv("YOUTUBE_API_KEY")
-    monkeypatch.setenv("GEMINI_API_KEY", "gemini-key-as-youtube-key")
-    config.reset_config()
+async def test_gemini_key_is_the_fallback(youtube_stub, configure):
+    configure(YOUTUBE_API_KEY=None, GEMINI_API_KEY="gemini-key-as-youtube-key")
     assert (await call("video_metadata", {"url": VIDEO_URL})).error is None
     assert youtube_stub.calls("videos")[-1].credentials["key"] == "gemini-key-as-youtube-key"
 

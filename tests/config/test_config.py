@@ -142,7 +142,7 @@ def test_public_dict_hides_secrets():
     assert s.public_dict()["gemini_api_key_set"] is True
 
 
-def test_update_config_revalidates(monkeypatch):
+def test_update_config_revalidates(live_config):
     config.set_config(load_settings({}))
     updated = config.update_config(default_temperature=0.5, default_model=None)
     assert updated.default_temperature == 0.5
@@ -230,8 +230,9 @@ def test_a_placeholder_falls_through_to_the_next_source(tmp_path):
 
 
 def test_runtime_changes_are_a_source():
-    config.set_config(load_settings({"GEMINI_MODEL": "m-env"}))
-    updated = config.update_config(default_temperature=0.2)
+    loaded = load_settings({"GEMINI_MODEL": "m-env"})
+    updated = config.with_overrides(loaded, default_temperature=0.2)
+    assert loaded.sources["default_temperature"] == "default"  # left as it was
     assert updated.sources["default_temperature"] == "runtime"
     assert updated.sources["default_model"] == "env"
 

@@ -18,8 +18,8 @@ papers_dir = test_content_batch.papers_dir  # the same folder of notes
 
 
 @pytest.fixture(autouse=True)
-def fast_polls(monkeypatch):
-    monkeypatch.setenv("GEMINI_BATCH_POLL_INTERVAL", "0.01")
+def fast_polls(configure):
+    configure(GEMINI_BATCH_POLL_INTERVAL="0.01")
 
 
 def _fail(needle):

@@ -394,18 +394,14 @@ async def test_max_files_counts_files_read_so_later_calls_take_the_rest(tmp_path
 
 
 async def test_a_store_that_refuses_writes_fails_the_call_not_each_file(
-    tmp_path, gemini_stub, monkeypatch
+    tmp_path, gemini_stub, configure
 ):
-    from video_research import config
-
     folder = tmp_path / "notes"
     make_notes(folder, 3)
     await call_tool("document_ingest", {"path": str(folder)})
     for note in folder.iterdir():
         note.write_text(note.read_text() + "\nA later line.\n")
-    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
-    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_DIMENSIONS", "768")
-    config.reset_config()
+    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", KNOWLEDGE_EMBEDDING_DIMENSIONS="768")
     error = await call_error("document_ingest", {"path": str(folder)})
     assert error["category"] == "config_error" and "knowledge_reembed" in error["hint"]
 

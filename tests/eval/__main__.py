@@ -223,13 +223,10 @@ async def _sweep(queries: list[Query], embedder) -> None:
 async def _run_embedder(
     model: str, shared: Path, queries: list[Query], sweep: bool, only_sweep: bool = False
 ) -> dict:
-    from video_research import config
     from video_research.knowledge.store import get_store
     from video_research.support.errors import ToolFailure
     from video_research.support.services import current_services
 
-    os.environ["KNOWLEDGE_EMBEDDING_MODEL"] = "" if model == "all-MiniLM-L6-v2" else model
-    config.reset_config()
     try:
         store = await get_store()
         await store.embedder.embed(["warm up"], "query")
@@ -291,7 +288,7 @@ async def _run_embedder(
 
 async def _main(args: argparse.Namespace) -> int:
     from video_research import config
-    from video_research.support.services import current_services
+    from video_research.support.services import Services, use_services
 
     shared_root = shared_data()
     shared = shared_root / "transcripts" if shared_root else None
@@ -312,18 +309,29 @@ async def _main(args: argparse.Namespace) -> int:
         os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(Path(tmp) / "audit.jsonl")
         try:
             for model in args.embedders.split(","):
-                os.environ["VIDEO_RESEARCH_DATA_DIR"] = str(Path(tmp) / model)
-                config.reset_config()
-                result = await _run_embedder(
-                    model.strip(), shared, queries, args.sweep, args.sweep_only
+                # Each embedder runs under settings of its own: its model, its data folder.
+                settings = config.load_settings(
+                    {
+                        **os.environ,
+                        "VIDEO_RESEARCH_DATA_DIR": str(Path(tmp) / model),
+                        "KNOWLEDGE_EMBEDDING_MODEL": (
+                            "" if model.strip() == "all-MiniLM-L6-v2" else model.strip()
+                        ),
+                    }
                 )
+                services = Services(settings)
+                with use_services(services):
+                    try:
+                        result = await _run_embedder(
+                            model.strip(), shared, queries, args.sweep, args.sweep_only
+                        )
+                    finally:
+                        await services.aclose()
                 if result:
                     results.append(result)
         finally:
-            await current_services().aclose()
             os.environ.clear()
             os.environ.update(saved)
-            config.reset_config()
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -48,11 +48,8 @@ def _corpus(n: int, seed: int = 3) -> tuple[list[dict], np.ndarray]:
 
 
 @pytest.fixture
-def ann_env(monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("KNOWLEDGE_ANN_MIN_OBJECTS", "300")
-    config.reset_config()
+def ann_env(configure):
+    configure(KNOWLEDGE_ANN_MIN_OBJECTS="300")
 
 
 def _truth(db: Path) -> tuple[list[str], np.ndarray, list[dict]]:
@@ -194,11 +191,11 @@ async def test_a_repeated_small_filter_reuses_its_decoded_vectors_until_a_write(
 
 async def test_a_second_process_sees_writes_through_the_log(ann_env, tmp_path):
     """Two store objects on one file stand for two server processes."""
-    from video_research.config import get_config
     from video_research.knowledge.backends.sqlite_store import SqliteStore
     from video_research.knowledge.embedders.embeddings import get_embedder
+    from video_research.support.services import current_settings
 
-    settings = get_config()
+    settings = current_settings()
     one, two = (SqliteStore(settings, get_embedder(settings)) for _ in range(2))
     objects, vectors = _corpus(800)
     await one.insert_many(COLLECTION, objects[:400], vectors=vectors[:400])

@@ -60,9 +60,7 @@ def _answer_citing_every_kind(record):
     return {"candidates": [{"content": {"parts": [{"text": json.dumps(body)}], "role": "model"}}]}
 
 
-async def test_answer_cites_a_video_moment_a_page_and_a_paper(
-    gemini_stub, mixed_store, monkeypatch
-):
+async def test_answer_cites_a_video_moment_a_page_and_a_paper(gemini_stub, mixed_store, configure):
     gemini_stub.enqueue("generateContent", _answer_citing_every_kind)
     progress = Progress()
     outcome = await call(
@@ -102,7 +100,7 @@ async def test_answer_cites_a_video_moment_a_page_and_a_paper(
     assert fetched.result["not_found"] == []
 
     # The same store without a Gemini key: the ranked passages, said plainly.
-    await _ranked_passages_without_a_key(monkeypatch)
+    await _ranked_passages_without_a_key(configure)
 
 
 async def test_nothing_stored_is_said_plainly(tmp_path):
@@ -157,11 +155,8 @@ async def test_bad_input(tool, arguments):
     assert outcome.error is not None and outcome.error.category == "invalid_input", outcome.error
 
 
-async def _ranked_passages_without_a_key(monkeypatch):
-    from video_research import config
-
-    monkeypatch.delenv("GEMINI_API_KEY")
-    config.reset_config()
+async def _ranked_passages_without_a_key(configure):
+    configure(GEMINI_API_KEY=None)
     outcome = await call("knowledge_ask", {"question": "eclipse depth of the binary star"})
     assert outcome.error is None, outcome.error
     result = outcome.result

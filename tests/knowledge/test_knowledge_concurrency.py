@@ -31,12 +31,10 @@ class _SlowCallbacks(logging.Handler):
             self.records.append(record.getMessage())
 
 
-async def test_bulk_ingest_and_searches_never_block_the_loop_for_50ms(monkeypatch):
-    from video_research import config
+async def test_bulk_ingest_and_searches_never_block_the_loop_for_50ms(configure):
     from video_research.knowledge.store import get_store
 
-    monkeypatch.setenv("KNOWLEDGE_ANN_MIN_OBJECTS", "200")
-    config.reset_config()
+    configure(KNOWLEDGE_ANN_MIN_OBJECTS="200")
     store = await get_store()
     await store.embedder.embed(["load the model before the loop is watched"])
     loop = asyncio.get_running_loop()

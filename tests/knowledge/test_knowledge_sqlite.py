@@ -131,17 +131,14 @@ def test_killed_writer_leaves_no_half_objects(tmp_path, server_env):
     assert objects == texts == vectors and orphans == 0
 
 
-async def test_model_change_is_refused_until_reembedded(gemini_stub, monkeypatch):
+async def test_model_change_is_refused_until_reembedded(gemini_stub, configure):
     """Vectors of two models never mix: writes refuse with a hint, keyword search still works."""
-    from video_research import config
     from video_research.knowledge.store import get_store
     from video_research.support.errors import ToolFailure
 
     local = await get_store()
     uuid = await local.insert("VideoAnalyses", {"title": "Bread", "summary": "sourdough loaf"})
-    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
-    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_DIMENSIONS", "768")
-    config.reset_config()
+    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", KNOWLEDGE_EMBEDDING_DIMENSIONS="768")
     store = await get_store()
     with pytest.raises(ToolFailure) as refused:
         await store.insert("VideoAnalyses", {"title": "Cake"})

@@ -72,9 +72,9 @@ CORPUS = {
 
 
 @pytest.fixture(params=BACKENDS)
-async def store(request, monkeypatch) -> KnowledgeStore:
+async def store(request, configure) -> KnowledgeStore:
     if request.param == "weaviate":
-        monkeypatch.setenv("WEAVIATE_URL", LIVE_WEAVIATE)
+        configure(WEAVIATE_URL=LIVE_WEAVIATE)
     store = await get_store()
     assert store.backend == request.param
     yield store

@@ -192,11 +192,8 @@ async def test_search_with_a_filter_no_collection_has_is_refused():
     assert "view_count" in error["details"]["filterable"]["VideoMetadata"]
 
 
-async def test_search_embeds_the_query_once(gemini_stub, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
-    config.reset_config()
+async def test_search_embeds_the_query_once(gemini_stub, configure):
+    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini")
     stored = await ok(
         "knowledge_ingest",
         {"collection": "VideoAnalyses", "properties": {"title": "Bread", "summary": "sourdough"}},
@@ -290,13 +287,10 @@ async def test_video_metadata_twice_is_one_object(youtube_stub):
     assert hits["results"][0]["properties"]["duration_seconds"] == 1267
 
 
-async def test_store_failure_never_fails_the_tool(gemini_stub, tmp_path, monkeypatch, caplog):
-    from video_research import config
-
+async def test_store_failure_never_fails_the_tool(gemini_stub, tmp_path, caplog, configure):
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the store's folder should be")
-    monkeypatch.setenv("KNOWLEDGE_DB", str(blocker / "knowledge.db"))
-    config.reset_config()
+    configure(KNOWLEDGE_DB=str(blocker / "knowledge.db"))
     gemini_stub.enqueue("generateContent", gemini_text(BREAD))
     result = await ok("video_analyze", {"url": "https://youtu.be/dQw4w9WgXcQ"})
     assert result["title"] == "Sourdough at home"
@@ -304,11 +298,8 @@ async def test_store_failure_never_fails_the_tool(gemini_stub, tmp_path, monkeyp
     assert blocker.read_text().startswith("a file"), "stored data must be left alone"
 
 
-async def test_write_through_can_be_turned_off(gemini_stub, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("KNOWLEDGE_WRITE_THROUGH", "false")
-    config.reset_config()
+async def test_write_through_can_be_turned_off(gemini_stub, configure):
+    configure(KNOWLEDGE_WRITE_THROUGH="false")
     await ok("web_search", {"query": "weather in San Francisco"})
     assert (await ok("knowledge_stats", {}))["total"] == 0
 

@@ -208,12 +208,11 @@ def test_client_errors_map_to_categories():
     assert ws.failure(ValueError("bad query")).category == "WEAVIATE_QUERY"
 
 
-async def test_unreachable_server_is_a_clear_error(monkeypatch):
+async def test_unreachable_server_is_a_clear_error(configure):
     """Nothing listens on port 9: a knowledge call fails with a connection error and a hint."""
     from video_research.knowledge.store import get_store
 
-    monkeypatch.setenv("WEAVIATE_URL", "http://127.0.0.1:9")
-    monkeypatch.setenv("WEAVIATE_GRPC_PORT", "10")
+    configure(WEAVIATE_URL="http://127.0.0.1:9", WEAVIATE_GRPC_PORT="10")
     store = await get_store()
     assert store.backend == "weaviate"
     with pytest.raises(ToolFailure) as failure:

@@ -150,11 +150,8 @@ async def test_errors_map_onto_categories(s2_stub):
     assert refused.error.category == "API_PERMISSION_DENIED"
 
 
-async def test_keyless_requests_are_paced_one_per_second(s2_stub, monkeypatch):
-    from video_research import config
-
-    monkeypatch.delenv("SEMANTIC_SCHOLAR_API_KEY")
-    config.reset_config()
+async def test_keyless_requests_are_paced_one_per_second(s2_stub, configure):
+    configure(SEMANTIC_SCHOLAR_API_KEY=None)
     for _ in range(3):
         outcome = await call("research_author_search", {"query": "Cohan"})
         assert outcome.error is None, outcome.error

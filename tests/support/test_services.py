@@ -17,6 +17,7 @@ from video_research.support.services import (
     Resource,
     Services,
     current_services,
+    current_settings,
     default_services,
     use_services,
 )
@@ -196,7 +197,7 @@ async def test_a_call_puts_its_context_services_in_force(services):
     spec = dataclasses.replace(
         dispatch.TOOLS["infra_cache"], handler="tests.support.test_services:seen_services"
     )
-    theirs = Services()
+    theirs = Services(services.settings)
     ctx = CallContext(tool="infra_cache", caller=ADMIN, services=theirs)
     outcome = await dispatch.call(spec, {}, ctx)
     assert outcome.error is None, outcome.error
@@ -208,18 +209,24 @@ async def test_a_context_made_without_services_takes_those_in_force(services):
     assert CallContext(tool="infra_cache", caller=ADMIN).services is services
 
 
-async def test_infra_configure_changes_the_settings_through_the_services(services):
+async def test_infra_configure_changes_the_settings_through_the_services(live_config):
+    """The server's Services follow the process's live settings: a change made through
+    them is the process's (what `video-research` started from and what every session
+    sees next)."""
     from tests.fixtures.documents import call_tool
 
-    assert services.follows_live_config
-    result = await call_tool("infra_configure", {"temperature": 0.25})
+    live = Services()
+    assert live.follows_live_config
+    ctx = CallContext(tool="infra_configure", caller=ADMIN, services=live)
+    result = await call_tool("infra_configure", {"temperature": 0.25}, ctx)
     assert result["changed"] == ["default_temperature"]
-    assert services.settings.default_temperature == 0.25
-    assert config.get_config().default_temperature == 0.25  # code that still reads it
+    assert live.settings.default_temperature == 0.25
+    assert config.get_config().default_temperature == 0.25
     assert config.get_config().sources["default_temperature"] == "runtime"
+    await live.aclose()
 
 
-async def test_services_with_settings_of_their_own_keep_a_change_to_themselves():
+async def test_services_with_settings_of_their_own_keep_a_change_to_themselves(services):
     from tests.fixtures.documents import call_tool
 
     own = Services(settings_with(default_temperature=0.5))
@@ -227,7 +234,8 @@ async def test_services_with_settings_of_their_own_keep_a_change_to_themselves()
     result = await call_tool("infra_configure", {"temperature": 0.75}, ctx)
     assert result["current_config"]["default_temperature"] == 0.75
     assert own.settings.default_temperature == 0.75
-    assert config.get_config().default_temperature != 0.75
+    assert services.settings.default_temperature != 0.75  # the test's own, untouched
+    await own.aclose()
 
 
 async def test_the_shared_stores_come_from_the_services_in_force(services):
@@ -241,7 +249,73 @@ async def test_the_shared_stores_come_from_the_services_in_force(services):
     assert [get_db(), get_registry(), task_store(), session_store()] == opened[:4]
     assert await knowledge_store() is opened[4]
     assert services.opened() == opened
-    other = Services()
+    other = Services(services.settings)
     with use_services(other):
         assert get_db() is not opened[0]
     await other.aclose()
+
+
+async def test_two_services_with_different_settings_each_see_their_own(tmp_path):
+    """What the code below the handlers reads (`current_settings()`, and the domain
+    accessors built on it) is the settings of the Services in force, block by block and
+    task by task, not a process-wide value the last one to set it wins."""
+    from video_research.video.cache import get_cache
+
+    one = Services(settings_with(default_model="model-one", cache_dir=tmp_path / "one"))
+    two = Services(settings_with(default_model="model-two", cache_dir=tmp_path / "two"))
+
+    async def seen(services: Services) -> tuple[str, str, Any]:
+        with use_services(services):
+            await asyncio.sleep(0)  # let the other task put its own in force meanwhile
+            in_thread = await asyncio.to_thread(lambda: current_settings().default_model)
+            return current_settings().default_model, in_thread, get_cache().directory
+
+    assert await asyncio.gather(seen(one), seen(two)) == [
+        ("model-one", "model-one", tmp_path / "one"),
+        ("model-two", "model-two", tmp_path / "two"),
+    ]
+    with use_services(one):
+        assert current_settings() is one.settings
+        with use_services(two):
+            assert current_settings() is two.settings
+        assert current_settings() is one.settings
+
+
+async def seen_settings(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """A handler that records the settings it and the code under it see, and has the
+    Gemini client (domain code that is not handed settings) make one request."""
+    from video_research.clients.gemini import client as gemini
+    from video_research.handlers.infra import infra_cache
+
+    await gemini.generate("which model answers?")
+    ctx.meta["seen"] = {
+        "ctx.settings": ctx.settings.default_model,
+        "handler": current_settings().default_model,
+        "task": await asyncio.create_task(_current_model()),
+        "thread": await asyncio.to_thread(lambda: current_settings().default_model),
+    }
+    return await infra_cache(args, ctx)
+
+
+async def _current_model() -> str:
+    return current_settings().default_model
+
+
+async def test_a_call_and_the_code_under_it_see_the_calls_settings(
+    gemini_stub, services, live_config
+):
+    """A call's settings are its Services' own, whatever the process's live settings say:
+    the handler and the domain code below it (here the Gemini client, which picks the
+    model when none is given) read the call's."""
+    config.set_config(config.with_overrides(services.settings, default_model="process-model"))
+    theirs = Services(config.with_overrides(services.settings, default_model="call-model"))
+    spec = dataclasses.replace(
+        dispatch.TOOLS["infra_cache"], handler="tests.support.test_services:seen_settings"
+    )
+    ctx = CallContext(tool="infra_cache", caller=ADMIN, services=theirs)
+    outcome = await dispatch.call(spec, {}, ctx)
+    await theirs.aclose()  # the call's Gemini client belongs to this event loop
+    assert outcome.error is None, outcome.error
+    assert set(ctx.meta["seen"].values()) == {"call-model"}, ctx.meta["seen"]
+    assert gemini_stub.calls("generateContent")[-1].model == "call-model"
+    assert config.get_config().default_model == "process-model"  # left as it was

@@ -124,16 +124,14 @@ async def test_infra_cache_through_the_whole_path(tmp_path):
     assert stats.result["stats"]["total_files"] == 1
 
 
-async def test_infra_configure_presets_and_overrides():
-    from video_research.config import get_config
-
+async def test_infra_configure_presets_and_overrides(services):
     spec = dispatch.TOOLS["infra_configure"]
     report = (await dispatch.call(spec, {}, ctx())).result
     assert report["active_preset"] == "best" and report["changed"] == []
     report = (await dispatch.call(spec, {"preset": "stable", "temperature": 0.2}, ctx())).result
     assert report["active_preset"] == "stable"
     assert report["current_config"]["default_model"] == "gemini-3-pro-preview"
-    assert get_config().default_temperature == 0.2
+    assert services.settings.default_temperature == 0.2
     report = (
         await dispatch.call(spec, {"preset": "budget", "model": "gemini-custom"}, ctx())
     ).result

@@ -61,11 +61,8 @@ def _file_calls(root):
     ]
 
 
-async def test_a_viewer_cannot_have_the_server_read_local_files(files, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("GEMINI_API_KEY", "test-key-never-sent")  # so no call stops earlier
-    config.reset_config()
+async def test_a_viewer_cannot_have_the_server_read_local_files(files, configure):
+    configure(GEMINI_API_KEY="test-key-never-sent")  # so no call stops earlier
     for tool, arguments in _file_calls(files):
         outcome = await call(tool, arguments, VIEWER)
         assert outcome.error is not None, tool

@@ -10,9 +10,10 @@ import pytest
 
 from tests.catalog_helpers import ADMIN, call, ok
 from tests.fixtures.nats import wait_connected
-from video_research.config import ROLE_RANK, get_config
+from video_research.config import ROLE_RANK
 from video_research.handlers.context import Caller
 from video_research.server import auth
+from video_research.support.services import current_settings
 from video_research.tools import dispatch
 
 ROLES_TABLE = """
@@ -161,14 +162,11 @@ def _meta(**session) -> dict:
     return {"session": session}
 
 
-async def test_no_claim_is_the_local_user(monkeypatch):
-    local = await auth.resolve_caller({}, get_config())
+async def test_no_claim_is_the_local_user(configure):
+    local = await auth.resolve_caller({}, current_settings())
     assert (local.username, local.role, local.verified) == ("local", "admin", True)
-    monkeypatch.setenv("VIDEO_RESEARCH_LOCAL_ROLE", "viewer")
-    from video_research import config
-
-    config.reset_config()
-    assert (await auth.resolve_caller(None, get_config())).role == "viewer"
+    viewer = configure(VIDEO_RESEARCH_LOCAL_ROLE="viewer")
+    assert (await auth.resolve_caller(None, viewer)).role == "viewer"
 
 
 @pytest.mark.parametrize(
@@ -185,7 +183,7 @@ async def test_no_claim_is_the_local_user(monkeypatch):
     ],
 )
 async def test_unverifiable_claims_are_viewers(meta):
-    caller = await auth.resolve_caller(meta, get_config())
+    caller = await auth.resolve_caller(meta, current_settings())
     assert caller.role == "viewer" and not caller.verified
 
 
@@ -193,7 +191,7 @@ async def test_registered_sessions_grant_at_most_their_role():
     await ok(
         "session_register", {"session_id": "sess-dj-0001", "username": "DJ", "role": "blessed"}
     )
-    settings = get_config()
+    settings = current_settings()
     as_blessed = await auth.resolve_caller(
         _meta(username="dj", role="blessed", session_id="sess-dj-0001"), settings
     )
@@ -219,11 +217,11 @@ async def test_a_bearer_token_caps_a_claim():
     bot = Caller(username="bot", role="blessed", verified=True)
     caller = await auth.resolve_caller(
         _meta(username="boss", role="admin", session_id="sess-ad-0001"),
-        get_config(),
+        current_settings(),
         transport_identity=bot,
     )
     assert (caller.username, caller.role) == ("boss", "blessed")
-    assert (await auth.resolve_caller({}, get_config(), transport_identity=bot)) == bot
+    assert (await auth.resolve_caller({}, current_settings(), transport_identity=bot)) == bot
 
 
 async def test_nats_registry(nats_config):
@@ -232,14 +230,14 @@ async def test_nats_registry(nats_config):
     )
     assert (await ok("session_list"))["registry"] == "nats"
     claim = _meta(username="dj", role="blessed", session_id="sess-nats-01")
-    assert (await auth.resolve_caller(claim, get_config())).role == "blessed"
+    assert (await auth.resolve_caller(claim, current_settings())).role == "blessed"
     nats_config.stop()
     # The registry cannot be read: the claim does not verify (fail closed).
-    assert (await auth.resolve_caller(claim, get_config())).role == "viewer"
+    assert (await auth.resolve_caller(claim, current_settings())).role == "viewer"
     nats_config.start()
     await wait_connected()
     await ok("session_revoke", {"session_id": "sess-nats-01"})
-    assert (await auth.resolve_caller(claim, get_config())).role == "viewer"
+    assert (await auth.resolve_caller(claim, current_settings())).role == "viewer"
 
 
 @pytest.mark.parametrize(
@@ -262,7 +260,7 @@ async def test_sqlite_registry_reads_stored_times_safely(expires_at, role):
         lambda conn: conn.execute("UPDATE sessions SET expires_at = ?", (expires_at,))
     )
     claim = _meta(username="dj", role="blessed", session_id="sess-time-0001")
-    caller = await auth.resolve_caller(claim, get_config())
+    caller = await auth.resolve_caller(claim, current_settings())
     assert (caller.role, caller.verified) == (role, role != "viewer")
     listed = (await ok("session_list"))["sessions"]
     if role == "blessed":
@@ -274,7 +272,7 @@ async def test_sqlite_registry_reads_stored_times_safely(expires_at, role):
 async def test_malformed_nats_registrations_are_viewers(nats_config):
     from video_research.catalog import nats_kv, registry
 
-    settings = get_config()
+    settings = current_settings()
     kv = await nats_kv.bucket(settings.nats_sessions_bucket, settings, history=1)
     key = registry.session_key("sess-bot-0001")
     claim = _meta(username="dj", role="admin", session_id="sess-bot-0001")

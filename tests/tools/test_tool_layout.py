@@ -93,6 +93,22 @@ def test_handlers_import_no_other_handler_and_never_read_the_global_settings():
         assert "get_config" not in path.read_text(), path.name
 
 
+def test_only_the_entry_points_read_the_process_wide_settings():
+    """Code below the entry points reads the settings of the Services in force
+    (`current_settings()`), so a call sees its own and a test changes them without a
+    global; `get_config()` is for config/ itself, cli.py and server/ (which build the
+    Services they start with) and the Services that follows it."""
+    package = HANDLERS_DIR.parent
+    entry_points = ("config/", "server/", "cli.py", "support/services.py")
+    readers = [
+        str(path.relative_to(package))
+        for path in sorted(package.rglob("*.py"))
+        if "get_config()" in path.read_text()
+        and not path.relative_to(package).as_posix().startswith(entry_points)
+    ]
+    assert readers == []
+
+
 def test_lookup_without_session_toolsets_is_what_every_session_starts_with():
     settings = load_settings({"VIDEO_RESEARCH_TOOLSETS": "infra"})
     assert toolsets.lookup("infra_cache", settings) is dispatch.TOOLS["infra_cache"]

@@ -189,15 +189,12 @@ async def test_each_bad_file_fails_alone_and_the_rest_is_indexed(tmp_path):
     assert sorted(again["batch"]["skipped"]) == ["caf_talk", "good"]  # unchanged, found again
 
 
-async def test_the_time_budget_fails_a_file_alone(tmp_path, monkeypatch):
-    from video_research import config
-
+async def test_the_time_budget_fails_a_file_alone(tmp_path, configure):
     folder = tmp_path / "budget"
     folder.mkdir()
     (folder / "a_small.vtt").write_text(GOOD_VTT)
     (folder / "b_long.vtt").write_text(_many_cue_vtt(80_000))
-    monkeypatch.setenv("TRANSCRIPT_FILE_BUDGET_SECONDS", "0.3")
-    config.reset_config()
+    configure(TRANSCRIPT_FILE_BUDGET_SECONDS="0.3")
     result = await call("index_transcript_files", {"path": str(folder), "fetch_metadata": False})
     batch = result["batch"]
     assert [item["video_id"] for item in batch["indexed"]] == ["a_small"]

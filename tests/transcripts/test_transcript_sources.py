@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from tests.stubs.youtube_transcripts import StubVideo
-from video_research import config
 from video_research.transcripts.sources import (
     TranscriptUnavailable,
     fetch_youtube,
@@ -50,10 +49,9 @@ async def test_languages_are_tried_in_order_then_any_track(transcript_stub):
     assert fallback.language == "de" and fallback.cues[0].text == "hallo"
 
 
-async def test_default_languages_come_from_settings(transcript_stub, monkeypatch):
+async def test_default_languages_come_from_settings(transcript_stub, configure):
     transcript_stub.videos[VIDEO] = _tracks(en=(EN_MANUAL, False), de=(DE, False))
-    monkeypatch.setenv("TRANSCRIPT_LANGUAGES", "de,en")
-    config.reset_config()
+    configure(TRANSCRIPT_LANGUAGES="de,en")
     assert (await fetch_youtube(VIDEO)).language == "de"
 
 
@@ -104,28 +102,29 @@ async def test_persistent_server_errors_end_as_a_retryable_failure(transcript_st
     assert len(transcript_stub.calls("player")) == 3  # GEMINI_RETRY_MAX_ATTEMPTS default
 
 
-async def test_unreachable_endpoint_is_a_network_failure(monkeypatch):
+async def test_unreachable_endpoint_is_a_network_failure(configure):
     from tests.helpers import free_port
 
-    monkeypatch.setenv("YOUTUBE_TRANSCRIPT_ENDPOINT", f"http://127.0.0.1:{free_port()}")
-    monkeypatch.setenv("GEMINI_RETRY_MAX_ATTEMPTS", "1")
-    config.reset_config()
+    configure(
+        YOUTUBE_TRANSCRIPT_ENDPOINT=f"http://127.0.0.1:{free_port()}", GEMINI_RETRY_MAX_ATTEMPTS="1"
+    )
     with pytest.raises(TranscriptUnavailable) as caught:
         await fetch_youtube(VIDEO, ["en"])
     assert caught.value.reason == "network"
 
 
-async def test_requests_go_through_the_configured_proxy(transcript_server, monkeypatch):
+async def test_requests_go_through_the_configured_proxy(transcript_server, monkeypatch, configure):
     """The stub plays the proxy: requests for an unresolvable origin reach it only as proxy
     requests, with the credentials of TRANSCRIPT_PROXY_URL."""
     transcript_server.reset()
     transcript_server.videos[VIDEO] = _tracks(en=(EN_MANUAL, False))
     port = transcript_server.base_url.rsplit(":", 1)[1]
-    monkeypatch.setenv("YOUTUBE_TRANSCRIPT_ENDPOINT", "http://youtube.invalid")
-    monkeypatch.setenv("TRANSCRIPT_PROXY_URL", f"http://proxyuser:proxypass@127.0.0.1:{port}")
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
-    config.reset_config()
+    configure(
+        YOUTUBE_TRANSCRIPT_ENDPOINT="http://youtube.invalid",
+        TRANSCRIPT_PROXY_URL=f"http://proxyuser:proxypass@127.0.0.1:{port}",
+    )
     transcript = await fetch_youtube(VIDEO, ["en"])
     assert transcript.cues
     watch = transcript_server.calls("watch")[0]
@@ -133,24 +132,25 @@ async def test_requests_go_through_the_configured_proxy(transcript_server, monke
     assert watch.headers["host"] == "youtube.invalid"
 
 
-def test_webshare_settings_build_rotating_residential_proxies(monkeypatch):
+def test_webshare_settings_build_rotating_residential_proxies(configure):
     from youtube_transcript_api.proxies import WebshareProxyConfig
 
-    monkeypatch.setenv("WEBSHARE_PROXY_USERNAME", "wsuser")
-    monkeypatch.setenv("WEBSHARE_PROXY_PASSWORD", "wspass-secret")
-    monkeypatch.setenv("WEBSHARE_PROXY_LOCATIONS", "de, us")
-    monkeypatch.setenv("TRANSCRIPT_PROXY_URL", "http://ignored:1")
-    config.reset_config()
-    proxy = proxy_config(config.get_config())
+    settings = configure(
+        WEBSHARE_PROXY_USERNAME="wsuser",
+        WEBSHARE_PROXY_PASSWORD="wspass-secret",
+        WEBSHARE_PROXY_LOCATIONS="de, us",
+        TRANSCRIPT_PROXY_URL="http://ignored:1",
+    )
+    proxy = proxy_config(settings)
     assert isinstance(proxy, WebshareProxyConfig)
     url = proxy.to_requests_dict()["https"]
     assert url.startswith("http://wsuser-DE-US-rotate:wspass-secret@p.webshare.io:80")
     assert proxy.retries_when_blocked > 0
-    assert "wspass-secret" not in str(config.get_config().public_dict())
+    assert "wspass-secret" not in str(settings.public_dict())
 
 
-def test_no_proxy_by_default():
-    assert proxy_config(config.get_config()) is None
+def test_no_proxy_by_default(services):
+    assert proxy_config(services.settings) is None
 
 
 async def test_an_unexpected_failure_says_its_cause_and_a_404_is_not_retryable(transcript_stub):

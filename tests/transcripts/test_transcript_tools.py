@@ -17,7 +17,6 @@ from tests.helpers import DATA, call_tool
 from tests.stubs.gemini import error
 from tests.stubs.youtube import CHANNEL
 from tests.stubs.youtube_transcripts import StubVideo
-from video_research import config
 from video_research.handlers.context import Caller
 
 OWN = DATA / "transcripts"
@@ -504,14 +503,12 @@ async def test_a_mapped_youtube_id_gets_its_metadata(youtube_stub, tmp_path):
 
 
 async def test_a_file_that_cannot_be_stored_fails_alone_and_a_refusing_store_stops(
-    captions, gemini_stub, monkeypatch
+    captions, gemini_stub, configure
 ):
     """An embedding failure or a bad published_at fails that file only (keeping the
     category's retryable); a store that refuses every write (embedding model changed)
     ends the call with its config_error."""
-    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
-    monkeypatch.setenv("GEMINI_RETRY_MAX_ATTEMPTS", "1")
-    config.reset_config()
+    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", GEMINI_RETRY_MAX_ATTEMPTS="1")
     gemini_stub.enqueue("batchEmbedContents", error("error_503_unavailable_overloaded.json"))
     result = await call(
         "index_transcript_files",
@@ -525,8 +522,7 @@ async def test_a_file_that_cannot_be_stored_fails_alone_and_a_refusing_store_sto
     assert dated["reason"] == "error" and "May 2024" in dated["error"]
     assert dated["retryable"] is False
 
-    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_DIMENSIONS", "1536")
-    config.reset_config()
+    configure(KNOWLEDGE_EMBEDDING_DIMENSIONS="1536")
     embeds = len(gemini_stub.calls("batchEmbedContents"))
     refused = await call("index_transcript_files", {"path": str(captions), "force_reindex": True})
     assert refused["category"] == "config_error" and "knowledge_reembed" in refused["hint"]
@@ -534,13 +530,11 @@ async def test_a_file_that_cannot_be_stored_fails_alone_and_a_refusing_store_sto
 
 
 async def test_a_video_that_cannot_be_stored_fails_alone_and_a_refusing_store_stops(
-    youtube_stub, transcript_stub, gemini_stub, monkeypatch
+    youtube_stub, transcript_stub, gemini_stub, configure
 ):
     from video_research.clients import youtube
 
-    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_PROVIDER", "gemini")
-    monkeypatch.setenv("GEMINI_RETRY_MAX_ATTEMPTS", "1")
-    config.reset_config()
+    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", GEMINI_RETRY_MAX_ATTEMPTS="1")
     ids = [v["video_id"] for v in await youtube.list_channel_videos(CHANNEL, 5)]
     for n, video_id in enumerate(ids + ["zzzzzzzzzzz"]):
         transcript_stub.videos[video_id] = StubVideo(
@@ -553,8 +547,7 @@ async def test_a_video_that_cannot_be_stored_fails_alone_and_a_refusing_store_st
     assert batch["failed"][0]["reason"] == "error" and batch["failed"][0]["retryable"]
     stored = batch["indexed"][0]["video_id"]
 
-    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_DIMENSIONS", "1536")
-    config.reset_config()
+    configure(KNOWLEDGE_EMBEDDING_DIMENSIONS="1536")
     transcript_stub.requests.clear()
     refused = await call(
         "index_channel_transcripts", {"channel_id": CHANNEL, "max_videos": 5, "force_reindex": True}

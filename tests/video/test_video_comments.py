@@ -52,7 +52,7 @@ async def test_comments_disabled_is_a_category_not_an_empty_page(youtube_stub):
     assert outcome.error.retryable is False and "turned off" in outcome.error.error
 
 
-async def test_unknown_video_quota_and_bad_key(youtube_stub, monkeypatch):
+async def test_unknown_video_quota_and_bad_key(youtube_stub, configure):
     missing = next(iter(youtube_stub.missing))
     gone = await call("video_comments", {"url": f"https://youtu.be/{missing}"})
     assert gone.error.category == "not_found"
@@ -62,11 +62,9 @@ async def test_unknown_video_quota_and_bad_key(youtube_stub, monkeypatch):
     assert quota.error.category == "API_QUOTA_EXCEEDED"
     assert quota.error.retryable and quota.error.retry_after_seconds == 3600
 
-    from video_research import config
     from video_research.clients import youtube
 
-    monkeypatch.setenv("YOUTUBE_API_KEY", BAD_KEY)
-    config.reset_config()
+    configure(YOUTUBE_API_KEY=BAD_KEY)
     youtube.reset()
     rejected = await call("video_comments", {"url": URL})
     assert rejected.error.category == "API_PERMISSION_DENIED"

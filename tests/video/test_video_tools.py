@@ -206,12 +206,8 @@ async def test_batch_bad_directory_and_glob(gemini_stub, tmp_path):
 
 
 @pytest.mark.parametrize("caching", ["true", "false"])
-async def test_session_lifecycle(gemini_stub, monkeypatch, caching):
-    from video_research import config
-
-    monkeypatch.setenv("GEMINI_SESSION_MAX_TURNS", "2")
-    monkeypatch.setenv("GEMINI_CONTEXT_CACHE", caching)
-    config.reset_config()
+async def test_session_lifecycle(gemini_stub, caching, configure):
+    configure(GEMINI_SESSION_MAX_TURNS="2", GEMINI_CONTEXT_CACHE=caching)
     created = await call("video_create_session", {"url": URL, "description": "music video"})
     assert created.error is None, created.error
     session = created.result
@@ -245,11 +241,8 @@ async def test_unknown_or_expired_session(gemini_stub):
     assert malformed.error.category == "invalid_input"
 
 
-async def test_max_sessions_evicts_the_least_recent(gemini_stub, monkeypatch):
-    from video_research import config
-
-    monkeypatch.setenv("GEMINI_MAX_SESSIONS", "2")
-    config.reset_config()
+async def test_max_sessions_evicts_the_least_recent(gemini_stub, configure):
+    configure(GEMINI_MAX_SESSIONS="2")
     ids = [
         (await call("video_create_session", {"url": URL})).result["session_id"] for _ in range(3)
     ]

@@ -28,9 +28,9 @@ from typing import Any
 
 from video_research.catalog.db import get_db, now_iso
 from video_research.catalog.registry import fingerprint
-from video_research.config import get_config
 from video_research.support import printable
 from video_research.support.redact import redact
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ def make_entry(
 
 
 def _emit(line: str) -> None:
-    path = get_config().audit_log_path
+    path = current_settings().audit_log_path
     if not path:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()

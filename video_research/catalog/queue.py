@@ -26,8 +26,9 @@ from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
 from video_research.catalog.db import get_db, now_iso, parse_time
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.support.errors import invalid_input, not_found
+from video_research.support.services import current_settings
 from video_research.support.youtube_urls import YouTubeUrlError, parse_video_id
 
 logger = logging.getLogger(__name__)
@@ -287,7 +288,7 @@ class NatsQueue:
 
 
 def backend(settings: Settings | None = None) -> QueueBackend:
-    settings = settings or get_config()
+    settings = settings or current_settings()
     return NatsQueue(settings) if settings.nats_url else SqliteQueue(settings)
 
 

@@ -24,8 +24,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from video_research.catalog.db import get_db, iso, now_iso, parse_time
-from video_research.config import ROLE_RANK, Settings, get_config
+from video_research.config import ROLE_RANK, Settings
 from video_research.support.errors import ToolFailure
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +107,7 @@ async def _nats_record(kv: Any, key: str, settings: Settings) -> Any:
 async def register(
     session_id: str, *, username: str, role: str, ttl_seconds: int | None, created_by: str
 ) -> dict[str, Any]:
-    settings = get_config()
+    settings = current_settings()
     expires = iso(datetime.now(UTC) + timedelta(seconds=ttl_seconds)) if ttl_seconds else None
     record = {
         "username": username,
@@ -133,7 +134,7 @@ async def register(
 
 
 async def revoke(session_id: str) -> bool:
-    settings = get_config()
+    settings = current_settings()
     key = session_key(session_id)
     if settings.nats_url:
         from video_research.catalog import nats_kv
@@ -153,7 +154,7 @@ async def revoke(session_id: str) -> bool:
 
 
 async def list_all() -> list[dict[str, Any]]:
-    settings = get_config()
+    settings = current_settings()
     if settings.nats_url:
         from video_research.catalog import nats_kv
 

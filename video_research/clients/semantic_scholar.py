@@ -24,8 +24,9 @@ import time
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ async def get(path: str, params: dict[str, Any], what: str) -> dict[str, Any]:
     import httpx
     import tenacity
 
-    settings = get_config()
+    settings = current_settings()
     headers = {"accept": "application/json"}
     key = settings.semantic_scholar_api_key.get_secret_value()
     if key:

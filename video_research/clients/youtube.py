@@ -22,9 +22,10 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.retrying import call_with_backoff
+from video_research.support.services import current_settings
 from video_research.support.youtube_urls import watch_url
 
 logger = logging.getLogger(__name__)
@@ -249,7 +250,7 @@ async def _execute(
     build_request: Any, what: str, settings: Settings | None = None
 ) -> dict[str, Any]:
     """Run one API request (built from the service) with retries; returns the JSON body."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     service = _service(settings)
 
     def run() -> dict[str, Any]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from video_research.clients.gemini import client as gemini
-from video_research.config import get_config
+from video_research.support.services import current_settings
 
 REPORT_CHARS = 200_000
 """A report longer than this is cut (with a note): tool results must stay bounded."""
@@ -27,7 +27,7 @@ def _interactions() -> Any:
 
 
 async def start(prompt: str) -> Any:
-    agent = get_config().deep_research_agent
+    agent = current_settings().deep_research_agent
 
     async def call() -> Any:
         return await _interactions().create(agent=agent, input=prompt, background=True)
@@ -50,7 +50,7 @@ async def cancel(interaction_id: str) -> Any:
 
 
 async def follow_up(previous_interaction_id: str, question: str) -> Any:
-    model = get_config().default_model
+    model = current_settings().default_model
 
     async def call() -> Any:
         return await _interactions().create(

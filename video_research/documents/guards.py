@@ -16,6 +16,7 @@ import io
 from dataclasses import dataclass
 
 from video_research.support.errors import invalid_input
+from video_research.support.services import current_settings
 
 
 @dataclass(frozen=True)
@@ -32,9 +33,7 @@ class ArchiveLimits:
 
     @classmethod
     def from_settings(cls) -> ArchiveLimits:
-        from video_research.config import get_config
-
-        settings = get_config()
+        settings = current_settings()
         return cls(
             max_unpacked_bytes=int(settings.documents_max_unpacked_mb * 1024 * 1024),
             max_ratio=settings.documents_max_compression_ratio,

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.documents import library
 from video_research.documents.chunking import chunk_blocks
 from video_research.documents.extract import (
@@ -47,6 +47,7 @@ from video_research.knowledge.embedders.embeddings import LOCAL_MAX_TOKENS
 from video_research.knowledge.store import KnowledgeStore, get_store
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -301,7 +302,7 @@ fail the call instead of each file in turn."""
 async def ingest(request: IngestRequest, ctx: Any) -> IngestReport:
     """Run one document_ingest request (see the module docstring)."""
     paths.check_glob(request.glob)
-    settings = get_config()
+    settings = current_settings()
     files, failures, report = await _targets(request, ctx)
     report.files.extend(failures)
     store = await get_store()

@@ -42,9 +42,9 @@ import uuid as uuid_lib
 from collections.abc import Mapping
 from typing import Any
 
-from video_research.config import get_config
 from video_research.knowledge.collections import coerce, get_collection
 from video_research.knowledge.store import generate_uuid5, get_store
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ async def _write(
     collection: str, objects: list[dict[str, Any]], uuids: list[str] | None = None
 ) -> str | None:
     """Store objects (upserting when UUIDs are given); the first UUID, or None on failure."""
-    if not get_config().knowledge_write_through:
+    if not current_settings().knowledge_write_through:
         return None
     try:
         store = await get_store()
@@ -141,7 +141,7 @@ async def store_video_analysis(
 ) -> str | None:
     """`key_instruction` (default: `instruction`) is what the id is computed from: pass the
     instruction with whatever else shapes the answer (output schema, clip, sampling)."""
-    model = model or str(result.get("model") or get_config().default_model)
+    model = model or str(result.get("model") or current_settings().default_model)
     object_id = analysis_uuid("VideoAnalyses", content_id, key_instruction or instruction, model)
     return await _write(
         "VideoAnalyses",
@@ -283,7 +283,7 @@ async def store_content_analysis(
 ) -> str | None:
     """`content_key` identifies the content (URL, file or text hash; default `source`);
     with `key_instruction` and `model` it makes the deterministic id."""
-    model = model or get_config().default_model
+    model = model or current_settings().default_model
     object_id = analysis_uuid(
         "ContentAnalyses", content_key or source, key_instruction or instruction, model
     )

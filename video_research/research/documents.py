@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from video_research.config import get_config
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ async def gather(
     URL fetch it uses (the same as content_analyze's), so the URL policy applies there.
     """
     evidence = Evidence()
-    settings = get_config()
+    settings = current_settings()
     if file_paths:
         roots, client_roots = await paths.readable_roots(ctx)
     for raw in dict.fromkeys(file_paths):

@@ -36,15 +36,16 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import unquote, urlparse
 
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.support import printable as _printable
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
 
 def configured_roots(settings: Settings | None = None) -> list[Path]:
-    settings = settings or get_config()
+    settings = settings or current_settings()
     return [Path(os.path.realpath(Path(root).expanduser())) for root in settings.file_roots]
 
 

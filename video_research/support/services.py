@@ -9,7 +9,8 @@ registry opens each on first use, keeps one per key, and closes them all, last o
 first, on one shutdown path (`Services.aclose`).
 
 Code that cannot be handed a context (the accessors the domain modules keep, such as
-`get_store()` or `get_db()`) asks `current_services()`: the Services of the call being
+`get_store()` or `get_db()`, and code that falls back on `current_settings()` when it
+was not given settings) asks `current_services()`: the Services of the call being
 served, which `dispatch.call` sets for the length of the call, so it follows the call
 into its tasks and worker threads (`asyncio.to_thread` copies the context). Outside a
 call it is `default_services()`, or whatever `use_services` put in force (tests, CLI).
@@ -99,9 +100,9 @@ class Services:
     def replace_settings(self, settings: Settings) -> Settings:
         """Switch to new settings (infra_configure) and return them.
 
-        A Services that follows the live configuration changes it, so code that still
-        reads `get_config()` sees the same values as `ctx.settings`; one with settings of
-        its own changes only those. Resources keyed on the old settings stay open until
+        A Services that follows the live configuration changes it, so the entry points,
+        which read `get_config()`, see the same values as `ctx.settings`; one with
+        settings of its own changes only those. Resources keyed on the old settings stay open until
         they are replaced or the services close.
         """
         if self._settings is None:
@@ -256,6 +257,18 @@ def current_services() -> Services:
     """The Services of the call being served (see `dispatch.call`), or those a
     `use_services` block put in force, or else `default_services()`."""
     return _current.get() or default_services()
+
+
+def current_settings() -> Settings:
+    """The settings of the Services in force (`current_services().settings`).
+
+    What code below the handlers reads when it was not handed settings. Reading them
+    here rather than from the process-wide `get_config()` means a call sees the
+    settings of its own Services (put in force by `dispatch.call`), and a test or a
+    script that builds a Services with settings of its own changes what the code below
+    sees without touching a global.
+    """
+    return current_services().settings
 
 
 @contextmanager

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import SplitResult, unquote, urlsplit
 
 from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.services import current_settings
 
 if TYPE_CHECKING:
     from video_research.config import Settings
@@ -102,9 +103,7 @@ async def check(url: str, settings: Settings | None = None, *, fetch: bool = Fal
     changes its answer between the check and the connection cannot slip through.
     """
     if settings is None:
-        from video_research.config import get_config
-
-        settings = get_config()
+        settings = current_settings()
     url = url.strip() if isinstance(url, str) else ""
     parts = _parse(url)
     host = _host(parts, url)

@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
@@ -37,6 +37,7 @@ from video_research.knowledge.embedders.embeddings import local_tokenizer
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import Sort, generate_uuid5, get_store, now_utc
 from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.services import current_settings
 from video_research.support.youtube_urls import watch_url
 from video_research.transcripts.chunker import Chapter, chunk_cues
 from video_research.transcripts.parsers import Budget, Cue, TranscriptTooLarge
@@ -203,7 +204,7 @@ async def index_transcript(
     `budget`; TranscriptTooLarge when it runs out or the transcript would make more than
     MAX_CHUNKS chunks.
     """
-    settings = settings or get_config()
+    settings = settings or current_settings()
     await asyncio.to_thread(local_tokenizer)  # its one-time load is not this file's cost
     budget = budget or Budget(settings.transcript_file_budget_seconds)
     budget.resume()
@@ -368,7 +369,7 @@ async def video_infos(video_ids: Sequence[str]) -> tuple[dict[str, VideoInfo], s
     from video_research.clients import youtube
 
     infos = {video_id: VideoInfo(video_id) for video_id in video_ids}
-    if not get_config().effective_youtube_api_key:
+    if not current_settings().effective_youtube_api_key:
         return infos, "No YOUTUBE_API_KEY: titles, channels and chapters were not fetched."
     try:
         for video in await youtube.get_videos(list(video_ids)):
@@ -394,7 +395,7 @@ async def index_youtube_videos(
     writes, e.g. after an embedding model change) would refuse every video alike, so it
     stops the batch: videos not started are left alone and the error is raised.
     """
-    settings = get_config()
+    settings = current_settings()
     already = set() if force else await indexed_ids([info.video_id for info in infos])
     indexed: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []

@@ -42,10 +42,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.retrying import call_with_backoff
+from video_research.support.services import current_settings
 from video_research.support.youtube_urls import VIDEO_ID
 from video_research.transcripts.parsers import (
     Budget,
@@ -276,7 +277,7 @@ async def fetch_youtube(
     video_id: str, languages: list[str] | None = None, settings: Settings | None = None
 ) -> Transcript:
     """The best transcript of a YouTube video; TranscriptUnavailable says why there is none."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     preferred = [lang for lang in (languages or settings.transcript_languages) if lang] or ["en"]
     try:
         return await call_with_backoff(

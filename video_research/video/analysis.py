@@ -19,10 +19,11 @@ from video_research.clients.gemini import batch as gemini_batch
 from video_research.clients.gemini import caching as gemini_caching
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.knowledge import writethrough
 from video_research.support import contracts
 from video_research.support.errors import ToolFailure
+from video_research.support.services import current_settings
 from video_research.video import input as video_input
 from video_research.video.cache import get_cache
 from video_research.video.input import Sampling, VideoSource
@@ -83,7 +84,7 @@ def make_request(
     sampling: Sampling,
     settings: Settings | None = None,
 ) -> Request:
-    settings = settings or get_config()
+    settings = settings or current_settings()
     return Request(instruction, output_schema, thinking_level, sampling, settings.default_model)
 
 

@@ -23,6 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from video_research.support.services import current_settings
+
 logger = logging.getLogger(__name__)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_\-]")
@@ -192,7 +194,5 @@ def atomic_write_json(path: Path, data: Any) -> None:
 
 
 def get_cache() -> Cache:
-    from video_research.config import get_config
-
-    cfg = get_config()
+    cfg = current_settings()
     return Cache(directory=cfg.cache_dir, ttl_days=cfg.cache_ttl_days)

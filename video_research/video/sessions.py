@@ -24,8 +24,8 @@ from typing import Any
 from video_research.clients.gemini import caching as gemini_caching
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
-from video_research.config import get_config
 from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.services import current_settings
 from video_research.video import input as video_input
 from video_research.video import session_store as sessions
 from video_research.video.input import Sampling, VideoSource
@@ -111,7 +111,7 @@ async def _create_cache(session: sessions.Session) -> tuple[str, dict[str, Any]]
 
 async def _session_cache(session: sessions.Session) -> tuple[str, dict[str, Any]]:
     """(cache name or "", context report) for this turn: renewed, recreated or created."""
-    settings = get_config()
+    settings = current_settings()
     if not settings.context_cache_enabled:
         return "", _context("off")
     if session.cache_state.startswith("unavailable"):
@@ -137,7 +137,7 @@ async def _session_cache(session: sessions.Session) -> tuple[str, dict[str, Any]
 
 async def create(source: VideoSource, description: str, sampling: Sampling) -> dict[str, Any]:
     """Open a session on `source`: upload (or reuse) the file, name it, cache the video."""
-    settings = get_config()
+    settings = current_settings()
     gemini.require_api_key(settings)
     if source.kind == "youtube":
         video_uri, mime_type = source.source, "video/mp4"
@@ -191,7 +191,7 @@ async def _video_title(source: VideoSource, part: Any) -> str:
             return str(metadata["title"])
     except Exception as exc:  # any failure here only costs us the cheaper path
         logger.info("title via YouTube Data API unavailable (%s); asking Gemini", exc)
-    settings = get_config()
+    settings = current_settings()
     generation = await gemini.generate(
         [gemini.user_content(part, gemini.text_part(prompts.render("video_title")))],
         model=settings.flash_model,
@@ -212,7 +212,7 @@ async def turn(session_id: str, prompt: str) -> tuple[sessions.Session, gemini.G
         )
     gemini.require_api_key()
     if not session.model:  # a session from before models were stored
-        session.model = get_config().default_model
+        session.model = current_settings().default_model
     user = {"role": "user", "parts": [{"text": prompt}]}
     intro = prompts.render("session_intro", description=session.description or "(none given)")
     history = [gemini.content_from_json(c) for c in [*session.history, user]]

@@ -48,8 +48,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from video_research.clients.gemini.client import Generation, call_with_retry, client, interpret
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure, categorize_error
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ async def run_batch(
     """Submit `requests` as one Batch API job, wait for it, and return one result per
     request in order (see the module docstring). `progress_start` is added to every
     progress value (a caller that reported preparation steps continues from there)."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     if not requests:
         return BatchRun(name="", state="SUCCEEDED")
     keys = [r.key for r in requests]

@@ -29,8 +29,9 @@ from typing import Any
 
 from video_research.clients.gemini.client import call_with_retry, client, user_content
 from video_research.clients.gemini.registry import CacheRow, account_of, get_registry
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.support.errors import RETRYABLE, ErrorCategory, ToolFailure
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ async def create(
     settings: Settings | None = None,
 ) -> ContextCache:
     """A new cache holding `video_part`; CacheUnavailable when Gemini will not cache it."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     from google.genai import types
 
     sdk = client(settings)
@@ -173,7 +174,7 @@ async def create(
 
 async def refresh(name: str, settings: Settings | None = None) -> float | None:
     """Renew a cache's TTL; its new expiry, or None when it is gone (expired, deleted)."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     from google.genai import types
 
     sdk = client(settings)
@@ -198,7 +199,7 @@ async def refresh(name: str, settings: Settings | None = None) -> float | None:
 
 async def delete(name: str, settings: Settings | None = None) -> bool:
     """Delete a cache (best effort); True when Gemini deleted it now."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     sdk = client(settings)
 
     async def call() -> Any:
@@ -216,12 +217,12 @@ async def delete(name: str, settings: Settings | None = None) -> bool:
 
 
 async def forget(name: str, settings: Settings | None = None) -> None:
-    await asyncio.to_thread(get_registry(settings or get_config()).drop_cache, name)
+    await asyncio.to_thread(get_registry(settings or current_settings()).drop_cache, name)
 
 
 async def live(key: str, settings: Settings | None = None) -> CacheRow | None:
     """A live cache of ours holding `key` (for analyses that may reuse a session's cache)."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     if not settings.context_cache_enabled or not settings.gemini_api_key.get_secret_value():
         return None
     return await asyncio.to_thread(
@@ -249,7 +250,7 @@ async def list_caches(
     settings: Settings | None = None, *, content_id: str | None = None
 ) -> list[dict[str, Any]]:
     """The caches this server created (with this key), newest first."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     rows = await asyncio.to_thread(
         get_registry(settings).caches, account_of(settings), content_id=content_id
     )
@@ -259,7 +260,7 @@ async def list_caches(
 
 async def clear_caches(settings: Settings | None = None, *, content_id: str | None = None) -> int:
     """Delete the caches this server created (all, or one content's); how many were live."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     rows = await asyncio.to_thread(
         get_registry(settings).caches, account_of(settings), content_id=content_id
     )

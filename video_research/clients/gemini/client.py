@@ -24,9 +24,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure, categorize_error
-from video_research.support.services import Resource, current_services
+from video_research.support.services import Resource, current_services, current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def usage_summary(usage: dict[str, Any]) -> dict[str, int]:
 
 
 def require_api_key(settings: Settings | None = None) -> str:
-    settings = settings or get_config()
+    settings = settings or current_settings()
     key = settings.gemini_api_key.get_secret_value()
     if not key:
         raise ToolFailure(
@@ -272,7 +272,7 @@ async def call_with_retry(operation: str, call: Any, settings: Settings | None =
     module's retry policy and error mapping: the result, or a ToolFailure. The other Gemini
     modules (files, caching, batch) and the Deep Research agent call through here, so every
     Gemini call retries and fails the same way."""
-    return await _with_retry(operation, call, settings or get_config())
+    return await _with_retry(operation, call, settings or current_settings())
 
 
 # ----------------------------------------------------------------------------- generation
@@ -302,7 +302,7 @@ def generation_config(
     cache holding the start of the conversation (the API refuses a request that also
     sets a system instruction or tools, so those must live in the cache).
     """
-    settings = settings or get_config()
+    settings = settings or current_settings()
     return _config(
         thinking_level=thinking_level,
         temperature=temperature,
@@ -392,7 +392,7 @@ async def generate(
 ) -> Generation:
     """One generateContent call with retries; the visible text, the model's whole content,
     grounding and usage metadata."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     sdk = client(settings)
     model = model or settings.default_model
     config = _config(
@@ -588,7 +588,7 @@ async def embed_content(
     """One embedding per text from gemini-embedding (Matryoshka `output_dimensionality`)."""
     if not texts:
         return []
-    settings = settings or get_config()
+    settings = settings or current_settings()
     sdk = client(settings)
     from google.genai import types
 

@@ -30,9 +30,10 @@ from typing import Any
 
 from video_research.clients.gemini.client import call_with_retry, client
 from video_research.clients.gemini.registry import UploadRow, account_of, get_registry
-from video_research.config import Settings, get_config
+from video_research.config import Settings
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
 
@@ -158,7 +159,7 @@ async def upload_file(
     Polls every GEMINI_FILE_POLL_INTERVAL seconds for at most GEMINI_FILE_POLL_TIMEOUT;
     a FAILED file or one still PROCESSING at the deadline is a clear error.
     """
-    settings = settings or get_config()
+    settings = settings or current_settings()
     sdk = client(settings)
     mime_type = mime_type or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
 
@@ -228,7 +229,7 @@ async def ensure_uploaded(
 ) -> UploadedFile:
     """The ACTIVE File API file holding this content: an earlier upload when it still
     lives, else a fresh one (see the module docstring)."""
-    settings = settings or get_config()
+    settings = settings or current_settings()
     sdk = client(settings)
     digest = sha256 or await asyncio.to_thread(sha256_of, path)
     account = account_of(settings)
