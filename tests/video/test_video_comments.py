@@ -62,10 +62,7 @@ async def test_unknown_video_quota_and_bad_key(youtube_stub, configure):
     assert quota.error.category == "API_QUOTA_EXCEEDED"
     assert quota.error.retryable and quota.error.retry_after_seconds == 3600
 
-    from video_research.clients import youtube
-
-    configure(YOUTUBE_API_KEY=BAD_KEY)
-    youtube.reset()
+    configure(YOUTUBE_API_KEY=BAD_KEY)  # another key: the registry builds another client
     rejected = await call("video_comments", {"url": URL})
     assert rejected.error.category == "API_PERMISSION_DENIED"
 

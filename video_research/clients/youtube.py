@@ -25,7 +25,7 @@ from typing import Any
 from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.retrying import call_with_backoff
-from video_research.support.services import current_settings
+from video_research.support.services import Resource, current_services, current_settings
 from video_research.support.youtube_urls import watch_url
 
 logger = logging.getLogger(__name__)
@@ -36,9 +36,6 @@ KEY_HINT = (
     "Set YOUTUBE_API_KEY (or GEMINI_API_KEY, if its Google Cloud project has the YouTube Data API v3 "
     "enabled) in the server's environment, then restart the server."
 )
-
-_services: dict[tuple[str, str], Any] = {}
-
 
 # ----------------------------------------------------------------------------- parsing
 
@@ -136,25 +133,36 @@ def _require_key(settings: Settings) -> str:
     return key
 
 
-def _service(settings: Settings) -> Any:
-    key = _require_key(settings)
-    endpoint = settings.youtube_api_endpoint
-    cache_key = (key, endpoint)
-    service = _services.get(cache_key)
-    if service is None:
-        from googleapiclient.discovery import build
+def _build(settings: Settings) -> Any:
+    """The Data API client for these settings: the bundled discovery document (no
+    network to build it), pointed at YOUTUBE_API_ENDPOINT when set."""
+    from googleapiclient.discovery import build
 
-        options = {"api_endpoint": endpoint} if endpoint else None
-        service = build(
-            "youtube",
-            "v3",
-            developerKey=key,
-            static_discovery=True,
-            cache_discovery=False,
-            client_options=options,
-        )
-        _services[cache_key] = service
-    return service
+    endpoint = settings.youtube_api_endpoint
+    options = {"api_endpoint": endpoint} if endpoint else None
+    return build(
+        "youtube",
+        "v3",
+        developerKey=_require_key(settings),
+        static_discovery=True,
+        cache_discovery=False,
+        client_options=options,
+    )
+
+
+YOUTUBE_API: Resource[Any] = Resource(
+    "youtube",
+    key=lambda settings: (settings.effective_youtube_api_key, settings.youtube_api_endpoint),
+    open=_build,
+    close=lambda service: service.close(),
+)
+"""One Data API client per key and endpoint, shared by every call of the services that
+opened it."""
+
+
+def _service(settings: Settings) -> Any:
+    _require_key(settings)  # a config_error before anything is built or kept
+    return current_services().get(YOUTUBE_API, settings)
 
 
 def _http_status(exc: BaseException) -> int | None:
@@ -474,8 +482,3 @@ async def get_comments(
         "returned": len(comments),
         "next_page_token": body.get("nextPageToken"),
     }
-
-
-def reset() -> None:
-    """Forget built services (tests switch endpoints and keys)."""
-    _services.clear()
