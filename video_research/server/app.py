@@ -26,8 +26,7 @@ from mcp.shared.exceptions import MCPError
 from video_research import __version__
 from video_research.config import Settings
 from video_research.handlers.context import CallContext
-from video_research.server import auth, tool_listing
-from video_research.server import client_logging as mcp_logging
+from video_research.server import auth, client_logging, tool_listing
 from video_research.support import printable
 from video_research.support.services import Services, current_services, use_services
 from video_research.tools import dispatch, toolsets
@@ -240,10 +239,10 @@ def build_server(settings: Settings | None = None, services: Services | None = N
     # capability is deprecated for protocol 2026-07-28, but every handshake-era client
     # (2025-11-25 and older) still uses it.
     server.add_request_handler(
-        "logging/setLevel", types.SetLevelRequestParams, mcp_logging.set_level
+        "logging/setLevel", types.SetLevelRequestParams, client_logging.set_level
     )
-    server.middleware.append(mcp_logging.SessionLogMiddleware())
-    mcp_logging.install()
+    server.middleware.append(client_logging.SessionLogMiddleware())
+    client_logging.install()
     return server
 
 

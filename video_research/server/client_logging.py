@@ -27,7 +27,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from video_research.support.logs import RedactingFilter
 from video_research.support.redact import redact
-from video_research.tools import session_state as mcp_session
+from video_research.tools import session_state
 
 logger = logging.getLogger(__name__)
 
@@ -72,10 +72,10 @@ class _RequestScope:
     pending: set[asyncio.Task[None]] = field(default_factory=set)
 
     def threshold(self) -> int | None:
-        if mcp_session.protocol_version(self.session) in MODERN_PROTOCOL_VERSIONS:
+        if session_state.protocol_version(self.session) in MODERN_PROTOCOL_VERSIONS:
             meta = self.meta if isinstance(self.meta, dict) else {}
             return MCP_TO_PYTHON.get(meta.get(LOG_LEVEL_META_KEY) or "")
-        return mcp_session.slot(self.session, _SLOT, SessionLevel).levelno
+        return session_state.slot(self.session, _SLOT, SessionLevel).levelno
 
 
 _scope: contextvars.ContextVar[_RequestScope | None] = contextvars.ContextVar(
@@ -89,7 +89,7 @@ _sending: contextvars.ContextVar[bool] = contextvars.ContextVar(
 async def set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
     """`logging/setLevel`: this session gets records at `params.level` and above."""
     levelno = MCP_TO_PYTHON[params.level]
-    mcp_session.slot(ctx.session, _SLOT, SessionLevel).levelno = levelno
+    session_state.slot(ctx.session, _SLOT, SessionLevel).levelno = levelno
     _let_records_through(levelno)
     return types.EmptyResult()
 

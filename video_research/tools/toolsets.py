@@ -19,7 +19,7 @@ from functools import cache
 from typing import Any
 
 from video_research.config import ConfigError, Settings
-from video_research.tools import session_state as mcp_session
+from video_research.tools import session_state
 from video_research.tools.table import TOOLS, ToolSpec
 
 META_TOOLSET = "toolsets"
@@ -137,7 +137,7 @@ class SessionToolsets:
 
 
 def of(session: Any) -> SessionToolsets:
-    return mcp_session.slot(session, _SLOT, SessionToolsets)
+    return session_state.slot(session, _SLOT, SessionToolsets)
 
 
 @cache
