@@ -111,7 +111,7 @@ def _realistic_vectors(n: int, rng):
     inside a topic with variance 0.58 falling off as rank^-0.7, in its own basis.
     At the real set's size this generator is still harder than the real embeddings
     (local intrinsic dimension at 20 neighbours 23 vs 16; queries 24 vs 21 for 7-word
-    text queries), so recall measured on it is, if anything, pessimistic. See README
+    text queries), so recall measured on it is, if anything, pessimistic. See docs/knowledge-store.md,
     "The vector index" for the comparison with the stress generator.
     """
     import numpy as np

@@ -222,7 +222,7 @@ async def test_two_servers_appending_at_once_lose_nothing(nats_server, server_en
         assert sorted(i["uid"] for i in status["items"]) == sorted(uids)
 
 
-QUEUE_CAP = 1000  # upcoming items (the README's number)
+QUEUE_CAP = 1000  # upcoming items (the number docs/tools/channel.md promises)
 
 
 async def fill_to_the_cap() -> str:

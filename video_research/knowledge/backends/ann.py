@@ -54,7 +54,7 @@ EF_CONSTRUCTION = 80
 MERGE_SLICE = 2048
 """Vectors moved from the flat part into the graph per lock hold (~0.3-1 s on 2 cores)."""
 EXACT_FILTER_MAX = 0.02
-"""Filters matching at most this fraction of the graph are searched exactly (see README)."""
+"""Filters matching at most this fraction of the graph are searched exactly (docs/knowledge-store.md, "The vector index")."""
 SAVE_AFTER_CHANGES = 0.05
 """Save the graph once this fraction of it changed since the last save (and at close)."""
 RERANK_FACTOR = 2

@@ -8,7 +8,7 @@ those passes into single kernels (LayerNorm, SkipLayerNorm, BiasGelu) and runs t
 on all cores; self-attention is written as ORT's fused `com.microsoft.Attention` (one
 packed QKV product, scores, softmax and context in one kernel; quantised to QAttention
 for int8). In fp32 it matches torch per core (the products already run near the CPU's peak);
-int8 weights (`quantize`) add the rest: see README "Local embeddings" for the figures.
+int8 weights (`quantize`) add the rest: docs/knowledge-store.md, "Local embeddings", has the figures.
 tests/test_embeddings.py checks both against the numpy reference (fp32: cosine >= 0.9999;
 int8: >= 0.99 on real transcript chunks, and the same top-10).
 
