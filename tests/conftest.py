@@ -114,7 +114,7 @@ def configure(services, monkeypatch) -> Callable[..., Settings]:
 @pytest.fixture
 def live_config() -> Iterator[None]:
     """For tests of the process-wide settings themselves (`get_config`, `set_config`,
-    `update_config`, a Services that follows them): none loaded when the test starts, and
+    a Services that follows them): none loaded when the test starts, and
     what it loaded forgotten when it ends."""
     config.reset_config()
     yield

@@ -142,14 +142,14 @@ def test_public_dict_hides_secrets():
     assert s.public_dict()["gemini_api_key_set"] is True
 
 
-def test_update_config_revalidates(live_config):
-    config.set_config(load_settings({}))
-    updated = config.update_config(default_temperature=0.5, default_model=None)
+def test_overrides_are_revalidated_and_leave_the_original_alone():
+    original = load_settings({})
+    updated = config.with_overrides(original, default_temperature=0.5, default_model=None)
     assert updated.default_temperature == 0.5
     assert updated.default_model == "gemini-3.1-pro-preview"
     with pytest.raises(ConfigError):
-        config.update_config(default_temperature=9)
-    assert config.get_config().default_temperature == 0.5
+        config.with_overrides(updated, default_temperature=9)
+    assert original.default_temperature != 0.5
 
 
 def test_unknown_toolset_is_a_clear_error():

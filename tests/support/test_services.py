@@ -216,7 +216,7 @@ async def test_infra_configure_changes_the_settings_through_the_services(live_co
     from tests.fixtures.documents import call_tool
 
     live = Services()
-    assert live.follows_live_config
+    assert live.settings is config.get_config()
     ctx = CallContext(tool="infra_configure", caller=ADMIN, services=live)
     result = await call_tool("infra_configure", {"temperature": 0.25}, ctx)
     assert result["changed"] == ["default_temperature"]

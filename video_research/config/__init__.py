@@ -77,7 +77,6 @@ __all__ = [
     "secret_fields",
     "set_config",
     "split_list",
-    "update_config",
     "with_overrides",
 ]
 
@@ -425,11 +424,6 @@ def with_overrides(current: Settings, **overrides: Any) -> Settings:
     updated._notes = list(current._notes)
     _register_secrets(updated)
     return updated
-
-
-def update_config(**overrides: Any) -> Settings:
-    """Patch the live settings; values are re-validated, None means keep."""
-    return set_config(with_overrides(get_config(), **overrides))
 
 
 def reset_config() -> None:

@@ -92,11 +92,6 @@ class Services:
 
         return get_config()
 
-    @property
-    def follows_live_config(self) -> bool:
-        """True when these are the process's live settings (`get_config()`)."""
-        return self._settings is None
-
     def replace_settings(self, settings: Settings) -> Settings:
         """Switch to new settings (infra_configure) and return them.
 
