@@ -3,7 +3,7 @@ calls through the real dispatcher (roles, contracts, audit) on a real SQLite fil
 
 from __future__ import annotations
 
-from tests.helpers import call_ok, call_tool
+from tests.calls import call_ok, call_tool
 from video_research.handlers.context import Caller
 
 ADMIN = Caller(username="owner", role="admin", verified=True)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import DATA, call_tool
+from tests.calls import call_tool
+from tests.helpers import DATA
 from tests.stubs.gemini import error
 from tests.stubs.youtube import CHANNEL
 from tests.stubs.youtube_transcripts import StubVideo

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.helpers import call_tool
+from tests.calls import call_tool
 from tests.stubs.gemini import BAD_REQUEST, error
 from video_research.handlers.context import Caller
 from video_research.support import contracts
