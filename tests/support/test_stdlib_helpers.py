@@ -1,5 +1,6 @@
-"""tests/helpers.py imports the standard library only: the fuzz runner imports it from its
-own environment (tests/fuzz/requirements.txt), which has none of the server's packages."""
+"""tests/helpers.py imports only the standard library at module level: the fuzz runner
+imports it from its own environment (tests/fuzz/requirements.txt), which has the MCP client
+(used inside functions) but none of the server's packages."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import sys
 from tests.helpers import REPO_ROOT
 
 
-def test_helpers_import_only_the_standard_library():
+def test_helpers_import_only_the_standard_library_at_module_level():
     tree = ast.parse((REPO_ROOT / "tests" / "helpers.py").read_text())
     imported = set()
-    for node in ast.walk(tree):
+    for node in tree.body:
         if isinstance(node, ast.Import):
             imported.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
