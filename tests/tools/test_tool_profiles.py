@@ -293,9 +293,9 @@ async def test_all_profile_over_http_is_within_budget(server_env):
     [
         ("toolset_enable", {"toolset": "nope"}, "Unknown toolset 'nope'"),
         ("toolset_disable", {"toolset": "toolsets"}, "Unknown toolset 'toolsets'"),
-        ("toolset_enable", {}, "'toolset' is a required property"),
-        ("toolset_disable", {"toolset": ""}, "should be non-empty"),
-        ("toolset_list", {"verbose": True}, "Additional properties"),
+        ("toolset_enable", {}, "Missing required field: toolset"),
+        ("toolset_disable", {"toolset": ""}, "toolset: the text is empty"),
+        ("toolset_list", {"verbose": True}, "Unknown field: 'verbose'"),
     ],
 )
 async def test_meta_tools_refuse_bad_input(tool, arguments, fragment):

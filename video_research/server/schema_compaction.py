@@ -34,7 +34,7 @@ import json
 from collections import Counter
 from typing import Any
 
-_DROP_EVERYWHERE = frozenset({"$schema", "$id", "$comment", "title"})
+_DROP_EVERYWHERE = frozenset({"$schema", "$id", "$comment", "title", "x-error"})
 _OUTPUT_KEEP = frozenset(
     {
         "type",

@@ -188,17 +188,25 @@ def is_valid_fast(relative: str, instance: Any) -> bool:
         return False
 
 
-def validation_errors(relative: str, instance: Any, limit: int = 20) -> list[dict[str, str]]:
+def validation_errors(
+    relative: str, instance: Any, limit: int = 20, *, plain: bool = False
+) -> list[dict[str, str]]:
     """Every way `instance` breaks the schema, as [{path, message}], most shallow first.
 
-    `path` is a JSON path such as `$.items[2].title`; the message is jsonschema's. An
-    empty list means the instance is valid.
+    `path` is a JSON path such as `$.items[2].title`. The message is jsonschema's, or with
+    `plain` (what a caller's input gets) a sentence in the user's terms: the field, what
+    was sent, what to send instead (support/plain_errors.py). An empty list means the
+    instance is valid.
     """
     if is_valid_fast(relative, instance):
         return []
     errors: list[ValidationError] = sorted(
         validator(relative).iter_errors(instance), key=lambda e: (len(e.absolute_path), e.json_path)
     )
+    if plain:
+        from video_research.support.plain_errors import describe
+
+        return [{"path": e.json_path, "message": describe(e)} for e in errors[:limit]]
     return [{"path": e.json_path, "message": _short(e)} for e in errors[:limit]]
 
 
@@ -279,7 +287,13 @@ def non_finite_numbers(instance: Any, path: str = "$", limit: int = 20) -> list[
     while stack and len(found) < limit:
         where, value = stack.pop()
         if isinstance(value, float) and not math.isfinite(value):
-            found.append({"path": where, "message": f"{value} is not a finite number"})
+            field = where.removeprefix("$.").removeprefix("$") or "arguments"
+            found.append(
+                {
+                    "path": where,
+                    "message": f"{field}: {value} is not a finite number; send a number.",
+                }
+            )
         elif isinstance(value, dict):
             stack.extend((f"{where}.{key}", item) for key, item in reversed(value.items()))
         elif isinstance(value, list):

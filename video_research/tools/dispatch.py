@@ -142,7 +142,9 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
             error=_invalid(spec, [{"path": "$", "message": "arguments must be a JSON object"}])
         )
     arguments = contracts.apply_defaults(spec.input_schema, arguments)
-    problems = _non_finite(arguments) or contracts.validation_errors(spec.input_path, arguments)
+    problems = _non_finite(arguments) or contracts.validation_errors(
+        spec.input_path, arguments, plain=True
+    )
     if problems:
         return Outcome(error=_invalid(spec, problems))
     try:
@@ -175,10 +177,10 @@ def _non_finite(arguments: dict[str, Any]) -> list[dict[str, str]]:
 
 def _invalid(spec: ToolSpec, problems: list[dict[str, str]]) -> ToolError:
     first = problems[0]
-    where = "" if first["path"] == "$" else f" at {first['path']}"
+    more = f" ({len(problems) - 1} more in details.errors)" if len(problems) > 1 else ""
     return ToolFailure(
         ErrorCategory.INVALID_INPUT,
-        f"Invalid arguments for {spec.name}{where}: {first['message']}",
+        f"Invalid arguments for {spec.name}: {first['message']}{more}",
         hint=f"Fix the arguments listed in details.errors; the input schema of {spec.name} is in tools/list.",
         details={"errors": problems},
     ).to_tool_error()
