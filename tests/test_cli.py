@@ -40,7 +40,7 @@ def test_call_prints_json_and_exit_codes(server_env):
     assert json.loads(bad.stdout)["category"] == "invalid_input"
 
     unknown = run(server_env, "call", "no_tool")
-    assert unknown.returncode == 2 and "unknown tool" in unknown.stderr
+    assert unknown.returncode == 2 and "unknown tool" in unknown.stderr.lower()
 
     broken = run(server_env, "call", "infra_cache", "--json", "{oops")
     assert broken.returncode == 2 and "not valid JSON" in broken.stderr

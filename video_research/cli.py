@@ -156,8 +156,9 @@ async def _call(settings: Settings, tool: str, raw_arguments: str) -> int:
 
     spec = dispatch.reachable(tool, settings)
     if spec is None:
-        known = ", ".join(s.name for s in dispatch.enabled_tools(settings))
-        print(f"video-research: unknown tool {tool!r}. Available: {known}", file=sys.stderr)
+        from video_research.tools import toolsets
+
+        print(f"video-research: {toolsets.unknown_tool_message(tool, settings)}", file=sys.stderr)
         return EXIT_USAGE
     try:
         arguments = json.loads(raw_arguments)

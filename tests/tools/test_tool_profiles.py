@@ -210,6 +210,14 @@ async def test_stdio_default_profile_and_toolsets_on_demand(server_env):
             await session.call_tool("catalog_search", {"q": "x"})
         assert hidden.value.error.code == types.INVALID_PARAMS
 
+        # a misspelt tool of a toolset that is off: named, with how to turn it on
+        with pytest.raises(MCPError) as typo:
+            await session.call_tool("catalog_serch", {"q": "x"})
+        assert "Did you mean 'catalog_search' (toolset 'catalog', off in this session" in str(
+            typo.value
+        )
+        assert 'toolset_enable {"toolset": "catalog"}' in str(typo.value)
+
         overview = tool_json(await session.call_tool("toolset_list", {}))
         by_name = {t["name"]: t for t in overview["toolsets"]}
         assert by_name["catalog"]["state"] == "off" and by_name["video"]["state"] == "partly"
@@ -305,3 +313,36 @@ async def test_meta_tools_refuse_bad_input(tool, arguments, fragment):
     outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
     assert outcome.error is not None and outcome.error.category == "invalid_input"
     assert fragment in outcome.error.error or fragment in json.dumps(outcome.error.details)
+
+
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("search_transcripts_semantic", "semantic_search_transcripts"),
+        ("index_transcript_file", "index_transcript_files"),
+        ("catalog_serch", "catalog_search"),
+        ("knowledge_searh", "knowledge_search"),
+    ],
+)
+def test_an_unknown_tool_names_the_similar_tool_of_the_whole_table_and_its_toolset(
+    name, expected
+):
+    from video_research.tools import toolsets
+
+    settings = load_settings()
+    message = toolsets.unknown_tool_message(name, settings)
+    spec = dispatch.TOOLS[expected]
+    assert f"Did you mean {expected!r} (toolset '{spec.toolset}'" in message
+    if expected not in dispatch.DEFAULT_PROFILE:
+        assert f'toolset_enable {{"toolset": "{spec.toolset}"}}' in message
+
+
+def test_an_unknown_tool_like_none_says_how_to_see_them_all_and_a_fixed_server_how_to_widen():
+    from video_research.tools import toolsets
+
+    settings = load_settings()
+    message = toolsets.unknown_tool_message("zzzz", settings)
+    assert f"{len(dispatch.TOOLS)} tools" in message and "toolset_list" in message
+    fixed = settings.model_copy(update={"toolsets": ["video"], "dynamic_toolsets": "off"})
+    message = toolsets.unknown_tool_message("catalog_serch", fixed)
+    assert "add catalog to VIDEO_RESEARCH_TOOLSETS" in message

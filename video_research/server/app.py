@@ -176,7 +176,10 @@ def build_server(settings: Settings | None = None, services: Services | None = N
         live = services.settings
         spec = toolsets.lookup(params.name, live, toolsets.of(ctx.session))
         if spec is None:
-            raise MCPError(types.INVALID_PARAMS, toolsets.unknown_tool_message(params.name, live))
+            raise MCPError(
+                types.INVALID_PARAMS,
+                toolsets.unknown_tool_message(params.name, live, toolsets.of(ctx.session)),
+            )
         meta = _meta_dict(ctx.meta)
         identity = await auth.identity_from_request(getattr(ctx, "request", None), live)
         caller = await auth.resolve_caller(meta, live, transport_identity=identity)

@@ -14,6 +14,8 @@ holds it, so an agent knows what to turn on.
 
 from __future__ import annotations
 
+import difflib
+
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -182,11 +184,50 @@ def reachable(name: str, settings: Settings) -> ToolSpec | None:
     return spec
 
 
-def unknown_tool_message(name: str, settings: Settings) -> str:
+def similar_tools(name: str, limit: int = 3) -> list[str]:
+    """Tools of the whole table (not just this session's list) whose names look like
+    `name`: a typo, or the words in another order (`search_transcripts`)."""
+    names = list(TOOLS)
+    close = difflib.get_close_matches(name, names, n=limit, cutoff=0.6)
+    words = "_".join(sorted(name.lower().replace("-", "_").split("_")))
+    by_words = {"_".join(sorted(n.split("_"))): n for n in names}
+    for match in difflib.get_close_matches(words, list(by_words), n=limit, cutoff=0.75):
+        if by_words[match] not in close:
+            close.append(by_words[match])
+    return close[:limit]
+
+
+def how_to_reach(tool: str, settings: Settings, toolsets: SessionToolsets | None = None) -> str:
+    """Where `tool` lives and what makes it callable in this session."""
+    toolset = TOOLS[tool].toolset
+    if tool in visible_names(settings, toolsets or SessionToolsets()):
+        return f"{tool!r} (toolset '{toolset}', listed)"
+    if dynamic_toolsets(settings):
+        return (
+            f"{tool!r} (toolset '{toolset}', off in this session: turn it on with "
+            f'toolset_enable {{"toolset": "{toolset}"}})'
+        )
+    return (
+        f"{tool!r} (toolset '{toolset}', which this server does not serve: add {toolset} to "
+        "VIDEO_RESEARCH_TOOLSETS, or set it to all, and restart)"
+    )
+
+
+def unknown_tool_message(
+    name: str, settings: Settings, toolsets: SessionToolsets | None = None
+) -> str:
     """Why a tool cannot be called here, and what to do about it."""
     spec = TOOLS.get(name)
     if spec is None:
-        return f"Unknown tool: {name!r}. Call tools/list for the tools this server offers."
+        similar = similar_tools(name)
+        if similar:
+            options = "; or ".join(how_to_reach(tool, settings, toolsets) for tool in similar)
+            return f"Unknown tool: {name!r}. Did you mean {options}?"
+        return (
+            f"Unknown tool: {name!r}. This server has {len(TOOLS)} tools in "
+            f"{len(toolset_names())} toolsets: `video-research tools --all` or toolset_list "
+            "shows them all, tools/list the ones this session has on."
+        )
     if dynamic_toolsets(settings):
         return (
             f"Tool {name!r} is in toolset '{spec.toolset}', which this session has off. "
@@ -194,7 +235,7 @@ def unknown_tool_message(name: str, settings: Settings) -> str:
         )
     return (
         f"Tool {name!r} is in toolset '{spec.toolset}', which this server does not list "
-        "(VIDEO_RESEARCH_TOOLSETS)."
+        f"(add {spec.toolset} to VIDEO_RESEARCH_TOOLSETS, or set it to all, and restart)."
     )
 
 
