@@ -32,11 +32,25 @@ async def test_requests_without_a_valid_token_get_401(server_env, transport, pat
     async with serving(server_env, transport) as (port, proc):
         url = f"http://127.0.0.1:{port}{path}"
         async with httpx2.AsyncClient() as http:
-            for headers in ({}, _auth("not-a-token-at-all"), {"Authorization": ADMIN_TOKEN}):
+            said = {}
+            for headers, reason in (
+                ({}, "missing"),
+                (_auth("not-a-token-at-all"), "invalid"),
+                ({"Authorization": ADMIN_TOKEN}, "missing"),  # not the Bearer scheme
+            ):
                 response = await http.post(url, json={}, headers=headers)
                 assert response.status_code == 401, headers
-                assert response.headers["www-authenticate"].startswith("Bearer")
-                assert response.json()["error"] == "invalid_token"
+                challenge = response.headers["www-authenticate"]
+                assert challenge.startswith("Bearer")
+                body = response.json()
+                assert body["error"] == "invalid_token" and body["reason"] == reason
+                assert ('error="invalid_token"' in challenge) is (reason != "missing")
+                assert "not-a-token-at-all" not in response.text
+                assert ADMIN_TOKEN not in response.text
+                said[reason] = body["error_description"]
+    assert said["missing"].startswith("No bearer token was sent")
+    assert "VIDEO_RESEARCH_HTTP_TOKENS" in said["missing"]
+    assert said["invalid"].startswith("The bearer token is not valid for this server")
     assert ADMIN_TOKEN.encode() not in proc.stderr.read()
 
 

@@ -149,6 +149,21 @@ async def test_bad_tokens_get_401_and_never_reach_a_tool(
                 assert response.status_code == 401, why
                 challenge = response.headers["www-authenticate"]
                 assert 'error="invalid_token"' in challenge and "resource_metadata=" in challenge
+                body = response.json()
+                assert token not in response.text and token not in challenge
+                if why == "expired":
+                    assert body["reason"] == "expired", body
+                    assert body["error_description"].startswith("The bearer token has expired at ")
+                    assert authorization_server.issuer in body["error_description"]
+                else:
+                    assert body["reason"] == "invalid", (why, body)
+                    assert "not valid for this server" in body["error_description"]
+                if why == "wrong audience":
+                    assert "issued for another server" in body["error_description"]
+            missing = await http.post(url, json=call, headers=headers)
+            assert missing.status_code == 401 and missing.json()["reason"] == "missing"
+            assert "error=" not in missing.headers["www-authenticate"]
+            assert "No bearer token was sent" in missing.json()["error_description"]
         entries = tool_json(await call_as(url, STATIC_ADMIN, "audit_log", {}))["entries"]
         assert entries == []
     stderr = proc.stderr.read()

@@ -2,9 +2,10 @@
 
 The server is an OAuth resource server (MCP authorization spec): it never issues
 tokens, it checks them. Both kinds go through the SDK's auth pieces
-(`mcp.server.auth`): a `TokenVerifier` here, the SDK's `BearerAuthBackend` and
-`RequireAuthMiddleware` in transports.py, which answer 401 with
-`WWW-Authenticate: Bearer ... resource_metadata="..."`.
+(`mcp.server.auth`): a `TokenVerifier` here, the SDK's `BearerAuthBackend` (extended in
+token_gate.py to note why a token was refused) and token_gate's `RequireToken`, which
+answers 401 with `WWW-Authenticate: Bearer ... resource_metadata="..."` and says whether
+the token was missing, invalid or expired.
 
 - Static tokens (VIDEO_RESEARCH_HTTP_TOKENS) name a username and role directly.
 - JWT access tokens (VIDEO_RESEARCH_OAUTH_ISSUER) are verified with PyJWT against the
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import logging
 import time
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.auth.provider import AccessToken
@@ -48,6 +51,24 @@ ALGORITHMS = [
 shared secret) are never accepted."""
 KEY_REFRESH_SECONDS = 60.0
 HTTP_TIMEOUT_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why a bearer token was refused, for the 401's words (never the token itself).
+
+    `reason` is "missing" (no bearer token), "invalid" (unknown, malformed, forged, or
+    for another server or issuer) or "expired" (genuine, signature checked, but past its
+    `exp`): three different things for the user to do, so three different messages.
+    """
+
+    reason: str
+    expired_at: int | None = None
+    detail: str = ""
+
+
+rejection: ContextVar[Rejection | None] = ContextVar("video_research_token_rejection", default=None)
+"""Set by a verifier that refuses a token, read by the backend in the same task."""
 
 
 def _highest_role(scopes: list[str], scope_roles: dict[str, str]) -> str | None:
@@ -113,6 +134,19 @@ class JwtVerifier:
                 issuer=self.issuer,
                 options={"require": ["exp", "iss", "aud"]},
             )
+        except jwt.ExpiredSignatureError:  # raised only after the signature checked out
+            expired_at = jwt.decode(token, options={"verify_signature": False}).get("exp")
+            rejection.set(Rejection("expired", int(expired_at) if expired_at else None))
+            logger.info("OAuth token rejected: expired")
+            return None
+        except jwt.InvalidAudienceError:
+            rejection.set(Rejection("invalid", detail="it was issued for another server"))
+            logger.info("OAuth token rejected: wrong audience")
+            return None
+        except jwt.InvalidIssuerError:
+            rejection.set(Rejection("invalid", detail="it was issued by another issuer"))
+            logger.info("OAuth token rejected: wrong issuer")
+            return None
         except jwt.PyJWTError as exc:
             logger.info("OAuth token rejected: %s", exc)
             return None

@@ -178,7 +178,7 @@ def resource_url(settings: Settings, host: str, port: int, path: str) -> str:
 
 
 class RoleGate:
-    """After the SDK's RequireAuthMiddleware: a valid token whose scopes grant no role is
+    """After RequireToken (token_gate.py): a valid token whose scopes grant no role is
     answered 403 insufficient_scope, naming the scopes that would."""
 
     def __init__(self, app: Any, scopes: list[str], metadata_url: str | None) -> None:
@@ -220,13 +220,15 @@ class RoleGate:
 
 
 def _protected(app: Any, settings: Settings, verifier: Any, metadata_url: str | None) -> Any:
-    """`app` behind the SDK's bearer-token pieces (401 + WWW-Authenticate) and the role gate."""
-    from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+    """`app` behind the bearer-token pieces (401 + WWW-Authenticate saying why, see
+    token_gate.py) and the role gate."""
     from starlette.middleware.authentication import AuthenticationMiddleware
 
+    from video_research.server.token_gate import ExplainingBearerBackend, RequireToken
+
     gated = RoleGate(app, sorted(settings.scope_roles), metadata_url)
-    required = RequireAuthMiddleware(gated, [], metadata_url)  # type: ignore[arg-type]
-    return AuthenticationMiddleware(required, backend=BearerAuthBackend(verifier))
+    required = RequireToken(gated, settings, metadata_url)
+    return AuthenticationMiddleware(required, backend=ExplainingBearerBackend(verifier))
 
 
 def _metadata_routes(settings: Settings, resource: str) -> tuple[list[Any], str | None]:
