@@ -69,7 +69,9 @@ def read_file(path: Path, file_path: str) -> tuple[Any, str, str]:
     same types, limits and errors as content_analyze). Blocking: run it in a thread.
     """
     if not path.exists():
-        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}")
+        raise ToolFailure(
+            ErrorCategory.FILE_NOT_FOUND, f"No such file: {paths.explain(file_path, path)}"
+        )
     size = paths.check_regular(path).st_size  # a FIFO or device is refused, never opened
     if size > MAX_FILE_BYTES:
         raise ToolFailure(

@@ -106,7 +106,7 @@ async def _targets(
         if not resolved.exists():
             raise ToolFailure(
                 ErrorCategory.NOT_FOUND,
-                f"No such file or directory: {raw}",
+                f"No such file or directory: {paths.explain(raw, resolved)}",
                 hint="Check the path; relative paths are resolved from the server's working "
                 "directory, so prefer absolute ones.",
             )

@@ -89,6 +89,49 @@ def resolve(path: str | os.PathLike[str]) -> Path:
         ) from None
 
 
+def explain(given: str | os.PathLike[str], resolved: Path | None = None) -> str:
+    """`given` as the user wrote it, plus how the server read it when that differs:
+    "relative/dir (resolved to /srv/relative/dir from the server's working directory
+    /srv)". A relative path is read from the server's working directory, which the user
+    of an MCP client never sees; `~`, `..` and symbolic links change a path too."""
+    text = printable(given)
+    try:
+        resolved = resolved if resolved is not None else resolve(given)
+    except ToolFailure:
+        return text
+    if os.fspath(resolved) == os.fspath(given):
+        return text
+    raw = os.fspath(given)
+    if isinstance(raw, bytes):
+        raw = os.fsdecode(raw)
+    if raw.startswith("~"):
+        how = "home directory expanded"
+    elif not os.path.isabs(raw):
+        how = f"from the server's working directory {printable(os.getcwd())}"
+    else:
+        how = "'..' and symbolic links followed"
+    return f"{text} (resolved to {printable(resolved)}, {how})"
+
+
+def _link_outside(path: Path, roots: list[Path]) -> tuple[Path, Path] | None:
+    """The first symbolic link on `path` (as given, made absolute) whose target lies
+    outside every root, and that target; None when no link took the path out."""
+    try:
+        parts = Path(os.path.abspath(path.expanduser())).parts
+    except (RuntimeError, ValueError):
+        return None
+    for depth in range(2, len(parts) + 1):
+        candidate = Path(*parts[:depth])
+        try:
+            if candidate.is_symlink():
+                target = Path(os.path.realpath(candidate))
+                if not _under(target, roots):
+                    return candidate, target
+        except OSError:
+            return None
+    return None
+
+
 def check_glob(pattern: str) -> None:
     """invalid_input unless `pattern` is a relative glob that stays inside its directory:
     no absolute path, no '..', and '**' only as a whole path component."""
@@ -119,18 +162,43 @@ def check_glob(pattern: str) -> None:
 def confine_to(
     path: str | os.PathLike[str], roots: list[Path], extra_roots: list[Path] | None = None
 ) -> Path:
-    """The resolved path, or FORBIDDEN_PATH when it leaves the roots."""
+    """The resolved path, or FORBIDDEN_PATH when it leaves the roots.
+
+    Both sides are compared resolved (`configured_roots` and `client_roots` resolve
+    theirs), so a root named through a symbolic link works. A link inside a root that
+    points outside every root is still refused: what is read is its target. The refusal
+    names the link and its target, the resolved path and the roots.
+    """
     resolved = resolve(path)
-    allowed = _under(resolved, roots) and (extra_roots is None or _under(resolved, extra_roots))
+    in_configured = _under(resolved, roots)
+    allowed = in_configured and (extra_roots is None or _under(resolved, extra_roots))
     if not allowed:
-        shown = (
-            ", ".join(str(r) for r in (roots if extra_roots is None else extra_roots)) or "(none)"
-        )
-        raise ToolFailure(
-            ErrorCategory.FORBIDDEN_PATH,
-            f"{path} is outside the directories this server may read.",
-            hint=f"Allowed roots: {shown}. Set VIDEO_RESEARCH_FILE_ROOTS (comma-separated) to widen them.",
-        )
+        shown = ", ".join(printable(r) for r in roots) or "(none)"
+        why = ""
+        link = _link_outside(Path(os.fsdecode(os.fspath(path))), roots)
+        if link is not None:
+            why = (
+                f" {printable(link[0])} is a symbolic link to {printable(link[1])}, which is "
+                "outside them: a link inside a root is followed, and its target must be under "
+                "a root too."
+            )
+        if in_configured and extra_roots is not None:
+            client = ", ".join(printable(r) for r in extra_roots) or "(none)"
+            message = (
+                f"{explain(path, resolved)} is outside the directories your MCP client shares "
+                f"with this server ({client})."
+            )
+            hint = "Add the directory to your client's roots, or pass a file under one of them."
+        else:
+            message = (
+                f"{explain(path, resolved)} is outside the directories this server may read "
+                f"({shown}).{why}"
+            )
+            hint = (
+                f"Allowed roots: {shown}. To read it, add its directory (or the link's target) "
+                "to VIDEO_RESEARCH_FILE_ROOTS (comma-separated) and restart the server."
+            )
+        raise ToolFailure(ErrorCategory.FORBIDDEN_PATH, message, hint=hint)
     return resolved
 
 
@@ -204,9 +272,7 @@ def check_regular(path: str | os.PathLike[str]) -> os.stat_result:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise ToolFailure(
-            ErrorCategory.FILE_NOT_FOUND, f"No such file: {printable(path)}"
-        ) from None
+        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {explain(path)}") from None
     kind = special_kind(info.st_mode)
     if kind is not None:
         raise NotRegularFile(path, kind)

@@ -15,7 +15,6 @@ holds it, so an agent knows what to turn on.
 from __future__ import annotations
 
 import difflib
-
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any

@@ -80,7 +80,7 @@ def find(root: Path, given: str, pattern: str, limit: int) -> list[Path]:
     if not root.exists():
         raise ToolFailure(
             ErrorCategory.FILE_NOT_FOUND,
-            f"{given} does not exist.",
+            f"{paths.explain(given, root)} does not exist.",
             hint=f"Pass a transcript file or a directory of them ({_SUFFIX_LIST}).",
         )
     return _transcript_files(root, pattern, limit)

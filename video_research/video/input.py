@@ -66,7 +66,9 @@ class VideoSource:
 def check_video_file(path: Path, file_path: str) -> Path:
     """`path` (already resolved and confined) if it is a readable, supported video file."""
     if not path.exists():
-        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {file_path}")
+        raise ToolFailure(
+            ErrorCategory.FILE_NOT_FOUND, f"No such file: {paths.explain(file_path, path)}"
+        )
     paths.check_regular(path)  # a FIFO or device named like a video is never read
     if path.suffix.lower() not in VIDEO_MIME_TYPES:
         supported = ", ".join(sorted(VIDEO_MIME_TYPES))
