@@ -201,14 +201,7 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         raise invalid_input("query is empty.", hint="Say what was said, in a few words.")
     video_ids = [_video_id(v) for v in args.get("video_ids") or []]
     channel_ids = args.get("channel_ids") or []
-    indexing = youtube_index.empty_batch()
-    if args["auto_index"]:
-        indexing = await youtube_index.auto_index(
-            video_ids,
-            channel_ids,
-            languages=youtube_index.languages(args.get("language"), ctx.settings),
-            progress=ctx.report_progress,
-        )
+    # the filter first: a window that holds nothing is refused before any fetching
     where = reading.search_filter(
         channel_ids=channel_ids,
         video_ids=video_ids,
@@ -218,6 +211,14 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         published_after=args.get("published_after"),
         published_before=args.get("published_before"),
     )
+    indexing = youtube_index.empty_batch()
+    if args["auto_index"]:
+        indexing = await youtube_index.auto_index(
+            video_ids,
+            channel_ids,
+            languages=youtube_index.languages(args.get("language"), ctx.settings),
+            progress=ctx.report_progress,
+        )
     results = await transcript_search.search(
         query,
         k=args["k"],

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from video_research.knowledge.filters import Filter, FilterNode
+from video_research.support import windows
 from video_research.transcripts import indexer
 
 
@@ -74,7 +75,11 @@ def search_filter(
     published_before: str | None,
 ) -> FilterNode | None:
     """The chunks a search may return: of these channels and videos, in this language, in
-    this stretch of the video, published in these dates (a date "before" keeps its day)."""
+    this stretch of the video, published in these dates (a date "before" keeps its day).
+    An inverted or empty window is invalid_input: it would match nothing, or only the
+    moments that straddle it."""
+    windows.check_seconds(start_time, end_time)
+    windows.check_dates(published_after, published_before)
     conditions: list[FilterNode] = []
     if channel_ids:
         conditions.append(Filter.in_("channel_id", channel_ids))
