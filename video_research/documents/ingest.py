@@ -59,7 +59,8 @@ class IngestRequest:
     paths: list[str]
     glob: str = "**/*"
     document_type: DocumentType | None = None
-    tags: tuple[str, ...] = ()
+    tags: tuple[str, ...] | None = None
+    """None (left out): a document already stored keeps its tags; () clears them."""
     force: bool = False
     max_files: int = 1000
 
@@ -224,8 +225,13 @@ async def _ingest_file(
             raise _too_large(path, limit + 1, settings) from None
         raise
     content_hash = _sha256(data)
-    tags = tuple(sorted(set(request.tags)))
     head = await library.stored_head(store, path)
+    kept = head.properties if head is not None else {}
+    # What the call leaves out keeps its stored value (docs/updates.md): tags, and a
+    # document_type the file was read as.
+    tags = tuple(sorted(set(kept.get("tags") or () if request.tags is None else request.tags)))
+    if request.document_type is None and kept.get("document_type") in _TYPE_VALUES:
+        document_type = DocumentType(kept["document_type"])
     if (
         head is not None
         and not request.force
@@ -290,6 +296,8 @@ def _same(
         and tuple(sorted(stored.get("tags") or ())) == tags
     )
 
+
+_TYPE_VALUES = frozenset(t.value for t in DocumentType)
 
 STOPS_THE_CALL = frozenset(
     {ErrorCategory.CONFIG_ERROR, ErrorCategory.AUTH_ERROR, ErrorCategory.CONNECTION_ERROR}

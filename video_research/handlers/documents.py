@@ -46,7 +46,7 @@ async def document_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         paths=list(dict.fromkeys(targets)),
         glob=args["glob"],
         document_type=DocumentType(args["document_type"]) if args.get("document_type") else None,
-        tags=tuple(args["tags"]),
+        tags=tuple(args["tags"]) if "tags" in args else None,
         force=args["force"],
         max_files=args["max_files"],
     )

@@ -17,7 +17,7 @@ import logging
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +110,8 @@ class _Loaded:
     given: dict[str, Any]
     stamps: dict[str, str]
     budget: Budget
+    options: FileOptions
+    """The call's options with what an earlier call said of this file filled in."""
 
 
 class FileRun:
@@ -195,13 +197,16 @@ class FileRun:
             self.failed.append(failure_item(failure, "forbidden", file=printable(file)))
             return None
         try:
+            records = await indexer.file_records(printable(checked))
+            given, options = _kept(given, self.options, records)
             digest = await asyncio.to_thread(_sha256, checked)
             stamps = {
                 "source_sha256": digest,
-                "metadata_sha256": _metadata_sha256(given, self.options),
+                "metadata_sha256": _metadata_sha256(given, options),
+                "given_json": _statements_json(given, options),
             }
             if not self.options.force_reindex:
-                video_id = await _unchanged(checked, stamps)
+                video_id = _unchanged(records, stamps)
                 if video_id is not None:
                     if self._claim(file, video_id):
                         self.skipped.append(video_id)
@@ -231,7 +236,7 @@ class FileRun:
             transcript.video_id = given["video_id"]
         if not self._claim(file, transcript.video_id):
             return None
-        return _Loaded(file, transcript, given, stamps, budget)
+        return _Loaded(file, transcript, given, stamps, budget, options)
 
     async def index(self, files: list[Path], total: int) -> None:
         """Parse `files`, look up their YouTube IDs' metadata at once, and index them."""
@@ -252,7 +257,7 @@ class FileRun:
             item = loaded.pop(0)  # indexed transcripts are let go as the batch goes on
             transcript = item.transcript
             try:
-                info = _file_info(item, self.options, infos.get(transcript.video_id))
+                info = _file_info(item, item.options, infos.get(transcript.video_id))
                 self.indexed.append(
                     await indexer.index_transcript(
                         transcript, info, stamps=item.stamps, budget=item.budget
@@ -393,10 +398,47 @@ def _metadata_sha256(given: dict[str, Any], options: FileOptions) -> str:
     return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
 
 
-async def _unchanged(file: Path, stamps: dict[str, str]) -> str | None:
-    """The video ID the file (a resolved path) was indexed under when neither it nor the
-    metadata given for it changed since; else None."""
-    for record in await indexer.file_records(printable(file)):
-        if all(record.get(key) == value for key, value in stamps.items()):
+def _unchanged(records: list[dict[str, Any]], stamps: dict[str, str]) -> str | None:
+    """The video ID the file was indexed under (`records`: its stored videos) when neither
+    it nor the metadata given for it changed since; else None."""
+    compared = ("source_sha256", "metadata_sha256")  # given_json is what they hash
+    for record in records:
+        if all(record.get(key) == stamps[key] for key in compared):
             return record["video_id"]
     return None
+
+
+_STATED_OPTIONS = ("channel_id", "channel_title", "language")
+
+
+def _statements_json(given: dict[str, Any], options: FileOptions) -> str:
+    """What the caller said of a file (its `videos` entry, and the call's channel and
+    language), stored with it so a later call that leaves them out keeps them."""
+    said = {"videos": given, **{k: getattr(options, k) for k in _STATED_OPTIONS}}
+    return json.dumps({k: v for k, v in said.items() if v}, sort_keys=True, ensure_ascii=False)
+
+
+def _kept(
+    given: dict[str, Any], options: FileOptions, records: list[dict[str, Any]]
+) -> tuple[dict[str, Any], FileOptions]:
+    """(`videos` entry, options) of a file with what an earlier call said of it filled in
+    where this call is silent: a field left out keeps its stored value; a field given
+    (an empty string or list included) replaces it (docs/updates.md)."""
+    earlier: dict[str, Any] = {}
+    for record in records:
+        try:
+            earlier = json.loads(record.get("given_json") or "{}")
+        except ValueError:
+            continue
+        if earlier:
+            break
+    if not isinstance(earlier, dict) or not earlier:
+        return given, options
+    stored = earlier.get("videos") if isinstance(earlier.get("videos"), dict) else {}
+    merged = {**stored, **given}
+    filled = {
+        key: earlier[key]
+        for key in _STATED_OPTIONS
+        if getattr(options, key) is None and isinstance(earlier.get(key), str)
+    }
+    return merged, replace(options, **filled) if filled else options

@@ -126,6 +126,11 @@ VIDEOS_COLLECTION = register_collection(
             _id("source_path", "The transcript file, for file sources"),
             _blob("source_sha256", "SHA-256 of the transcript file's bytes, for file sources"),
             _blob("metadata_sha256", "SHA-256 of the metadata the caller gave for the file"),
+            _blob(
+                "given_json",
+                "What the caller said of the file (videos entry, channel, language) as JSON: "
+                "a later call that leaves a field out keeps it",
+            ),
             Property("chunk_count", DataType.INT, "Chunks indexed", filterable=True),
             Property("segment_count", DataType.INT, "Caption cues", filterable=True),
             Property("duration_seconds", DataType.NUMBER, "End of the last cue", filterable=True),
