@@ -212,6 +212,8 @@ def _extract_markdown(
     else:
         blocks = list(parse_markdown(markdown, front_matter=document_type is DocumentType.MARKDOWN))
     pages = {block.page for block in blocks if block.page is not None}
+    if document_type is DocumentType.DOCX:
+        title = docx_title(data) or title
     return Extracted(
         title=_title(title, blocks, name),
         blocks=blocks,
@@ -323,6 +325,69 @@ def _front_matter_end(lines: list[str]) -> int:
 def _inline(text: str) -> str:
     """Markdown images reduced to their alt text (markitdown keeps them as links)."""
     return _IMAGE.sub(lambda m: m.group(1), text)
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
+
+
+def docx_title(data: bytes) -> str | None:
+    """A DOCX's title as its author set it: the first Title-style paragraph, else the
+    core properties' title (File > Properties), else the first Heading 1; None if none.
+
+    markitdown renders a Title-style paragraph as plain text and reports no title, so
+    without this the first heading, often "Introduction", named the document. Read with
+    defusedxml from the ZIP the archive limits already checked: three small lookups, no
+    DTDs or entity expansion, and no further dependency for them.
+    """
+    import zipfile
+
+    from defusedxml import ElementTree
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+            styles = _docx_styles(archive, ElementTree) if "word/styles.xml" in names else {}
+            title_ids = {sid for sid, n in styles.items() if n == "title"} | {"Title"}
+            heading_ids = {sid for sid, n in styles.items() if n == "heading 1"} | {"Heading1"}
+            first_heading = None
+            if "word/document.xml" in names:
+                with archive.open("word/document.xml") as document:
+                    for _, element in ElementTree.iterparse(document):
+                        if element.tag != f"{_W}p":
+                            continue
+                        style = element.find(f"{_W}pPr/{_W}pStyle")
+                        style_id = style.get(f"{_W}val") if style is not None else None
+                        text = " ".join(
+                            "".join(t.text or "" for t in element.iter(f"{_W}t")).split()
+                        )
+                        if text and style_id in title_ids:
+                            return text[:500]
+                        if text and style_id in heading_ids and first_heading is None:
+                            first_heading = text[:500]
+                        element.clear()
+            if "docProps/core.xml" in names:
+                core = ElementTree.fromstring(archive.read("docProps/core.xml"))
+                declared = " ".join((core.findtext(_DC_TITLE) or "").split())
+                if declared and not _JUNK_TITLE.match(declared):
+                    return declared[:500]
+            return first_heading
+    except Exception as exc:  # a title is a nicety: the extraction already read the file
+        logger.debug("no DOCX title read: %s", exc)
+        return None
+
+
+def _docx_styles(archive: Any, tree: Any) -> dict[str, str]:
+    """Paragraph style ID -> its name, lower-cased ("Title" may have any ID in a
+    translated Word: "Titel", "Titre")."""
+    root = tree.fromstring(archive.read("word/styles.xml"))
+    styles = {}
+    for style in root.iter(f"{_W}style"):
+        name = style.find(f"{_W}name")
+        style_id = style.get(f"{_W}styleId")
+        if style_id and name is not None:
+            styles[style_id] = (name.get(f"{_W}val") or "").lower()
+    return styles
 
 
 def _title(declared: str | None, blocks: list[Block], name: str) -> str:
