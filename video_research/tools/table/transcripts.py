@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from video_research.tools.table.spec import ToolSpec
+from video_research.transcripts import formats
 
 SPECS: tuple[ToolSpec, ...] = (
     # ---------------------------------------------------------------- transcripts
@@ -32,8 +33,8 @@ SPECS: tuple[ToolSpec, ...] = (
         toolset="transcripts",
         title="Index transcript files",
         description=(
-            "Index local transcript files (.vtt, .srt, or JSON segment lists) for "
-            "semantic_search_transcripts: one file, or a directory with glob_pattern.\n"
+            f"Index local transcript files for semantic_search_transcripts, one file or a "
+            f"directory (glob_pattern): {formats.described()}.\n"
             "The video ID comes from the file name: yt-dlp's 'Title [VIDEO_ID].en.vtt' or "
             "'VIDEO_ID.vtt'; any other name becomes the ID itself. `videos` maps a file name to its "
             "video_id, title, channel, url, chapters or description. Unchanged files indexed before "

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from video_research.support import paths
+from video_research.transcripts import formats
 from video_research.transcripts.parsers.base import (
     DEFAULT_BUDGET_SECONDS,
     MAX_CUES,
@@ -81,22 +82,14 @@ __all__ = [
 
 Parser = Callable[[str, Budget], ParsedFile]
 
-PARSERS: dict[str, Parser] = {
-    ".vtt": parse_vtt,
-    ".srt": parse_srt,
-    ".json": parse_json,
-    ".json3": parse_json,
-    ".srv1": parse_timedtext,
-    ".srv2": parse_timedtext,
-    ".srv3": parse_timedtext,
-    ".ttml": parse_timedtext,
-    ".dfxp": parse_timedtext,
-    ".xml": parse_timedtext,
-    ".tsv": parse_tsv,
-    ".md": parse_stamped_text,
-    ".markdown": parse_stamped_text,
-    ".txt": parse_stamped_text,
+_BY_NAME: dict[str, Parser] = {
+    parser.__name__: parser
+    for parser in (parse_vtt, parse_srt, parse_json, parse_timedtext, parse_tsv, parse_stamped_text)
 }
+PARSERS: dict[str, Parser] = {
+    suffix: _BY_NAME[fmt.parser] for fmt in formats.FORMATS for suffix in fmt.suffixes
+}
+"""Suffix -> parser, from the one list of formats (video_research/transcripts/formats.py)."""
 SUPPORTED_SUFFIXES = tuple(PARSERS)
 AMBIGUOUS_SUFFIXES = (".txt", ".json", ".xml")
 """Suffixes whose content decides the parser."""
