@@ -174,3 +174,71 @@ async def test_a_secret_sent_in_a_bad_argument_is_never_echoed():
 
 def test_long_values_are_truncated():
     assert len(shown("x" * 5000)) < 80
+
+
+def _describe_all(schema: dict, instance: Any) -> list[str]:
+    from jsonschema import Draft202012Validator
+
+    from video_research.support.plain_errors import describe
+
+    return [describe(e) for e in Draft202012Validator(schema).iter_errors(instance)]
+
+
+@pytest.mark.parametrize(
+    "schema,instance,expected",
+    [
+        (
+            {"properties": {"q": {"type": "string"}}},
+            {"q": {"a": 1}},
+            "q: got a JSON object; send a text string.",
+        ),
+        (
+            {"maxProperties": 1},
+            {"a": 1, "b": 2},
+            "arguments: an object has 2 entries; send at most 1.",
+        ),
+        (
+            {"properties": {"f": {"additionalProperties": False, "properties": {"video_id": {}}}}},
+            {"f": {"vidoe_id": 1}},
+            "Unknown field in f: 'vidoe_id' (did you mean 'vidoe_id' -> 'video_id'?)",
+        ),
+        (
+            {"properties": {"xs": {"type": "array", "minItems": 1}}},
+            {"xs": []},
+            "xs: the list is empty; send at least one item.",
+        ),
+        (
+            {"properties": {"n": {"type": "integer", "maximum": 5}}},
+            {"n": 9},
+            "n: 9 is above the maximum 5; send a number of at most 5.",
+        ),
+        (
+            {
+                "properties": {
+                    "code": {
+                        "type": "string",
+                        "pattern": "^[a-z]{2}$",
+                        "description": "A code such as en.",
+                    }
+                }
+            },
+            {"code": "ENG"},
+            "code: 'ENG' is not in the accepted form; send a code such as en.",
+        ),
+        (
+            {"properties": {"code": {"type": "string", "pattern": "^[a-z]{2}$"}}},
+            {"code": "ENG"},
+            "code: 'ENG' is not in the accepted form; see the description of code in tools/list.",
+        ),
+        (
+            {"properties": {"api_token": {"type": "string", "maxLength": 3, "pattern": "^x"}}},
+            {"api_token": "hunter2-secret"},
+            "api_token: [REDACTED] is not in the accepted form",
+        ),
+    ],
+)
+def test_each_keyword_has_its_sentence(schema, instance, expected):
+    messages = _describe_all(schema, instance)
+    assert any(expected in m for m in messages), messages
+    for message in messages:
+        assert "hunter2" not in message

@@ -182,6 +182,8 @@ def describe(error: ValidationError) -> str:
     expected = error.validator_value
     schema = error.schema if isinstance(error.schema, dict) else {}
     if kind == "type":
+        if isinstance(error.instance, dict | list):
+            return f"{field}: got {_kind(error.instance)}; send {_types(expected)}."
         return f"{field}: {value} is {_kind(error.instance)}; send {_types(expected)}."
     if kind == "required":
         present = error.instance if isinstance(error.instance, dict) else {}
@@ -250,6 +252,19 @@ def describe(error: ValidationError) -> str:
         return f"{field}: the list repeats an item; send each item once."
     if kind in ("anyOf", "oneOf"):
         return _describe_any_of(error, field, value)
+    if kind in ("minProperties", "maxProperties"):
+        bound = "at least" if kind == "minProperties" else "at most"
+        return f"{field}: {value} has {len(error.instance)} entries; send {bound} {expected}."
+    if kind == "dependentRequired":
+        present = error.instance if isinstance(error.instance, dict) else {}
+        pairs = [
+            f"{name} needs {', '.join(n for n in needs if n not in present)}"
+            for name, needs in expected.items()
+            if name in present and any(n not in present for n in needs)
+        ]
+        return f"{field}: {'; '.join(pairs) or 'a field needs another'}; send them together."
+    if kind == "not":
+        return f"{field}: {value} is not accepted here{_accepted(schema)}."
     if kind == "multipleOf":
         return f"{field}: {value} is not accepted; send a multiple of {expected}."
     return f"{field}: {value} is not accepted here{_accepted(schema)}."
