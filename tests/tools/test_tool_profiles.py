@@ -324,9 +324,7 @@ async def test_meta_tools_refuse_bad_input(tool, arguments, fragment):
         ("knowledge_searh", "knowledge_search"),
     ],
 )
-def test_an_unknown_tool_names_the_similar_tool_of_the_whole_table_and_its_toolset(
-    name, expected
-):
+def test_an_unknown_tool_names_the_similar_tool_of_the_whole_table_and_its_toolset(name, expected):
     from video_research.tools import toolsets
 
     settings = load_settings()
