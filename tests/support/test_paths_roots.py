@@ -73,3 +73,15 @@ def test_explain_leaves_an_absolute_resolved_path_alone_and_expands_home(tmp_pat
     assert paths.explain(str(tmp_path)) == str(tmp_path)
     assert "home directory expanded" in paths.explain("~/x")
     assert os.path.expanduser("~") in paths.explain("~/x")
+
+
+async def test_a_relative_path_outside_the_roots_says_to_pass_an_absolute_one(
+    tree, configure, monkeypatch, tmp_path
+):
+    root, _, _ = tree
+    configure(VIDEO_RESEARCH_FILE_ROOTS=str(root))
+    monkeypatch.chdir(tmp_path)
+    error = await call_error("index_transcript_files", {"path": "outside/data"})
+    assert error["category"] == "forbidden_path"
+    assert f"resolved to {tmp_path / 'outside' / 'data'}" in error["error"]
+    assert "pass an absolute path" in error["hint"]

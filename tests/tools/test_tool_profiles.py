@@ -213,8 +213,9 @@ async def test_stdio_default_profile_and_toolsets_on_demand(server_env):
         # a misspelt tool of a toolset that is off: named, with how to turn it on
         with pytest.raises(MCPError) as typo:
             await session.call_tool("catalog_serch", {"q": "x"})
-        assert "Did you mean 'catalog_search' (toolset 'catalog', off in this session" in str(
-            typo.value
+        assert (
+            "Did you mean 'catalog_search' (toolset 'catalog', not listed in this session"
+            in str(typo.value)
         )
         assert 'toolset_enable {"toolset": "catalog"}' in str(typo.value)
 

@@ -198,6 +198,10 @@ def confine_to(
                 f"Allowed roots: {shown}. To read it, add its directory (or the link's target) "
                 "to VIDEO_RESEARCH_FILE_ROOTS (comma-separated) and restart the server."
             )
+            if not os.path.isabs(os.fsdecode(os.fspath(path))) and not os.fsdecode(
+                os.fspath(path)
+            ).startswith("~"):
+                hint += " A relative path is read from the server's working directory: pass an absolute path."
         raise ToolFailure(ErrorCategory.FORBIDDEN_PATH, message, hint=hint)
     return resolved
 

@@ -185,30 +185,41 @@ def reachable(name: str, settings: Settings) -> ToolSpec | None:
 
 def similar_tools(name: str, limit: int = 3) -> list[str]:
     """Tools of the whole table (not just this session's list) whose names look like
-    `name`: a typo, or the words in another order (`search_transcripts`)."""
-    names = list(TOOLS)
-    close = difflib.get_close_matches(name, names, n=limit, cutoff=0.6)
-    words = "_".join(sorted(name.lower().replace("-", "_").split("_")))
-    by_words = {"_".join(sorted(n.split("_"))): n for n in names}
-    for match in difflib.get_close_matches(words, list(by_words), n=limit, cutoff=0.75):
-        if by_words[match] not in close:
-            close.append(by_words[match])
-    return close[:limit]
+    `name`, best first: a typo, or the words in another order (`search_transcripts`).
+    Only those about as close as the best are kept, so a near miss is not buried."""
+
+    def words(text: str) -> str:
+        return "_".join(sorted(text.lower().replace("-", "_").split("_")))
+
+    wanted = name.lower()
+    scored = []
+    for tool in TOOLS:
+        score = max(
+            difflib.SequenceMatcher(None, wanted, tool).ratio(),
+            difflib.SequenceMatcher(None, words(name), words(tool)).ratio(),
+        )
+        if score >= 0.6:
+            scored.append((score, tool))
+    scored.sort(key=lambda pair: (-pair[0], pair[1]))
+    best = scored[0][0] if scored else 0.0
+    return [tool for score, tool in scored[:limit] if score >= best - 0.08]
 
 
-def how_to_reach(tool: str, settings: Settings, toolsets: SessionToolsets | None = None) -> str:
-    """Where `tool` lives and what makes it callable in this session."""
-    toolset = TOOLS[tool].toolset
-    if tool in visible_names(settings, toolsets or SessionToolsets()):
-        return f"{tool!r} (toolset '{toolset}', listed)"
+def how_to_reach(
+    toolset: str, tools: list[str], settings: Settings, toolsets: SessionToolsets | None = None
+) -> str:
+    """Whether `tools` (of `toolset`) are listed in this session, and if not what makes
+    them so (a toolset may be partly on: the default profile lists some of its tools)."""
+    if all(tool in visible_names(settings, toolsets or SessionToolsets()) for tool in tools):
+        return f"toolset '{toolset}', listed"
     if dynamic_toolsets(settings):
         return (
-            f"{tool!r} (toolset '{toolset}', off in this session: turn it on with "
-            f'toolset_enable {{"toolset": "{toolset}"}})'
+            f"toolset '{toolset}', not listed in this session: turn it on with "
+            f'toolset_enable {{"toolset": "{toolset}"}}'
         )
     return (
-        f"{tool!r} (toolset '{toolset}', which this server does not serve: add {toolset} to "
-        "VIDEO_RESEARCH_TOOLSETS, or set it to all, and restart)"
+        f"toolset '{toolset}', which this server does not serve: add {toolset} to "
+        "VIDEO_RESEARCH_TOOLSETS, or set it to all, and restart"
     )
 
 
@@ -220,7 +231,14 @@ def unknown_tool_message(
     if spec is None:
         similar = similar_tools(name)
         if similar:
-            options = "; or ".join(how_to_reach(tool, settings, toolsets) for tool in similar)
+            by_toolset: dict[str, list[str]] = {}
+            for tool in similar:
+                by_toolset.setdefault(TOOLS[tool].toolset, []).append(tool)
+            options = "; or ".join(
+                f"{' or '.join(map(repr, tools))} "
+                f"({how_to_reach(toolset, tools, settings, toolsets)})"
+                for toolset, tools in by_toolset.items()
+            )
             return f"Unknown tool: {name!r}. Did you mean {options}?"
         return (
             f"Unknown tool: {name!r}. This server has {len(TOOLS)} tools in "
