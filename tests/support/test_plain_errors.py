@@ -242,3 +242,29 @@ def test_each_keyword_has_its_sentence(schema, instance, expected):
     assert any(expected in m for m in messages), messages
     for message in messages:
         assert "hunter2" not in message
+
+
+def _pattern_nodes(node: Any) -> list[dict]:
+    found = []
+    if isinstance(node, dict):
+        if "pattern" in node:
+            found.append(node)
+        for value in node.values():
+            found += _pattern_nodes(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += _pattern_nodes(value)
+    return found
+
+
+def test_every_input_pattern_carries_its_plain_advice():
+    """A new `pattern` in an input schema comes with its `x-error` (docs/architecture.md)."""
+    bare = sorted(
+        {
+            f"{tool}: {node['pattern']}"
+            for tool in TOOLS
+            for node in _pattern_nodes(contracts.tool_schema(tool, "input"))
+            if "x-error" not in node
+        }
+    )
+    assert not bare, bare
