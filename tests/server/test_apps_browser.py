@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -68,10 +69,9 @@ def _wait_listening(port: int, proc: subprocess.Popen) -> None:
     raise AssertionError("server did not start listening")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, gemini_server):
-    root = tmp_path_factory.mktemp("apps")
-    shutil.copy(REPO_ROOT / "tests/data/transcripts/rust_borrowing.srt", root)
+@contextmanager
+def apps_server(root: Path, gemini_url: str = "http://127.0.0.1:9"):
+    """`serve --transport http` rooted in `root`, with an admin and a viewer token."""
     tokens = {
         ADMIN: {"username": "ada", "role": "admin"},
         VIEWER: {"username": "vic", "role": "viewer"},
@@ -79,7 +79,7 @@ def server(tmp_path_factory, gemini_server):
     env = base_env(
         root,
         **STUB_SETTINGS,
-        GEMINI_BASE_URL=gemini_server.base_url,
+        GEMINI_BASE_URL=gemini_url,
         VIDEO_RESEARCH_HTTP_TOKENS=json.dumps(tokens),
     )
     port = free_port()
@@ -99,17 +99,33 @@ def server(tmp_path_factory, gemini_server):
         proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def browser():
+@contextmanager
+def chromium():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
-def _host(browser, server, *, token=ADMIN, with_apps=True):
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, gemini_server):
+    root = tmp_path_factory.mktemp("apps")
+    shutil.copy(REPO_ROOT / "tests/data/transcripts/rust_borrowing.srt", root)
+    with apps_server(root, gemini_server.base_url) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as running:
+        yield running
+
+
+def host_page(browser, server, *, token=ADMIN, with_apps=True):
     """A fresh host page on the server's origin, connected as `token`'s user."""
     page = browser.new_page(viewport={"width": 760, "height": 900})
     page.set_default_timeout(10_000)
@@ -152,7 +168,7 @@ def _shoot(page, name):
 
 @pytest.fixture(scope="module")
 def indexed(browser, server):
-    page = _host(browser, server)
+    page = host_page(browser, server)
     _call(
         page,
         "index_transcript_files",
@@ -184,7 +200,7 @@ def indexed(browser, server):
 
 
 def test_moments_play_from_the_chosen_second_and_page_through_tool_calls(browser, server, indexed):
-    page = _host(browser, server)
+    page = host_page(browser, server)
     assert page.tools["semantic_search_transcripts"] == {
         "ui": {"resourceUri": "ui://video-research/moments.html"}
     }
@@ -249,7 +265,7 @@ def test_the_analysis_is_a_timeline_of_seeks(browser, server, gemini_server):
         "generateContent",
         {"candidates": [{"content": {"parts": [{"text": json.dumps(ANALYSIS)}], "role": "model"}}]},
     )
-    page = _host(browser, server)
+    page = host_page(browser, server)
     _show(page, "video_analyze", {"url": "https://youtu.be/dQw4w9WgXcQ"})
     view = _view(page)
     points = view.locator("button.point")
@@ -266,7 +282,7 @@ def test_the_analysis_is_a_timeline_of_seeks(browser, server, gemini_server):
 
 
 def test_the_queue_board_skips_and_removes_and_shows_a_refusal(browser, server, indexed):
-    viewer = _host(browser, server, token=VIEWER)
+    viewer = host_page(browser, server, token=VIEWER)
     _show(viewer, "queue_status", {}, theme="dark")
     view = _view(viewer)
     assert view.locator("#now").inner_text().startswith("Sourdough from scratch")
@@ -281,7 +297,7 @@ def test_the_queue_board_skips_and_removes_and_shows_a_refusal(browser, server, 
     assert view.locator("#items li").count() == 3  # the refusal changed nothing
     _shoot(viewer, "queue-refused")
 
-    admin = _host(browser, server)
+    admin = host_page(browser, server)
     _show(admin, "queue_status", {})
     view = _view(admin)
     view.get_by_role("button", name="Remove How tides work from the queue").click()
@@ -296,7 +312,7 @@ def test_the_queue_board_skips_and_removes_and_shows_a_refusal(browser, server, 
 
 
 def test_the_catalog_queues_a_video_through_the_host(browser, server, indexed):
-    page = _host(browser, server)
+    page = host_page(browser, server)
     _show(page, "catalog_search", {})
     view = _view(page)
     assert view.locator("#heading").inner_text() == "Catalog"
@@ -307,7 +323,7 @@ def test_the_catalog_queues_a_video_through_the_host(browser, server, indexed):
 
 
 def test_the_views_csp_blocks_an_undeclared_origin(browser, server):
-    page = _host(browser, server)
+    page = host_page(browser, server)
     _show(page, "queue_status", {})
     view = _view(page)
     outcome = view.evaluate(
@@ -329,7 +345,7 @@ def test_the_views_csp_blocks_an_undeclared_origin(browser, server):
 
 
 def test_a_host_without_the_extension_gets_plain_results(browser, server):
-    page = _host(browser, server, with_apps=False)
+    page = host_page(browser, server, with_apps=False)
     assert all(meta is None for meta in page.tools.values())
     assert _show(page, "queue_status", {}) == {"uri": None}
     plain = json.loads(page.locator("#plain").inner_text())
@@ -337,9 +353,8 @@ def test_a_host_without_the_extension_gets_plain_results(browser, server):
     assert page.frame(name="view") is None
 
 
-def test_first_paint_of_fifty_moments(browser, server):
-    """Time from the tool result reaching the view to its first paint, for 50 hits."""
-    page = _host(browser, server)
+def moments_result(count: int) -> dict:
+    """A semantic_search_transcripts result of `count` moments, as the server shapes it."""
     hit = {
         "video_id": VIDEO,
         "video_title": "Rust ownership and borrowing",
@@ -357,22 +372,28 @@ def test_first_paint_of_fifty_moments(browser, server):
     }
     results = [
         {**hit, "match_time": 12.0 * i, "timestamp_url": f"https://youtu.be/{VIDEO}?t={12 * i}"}
-        for i in range(50)
+        for i in range(count)
     ]
-    content = {"query": "borrowing ownership", "result_count": 50, "results": results}
+    content = {"query": "borrowing ownership", "result_count": count, "results": results}
     content["indexing"] = {"indexed": [], "failed": [], "skipped": []}
-    result = {
+    return {
         "content": [{"type": "text", "text": json.dumps(content)}],
         "structuredContent": content,
     }
-    _show(
-        page,
-        "semantic_search_transcripts",
-        {"query": "borrowing ownership", "k": 50},
-        result=result,
-    )
+
+
+def first_paint_ms(page, count: int) -> float:
+    """Milliseconds from the host sending a `count`-moment result to the view's first paint."""
+    args = {"query": "borrowing ownership", "k": count}
+    _show(page, "semantic_search_transcripts", args, result=moments_result(count))
     view = _view(page)
-    assert view.locator("button.hit").count() == 50
-    elapsed = float(view.evaluate("document.body.dataset.paintedAt")) - page.evaluate("sentAt")
+    assert view.locator("button.hit").count() == count
+    return float(view.evaluate("document.body.dataset.paintedAt")) - page.evaluate("sentAt")
+
+
+def test_first_paint_of_fifty_moments(browser, server):
+    """Time from the tool result reaching the view to its first paint, for 50 hits."""
+    page = host_page(browser, server)
+    elapsed = first_paint_ms(page, 50)
     print(f"first paint of 50 moments: {elapsed:.1f} ms", file=sys.stderr)
     assert 0 <= elapsed < 1000
