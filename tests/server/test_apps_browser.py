@@ -115,6 +115,10 @@ def chromium():
 def server(tmp_path_factory, gemini_server):
     root = tmp_path_factory.mktemp("apps")
     shutil.copy(REPO_ROOT / "tests/data/transcripts/rust_borrowing.srt", root)
+    (root / "ownership-notes.md").write_text(
+        "# Ownership notes\n\n## The borrow checker\n\nThe borrow checker rejects a mutable "
+        "reference while shared references to the same value are alive.\n"
+    )
     with apps_server(root, gemini_server.base_url) as running:
         yield running
 
@@ -195,6 +199,20 @@ def indexed(browser, server):
         )
         _call(page, "queue_add_video", {"video_id": video_id})
     _call(page, "queue_advance", {})  # the first one plays
+    _call(page, "document_ingest", {"path": str(server["root"] / "ownership-notes.md")})
+    _call(
+        page,
+        "knowledge_ingest",
+        {
+            "collection": "VideoMetadata",
+            "properties": {
+                "video_id": VIDEO,
+                "title": "Rust ownership and borrowing",
+                "channel_title": "Systems Explained",
+                "description": "The borrow checker: owners, moves, shared and mutable references.",
+            },
+        },
+    )
     page.close()
     return True
 
@@ -258,6 +276,27 @@ ANALYSIS = {
     "topics": ["music video", "choreography", "1980s pop"],
     "sentiment": "enthusiastic",
 }
+
+
+def test_knowledge_and_document_hits_share_the_moments_view(browser, server, indexed):
+    page = host_page(browser, server)
+    _show(page, "knowledge_search", {"query": "borrow checker", "collections": ["VideoMetadata"]})
+    view = _view(page)
+    first = view.locator("button.hit").first
+    assert "knowledge · VideoMetadata" in first.inner_text()
+    first.click()  # a video's metadata has no moment: it plays from the start
+    src = view.locator("iframe.player").get_attribute("src")
+    assert src.startswith(f"https://www.youtube-nocookie.com/embed/{VIDEO}?start=0&")
+
+    _show(page, "document_search", {"query": "mutable reference"})
+    view = _view(page)
+    first = view.locator("button.hit").first
+    assert "Ownership notes" in first.inner_text() and "document" in first.inner_text()
+    assert view.locator("button.hit mark").count() > 0
+    first.click()  # a passage has no video: the view shows its citation instead
+    assert "ownership-notes.md" in view.locator("#stage").inner_text()
+    assert not view.locator("iframe.player").count()
+    assert not page.errors
 
 
 def test_the_analysis_is_a_timeline_of_seeks(browser, server, gemini_server):

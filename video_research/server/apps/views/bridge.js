@@ -109,16 +109,20 @@ const Bridge = (() => {
     get context() {
       return hostContext;
     },
-    /** tools/call through the host: the tool's result, or a thrown ToolFailure. */
-    async callTool(name, args) {
+    /** tools/call through the host: the whole CallToolResult, or a thrown ToolFailure. */
+    async callToolResult(name, args) {
       let result;
       try {
         result = await request("tools/call", { name, arguments: args || {} });
       } catch (error) {
         throw new ToolFailure((error && error.message) || "The host refused the call.", error);
       }
-      if (result && result.isError) throw new ToolFailure(errorText(result), result);
-      return (result && result.structuredContent) || {};
+      if (!result || result.isError) throw new ToolFailure(errorText(result || {}), result);
+      return result;
+    },
+    /** tools/call through the host: the tool's structured result. */
+    async callTool(name, args) {
+      return (await this.callToolResult(name, args)).structuredContent || {};
     },
     openLink(url) {
       return request("ui/open-link", { url }).catch(() => undefined);
