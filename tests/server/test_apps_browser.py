@@ -361,6 +361,54 @@ def test_the_catalog_queues_a_video_through_the_host(browser, server, indexed):
     _shoot(page, "catalog")
 
 
+def _png(width: int, height: int, rgb: tuple[int, int, int]) -> str:
+    """A flat-colour PNG, base64: a frame as an image content block carries it."""
+    import base64
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    row = b"\x00" + bytes(rgb) * width
+    png = b"\x89PNG\r\n\x1a\n" + chunk(
+        b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    )
+    png += chunk(b"IDAT", zlib.compress(row * height)) + chunk(b"IEND", b"")
+    return base64.b64encode(png).decode()
+
+
+def test_frames_are_a_zoomable_grid(browser, server):
+    """The frames view on a result of image content, as a frame tool returns it (this
+    server has none yet: the view is shown for a result made here)."""
+    colours = [(38, 70, 83), (42, 157, 143), (233, 196, 106), (231, 111, 81)]
+    content = []
+    for index, colour in enumerate(colours):
+        content.append({"type": "text", "text": f"0:{5 * (index + 1):02d} lecture.mp4"})
+        content.append({"type": "image", "mimeType": "image/png", "data": _png(160, 90, colour)})
+    page = host_page(browser, server)
+    _show(
+        page,
+        "media_frames",
+        {},
+        view="ui://video-research/frames.html",
+        result={"content": content, "structuredContent": {"frames": len(colours)}},
+    )
+    view = _view(page)
+    cells = view.locator("button.cell")
+    assert cells.count() == 4
+    _shoot(page, "frames")
+    cells.nth(1).click()
+    label = view.locator("#zoom-label")
+    assert label.inner_text() == "0:10 lecture.mp4 (2 of 4)"
+    page.keyboard.press("ArrowRight")
+    assert label.inner_text() == "0:15 lecture.mp4 (3 of 4)"
+    page.keyboard.press("Escape")
+    assert not view.locator("#zoom").evaluate("dialog => dialog.open")
+    assert view.evaluate("document.activeElement.dataset.index") == "2"
+
+
 def test_the_views_csp_blocks_an_undeclared_origin(browser, server):
     page = host_page(browser, server)
     _show(page, "queue_status", {})

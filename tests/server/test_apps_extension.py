@@ -11,6 +11,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.helpers import mcp_client
 from video_research.server import apps, tool_listing
+from video_research.tools import dispatch
 
 APPS = {apps.EXTENSION_ID: {"mimeTypes": [apps.APP_MIME_TYPE]}}
 
@@ -23,11 +24,12 @@ async def test_a_host_with_the_extension_sees_the_views(server_env):
     async with mcp_client(server_env, extensions=APPS) as session:
         listed = {tool.name: tool for tool in (await session.list_tools()).tools}
         for name, uri in apps.TOOL_VIEWS.items():
-            assert listed[name].meta == {"ui": {"resourceUri": uri}}
+            if name in dispatch.TOOLS:
+                assert listed[name].meta == {"ui": {"resourceUri": uri}}
         assert listed["video_metadata"].meta is None
         views = [r for r in (await session.list_resources()).resources if r.uri.startswith("ui://")]
         assert {r.uri for r in views} == set(apps.VIEWS)
-        for uri in set(apps.TOOL_VIEWS.values()):
+        for uri in apps.VIEWS:
             content = (await session.read_resource(uri)).contents[0]
             assert content.mime_type == "text/html;profile=mcp-app"
             csp = content.meta["ui"]["csp"]
@@ -68,7 +70,6 @@ async def test_an_unknown_view_is_invalid_params(server_env):
 
 def test_the_default_profile_stays_within_budget_with_the_views_linked():
     from video_research.config import load_settings
-    from video_research.tools import dispatch
 
     default = tool_listing.definitions(dispatch.enabled_tools(load_settings({})))
     linked = apps.with_views(default)

@@ -71,12 +71,13 @@ window.host = {
   },
 
   /** Call `name` and show its result: in its view when the tool links one, else as JSON.
-   *  `result` replaces the call (to time a large result without a server that has it). */
-  async show(name, args, { theme = "light", result = null } = {}) {
+   *  `result` replaces the call (to time a large result without a server that has it);
+   *  `view` names the ui:// view for a tool this server does not have. */
+  async show(name, args, { theme = "light", result = null, view = null } = {}) {
     const tool = tools.find((candidate) => candidate.name === name);
     const outcome = result || (await client.callTool({ name, arguments: args }));
     const stage = document.getElementById("stage");
-    const uri = tool && tool._meta && tool._meta.ui && tool._meta.ui.resourceUri;
+    const uri = view || (tool && tool._meta && tool._meta.ui && tool._meta.ui.resourceUri);
     if (!uri) {
       stage.replaceChildren(Object.assign(document.createElement("pre"), { id: "plain", textContent: JSON.stringify(outcome, null, 2) }));
       return { uri: null };
@@ -85,7 +86,7 @@ window.host = {
     if (bridge) await bridge.close();
     const frame = document.createElement("iframe");
     frame.name = "view";
-    frame.title = tool.title || name;
+    frame.title = (tool && tool.title) || name;
     frame.setAttribute("sandbox", "allow-scripts");
     frame.srcdoc = withPolicy(content.text, content._meta && content._meta.ui && content._meta.ui.csp);
     stage.replaceChildren(frame);
@@ -95,7 +96,7 @@ window.host = {
         theme,
         displayMode: "inline",
         platform: "web",
-        toolInfo: { tool },
+        toolInfo: tool ? { tool } : undefined,
         containerDimensions: { maxHeight: 1400, width: 720 },
         styles: { variables: THEMES[theme] },
       },

@@ -83,6 +83,12 @@ VIEWS: dict[str, View] = {
             frames_player=True,
         ),
         View(
+            "frames",
+            "Frames",
+            "Frames and contact sheets (a result's images) as a zoomable grid.",
+            frames_player=False,
+        ),
+        View(
             "queue",
             "Watch queue",
             "The watch queue as a board: now playing, next, who added what; skip and remove.",
@@ -98,8 +104,9 @@ TOOL_VIEWS: dict[str, str] = {
     "video_analyze": "ui://video-research/analysis.html",
     "queue_status": "ui://video-research/queue.html",
     "catalog_search": "ui://video-research/queue.html",
+    "media_frames": "ui://video-research/frames.html",
 }
-"""Which tool's result opens which view."""
+"""Which tool's result opens which view (a tool this server does not have links nothing)."""
 
 
 def negotiated(ctx: Any) -> bool:
