@@ -326,6 +326,12 @@ def test_the_queue_board_skips_and_removes_and_shows_a_refusal(browser, server, 
     view = _view(viewer)
     assert view.locator("#now").inner_text().startswith("Sourdough from scratch")
     assert "added by ada" in view.locator("#items").inner_text()
+    # The host's dark theme and its fonts, through the spec's CSS variables.
+    assert view.evaluate("document.documentElement.dataset.theme") == "dark"
+    style = view.evaluate(
+        "(() => { const s = getComputedStyle(document.body); return [s.backgroundColor, s.fontFamily]; })()"
+    )
+    assert style == ["rgb(15, 23, 42)", "Georgia, serif"]
     _shoot(viewer, "queue")
     view.get_by_role("button", name="Remove How tides work from the queue").click()
     alert = view.get_by_role("alert")
