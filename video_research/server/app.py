@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 from video_research import __version__
 from video_research.config import Settings
 from video_research.handlers.context import CallContext
-from video_research.server import auth, client_logging, tool_listing
+from video_research.server import apps, auth, client_logging, tool_listing
 from video_research.support import printable
 from video_research.support.services import Services, current_services, use_services
 from video_research.tools import dispatch, toolsets
@@ -170,7 +170,10 @@ def build_server(settings: Settings | None = None, services: Services | None = N
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         specs = toolsets.visible_specs(services.settings, toolsets.of(ctx.session))
-        return types.ListToolsResult(tools=tool_listing.definitions(specs))
+        tools = tool_listing.definitions(specs)
+        if apps.negotiated(ctx):
+            tools = apps.with_views(tools)
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         live = services.settings
@@ -238,6 +241,9 @@ def build_server(settings: Settings | None = None, services: Services | None = N
         on_get_prompt=_serving(services, mcp_prompts.get_prompt),
         on_completion=_serving(services, completions.complete),
     )
+    # Advertised to every client (the SDK leaves it out of a handshake-era initialize
+    # result, whose schema has no such field); only clients that declare it see the views.
+    server.extensions[apps.EXTENSION_ID] = {}
     # Registered directly rather than as on_set_logging_level: the SDK warns that the
     # capability is deprecated for protocol 2026-07-28, but every handshake-era client
     # (2025-11-25 and older) still uses it.

@@ -5,6 +5,7 @@
     queue://current           the watch queue (what queue_status returns)
     playlist://index          every saved playlist, summarised
     playlist://{playlist_id}  one playlist with its items (a resource template)
+    ui://video-research/...   the MCP Apps views, listed to clients that negotiated them
 
 Every one of them can be subscribed to (`resources/subscribe`): when a tool call of this
 server changes it, each subscribed client gets `notifications/resources/updated` with
@@ -21,6 +22,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from video_research.catalog import changes
+from video_research.server import apps
 
 logger = logging.getLogger(__name__)
 
@@ -51,12 +53,13 @@ _subscribers: dict[str, dict[int, Any]] = {}
 
 
 async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-    return types.ListResourcesResult(
-        resources=[
-            types.Resource(uri=uri, name=name, description=description, mime_type=JSON)
-            for uri, (name, description) in _STATIC.items()
-        ]
-    )
+    listed = [
+        types.Resource(uri=uri, name=name, description=description, mime_type=JSON)
+        for uri, (name, description) in _STATIC.items()
+    ]
+    if apps.negotiated(ctx):
+        listed += apps.resources()
+    return types.ListResourcesResult(resources=listed)
 
 
 async def list_resource_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
@@ -111,6 +114,8 @@ async def read_resource(
     from video_research.support.errors import ToolFailure
 
     uri = str(params.uri)
+    if uri.startswith(apps.SCHEME):
+        return apps.read(uri)
     if not _known(uri):
         raise MCPError(
             types.INVALID_PARAMS,

@@ -1,0 +1,114 @@
+// A minimal MCP Apps host for the browser tests: the reference SDK's MCP client talks to
+// our server over streamable HTTP (same origin as this page), and its AppBridge runs each
+// view in a sandboxed iframe, under the CSP the view's resource declares, as a chat host
+// would. The tests drive it through window.host.
+import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+
+const APPS = "io.modelcontextprotocol/ui";
+const APP_MIME = "text/html;profile=mcp-app";
+
+const THEMES = {
+  light: {
+    "--color-background-primary": "#ffffff",
+    "--color-background-secondary": "#f5f5f4",
+    "--color-text-primary": "#1c1917",
+    "--color-text-secondary": "#57534e",
+    "--color-border-primary": "#d6d3d1",
+    "--font-sans": "Georgia, serif",
+  },
+  dark: {
+    "--color-background-primary": "#0f172a",
+    "--color-background-secondary": "#1e293b",
+    "--color-text-primary": "#e2e8f0",
+    "--color-text-secondary": "#94a3b8",
+    "--color-border-primary": "#334155",
+    "--font-sans": "Georgia, serif",
+  },
+};
+
+/** The policy a host builds from a resource's declared domains: nothing else loads. */
+function policy(csp) {
+  const list = (domains) => (domains && domains.length ? domains.join(" ") : "'none'");
+  const resources = (csp && csp.resourceDomains) || [];
+  return [
+    "default-src 'none'",
+    `script-src 'unsafe-inline' ${resources.join(" ")}`.trim(),
+    `style-src 'unsafe-inline' ${resources.join(" ")}`.trim(),
+    `img-src data: blob: ${resources.join(" ")}`.trim(),
+    `font-src data: ${resources.join(" ")}`.trim(),
+    `media-src data: blob: ${resources.join(" ")}`.trim(),
+    `connect-src ${list(csp && csp.connectDomains)}`,
+    `frame-src ${list(csp && csp.frameDomains)}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
+}
+
+function withPolicy(html, csp) {
+  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy(csp)}">`;
+  return html.replace(/<head[^>]*>/i, (head) => head + meta);
+}
+
+let client = null;
+let tools = [];
+let bridge = null;
+
+window.host = {
+  async open({ withApps = true, token = null } = {}) {
+    client = new Client(
+      { name: "apps-test-host", version: "1.0.0" },
+      { capabilities: withApps ? { extensions: { [APPS]: { mimeTypes: [APP_MIME] } } } : {} },
+    );
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href), { requestInit: { headers } }));
+    tools = (await client.listTools()).tools;
+    return tools.map((tool) => ({ name: tool.name, meta: tool._meta ?? null }));
+  },
+
+  async call(name, args) {
+    return client.callTool({ name, arguments: args });
+  },
+
+  /** Call `name` and show its result: in its view when the tool links one, else as JSON.
+   *  `result` replaces the call (to time a large result without a server that has it);
+   *  `view` names the ui:// view for a tool this server does not have. */
+  async show(name, args, { theme = "light", result = null, view = null } = {}) {
+    const tool = tools.find((candidate) => candidate.name === name);
+    const outcome = result || (await client.callTool({ name, arguments: args }));
+    const stage = document.getElementById("stage");
+    const uri = view || (tool && tool._meta && tool._meta.ui && tool._meta.ui.resourceUri);
+    if (!uri) {
+      stage.replaceChildren(Object.assign(document.createElement("pre"), { id: "plain", textContent: JSON.stringify(outcome, null, 2) }));
+      return { uri: null };
+    }
+    const content = (await client.readResource({ uri })).contents[0];
+    if (bridge) await bridge.close();
+    const frame = document.createElement("iframe");
+    frame.name = "view";
+    frame.title = (tool && tool.title) || name;
+    frame.setAttribute("sandbox", "allow-scripts");
+    frame.srcdoc = withPolicy(content.text, content._meta && content._meta.ui && content._meta.ui.csp);
+    stage.replaceChildren(frame);
+    document.body.dataset.theme = theme;
+    bridge = new AppBridge(client, { name: "apps-test-host", version: "1.0.0" }, { serverTools: {}, openLinks: {}, logging: {} }, {
+      hostContext: {
+        theme,
+        displayMode: "inline",
+        platform: "web",
+        toolInfo: tool ? { tool } : undefined,
+        containerDimensions: { maxHeight: 1400, width: 720 },
+        styles: { variables: THEMES[theme] },
+      },
+    });
+    bridge.onsizechange = ({ height }) => { if (height) frame.style.height = `${Math.min(height, 1400)}px`; };
+    bridge.onopenlink = async () => ({});
+    const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
+    await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
+    await initialized;
+    await bridge.sendToolInput({ arguments: args });
+    window.sentAt = performance.timeOrigin + performance.now();
+    await bridge.sendToolResult(outcome);
+    return { uri };
+  },
+};

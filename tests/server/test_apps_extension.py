@@ -1,0 +1,77 @@
+"""MCP Apps over the real SDK: a client that declares the extension sees the views'
+`ui://` links and resources; one that does not gets exactly what it got before."""
+
+from __future__ import annotations
+
+import re
+
+import mcp_types as types
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.helpers import mcp_client
+from video_research.server import apps, tool_listing
+from video_research.tools import dispatch
+
+APPS = {apps.EXTENSION_ID: {"mimeTypes": [apps.APP_MIME_TYPE]}}
+
+
+def _dump(result) -> str:
+    return result.model_dump_json(by_alias=True, exclude_none=True)
+
+
+async def test_a_host_with_the_extension_sees_the_views(server_env):
+    async with mcp_client(server_env, extensions=APPS) as session:
+        listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+        for name, uri in apps.TOOL_VIEWS.items():
+            if name in dispatch.TOOLS:
+                assert listed[name].meta == {"ui": {"resourceUri": uri}}
+        assert listed["video_metadata"].meta is None
+        views = [r for r in (await session.list_resources()).resources if r.uri.startswith("ui://")]
+        assert {r.uri for r in views} == set(apps.VIEWS)
+        for uri in apps.VIEWS:
+            content = (await session.read_resource(uri)).contents[0]
+            assert content.mime_type == "text/html;profile=mcp-app"
+            csp = content.meta["ui"]["csp"]
+            assert "connectDomains" not in csp and "resourceDomains" not in csp
+            assert csp.get("frameDomains", []) in ([], ["https://www.youtube-nocookie.com"])
+            # Self-contained: nothing loaded from anywhere, every include put in place.
+            assert not re.search(
+                r"""<(script|link|img)[^>]+(src|href)=["']?https?:""", content.text
+            )
+            assert "@include" not in content.text
+
+
+async def test_a_host_without_the_extension_gets_todays_lists_and_results(server_env):
+    async with mcp_client(server_env) as plain, mcp_client(server_env, extensions=APPS) as host:
+        plain_tools = await plain.list_tools()
+        assert all(tool.meta is None for tool in plain_tools.tools)
+        assert _dump(plain_tools) == _dump(
+            types.ListToolsResult(tools=_without_ui(await host.list_tools()))
+        )
+        plain_uris = {r.uri for r in (await plain.list_resources()).resources}
+        assert not any(uri.startswith("ui://") for uri in plain_uris)
+        # The result itself is the same whether or not the client shows it as a view.
+        assert _dump(await plain.call_tool("queue_status", {})) == _dump(
+            await host.call_tool("queue_status", {})
+        )
+
+
+def _without_ui(listed: types.ListToolsResult) -> list[types.Tool]:
+    return [tool.model_copy(update={"meta": None}) for tool in listed.tools]
+
+
+async def test_an_unknown_view_is_invalid_params(server_env):
+    async with mcp_client(server_env, extensions=APPS) as session:
+        with pytest.raises(MCPError, match="Unknown view") as raised:
+            await session.read_resource("ui://video-research/nope.html")
+        assert raised.value.error.code == types.INVALID_PARAMS
+
+
+def test_the_default_profile_stays_within_budget_with_the_views_linked():
+    from video_research.config import load_settings
+
+    default = tool_listing.definitions(dispatch.enabled_tools(load_settings({})))
+    linked = apps.with_views(default)
+    assert tool_listing.tokens(linked) <= tool_listing.DEFAULT_PROFILE_BUDGET_TOKENS
+    assert tool_listing.tokens(linked) > tool_listing.tokens(default)

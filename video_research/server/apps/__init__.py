@@ -1,0 +1,174 @@
+"""MCP Apps (the `io.modelcontextprotocol/ui` extension): our results as views in the chat.
+
+A tool that has a view carries `_meta.ui.resourceUri`, a `ui://` link to an HTML document
+the host renders in a sandboxed iframe and feeds with the tool's structured result. This
+is an extension: the server advertises it, and only a client that declared it (with the
+`text/html;profile=mcp-app` MIME type, the SDK's `client_supports_apps`) sees the links
+and the `ui://` resources. Every other client gets the tools/list and results it always
+got, so the views cost nothing to a host that cannot show them.
+
+The views are committed files in `views/` (plain HTML, CSS and JS, no build), joined
+into one self-contained document per view when first read: the host's CSP allows no
+script or style from anywhere, and the only origin a view may embed is the video
+player's (`frameDomains`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources as package_files
+from typing import Any
+
+import mcp_types as types
+from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID, ResourceCsp, client_supports_apps
+from mcp.shared.exceptions import MCPError
+
+__all__ = [
+    "APP_MIME_TYPE",
+    "SCHEME",
+    "EXTENSION_ID",
+    "TOOL_VIEWS",
+    "VIEWS",
+    "negotiated",
+    "read",
+    "resources",
+    "with_views",
+]
+
+SCHEME = "ui://"
+
+PLAYER_ORIGIN = "https://www.youtube-nocookie.com"
+"""The one origin a view may frame: YouTube's player without its tracking cookies."""
+
+
+@dataclass(frozen=True)
+class View:
+    name: str
+    title: str
+    description: str
+    frames_player: bool
+
+    @property
+    def uri(self) -> str:
+        return f"ui://video-research/{self.name}.html"
+
+    @property
+    def csp(self) -> dict[str, Any]:
+        """The narrowest policy: no connection and no outside resource (a domain list
+        left out is the spec's "none"), and the player's origin framed only by the views
+        that embed it."""
+        frames = [PLAYER_ORIGIN] if self.frames_player else None
+        return ResourceCsp(frame_domains=frames).model_dump(by_alias=True, exclude_none=True)
+
+    @property
+    def ui_meta(self) -> dict[str, Any]:
+        return {"csp": self.csp, "prefersBorder": True}
+
+
+VIEWS: dict[str, View] = {
+    view.uri: view
+    for view in (
+        View(
+            "moments",
+            "Moments",
+            "Search hits as a list; choosing one plays the video from that second.",
+            frames_player=True,
+        ),
+        View(
+            "analysis",
+            "Video analysis",
+            "A video analysis as a timeline of its timestamped points, each a seek.",
+            frames_player=True,
+        ),
+        View(
+            "frames",
+            "Frames",
+            "Frames and contact sheets (a result's images) as a zoomable grid.",
+            frames_player=False,
+        ),
+        View(
+            "queue",
+            "Watch queue",
+            "The watch queue as a board: now playing, next, who added what; skip and remove.",
+            frames_player=False,
+        ),
+    )
+}
+
+TOOL_VIEWS: dict[str, str] = {
+    "semantic_search_transcripts": "ui://video-research/moments.html",
+    "knowledge_search": "ui://video-research/moments.html",
+    "document_search": "ui://video-research/moments.html",
+    "video_analyze": "ui://video-research/analysis.html",
+    "queue_status": "ui://video-research/queue.html",
+    "catalog_search": "ui://video-research/queue.html",
+    "media_frames": "ui://video-research/frames.html",
+}
+"""Which tool's result opens which view (a tool this server does not have links nothing)."""
+
+
+def negotiated(ctx: Any) -> bool:
+    """Whether this request's client declared the extension (and its HTML profile)."""
+    try:
+        return client_supports_apps(ctx)
+    except AttributeError:  # a context without a session (in-process calls)
+        return False
+
+
+def with_views(tools: list[types.Tool]) -> list[types.Tool]:
+    """`tools` with `_meta.ui.resourceUri` on those that have a view (copies: the
+    published definitions are shared by every session)."""
+    linked = []
+    for tool in tools:
+        uri = TOOL_VIEWS.get(tool.name)
+        if uri is None:
+            linked.append(tool)
+            continue
+        meta = dict(tool.meta or {})
+        meta["ui"] = {"resourceUri": uri}
+        linked.append(tool.model_copy(update={"meta": meta}))
+    return linked
+
+
+def resources() -> list[types.Resource]:
+    return [
+        types.Resource(
+            uri=view.uri,
+            name=view.name,
+            title=view.title,
+            description=view.description,
+            mime_type=APP_MIME_TYPE,
+            meta={"ui": view.ui_meta},
+        )
+        for view in VIEWS.values()
+    ]
+
+
+def read(uri: str) -> types.ReadResourceResult:
+    view = VIEWS.get(uri)
+    if view is None:
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"Unknown view: {uri[:200]}. The views are {', '.join(VIEWS)}.",
+        )
+    return types.ReadResourceResult(
+        contents=[
+            types.TextResourceContents(
+                uri=uri, mime_type=APP_MIME_TYPE, meta={"ui": view.ui_meta}, text=html(view.name)
+            )
+        ]
+    )
+
+
+_INCLUDE = re.compile(r"/\*@include ([a-z]+\.(?:js|css))\*/")
+
+
+@cache
+def html(name: str) -> str:
+    """The view's document with the shared script and style put in place: one file the
+    host can render without fetching anything."""
+    folder = package_files.files(__package__) / "views"
+    page = (folder / f"{name}.html").read_text(encoding="utf-8")
+    return _INCLUDE.sub(lambda m: (folder / m.group(1)).read_text(encoding="utf-8"), page)
