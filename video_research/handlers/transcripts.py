@@ -217,6 +217,7 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         end_time=args.get("end_time"),
         published_after=args.get("published_after"),
         published_before=args.get("published_before"),
+        evidence=args.get("evidence"),
     )
     results = await transcript_search.search(
         query,

@@ -78,13 +78,25 @@ def frames_at(
     Times past the end give the last frame. Times are visited in order; a seek is made
     only when the next time is far ahead (or behind).
     """
+    return list(iter_frames_at(container, info, times, limits, max_edge=max_edge, tick=tick))
+
+
+def iter_frames_at(
+    container: Any,
+    info: MediaInfo,
+    times: list[float],
+    limits: MediaLimits,
+    *,
+    max_edge: int,
+    tick: Tick = _no_tick,
+) -> Iterator[Picture]:
+    """`frames_at` one picture at a time, for callers that must not hold them all."""
     deadline = Deadline(limits.decode_seconds, info.path)
     stream = _stream(container, info)
     assert info.video is not None
     width, height = scaled_size(info.video.width, info.video.height, max_edge)
     half_frame = 0.5 / (info.video.fps or 25.0)
     start = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
-    pictures: list[Picture] = []
     decoder: Iterator[Any] | None = None
     last: Any = None
     for target in sorted(times):
@@ -98,7 +110,9 @@ def frames_at(
         for frame in decoder:
             tick(frame.time - start)
             if frame.time - start >= target - half_frame:
-                chosen = frame if last is None or frame.time - start <= target + half_frame else last
+                chosen = (
+                    frame if last is None or frame.time - start <= target + half_frame else last
+                )
                 last = frame
                 break
             last = frame
@@ -107,8 +121,7 @@ def frames_at(
         if chosen is None:
             continue
         image = chosen.to_image(width=width, height=height, interpolation="AREA")
-        pictures.append(Picture(requested=target, time=round(chosen.time - start, 3), image=image))
-    return pictures
+        yield Picture(requested=target, time=round(chosen.time - start, 3), image=image)
 
 
 def walk(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from video_research.media.decode import Tick, _no_tick, frames_at
-from video_research.media.limits import MediaLimits, clock
+from video_research.media.limits import MediaLimits, check_range, clock
 from video_research.media.probe import describe, open_container, require_video
 from video_research.media.scenes import detect_scenes
 from video_research.support.errors import invalid_input
@@ -59,16 +59,6 @@ def spaced_times(start: float, end: float, count: int) -> list[float]:
     return [round(start + step * (n + 0.5), 3) for n in range(count)]
 
 
-def check_range(start: float, end: float | None, duration: float) -> tuple[float, float]:
-    stop = duration if end is None else min(end, duration) if duration > 0 else end
-    if start >= stop:
-        raise invalid_input(
-            f"The range {start:g}-{stop:g} s is empty (the media lasts {duration:g} s).",
-            hint="Give start < end, within the media's duration.",
-        )
-    return start, stop
-
-
 def extract_frames(
     path: str,
     limits: MediaLimits,
@@ -96,7 +86,9 @@ def extract_frames(
         duration = info.duration_seconds
         if per_scene:
             low, high = check_range(start, end, duration)
-            found = detect_scenes(path, limits, threshold=scene_threshold, start=low, end=high, tick=tick)
+            found = detect_scenes(
+                path, limits, threshold=scene_threshold, start=low, end=high, tick=tick
+            )
             wanted = [scene["keyframe_time"] for scene in found["scenes"]]
         elif count is not None:
             low, high = check_range(start, end, duration)

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
 
 VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mkv", ".webm", ".mov", ".avi"})
 AUDIO_SUFFIXES = frozenset({".mp3", ".m4a", ".wav", ".ogg", ".oga", ".opus", ".flac", ".aac"})
@@ -69,8 +69,7 @@ def unsupported(message: str, hint: str | None = None) -> ToolFailure:
     return ToolFailure(
         ErrorCategory.FILE_UNSUPPORTED,
         message,
-        hint=hint
-        or "Pass a video file (mp4, mkv, webm, mov, avi) that plays in a media player.",
+        hint=hint or "Pass a video file (mp4, mkv, webm, mov, avi) that plays in a media player.",
     )
 
 
@@ -86,3 +85,13 @@ def clock(seconds: float) -> str:
     if hours >= 1:
         return f"{int(hours)}:{int(minutes):02d}:{secs:04.1f}"
     return f"{int(minutes)}:{secs:04.1f}"
+
+
+def check_range(start: float, end: float | None, duration: float) -> tuple[float, float]:
+    stop = duration if end is None else min(end, duration) if duration > 0 else end
+    if start >= stop:
+        raise invalid_input(
+            f"The range {start:g}-{stop:g} s is empty (the media lasts {duration:g} s).",
+            hint="Give start < end, within the media's duration.",
+        )
+    return start, stop

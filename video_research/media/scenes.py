@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from video_research.media.decode import Tick, _no_tick, walk
-from video_research.media.limits import MediaLimits
+from video_research.media.limits import MediaLimits, check_range
 from video_research.media.probe import describe, open_container, require_video
 
 MIN_SCENE_SECONDS = 0.5
@@ -63,7 +63,7 @@ def detect_scenes(
     with open_container(path, limits) as container:
         info = describe(container, path, limits)
         require_video(info, path)
-        stop = info.duration_seconds if end is None else min(end, info.duration_seconds or end)
+        start, stop = check_range(start, end, info.duration_seconds)
         cuts: list[tuple[float, float]] = []
         previous = None
         recent: list[float] = []

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from video_research.media.decode import Tick, _no_tick, frames_at, scaled_size
-from video_research.media.frames import MIME, EncodedFrame, ImageFormat, check_range, encode, spaced_times
-from video_research.media.limits import MediaLimits, clock
+from video_research.media.frames import MIME, EncodedFrame, ImageFormat, encode, spaced_times
+from video_research.media.limits import MediaLimits, check_range, clock
 from video_research.media.probe import describe, open_container, require_video
 from video_research.media.scenes import detect_scenes
 
@@ -52,7 +52,9 @@ def contact_sheet(
         require_video(info, path)
         low, high = check_range(start, end, info.duration_seconds)
         if per_scene:
-            found = detect_scenes(path, limits, threshold=scene_threshold, start=low, end=high, tick=tick)
+            found = detect_scenes(
+                path, limits, threshold=scene_threshold, start=low, end=high, tick=tick
+            )
             wanted = [scene["keyframe_time"] for scene in found["scenes"]][:count]
         else:
             wanted = spaced_times(low, high, count)
@@ -63,7 +65,9 @@ def contact_sheet(
         cell_w, cell_h = scaled_size(info.video.width, info.video.height, cell_w)
         if cell_h > cell_w:  # portrait video: the cell's height is the bound
             cell_w, cell_h = scaled_size(info.video.width, info.video.height, cell_h)
-        pictures = frames_at(container, info, wanted, limits, max_edge=max(cell_w, cell_h), tick=tick)
+        pictures = frames_at(
+            container, info, wanted, limits, max_edge=max(cell_w, cell_h), tick=tick
+        )
     sheet = Image.new(
         "RGB", (GAP + columns * (cell_w + GAP), GAP + rows * (cell_h + GAP)), (16, 16, 16)
     )
@@ -78,10 +82,20 @@ def contact_sheet(
         box = draw.textbbox((0, 0), label, font=font)
         pad = 3
         draw.rectangle(
-            (x, y + cell_h - (box[3] - box[1]) - 2 * pad - 2, x + box[2] - box[0] + 2 * pad, y + cell_h),
+            (
+                x,
+                y + cell_h - (box[3] - box[1]) - 2 * pad - 2,
+                x + box[2] - box[0] + 2 * pad,
+                y + cell_h,
+            ),
             fill=(0, 0, 0),
         )
-        draw.text((x + pad, y + cell_h - (box[3] - box[1]) - pad - box[1] - 2), label, fill=(255, 255, 255), font=font)
+        draw.text(
+            (x + pad, y + cell_h - (box[3] - box[1]) - pad - box[1] - 2),
+            label,
+            fill=(255, 255, 255),
+            font=font,
+        )
         cells.append({"time": picture.time, "label": label, "row": row, "column": column})
     data = encode(sheet, image_format)
     quality = 80

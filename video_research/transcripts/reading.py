@@ -72,10 +72,15 @@ def search_filter(
     end_time: float | None,
     published_after: str | None,
     published_before: str | None,
+    evidence: str | None = None,
 ) -> FilterNode | None:
     """The chunks a search may return: of these channels and videos, in this language, in
     this stretch of the video, published in these dates (a date "before" keeps its day)."""
     conditions: list[FilterNode] = []
+    if evidence == "screen":
+        conditions.append(Filter.eq("evidence", "screen"))
+    elif evidence == "speech":
+        conditions.append(Filter.ne("evidence", "screen"))  # older chunks have none: speech
     if channel_ids:
         conditions.append(Filter.in_("channel_id", channel_ids))
     if video_ids:
