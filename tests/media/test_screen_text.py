@@ -14,7 +14,9 @@ def _accuracy(read: str, truth: str) -> float:
     """1 - character error rate, from difflib's matching blocks (spaces ignored: OCR
     drops them between words, and search tokenises without them anyway)."""
     read, truth = read.replace(" ", "").casefold(), truth.replace(" ", "").casefold()
-    matched = sum(block.size for block in difflib.SequenceMatcher(None, read, truth).get_matching_blocks())
+    matched = sum(
+        block.size for block in difflib.SequenceMatcher(None, read, truth).get_matching_blocks()
+    )
     return matched / max(len(truth), len(read))
 
 
@@ -33,7 +35,10 @@ async def test_slides_are_read_into_a_timeline_and_found_by_search(lecture, trut
         read = " ".join(s["text"] for s in shown)
         scores.append(_accuracy(read, f"{slide['title']} {slide['body']}"))
     accuracy = sum(scores) / len(scores)
-    print(f"\nslide text character accuracy: {accuracy:.3f} over {len(scores)} slides", file=sys.stderr)
+    print(
+        f"\nslide text character accuracy: {accuracy:.3f} over {len(scores)} slides",
+        file=sys.stderr,
+    )
     assert accuracy >= 0.9, scores
 
     assert result["indexed"] == {"video_id": "lecture", "chunk_count": len(truth["slides"])}

@@ -7,7 +7,7 @@ from video_research.tools.table.spec import ToolSpec
 
 _FILES = (
     "Local video files (mp4, mkv, webm, mov, avi) under VIDEO_RESEARCH_FILE_ROOTS; audio files "
-    "are refused. Requires blessed."
+    "are refused. Reading local files needs the blessed role."
 )
 
 SPECS: tuple[ToolSpec, ...] = (
@@ -24,7 +24,6 @@ SPECS: tuple[ToolSpec, ...] = (
             "Bounded by MEDIA_MAX_FRAMES, MEDIA_MAX_FRAME_EDGE and MEDIA_MAX_OUTPUT_BYTES; frames "
             "past a limit are listed in `omitted`. " + _FILES
         ),
-        role="blessed",
     ),
     ToolSpec(
         name="media_contact_sheet",
@@ -36,7 +35,6 @@ SPECS: tuple[ToolSpec, ...] = (
             "spaced over start-end or one per scene. The cheapest way to see a whole video.\n"
             + _FILES
         ),
-        role="blessed",
     ),
     ToolSpec(
         name="media_scenes",
@@ -48,7 +46,6 @@ SPECS: tuple[ToolSpec, ...] = (
             "with a link. Hard cuts (slides, edits) are found to the frame; slow fades may be "
             "missed. Lower threshold finds more cuts.\n" + _FILES
         ),
-        role="blessed",
     ),
     ToolSpec(
         name="media_screen_text",
@@ -62,7 +59,6 @@ SPECS: tuple[ToolSpec, ...] = (
             "With index: true the timeline is written to the transcript index as on-screen text, so "
             "semantic_search_transcripts finds what was shown beside what was said. " + _FILES
         ),
-        role="blessed",
         read_only=False,
         idempotent=True,
         audited=True,
