@@ -52,16 +52,56 @@ def _stream(container: Any, info: MediaInfo) -> Any:
     return stream
 
 
+MAX_BAD_PACKETS = 50
+"""Packets that fail to decode before the file is given up on (a few in a damaged file
+are skipped, as players do)."""
+
+
 def _frames(
     container: Any, stream: Any, deadline: Deadline, limits: MediaLimits, shown: str
 ) -> Iterator[Any]:
-    for packet in container.demux(stream):
+    import av
+
+    bad = 0
+    packets = container.demux(stream)
+    while True:
+        try:
+            packet = next(packets)
+        except StopIteration:
+            return  # a truncated file ends here; the frames decoded so far stand
+        except av.FFmpegError as exc:
+            raise _undecodable(shown, exc) from None
         deadline.check()
-        for frame in packet.decode():
+        try:
+            frames = packet.decode()
+        except av.FFmpegError as exc:
+            bad += 1
+            if bad > MAX_BAD_PACKETS:
+                raise _undecodable(shown, exc) from None
+            continue
+        for frame in frames:
             check_pixels(frame.width, frame.height, limits, shown)
             if frame.time is not None:
                 yield frame
-    # A truncated file ends here; the frames decoded so far stand.
+
+
+def _seek(container: Any, stream: Any, seconds: float, shown: str) -> None:
+    import av
+
+    try:
+        container.seek(int(seconds / stream.time_base), stream=stream, backward=True)
+    except av.FFmpegError as exc:
+        raise _undecodable(shown, exc) from None
+
+
+def _undecodable(shown: str, exc: Exception) -> Exception:
+    from video_research.media.limits import unsupported
+
+    reason = getattr(exc, "strerror", None) or str(exc)
+    return unsupported(
+        f"{shown} could not be decoded: {str(reason).strip().rstrip('.')}.",
+        "The file is damaged or not what its name says; check that it plays in a media player.",
+    )
 
 
 def frames_at(
@@ -103,7 +143,7 @@ def iter_frames_at(
         behind = last is not None and target < last.time - start
         far = last is not None and target - (last.time - start) > SEEK_GAP_SECONDS
         if decoder is None or last is None or behind or far:
-            container.seek(int((target + start) / stream.time_base), stream=stream, backward=True)
+            _seek(container, stream, target + start, info.path)
             decoder = _frames(container, stream, deadline, limits, info.path)
             last = None
         chosen = None
@@ -140,7 +180,7 @@ def walk(
     stream = _stream(container, info)
     offset = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
     if start > 0:
-        container.seek(int((start + offset) / stream.time_base), stream=stream, backward=True)
+        _seek(container, stream, start + offset, info.path)
     width, height = size
     for frame in _frames(container, stream, deadline, limits, info.path):
         moment = frame.time - offset

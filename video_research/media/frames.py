@@ -77,7 +77,8 @@ def extract_frames(
 
     Returns {"duration_seconds", "frames": [EncodedFrame], "omitted": [{time, reason}]}.
     At most `limits.max_frames` frames, together at most `limits.max_output_bytes`; the
-    frames past either limit are listed in "omitted", never silently dropped.
+    frames past either limit, and times a damaged file has no frame for ("unreadable"), are
+    listed in "omitted", never silently dropped.
     """
     edge = min(max_edge or limits.max_frame_edge, limits.max_frame_edge)
     with open_container(path, limits) as container:
@@ -105,6 +106,8 @@ def extract_frames(
         omitted = [{"time": t, "reason": "max_frames"} for t in wanted[limits.max_frames :]]
         wanted = wanted[: limits.max_frames]
         pictures = frames_at(container, info, wanted, limits, max_edge=edge, tick=tick)
+    got = {picture.requested for picture in pictures}
+    omitted.extend({"time": t, "reason": "unreadable"} for t in wanted if t not in got)
     frames: list[EncodedFrame] = []
     total = 0
     for picture in pictures:
