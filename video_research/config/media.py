@@ -88,7 +88,7 @@ class MediaSettings(BaseModel):
         lt=1.0,
         json_schema_extra=env_field(
             "MEDIA_SCENE_THRESHOLD",
-            "Default scene-cut threshold: the least mean colour change between two frames (0-1) "
+            "Default scene-cut threshold: the least change between two frames (0-1) "
             "that counts as a cut (it must also stand out of the change before it)",
         ),
     )

@@ -178,6 +178,8 @@ def walk(
     compares. The frames are scaled by swscale straight to `size`."""
     deadline = Deadline(limits.decode_seconds, info.path)
     stream = _stream(container, info)
+    # thumbnails do not show deblocking: skipping the loop filter decodes ~25% faster
+    stream.codec_context.options = {"skip_loop_filter": "all"}
     offset = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
     if start > 0:
         _seek(container, stream, start + offset, info.path)

@@ -1,5 +1,5 @@
 """Scene cuts: PyAV decodes every frame straight to a 64x36 RGB thumbnail (swscale), and a
-cut is where the mean colour change from the previous frame passes a threshold and is
+cut is where the change from the previous frame (`frame_change`) passes a threshold and is
 several times the change of the frames before it (an adaptive rule, as PySceneDetect's
 AdaptiveDetector: camera motion raises the background change, a cut stands out of it).
 
@@ -44,6 +44,20 @@ class Scene:
         return {**asdict(self), "keyframe_time": self.middle}
 
 
+PIXEL_CHANGED = 20
+"""A thumbnail pixel whose largest channel change (0-255) is above this has changed."""
+
+
+def frame_change(difference: Any) -> float:
+    """How much a frame differs from the one before (0-1), from the absolute difference
+    of their thumbnails: the mean colour change, or a quarter of the share of pixels that
+    changed visibly, whichever is larger. The second catches a cut between two images of
+    similar mean colour (one dark slide to another), which the mean alone scores low."""
+    mean = float(difference.mean()) / 255.0
+    changed = float((difference.max(axis=2) > PIXEL_CHANGED).mean())
+    return max(mean, changed / 4)
+
+
 def detect_scenes(
     path: str,
     limits: MediaLimits,
@@ -72,7 +86,7 @@ def detect_scenes(
         for moment, pixels in walk(container, info, limits, start=start, end=end, tick=tick):
             current = pixels.astype(np.int16)
             if previous is not None:
-                change = float(np.abs(current - previous).mean()) / 255.0
+                change = frame_change(np.abs(current - previous))
                 compared += 1
                 opened = cuts[-1][0] if cuts else start
                 background = sum(recent) / len(recent) if recent else 0.0
