@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import resource
 import shutil
-from fractions import Fraction
 import time
+from fractions import Fraction
 
 import pytest
 

@@ -181,7 +181,10 @@ def read_screen_text(
         info = describe(container, path, limits)
         require_video(info, path)
         low, high = check_range(start, end, info.duration_seconds)
-        found = detect_scenes(path, limits, threshold=scene_threshold, start=low, end=high)
+        # scene detection checks for cancellation too; its progress stays at the start
+        found = detect_scenes(
+            path, limits, threshold=scene_threshold, start=low, end=high, tick=lambda _: tick(low)
+        )
         samples = sample_times(found["scenes"], sample_seconds)[:MAX_SAMPLES]
         spent = 0.0
         by_time = {sample.time: sample for sample in samples}

@@ -8,8 +8,9 @@ said, says which each hit is, and can be narrowed to either.
 
 The screen chunks of a video are replaced as a whole (never its speech chunks, which
 `indexer.index_transcript` replaces on its own). A video with no speech record yet gets a
-minimal TranscriptVideos record (no cues) so that it is listed; an existing record, from
-a transcript or a transcription, is never overwritten by this.
+minimal TranscriptVideos record (no cues, `source: "screen"`) so that it is listed; such a
+record does not count as indexed for the speech indexers (`indexer.indexed_ids`), and an
+existing record, from a transcript or a transcription, is never overwritten by this.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ async def index_screen_text(
                 "published_at": info.published_at,
                 "language": "",
                 "is_generated": True,
-                "source": "file",
+                "source": SCREEN,
                 "source_path": source_path,
                 "chunk_count": len(objects),
                 "segment_count": 0,
