@@ -54,6 +54,13 @@ async def test_frames_and_sheet_reach_a_real_client_as_images(server_env, lectur
         assert scenes.structured_content["scene_count"] == 6
         assert all(isinstance(c, types.TextContent) for c in scenes.content)
 
+        read = await session.call_tool(
+            "media_screen_text",
+            {"path": str(lecture), "start": 24, "end": 36, "sample_seconds": 60},
+        )
+        assert not read.is_error, read.content
+        assert [s["text"] for s in read.structured_content["spans"]][:1] == ["Plate Tectonics"]
+
         broken = await session.call_tool("media_frames", {"path": str(lecture.parent / "x.mp4")})
         assert broken.is_error and tool_json(broken)["category"] == "FILE_NOT_FOUND"
     assert progress and [done for done, _ in progress] == sorted(d for d, _ in progress)
