@@ -2,7 +2,7 @@
 
 The FFmpeg binary is imageio-ffmpeg's (`imageio_ffmpeg.get_ffmpeg_exe()`), so no system
 ffmpeg is needed. The test video is the lecture fixture scaled to 1280x720 at 30 fps and
-played twice (144 s, 12 hard cuts), made once per run with that binary.
+played twice (144 s, 12 slides, 11 hard cuts), made once per run with that binary.
 
 - scene detection: `media.scenes.detect_scenes` vs `ffmpeg -vf select='gt(scene,0.3)'`
   (both decode every frame);
@@ -111,7 +111,7 @@ def _scenes(video: Path) -> None:
         theirs,
         higher_is_better=False,
     )
-    print(f"   cuts found: {len(found['scenes']) - 1} (12 in the video)", flush=True)
+    print(f"   scenes found: {len(found['scenes'])} (12 slides shown, 11 cuts)", flush=True)
 
 
 def _frames(video: Path, directory: Path) -> None:
