@@ -132,3 +132,11 @@ def test_fixture_is_small():
     assert (FIXTURES / "lecture.mp4").stat().st_size < 1_000_000
     assert shutil.which  # the fixture script is committed beside it
     assert (FIXTURES / "make_fixtures.sh").exists()
+
+
+async def test_a_file_link_with_a_time_gives_that_frame(lecture):
+    """A search hit's timestamp_url on a local file is a media_frames path: its thumbnail."""
+    result = await call_ok("media_frames", {"path": lecture.as_uri() + "#t=42"})
+    assert [f["requested_time"] for f in result["frames"]] == [42]
+    spaced = await call_ok("media_frames", {"path": lecture.as_uri(), "count": 2})
+    assert len(spaced["frames"]) == 2

@@ -25,10 +25,29 @@ from video_research.support import paths
 PROGRESS_EVERY_SECONDS = 0.5
 
 
+def file_uri_time(given: str) -> tuple[str, float | None]:
+    """(path, seconds) of a `file://` link with a `#t=` fragment, as `link` writes and the
+    transcript index stores for local files; (given, None) for a plain path. So a search
+    hit's `timestamp_url` can be passed straight to `media_frames` as its path."""
+    if not given.startswith("file://"):
+        return given, None
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(given)
+    seconds = None
+    if parsed.fragment.startswith("t="):
+        try:
+            seconds = max(0.0, float(parsed.fragment[2:].split(",")[0]))
+        except ValueError:
+            seconds = None
+    return unquote(parsed.path), seconds
+
+
 async def _confined(args: dict[str, Any], ctx: CallContext) -> tuple[str, MediaLimits]:
     from video_research.media.probe import check_suffix
 
-    path = await paths.confine(args["path"], ctx)
+    given, _ = file_uri_time(args["path"])
+    path = await paths.confine(given, ctx)
     check_suffix(str(path))
     return str(path), MediaLimits.from_settings(ctx.settings)
 
@@ -102,7 +121,8 @@ async def media_frames(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
             hint="times: frames at those seconds; count: evenly spaced; per_scene: one per scene.",
         )
     if chosen == 0:
-        count = 6
+        _, at = file_uri_time(args["path"])
+        times, count = ([at], None) if at is not None else (None, 6)
     start = args.get("start", 0.0)
     end = args.get("end") or duration
     found = await _in_worker(

@@ -129,9 +129,11 @@ def iter_frames_at(
     *,
     max_edge: int,
     tick: Tick = _no_tick,
+    deadline: Deadline | None = None,
 ) -> Iterator[Picture]:
-    """`frames_at` one picture at a time, for callers that must not hold them all."""
-    deadline = Deadline(limits.decode_seconds, info.path)
+    """`frames_at` one picture at a time, for callers that must not hold them all (and
+    may `extend` the `deadline` by the time they spend between pictures)."""
+    deadline = deadline or Deadline(limits.decode_seconds, info.path)
     stream = _stream(container, info)
     assert info.video is not None
     width, height = scaled_size(info.video.width, info.video.height, max_edge)

@@ -55,6 +55,10 @@ class Deadline:
         self.what = what
         self.ends = time.monotonic() + seconds
 
+    def extend(self, seconds: float) -> None:
+        """Add `seconds` that were not decoding (OCR of a frame between two decodes)."""
+        self.ends += seconds
+
     def check(self) -> None:
         if time.monotonic() > self.ends:
             raise ToolFailure(

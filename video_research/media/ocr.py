@@ -30,14 +30,18 @@ from functools import cache
 from typing import Any
 
 from video_research.media.decode import Tick, _no_tick, iter_frames_at
-from video_research.media.limits import MediaLimits, check_range
+from video_research.media.limits import Deadline, MediaLimits, check_range
 from video_research.media.probe import describe, open_container, require_video
-from video_research.media.scenes import detect_scenes
+from video_research.media.scenes import detect_scenes, frame_change
 
 MAX_SAMPLES = 2000
-"""Frames one call reads at most (about 50 minutes of one-minute slides at a 1.5 s each)."""
+"""Keyframes one call reads at most: at ~2 s of OCR each on two cores, about an hour."""
 OCR_EDGE = 1280
 """Longest edge of the frames OCR reads: 720p as is, larger scaled down."""
+UNCHANGED = 0.01
+"""A keyframe that changed less than this (`scenes.frame_change`) since the one before it
+in the same scene is not read again: a static slide sampled every `sample_seconds` costs
+one OCR, not one per sample."""
 SIMILAR = 0.85
 """Two keys this similar (difflib ratio) in neighbouring samples are one text misread."""
 
@@ -73,6 +77,7 @@ class Sample:
     time: float
     low: float
     high: float
+    scene: int = 0
     lines: list[tuple[str, float]] = field(default_factory=list)
 
 
@@ -88,7 +93,11 @@ def sample_times(scenes: list[dict[str, Any]], sample_seconds: float) -> list[Sa
         step = length / parts
         for n in range(parts):
             low = scene["start"] + n * step
-            samples.append(Sample(round(low + step / 2, 3), round(low, 3), round(low + step, 3)))
+            samples.append(
+                Sample(
+                    round(low + step / 2, 3), round(low, 3), round(low + step, 3), scene["index"]
+                )
+            )
     return samples
 
 
@@ -173,10 +182,13 @@ def read_screen_text(
 ) -> dict[str, Any]:
     """The on-screen text timeline of `path` between `start` and `end`.
 
-    Returns {"duration_seconds", "spans", "overlays", "keyframes_read", "ms_per_keyframe"}.
+    Returns {"duration_seconds", "spans", "overlays", "keyframes_read" (OCR runs: samples
+    equal to the one before are not read again), "ms_per_keyframe" (per sample)}.
     Scene detection takes the first part of the progress, OCR the rest: `tick` gets the
     media time of each keyframe read.
     """
+    import numpy as np
+
     with open_container(path, limits) as container:
         info = describe(container, path, limits)
         require_video(info, path)
@@ -187,18 +199,47 @@ def read_screen_text(
         )
         samples = sample_times(found["scenes"], sample_seconds)[:MAX_SAMPLES]
         spent = 0.0
+        reused = 0
+        previous: tuple[Sample, Any] | None = None
         by_time = {sample.time: sample for sample in samples}
+        # MEDIA_DECODE_SECONDS bounds the decoding; OCR time is the keyframe count's
+        decoding = Deadline(limits.decode_seconds, info.path)
         for picture in iter_frames_at(
-            container, info, list(by_time), limits, max_edge=OCR_EDGE, tick=lambda _: None
+            container,
+            info,
+            list(by_time),
+            limits,
+            max_edge=OCR_EDGE,
+            tick=lambda _: None,
+            deadline=decoding,
         ):
             began = time.perf_counter()
-            by_time[picture.requested].lines = read_image(picture.image, min_confidence)
-            spent += time.perf_counter() - began
+            sample = by_time[picture.requested]
+            thumbnail = _thumbnail(picture.image)
+            if (
+                previous is not None
+                and previous[0].scene == sample.scene
+                and (frame_change(np.abs(thumbnail - previous[1])) < UNCHANGED)
+            ):
+                sample.lines = previous[0].lines  # the same picture: read once
+                reused += 1
+            else:
+                sample.lines = read_image(picture.image, min_confidence)
+            previous = (sample, thumbnail)
+            took = time.perf_counter() - began
+            spent += took
+            decoding.extend(took)
             tick(picture.requested)
     timeline = build_timeline(samples, overlay_fraction, keep_overlays)
     return {
         "duration_seconds": info.duration_seconds,
         **timeline,
-        "keyframes_read": len(samples),
+        "keyframes_read": len(samples) - reused,
         "ms_per_keyframe": round(spent * 1000 / len(samples), 1) if samples else 0.0,
     }
+
+
+def _thumbnail(image: Any) -> Any:
+    import numpy as np
+
+    return np.asarray(image.convert("RGB").resize((64, 36)), dtype=np.int16)
