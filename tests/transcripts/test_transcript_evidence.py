@@ -97,6 +97,8 @@ async def test_a_video_with_only_screen_text_still_waits_for_its_transcript():
     from video_research.transcripts.indexer import indexed_ids
 
     await index_screen_text(VideoInfo("dQw4w9WgXcQ", "Talk"), _spans(), source_path="/v.mp4")
-    listed = await call_ok("get_indexed_videos", {})
-    assert [(v["video_id"], v["source"]) for v in listed["videos"]] == [("dQw4w9WgXcQ", "screen")]
+    assert (await call_ok("get_indexed_videos", {}))["videos"] == []
     assert await indexed_ids(["dQw4w9WgXcQ"]) == set()
+    assert (await _search("Plate Tectonics"))[0]["video_id"] == "dQw4w9WgXcQ"
+    deleted = await call_ok("delete_indexed_video", {"video_id": "dQw4w9WgXcQ"}, caller=_admin())
+    assert deleted["chunks_deleted"] == 6

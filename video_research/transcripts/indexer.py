@@ -136,7 +136,7 @@ VIDEOS_COLLECTION = register_collection(
             Property("published_at", DataType.DATE, "Publication time", filterable=True),
             _id("language", "Transcript language code"),
             Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
-            _id("source", "youtube, file, or screen (only on-screen text indexed)"),
+            _id("source", "youtube or file"),
             _id("source_path", "The transcript file, for file sources"),
             _blob("source_sha256", "SHA-256 of the transcript file's bytes, for file sources"),
             _blob("metadata_sha256", "SHA-256 of the metadata the caller gave for the file"),
@@ -333,15 +333,12 @@ async def file_records(source_path: str) -> list[dict[str, Any]]:
 
 
 async def indexed_ids(video_ids: Sequence[str]) -> set[str]:
-    """Which of `video_ids` have their speech indexed (a record made for on-screen text
-    alone, `source: "screen"`, does not count: its transcript is still to be fetched)."""
+    """Which of `video_ids` are indexed."""
     if not video_ids:
         return set()
     store = await get_store()
     page = await store.fetch(
-        VIDEOS,
-        where=Filter.all_of(Filter.in_("video_id", list(video_ids)), Filter.ne("source", SCREEN)),
-        limit=len(video_ids),
+        VIDEOS, where=Filter.in_("video_id", list(video_ids)), limit=len(video_ids)
     )
     return {obj.properties["video_id"] for obj in page.objects}
 

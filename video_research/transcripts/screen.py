@@ -7,10 +7,10 @@ reading order. So `semantic_search_transcripts` finds what was shown beside what
 said, says which each hit is, and can be narrowed to either.
 
 The screen chunks of a video are replaced as a whole (never its speech chunks, which
-`indexer.index_transcript` replaces on its own). A video with no speech record yet gets a
-minimal TranscriptVideos record (no cues, `source: "screen"`) so that it is listed; such a
-record does not count as indexed for the speech indexers (`indexer.indexed_ids`), and an
-existing record, from a transcript or a transcription, is never overwritten by this.
+`indexer.index_transcript` replaces on its own). No TranscriptVideos record is written:
+that record means "the speech of this video is indexed" (the indexers skip a video that
+has one), so on-screen text alone never stops its transcript from being fetched later;
+`delete_indexed_video` removes the screen chunks with the rest.
 """
 
 from __future__ import annotations
@@ -19,16 +19,14 @@ import json
 from typing import Any
 
 from video_research.knowledge.filters import Filter
-from video_research.knowledge.store import generate_uuid5, get_store, now_utc
+from video_research.knowledge.store import generate_uuid5, get_store
 from video_research.transcripts.indexer import (
     CHUNKS,
     MAX_CHUNKS,
     SCREEN,
     SCREEN_CHUNKS,
-    VIDEOS,
     VideoInfo,
     timestamp_url,
-    video_uuid,
 )
 
 
@@ -84,27 +82,4 @@ async def index_screen_text(
         objects,
         uuids=[screen_chunk_uuid(info.video_id, n) for n in range(len(objects))],
     )
-    if await store.get(VIDEOS, video_uuid(info.video_id)) is None:
-        await store.upsert(
-            VIDEOS,
-            {
-                "video_id": info.video_id,
-                "video_title": info.title,
-                "channel_id": info.channel_id,
-                "channel_title": info.channel_title,
-                "video_url": link,
-                "published_at": info.published_at,
-                "language": "",
-                "is_generated": True,
-                "source": SCREEN,
-                "source_path": source_path,
-                "chunk_count": len(objects),
-                "segment_count": 0,
-                "duration_seconds": max((group["end"] for group in groups), default=0.0),
-                "indexed_at": now_utc(),
-                "chapters_json": "[]",
-                "segments_json": "[]",
-            },
-            uuid=video_uuid(info.video_id),
-        )
     return {"video_id": info.video_id, "chunk_count": len(objects)}
