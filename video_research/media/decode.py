@@ -26,7 +26,7 @@ SEEK_GAP_SECONDS = 3.0
 a seek lands on a keyframe and decodes forward anyway."""
 
 
-def _no_tick(_: float) -> None:
+def no_tick(_: float) -> None:
     return None
 
 
@@ -111,7 +111,7 @@ def frames_at(
     limits: MediaLimits,
     *,
     max_edge: int,
-    tick: Tick = _no_tick,
+    tick: Tick = no_tick,
 ) -> list[Picture]:
     """The frame shown at each of `times` (the last one before it), scaled to `max_edge`.
 
@@ -128,7 +128,7 @@ def iter_frames_at(
     limits: MediaLimits,
     *,
     max_edge: int,
-    tick: Tick = _no_tick,
+    tick: Tick = no_tick,
     deadline: Deadline | None = None,
 ) -> Iterator[Picture]:
     """`frames_at` one picture at a time, for callers that must not hold them all (and
@@ -174,7 +174,7 @@ def walk(
     start: float = 0.0,
     end: float | None = None,
     size: tuple[int, int] = (64, 36),
-    tick: Tick = _no_tick,
+    tick: Tick = no_tick,
 ) -> Iterator[tuple[float, Any]]:
     """(time, small RGB array) for every frame from `start` to `end`: what scene detection
     compares. The frames are scaled by swscale straight to `size`."""

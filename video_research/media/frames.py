@@ -12,7 +12,7 @@ import io
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from video_research.media.decode import Tick, _no_tick, frames_at
+from video_research.media.decode import Tick, frames_at, no_tick
 from video_research.media.limits import MediaLimits, check_range, clock
 from video_research.media.probe import describe, open_container, require_video
 from video_research.media.scenes import detect_scenes
@@ -71,7 +71,7 @@ def extract_frames(
     max_edge: int | None = None,
     image_format: ImageFormat = "jpeg",
     scene_threshold: float = 0.05,
-    tick: Tick = _no_tick,
+    tick: Tick = no_tick,
 ) -> dict[str, Any]:
     """Frames of `path`: exactly one of `times`, `count`, `per_scene`.
 

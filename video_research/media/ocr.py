@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from video_research.media.decode import Tick, _no_tick, iter_frames_at
+from video_research.media.decode import Tick, iter_frames_at, no_tick
 from video_research.media.limits import Deadline, MediaLimits, check_range
 from video_research.media.probe import describe, open_container, require_video
 from video_research.media.scenes import detect_scenes, frame_change
@@ -178,7 +178,7 @@ def read_screen_text(
     overlay_fraction: float = 0.6,
     keep_overlays: bool = False,
     scene_threshold: float = 0.05,
-    tick: Tick = _no_tick,
+    tick: Tick = no_tick,
 ) -> dict[str, Any]:
     """The on-screen text timeline of `path` between `start` and `end`.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from video_research.media.decode import Tick, _no_tick, walk
+from video_research.media.decode import Tick, no_tick, walk
 from video_research.media.limits import MediaLimits, check_range
 from video_research.media.probe import describe, open_container, require_video
 
@@ -66,7 +66,7 @@ def detect_scenes(
     start: float = 0.0,
     end: float | None = None,
     min_scene_seconds: float = MIN_SCENE_SECONDS,
-    tick: Tick = _no_tick,
+    tick: Tick = no_tick,
 ) -> dict[str, Any]:
     """The scenes of `path` between `start` and `end` (seconds; None = the end).
 

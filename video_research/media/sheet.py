@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from video_research.media.decode import Tick, _no_tick, frames_at, scaled_size
+from video_research.media.decode import Tick, frames_at, no_tick, scaled_size
 from video_research.media.frames import MIME, EncodedFrame, ImageFormat, encode, spaced_times
 from video_research.media.limits import MediaLimits, check_range, clock
 from video_research.media.probe import describe, open_container, require_video
@@ -36,7 +36,7 @@ def contact_sheet(
     per_scene: bool = False,
     image_format: ImageFormat = "jpeg",
     scene_threshold: float = 0.05,
-    tick: Tick = _no_tick,
+    tick: Tick = no_tick,
 ) -> dict[str, Any]:
     """One grid image of `count` frames evenly spaced in [start, end] (or one per scene,
     at most `count`), each cell labelled with its time. The sheet's longest edge and its
