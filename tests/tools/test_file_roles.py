@@ -58,6 +58,10 @@ def _file_calls(root):
             "research_document",
             {"question": "What is noted?", "file_paths": [str(root / "notes.txt")]},
         ),
+        ("media_frames", {"path": str(root / "clips" / "talk.mp4")}),
+        ("media_contact_sheet", {"path": str(root / "clips" / "talk.mp4")}),
+        ("media_scenes", {"path": str(root / "clips" / "talk.mp4")}),
+        ("media_screen_text", {"path": str(root / "clips" / "talk.mp4"), "index": True}),
     ]
 
 

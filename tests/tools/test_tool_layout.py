@@ -32,6 +32,7 @@ LISTED_TOOLSETS = [
     "papers",
     "transcripts",
     "documents",
+    "media",
     "catalog",
     "playlists",
     "queue",

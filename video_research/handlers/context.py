@@ -42,6 +42,15 @@ async def _no_progress(progress: float, total: float | None, message: str | None
     return None
 
 
+@dataclass(frozen=True)
+class ImageAttachment:
+    """An image a handler returns beside its JSON result (MCP ImageContent): the bytes of
+    an encoded picture and its MIME type; the JSON result describes it (time, size, link)."""
+
+    data: bytes
+    mime_type: str
+
+
 @dataclass
 class CallContext:
     tool: str
@@ -58,6 +67,8 @@ class CallContext:
     toolsets: Any = None
     """This session's toolsets for the toolset meta-tools (`tools.toolsets.SessionControl`),
     set by the dispatcher for every call."""
+    images: list[ImageAttachment] = field(default_factory=list, init=False)
+    """Images the handler attached (`attach_image`), returned after the JSON text content."""
     last_progress: float | None = field(default=None, init=False)
     """The last progress value sent: MCP progress must increase with each notification."""
 
@@ -65,6 +76,12 @@ class CallContext:
     def settings(self) -> Settings:
         """The settings in force for this call (what handlers read instead of a global)."""
         return self.services.settings
+
+    def attach_image(self, data: bytes, mime_type: str) -> None:
+        """Return `data` as an MCP image content item of this call's result, in the order
+        attached. The structured result stays the JSON the output schema describes; the
+        images follow its text copy in `content`, where clients that see images look."""
+        self.images.append(ImageAttachment(data, mime_type))
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None

@@ -210,6 +210,7 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         end_time=args.get("end_time"),
         published_after=args.get("published_after"),
         published_before=args.get("published_before"),
+        evidence=args.get("evidence"),
     )
     indexing = youtube_index.empty_batch()
     if args["auto_index"]:

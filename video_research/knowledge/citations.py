@@ -68,7 +68,8 @@ def cite(collection: str, props: dict[str, Any]) -> dict[str, Any]:
     url: str | None = None
     if collection == "TranscriptChunks":
         title = props.get("video_title") or props.get("video_id") or "a video"
-        label = f"{title} at {clock(props.get('start_time'))}"
+        shown = " (on screen)" if props.get("evidence") == "screen" else ""
+        label = f"{title} at {clock(props.get('start_time'))}{shown}"
         url = props.get("timestamp_url") or None
     elif collection == "TranscriptVideos":
         label = props.get("video_title") or props.get("video_id") or "a video"

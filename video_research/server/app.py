@@ -3,7 +3,7 @@
 `tools/list` publishes each enabled tool with its schemas/ contracts as inputSchema and
 outputSchema. `tools/call` resolves the caller, runs the call through
 `dispatch.call` and wraps the outcome: a result as structured content plus the same
-JSON as text, an error as `isError` with the ToolError JSON as its one text content.
+JSON as text (followed by the images a handler attached, as image content), an error as `isError` with the ToolError JSON as its one text content.
 An unknown (or switched-off) tool is a JSON-RPC invalid-params error.
 
 Resources, prompts and completions are served from their own modules, so later features
@@ -12,6 +12,7 @@ plug in there without touching this file.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -53,9 +54,16 @@ def tool_result(outcome: dispatch.Outcome) -> types.CallToolResult:
             content=[types.TextContent(type="text", text=text)], is_error=True
         )
     result, text = _encodable_json(outcome.result or {})
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structured_content=result
+    content: list[Any] = [types.TextContent(type="text", text=text)]
+    content.extend(
+        types.ImageContent(
+            type="image",
+            data=base64.b64encode(image.data).decode("ascii"),
+            mime_type=image.mime_type,
+        )
+        for image in outcome.images
     )
+    return types.CallToolResult(content=content, structured_content=result)
 
 
 def _encodable_json(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:

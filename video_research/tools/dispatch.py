@@ -22,11 +22,11 @@ import importlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from video_research.handlers.context import CallContext
+from video_research.handlers.context import CallContext, ImageAttachment
 from video_research.support import contracts
 from video_research.support.errors import ErrorCategory, ToolError, ToolFailure, make_tool_error
 from video_research.support.services import use_services
@@ -81,10 +81,13 @@ def resolve_handler(ref: str) -> Handler:
 
 @dataclass
 class Outcome:
-    """A finished call: exactly one of `result` and `error` is set."""
+    """A finished call: exactly one of `result` and `error` is set. `images` are the
+    pictures a successful handler attached (`CallContext.attach_image`), returned as MCP
+    image content after the result's JSON."""
 
     result: dict[str, Any] | None = None
     error: ToolError | None = None
+    images: list[ImageAttachment] = field(default_factory=list)
 
     @property
     def is_error(self) -> bool:
@@ -167,7 +170,7 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
                 details={"errors": problems},
             ).to_tool_error()
         )
-    return Outcome(result=result)
+    return Outcome(result=result, images=list(ctx.images))
 
 
 def _non_finite(arguments: dict[str, Any]) -> list[dict[str, str]]:

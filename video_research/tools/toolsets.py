@@ -34,6 +34,7 @@ TOOLSET_DESCRIPTIONS: dict[str, str] = {
     "search": "Web search with Google Search grounding and sources.",
     "knowledge": "Search, relate, add to and re-embed the knowledge base every result is written to.",
     "transcripts": "Index YouTube or local transcripts; search, list, read and delete them.",
+    "media": "Local videos seen offline: frames as images, contact sheets, scene cuts, on-screen text (OCR).",
     "documents": "Ingest local PDF, DOCX, PPTX, HTML, Markdown and text files and search them.",
     "catalog": "The channel's video catalog: search, add, import, remove.",
     "playlists": "Saved playlists of catalog videos.",

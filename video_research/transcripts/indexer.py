@@ -3,7 +3,10 @@ top of them, is `transcripts.search`).
 
 `TranscriptChunks` holds the search chunks of every indexed video (its metadata:
 video_id, channel_id, channel_title, video_title, video_url, published_at, start_time,
-end_time, timestamp_url, language, chunk_index, chapter). Its embedding text is the
+end_time, timestamp_url, language, chunk_index, chapter, evidence). `evidence` says what
+kind of evidence a chunk is: "speech" (what was said; chunks stored before the field
+existed have none and count as speech) or "screen" (text shown on screen, written by
+`transcripts.screen`). The two kinds of one video are replaced independently. Its embedding text is the
 video title, the chapter and the chunk's words, in that order, so "the Vimjoyer video
 about garbage collection" matches on the title as well as the words. channel_id,
 video_id, language, published_at and the times are filterable: channel_id is the key a
@@ -53,6 +56,12 @@ logger = logging.getLogger(__name__)
 
 CHUNKS = "TranscriptChunks"
 VIDEOS = "TranscriptVideos"
+SPEECH = "speech"
+SCREEN = "screen"
+EVIDENCE_KINDS = (SPEECH, SCREEN)
+SPEECH_CHUNKS = Filter.ne("evidence", SCREEN)
+"""Speech chunks: those not marked screen (chunks from before the field have none)."""
+SCREEN_CHUNKS = Filter.eq("evidence", SCREEN)
 MAX_CHUNKS = 5000
 """Chunks one video may have: a 12-hour stream makes about 1,000."""
 
@@ -101,6 +110,11 @@ CHUNKS_COLLECTION = register_collection(
             Property("last_cue", DataType.INT, "Index of the chunk's last cue"),
             Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
             _id("source", "youtube or file"),
+            _id(
+                "evidence",
+                "speech (captions, transcripts: the default) or screen (text shown on screen, "
+                "read by OCR)",
+            ),
             _blob(
                 "cue_starts", "Start of each line of text, seconds, as a JSON list (pinpointing)"
             ),
@@ -251,6 +265,7 @@ async def index_transcript(
             "end_time": chunk.end,
             "timestamp_url": timestamp_url(info.video_id, link, chunk.start),
             "chunk_index": chunk.index,
+            "evidence": SPEECH,
             "first_cue": chunk.first_cue,
             "last_cue": chunk.last_cue,
             "cue_starts": json.dumps(
@@ -262,7 +277,7 @@ async def index_transcript(
     store = await get_store(settings)
     await store.replace_where(
         CHUNKS,
-        Filter.eq("video_id", info.video_id),
+        Filter.all_of(Filter.eq("video_id", info.video_id), SPEECH_CHUNKS),
         objects,
         uuids=[chunk_uuid(info.video_id, chunk.index) for chunk in chunks],
     )

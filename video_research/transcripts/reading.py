@@ -73,6 +73,7 @@ def search_filter(
     end_time: float | None,
     published_after: str | None,
     published_before: str | None,
+    evidence: str | None = None,
 ) -> FilterNode | None:
     """The chunks a search may return: of these channels and videos, in this language, in
     this stretch of the video, published in these dates (a date "before" keeps its day).
@@ -81,6 +82,10 @@ def search_filter(
     windows.check_seconds(start_time, end_time)
     windows.check_dates(published_after, published_before)
     conditions: list[FilterNode] = []
+    if evidence == "screen":
+        conditions.append(Filter.eq("evidence", "screen"))
+    elif evidence == "speech":
+        conditions.append(Filter.ne("evidence", "screen"))  # older chunks have none: speech
     if channel_ids:
         conditions.append(Filter.in_("channel_id", channel_ids))
     if video_ids:

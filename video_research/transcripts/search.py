@@ -153,6 +153,7 @@ class Moment:
             "score": round(self.score, 6),
             "chapter": props.get("chapter"),
             "chunks": len(self.hits),
+            "evidence": props.get("evidence") or "speech",
         }
 
 
@@ -181,7 +182,9 @@ def merge_hits(hits: Sequence[SearchHit]) -> list[Moment]:
     moments: list[Moment] = []
     by_video: dict[str, list[Moment]] = {}
     for hit in sorted(hits, key=lambda h: -h.score):
-        video = by_video.setdefault(hit.properties["video_id"], [])
+        # what was said and what was shown are separate moments, even at one time
+        evidence = hit.properties.get("evidence") or "speech"
+        video = by_video.setdefault(f"{hit.properties['video_id']}\0{evidence}", [])
         home = next(
             (
                 moment

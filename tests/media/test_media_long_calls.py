@@ -1,0 +1,76 @@
+"""Long media calls: decoding runs in a worker thread, so the event loop keeps answering
+(no stall over 50 ms); progress is the percent of the range decoded; a cancelled call
+stops its worker within one keyframe."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import anyio
+
+from tests.calls import call_tool
+
+
+async def _loop_stalls(work) -> list[float]:
+    """Run `work()` while a ticker measures how late each 10 ms sleep wakes (seconds)."""
+    stalls: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        while not done.is_set():
+            began = time.perf_counter()
+            await asyncio.sleep(0.01)
+            stalls.append(time.perf_counter() - began - 0.01)
+
+    task = asyncio.create_task(ticker())
+    try:
+        await work()
+    finally:
+        done.set()
+        await task
+    return stalls
+
+
+async def test_the_event_loop_is_never_blocked_while_decoding(lecture):
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
+    async def work() -> None:
+        outcome = await call_tool("media_scenes", {"path": str(lecture)}, progress=on_progress)
+        assert outcome.error is None, outcome.error
+        outcome = await call_tool(
+            "media_frames", {"path": str(lecture), "per_scene": True}, progress=on_progress
+        )
+        assert outcome.error is None, outcome.error
+
+    stalls = await _loop_stalls(work)
+    assert len(stalls) > 20
+    assert max(stalls) < 0.05, f"the loop stalled {max(stalls) * 1000:.0f} ms"
+    assert progress and all(total == 100 for _, total, _ in progress)
+    assert all(0 <= done <= 100 for done, _, _ in progress)
+    assert "of 72 s" in progress[-1][2]
+
+
+async def test_a_cancelled_call_stops_its_worker(lecture):
+    started = anyio.Event()
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        started.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(
+            lambda: call_tool(
+                "media_screen_text",
+                {"path": str(lecture), "sample_seconds": 2},  # 36 keyframes: a minute of OCR
+                progress=on_progress,
+            )
+        )
+        with anyio.fail_after(60):
+            await started.wait()
+        began = time.perf_counter()
+        group.cancel_scope.cancel()
+    # the task group waits for the worker thread: it stopped at its next keyframe
+    assert time.perf_counter() - began < 8

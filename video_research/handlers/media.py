@@ -1,0 +1,262 @@
+"""The media toolset: frames, contact sheets, scene cuts and on-screen text of local videos.
+
+Each handler confines the path to the caller's roots, then runs the media package's plain
+functions in a worker thread (`anyio.to_thread`), so decoding never blocks the event loop.
+The worker reports the media time it has reached through a `tick` that sends progress
+(percent of the range's duration) at most twice a second and raises when the call was
+cancelled, so a cancelled call stops decoding within one packet.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+
+from video_research.handlers.context import CallContext
+from video_research.media.limits import MediaLimits
+from video_research.support import paths
+
+PROGRESS_EVERY_SECONDS = 0.5
+
+
+def file_uri_time(given: str) -> tuple[str, float | None]:
+    """(path, seconds) of a `file://` link with a `#t=` fragment, as `link` writes and the
+    transcript index stores for local files; (given, None) for a plain path. So a search
+    hit's `timestamp_url` can be passed straight to `media_frames` as its path."""
+    if not given.startswith("file://"):
+        return given, None
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(given)
+    seconds = None
+    if parsed.fragment.startswith("t="):
+        try:
+            seconds = max(0.0, float(parsed.fragment[2:].split(",")[0]))
+        except ValueError:
+            seconds = None
+    return unquote(parsed.path), seconds
+
+
+async def _confined(args: dict[str, Any], ctx: CallContext) -> tuple[str, MediaLimits]:
+    from video_research.media.probe import check_suffix
+
+    given, _ = file_uri_time(args["path"])
+    path = await paths.confine(given, ctx)
+    check_suffix(str(path))
+    return str(path), MediaLimits.from_settings(ctx.settings)
+
+
+def link(path: str, seconds: float) -> str:
+    """The file at `seconds`: a file URI with a media fragment players understand."""
+    return f"{Path(path).as_uri()}#t={seconds:.1f}"
+
+
+def _ticker(
+    ctx: CallContext, start: float, end: float | None, what: str
+) -> Callable[[float], None]:
+    """The worker thread's `tick`: checks cancellation on every call, sends progress (percent
+    of [start, end]) at most every PROGRESS_EVERY_SECONDS."""
+    last = [0.0]
+    span = max((end or 0.0) - start, 1e-6)
+
+    def tick(seconds: float) -> None:
+        anyio.from_thread.check_cancelled()
+        now = time.monotonic()
+        if end is None or now - last[0] < PROGRESS_EVERY_SECONDS:
+            return
+        last[0] = now
+        percent = round(min(99.0, max(0.0, (seconds - start) / span * 100)), 1)
+        anyio.from_thread.run(
+            ctx.report_progress, percent, 100.0, f"{what}: {seconds:.0f} of {end:.0f} s"
+        )
+
+    return tick
+
+
+async def _in_worker(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return await anyio.to_thread.run_sync(lambda: function(*args, **kwargs))
+
+
+async def _duration(path: str, limits: MediaLimits) -> tuple[Any, float]:
+    from video_research.media.probe import probe, require_video
+
+    info = await _in_worker(probe, path, limits)
+    require_video(info, path)
+    return info, info.duration_seconds
+
+
+def _image_items(
+    ctx: CallContext, path: str, frames: list[Any], first_index: int = 2
+) -> list[dict[str, Any]]:
+    """Attach each frame as image content; their descriptions for the JSON result."""
+    described = []
+    for n, frame in enumerate(frames):
+        ctx.attach_image(frame.data, frame.mime_type)
+        described.append(
+            {**frame.describe(), "link": link(path, frame.time), "content_index": first_index + n}
+        )
+    return described
+
+
+async def media_frames(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from video_research.media.frames import extract_frames
+
+    path, limits = await _confined(args, ctx)
+    _, duration = await _duration(path, limits)
+    times = args.get("times")
+    per_scene = bool(args.get("per_scene"))
+    count = args.get("count")
+    chosen = sum(1 for given in (times is not None, per_scene, count is not None) if given)
+    if chosen > 1:
+        from video_research.support.errors import invalid_input
+
+        raise invalid_input(
+            "Give one of times, count and per_scene, not several.",
+            hint="times: frames at those seconds; count: evenly spaced; per_scene: one per scene.",
+        )
+    if chosen == 0:
+        _, at = file_uri_time(args["path"])
+        times, count = ([at], None) if at is not None else (None, 6)
+    start = args.get("start", 0.0)
+    end = args.get("end") or duration
+    found = await _in_worker(
+        extract_frames,
+        path,
+        limits,
+        times=times,
+        count=count,
+        per_scene=per_scene,
+        start=start,
+        end=args.get("end"),
+        max_edge=args.get("max_edge"),
+        image_format=args.get("format", "jpeg"),
+        scene_threshold=args.get("scene_threshold") or ctx.settings.media_scene_threshold,
+        tick=_ticker(ctx, start, end, "frames"),
+    )
+    return {
+        "path": paths.printable(path),
+        "duration_seconds": found["duration_seconds"],
+        "media": found["media"].to_dict(),
+        "frames": _image_items(ctx, path, found["frames"]),
+        "omitted": found["omitted"],
+    }
+
+
+async def media_contact_sheet(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from video_research.media.sheet import contact_sheet
+
+    path, limits = await _confined(args, ctx)
+    _, duration = await _duration(path, limits)
+    start = args.get("start", 0.0)
+    found = await _in_worker(
+        contact_sheet,
+        path,
+        limits,
+        count=args.get("count", 12),
+        columns=args.get("columns", 4),
+        cell_width=args.get("cell_width", 320),
+        start=start,
+        end=args.get("end"),
+        per_scene=bool(args.get("per_scene")),
+        image_format=args.get("format", "jpeg"),
+        scene_threshold=args.get("scene_threshold") or ctx.settings.media_scene_threshold,
+        tick=_ticker(ctx, start, args.get("end") or duration, "contact sheet"),
+    )
+    sheet = found["sheet"]
+    ctx.attach_image(sheet.data, sheet.mime_type)
+    return {
+        "path": paths.printable(path),
+        "duration_seconds": found["duration_seconds"],
+        "media": found["media"].to_dict(),
+        "sheet": {**sheet.describe(), "link": link(path, sheet.requested), "content_index": 2},
+        "cells": [{**cell, "link": link(path, cell["time"])} for cell in found["cells"]],
+    }
+
+
+async def media_scenes(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from video_research.media.scenes import detect_scenes
+
+    path, limits = await _confined(args, ctx)
+    _, duration = await _duration(path, limits)
+    start = args.get("start", 0.0)
+    found = await _in_worker(
+        detect_scenes,
+        path,
+        limits,
+        threshold=args.get("threshold") or ctx.settings.media_scene_threshold,
+        start=start,
+        end=args.get("end"),
+        min_scene_seconds=args.get("min_scene_seconds", 0.5),
+        tick=_ticker(ctx, start, args.get("end") or duration, "scenes"),
+    )
+    scenes = found["scenes"]
+    limit = args.get("limit", 200)
+    return {
+        "path": paths.printable(path),
+        "duration_seconds": found["duration_seconds"],
+        "scene_count": len(scenes),
+        "scenes": [{**scene, "link": link(path, scene["start"])} for scene in scenes[:limit]],
+        "frames_compared": found["frames_compared"],
+        "truncated": len(scenes) > limit,
+    }
+
+
+async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from video_research.media.ocr import read_screen_text
+
+    path, limits = await _confined(args, ctx)
+    _, duration = await _duration(path, limits)
+    start = args.get("start", 0.0)
+    settings = ctx.settings
+    found = await _in_worker(
+        read_screen_text,
+        path,
+        limits,
+        start=start,
+        end=args.get("end"),
+        sample_seconds=args.get("sample_seconds", 10.0),
+        min_confidence=args.get("min_confidence", 0.6),
+        overlay_fraction=settings.media_ocr_overlay_fraction,
+        keep_overlays=bool(args.get("keep_overlays")),
+        scene_threshold=args.get("scene_threshold") or settings.media_scene_threshold,
+        tick=_ticker(ctx, start, args.get("end") or duration, "on-screen text"),
+    )
+    spans = [{**span, "link": link(path, span["appeared"])} for span in found["spans"]]
+    indexed = None
+    if args.get("index"):
+        indexed = await _index_screen_text(path, args, found["spans"])
+    return {
+        "path": paths.printable(path),
+        "duration_seconds": found["duration_seconds"],
+        "spans": spans,
+        "overlays": found["overlays"],
+        "keyframes_read": found["keyframes_read"],
+        "ms_per_keyframe": found["ms_per_keyframe"],
+        "indexed": indexed,
+    }
+
+
+async def _index_screen_text(
+    path: str, args: dict[str, Any], spans: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Write the timeline to the transcript index under the ID a transcript of the same
+    file would get (`sources.identify`: yt-dlp's `Title [ID]`, else the file's name), so
+    what was said and what was shown land on one video."""
+    from video_research.transcripts.indexer import VideoInfo
+    from video_research.transcripts.screen import index_screen_text
+    from video_research.transcripts.sources import identify
+
+    named = identify(Path(path))
+    video_id = args.get("video_id") or named["video_id"]
+    info = VideoInfo(
+        video_id=video_id,
+        title=args.get("title") or named.get("title") or Path(path).stem,
+        url=Path(path).as_uri(),
+    )
+    return await index_screen_text(info, spans, source_path=path)

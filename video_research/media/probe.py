@@ -1,0 +1,211 @@
+"""What a media file is, read from its header with PyAV, and refused before any decoding
+when it breaks a limit (size, streams, frame size, duration) or is not media at all.
+
+PyAV ships FFmpeg in its wheel, so nothing on the system is needed. Opening a container
+reads only its header and a little of its start (`probesize`, `analyzeduration` kept
+small): a file that declares a huge frame or thousands of streams is refused from what it
+declares, never by allocating what it declares.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from video_research.media.limits import (
+    AUDIO_SUFFIXES,
+    MEDIA_SUFFIXES,
+    MediaLimits,
+    too_large,
+    unsupported,
+)
+from video_research.support.paths import check_regular, printable
+
+OPEN_OPTIONS = {"probesize": str(5 * 1024 * 1024), "analyzeduration": str(5_000_000)}
+"""How much of a file FFmpeg reads to learn its streams: 5 MB and 5 s of media, enough
+for every ordinary container, small enough that a hostile one costs little."""
+
+
+@dataclass
+class VideoStreamInfo:
+    index: int
+    codec: str
+    width: int
+    height: int
+    fps: float | None
+    frames: int | None
+
+
+@dataclass
+class AudioStreamInfo:
+    index: int
+    codec: str
+    sample_rate: int
+    channels: int
+
+
+@dataclass
+class MediaInfo:
+    """A probed media file: plain data, JSON-ready through `to_dict`."""
+
+    path: str
+    container: str
+    size_bytes: int
+    duration_seconds: float
+    stream_count: int
+    video: VideoStreamInfo | None = None
+    audio: AudioStreamInfo | None = None
+    attached_pictures: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def open_container(path: str, limits: MediaLimits) -> Any:
+    """The PyAV container of `path`, FILE_UNSUPPORTED when FFmpeg cannot read it as media.
+
+    The caller closes it (`with open_container(...) as container`).
+    """
+    import av
+
+    shown = printable(path)
+    info = check_regular(path)
+    if info.st_size == 0:
+        raise unsupported(f"{shown} is empty (0 bytes): there is no media in it.")
+    if info.st_size > limits.max_file_bytes:
+        raise too_large(
+            f"{shown} is {info.st_size:,} bytes, more than the {limits.max_file_bytes:,} the "
+            "media tools open.",
+            "Trim the file, or raise MEDIA_MAX_FILE_BYTES.",
+        )
+    try:
+        return av.open(path, "r", options=dict(OPEN_OPTIONS), metadata_errors="ignore")
+    except av.FFmpegError as exc:
+        raise unsupported(
+            f"{shown} could not be read as media: {_reason(exc)}.",
+            "Check that the file plays in a media player; a truncated or renamed file cannot "
+            "be decoded.",
+        ) from None
+
+
+def _reason(exc: Exception) -> str:
+    text = getattr(exc, "strerror", None) or str(exc)
+    return str(text).strip().rstrip(".") or type(exc).__name__
+
+
+def _is_attached_picture(stream: Any) -> bool:
+    import av
+
+    return bool(stream.disposition & av.stream.Disposition.attached_pic)
+
+
+def describe(container: Any, path: str, limits: MediaLimits) -> MediaInfo:
+    """Check `container` against the limits and say what it holds (nothing decoded)."""
+    shown = printable(path)
+    streams = list(container.streams)
+    if len(streams) > limits.max_streams:
+        raise unsupported(
+            f"{shown} has {len(streams):,} streams, more than the {limits.max_streams} the "
+            "media tools accept.",
+            "A normal video has one video and a few audio or subtitle streams; remux the ones "
+            "you need, or raise MEDIA_MAX_STREAMS.",
+        )
+    duration = _duration(container)
+    if duration > limits.max_duration_seconds:
+        raise too_large(
+            f"{shown} lasts {duration:,.0f} s, more than the {limits.max_duration_seconds:,.0f} s "
+            "the media tools decode.",
+            "Cut the part you need, or raise MEDIA_MAX_DURATION_SECONDS.",
+        )
+    pictures = [s for s in container.streams.video if _is_attached_picture(s)]
+    videos = [s for s in container.streams.video if not _is_attached_picture(s)]
+    video = None
+    if videos:
+        stream = videos[0]
+        width, height = stream.codec_context.width, stream.codec_context.height
+        check_pixels(width, height, limits, shown)
+        if width <= 0 or height <= 0:
+            raise unsupported(f"{shown} has a video stream without a frame size.")
+        rate = stream.average_rate or stream.guessed_rate
+        video = VideoStreamInfo(
+            index=stream.index,
+            codec=stream.codec_context.name,
+            width=width,
+            height=height,
+            fps=round(float(rate), 3) if rate else None,
+            frames=stream.frames or None,
+        )
+    audio = None
+    if container.streams.audio:
+        stream = container.streams.audio[0]
+        audio = AudioStreamInfo(
+            index=stream.index,
+            codec=stream.codec_context.name,
+            sample_rate=stream.codec_context.sample_rate or 0,
+            channels=stream.codec_context.channels or 0,
+        )
+    if video is None and audio is None:
+        raise unsupported(f"{shown} holds neither video nor audio that FFmpeg can decode.")
+    notes = []
+    if pictures:
+        notes.append(f"{len(pictures)} attached picture(s) (cover art) ignored")
+    return MediaInfo(
+        path=shown,
+        container=container.format.name,
+        size_bytes=os.path.getsize(path),
+        duration_seconds=round(duration, 3),
+        stream_count=len(streams),
+        video=video,
+        audio=audio,
+        attached_pictures=len(pictures),
+        notes=notes,
+    )
+
+
+def check_pixels(width: int, height: int, limits: MediaLimits, shown: str) -> None:
+    if width * height > limits.max_pixels:
+        raise too_large(
+            f"{shown} declares {width:,} x {height:,} pixel frames, more than the "
+            f"{limits.max_pixels:,} pixels a frame may have.",
+            "Scale the video down first, or raise MEDIA_MAX_PIXELS.",
+        )
+
+
+def _duration(container: Any) -> float:
+    """Seconds, from the container or else its longest stream (0.0 when unknown)."""
+    if container.duration and container.duration > 0:
+        return container.duration / 1_000_000
+    best = 0.0
+    for stream in container.streams:
+        if stream.duration and stream.time_base:
+            best = max(best, float(stream.duration * stream.time_base))
+    return best
+
+
+def probe(path: str, limits: MediaLimits) -> MediaInfo:
+    """Open, check and describe `path` (plain in, plain out: a worker may run it)."""
+    with open_container(path, limits) as container:
+        return describe(container, path, limits)
+
+
+def require_video(info: MediaInfo, path: str) -> None:
+    """FILE_UNSUPPORTED for a file without pictures (audio, or only cover art)."""
+    if info.video is not None:
+        return
+    kind = "an audio file" if os.path.splitext(path)[1].lower() in AUDIO_SUFFIXES else "audio only"
+    cover = " (its cover picture is not a video)" if info.attached_pictures else ""
+    raise unsupported(
+        f"{printable(path)} is {kind}{cover}: it has no video stream to take pictures from.",
+        "Pass a video file (mp4, mkv, webm, mov, avi); audio is for the speech tools.",
+    )
+
+
+def check_suffix(path: str) -> None:
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in MEDIA_SUFFIXES:
+        raise unsupported(
+            f"{printable(path)} does not have a media file extension ({suffix or 'none'}).",
+            "Pass a video (" + ", ".join(sorted(s[1:] for s in MEDIA_SUFFIXES)) + ").",
+        )

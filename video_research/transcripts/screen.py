@@ -1,0 +1,85 @@
+"""On-screen text in the moment index: the second kind of evidence beside speech.
+
+An on-screen text timeline (spans of text with the times they appeared and disappeared,
+from `media_screen_text`) is stored as TranscriptChunks with `evidence: "screen"`: one
+chunk per stretch of time in which the same texts were shown (a slide), its lines in
+reading order. So `semantic_search_transcripts` finds what was shown beside what was
+said, says which each hit is, and can be narrowed to either.
+
+The screen chunks of a video are replaced as a whole (never its speech chunks, which
+`indexer.index_transcript` replaces on its own). No TranscriptVideos record is written:
+that record means "the speech of this video is indexed" (the indexers skip a video that
+has one), so on-screen text alone never stops its transcript from being fetched later;
+`delete_indexed_video` removes the screen chunks with the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from video_research.knowledge.filters import Filter
+from video_research.knowledge.store import generate_uuid5, get_store
+from video_research.transcripts.indexer import (
+    CHUNKS,
+    MAX_CHUNKS,
+    SCREEN,
+    SCREEN_CHUNKS,
+    VideoInfo,
+    timestamp_url,
+)
+
+
+def screen_chunk_uuid(video_id: str, index: int) -> str:
+    return generate_uuid5(f"{video_id}#screen#{index}", "transcript-chunk")
+
+
+def group_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Spans shown over the same stretch of time, as one group: {start, end, lines}."""
+    groups: dict[tuple[float, float], list[dict[str, Any]]] = {}
+    for span in spans:
+        groups.setdefault((span["appeared"], span["disappeared"]), []).append(span)
+    return [
+        {"start": start, "end": end, "lines": [span["text"] for span in members]}
+        for (start, end), members in sorted(groups.items())
+    ]
+
+
+async def index_screen_text(
+    info: VideoInfo, spans: list[dict[str, Any]], *, source_path: str
+) -> dict[str, Any]:
+    """Store `spans` as the screen chunks of `info.video_id`; {"video_id", "chunk_count"}."""
+    groups = group_spans(spans)[:MAX_CHUNKS]
+    link = info.link
+    objects = [
+        {
+            "video_id": info.video_id,
+            "video_title": info.title,
+            "channel_id": info.channel_id,
+            "channel_title": info.channel_title,
+            "video_url": link,
+            "published_at": info.published_at,
+            "language": "",
+            "is_generated": True,
+            "source": "file",
+            "evidence": SCREEN,
+            "chapter": "",
+            "text": "\n".join(group["lines"]),
+            "start_time": group["start"],
+            "end_time": group["end"],
+            "timestamp_url": timestamp_url(info.video_id, link, group["start"]),
+            "chunk_index": index,
+            "first_cue": 0,
+            "last_cue": len(group["lines"]) - 1,
+            "cue_starts": json.dumps([group["start"]] * len(group["lines"])),
+        }
+        for index, group in enumerate(groups)
+    ]
+    store = await get_store()
+    await store.replace_where(
+        CHUNKS,
+        Filter.all_of(Filter.eq("video_id", info.video_id), SCREEN_CHUNKS),
+        objects,
+        uuids=[screen_chunk_uuid(info.video_id, n) for n in range(len(objects))],
+    )
+    return {"video_id": info.video_id, "chunk_count": len(objects)}
