@@ -55,6 +55,7 @@ from video_research.config.common import (
 )
 from video_research.config.gemini import GeminiSettings
 from video_research.config.server import ServerSettings
+from video_research.config.speech import SpeechSettings
 from video_research.config.stores import StoreSettings
 from video_research.support.redact import register_secret
 
@@ -81,11 +82,11 @@ __all__ = [
 ]
 
 
-class Settings(ServerSettings, StoreSettings, GeminiSettings, BaseSettings):
+class Settings(ServerSettings, StoreSettings, SpeechSettings, GeminiSettings, BaseSettings):
     """Every setting the server reads. Field metadata names the environment variable.
 
     The fields are declared by area (config/gemini.py, config/stores.py,
-    config/server.py); listed in that order. Validators that span areas live here.
+    config/server.py, config/speech.py); listed in that order. Validators that span areas live here.
     """
 
     model_config = SettingsConfigDict(

@@ -1,0 +1,1 @@
+"""Local media: speech recognition and media downloads (and, beside them, frames and on-screen text)."""
