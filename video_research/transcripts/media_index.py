@@ -180,12 +180,12 @@ class _Reporter:
     async def __call__(self, name: str, seconds: float, duration: float | None) -> None:
         if not duration:
             return
-        fraction = min(seconds / duration, 0.99)
+        fraction = min(seconds / duration, 1.0)
         if fraction <= self.last:
             return
         self.last = fraction
         await self.progress(
-            self.done + fraction,
+            self.done + min(fraction, 0.999),  # the item's own step comes once it is indexed
             self.total,
             f"{name}: {fraction:.0%} of {_clock(duration)} transcribed",
         )
@@ -313,21 +313,15 @@ async def _transcribe_and_index(
     name = printable(media.name) if source_path else info.video_id
     duration = await asyncio.to_thread(tools.duration, media)
     latest = [0.0]
-    finished = anyio.Event()
 
     async def tick() -> None:
-        while not finished.is_set():
-            with anyio.move_on_after(PROGRESS_EVERY_SECONDS):
-                await finished.wait()
+        while True:
+            await asyncio.sleep(PROGRESS_EVERY_SECONDS)
             await report(name, latest[0], duration)
 
+    ticker = asyncio.create_task(tick())
     try:
-        async with anyio.create_task_group() as group:
-            group.start_soon(tick)
-            try:
-                result = await tools.transcribe(media, lambda s: latest.__setitem__(0, s))
-            finally:
-                finished.set()
+        result = await tools.transcribe(media, lambda seconds: latest.__setitem__(0, seconds))
     except MediaFailure as failure:
         run.failed.append(failure_item(failure, failure.reason, video_id=info.video_id, **where))
         return
@@ -336,6 +330,9 @@ async def _transcribe_and_index(
             raise  # the model cannot load: every item would fail alike
         run.failed.append(failure_item(failure, "error", video_id=info.video_id, **where))
         return
+    finally:
+        ticker.cancel()
+    await report(name, float(result.get("duration") or 0.0), duration)
     run.transcribed += 1
     run.speech_seconds += float(result.get("duration") or 0.0)
     cues = [Cue(s["start"], s["end"], s["text"]) for s in result["segments"] if s["text"]]
