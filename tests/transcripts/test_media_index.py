@@ -149,3 +149,18 @@ async def test_the_event_loop_is_never_blocked_while_media_is_transcribed(media)
     worst = max(gaps)
     print(f"worst event-loop gap while transcribing: {worst * 1000:.1f} ms")
     assert worst < 0.5, f"{worst * 1000:.0f} ms"
+
+
+async def test_a_youtube_video_with_captions_uses_them_and_transcribes_nothing(transcript_stub):
+    from tests.stubs.youtube_transcripts import StubVideo
+
+    transcript_stub.videos["cApTiOnS_01"] = StubVideo(
+        {"en": ([(3.0, 2.0, "the captions say this first")], False)}
+    )
+    url = "https://www.youtube.com/watch?v=cApTiOnS_01"
+    result = await call("index_media_files", {"urls": [url]})
+    assert result["transcribed_count"] == 0 and result["batch"]["indexed_count"] == 1, result
+    listed = await call("get_indexed_videos", {"source": "youtube"})
+    assert [v["video_id"] for v in listed["videos"]] == ["cApTiOnS_01"]
+    again = await call("index_media_files", {"urls": [url]})
+    assert again["batch"]["skipped"] == ["cApTiOnS_01"]
