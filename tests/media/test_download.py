@@ -81,6 +81,8 @@ async def test_a_direct_media_url_is_downloaded_transcribed_and_found(server, co
     assert top["video_id"] == video_id and top["timestamp_url"].startswith(url + "#t=")
     assert abs(top["match_time"] - 24.0) <= 5
     assert not list((current_settings().cache_dir / "media-downloads").glob("*/*")), "cleaned up"
+    again = await call("index_media_files", {"urls": [url]})
+    assert again["batch"]["skipped"] == [video_id] and again["transcribed_count"] == 0
 
 
 async def test_loopback_is_refused_without_the_allowlist(server, tmp_path):

@@ -37,9 +37,12 @@ def wer(reference: str, hypothesis: str) -> float:
     return row[-1] / len(ref)
 
 
+progress_seen: list[float] = []
+
+
 @pytest.fixture(scope="module")
 def transcript() -> dict:
-    return speech.transcribe_file(str(SPEECH))
+    return speech.transcribe_file(str(SPEECH), on_progress=progress_seen.append)
 
 
 def test_the_spoken_sentences_are_transcribed_with_bounded_wer(transcript):
@@ -60,10 +63,12 @@ def test_each_sentence_starts_within_a_second_and_a_half_of_the_truth(transcript
         assert abs(nearest - sentence["start"]) <= 1.5, (sentence, starts)
 
 
-def test_progress_is_reported_and_a_stop_request_ends_the_work():
-    seen: list[float] = []
-    speech.transcribe_file(str(SPEECH), on_progress=seen.append)
-    assert seen and seen == sorted(seen) and seen[-1] <= TRUTH["duration"]
+def test_progress_is_reported_and_a_stop_request_ends_the_work(transcript):
+    assert (
+        progress_seen
+        and progress_seen == sorted(progress_seen)
+        and progress_seen[-1] <= TRUTH["duration"]
+    )
     with pytest.raises(speech.SpeechError) as stopped:
         speech.transcribe_file(str(SPEECH), should_stop=lambda: True)
     assert stopped.value.reason == "cancelled"

@@ -316,7 +316,11 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             return None
 
     tools = media_index.MediaTools(
-        transcribe, download, speech.model_label(settings.speech_model), duration
+        transcribe,
+        download,
+        speech.model_label(settings.speech_model),
+        duration,
+        media_download.url_video_id,
     )
     options = media_index.MediaOptions(
         language=language,

@@ -337,7 +337,7 @@ def transcribe_file(
         )
     audio = decode_audio(path, max_duration_seconds)
     duration = audio.size / SAMPLE_RATE
-    with _LOCK:  # one CTranslate2 model is not shared by two transcriptions at once
+    with _LOCK:  # two calls starting together load the model once, not twice
         whisper = load_model(model, cpu_threads, download_root)
     try:
         segments, info = whisper.transcribe(

@@ -92,6 +92,8 @@ class MediaTools:
     model: str
     duration: Callable[[Path], float | None]
     """The media's length from its header (seconds), for progress; None when unknown."""
+    url_id: Callable[[str], str]
+    """The video ID a direct media URL is indexed under (known before downloading it)."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +264,12 @@ async def _one_url(
             return
         except TranscriptUnavailable as failure:
             captions_note = f" (captions: {failure.reason})"
+    if not youtube_id and not options.force_reindex:
+        video_id = tools.url_id(url)
+        existing = await indexer.get_video(video_id)
+        if existing and existing.get("speech_model") == tools.model:
+            run.skipped.append(video_id)  # indexed before with this model: not downloaded
+            return
     folder = options.scratch / f"item-{time.monotonic_ns()}"
     folder.mkdir(parents=True, exist_ok=True)
     try:
@@ -275,11 +283,6 @@ async def _one_url(
                 | {"error": failure.message + captions_note}
             )
             return
-        if not options.force_reindex and not youtube_id:
-            existing = await indexer.get_video(fetched.video_id)
-            if existing and existing.get("speech_model") == tools.model:
-                run.skipped.append(fetched.video_id)
-                return
         info = indexer.VideoInfo(
             fetched.video_id,
             title=fetched.title,
