@@ -335,6 +335,8 @@ def transcribe_file(
             f"({max_duration_seconds:g}).",
             _LONG_HINT,
         )
+    if should_stop and should_stop():  # cancelled before any decoding
+        raise SpeechError("cancelled", f"Transcription of {name} was cancelled.")
     audio = decode_audio(path, max_duration_seconds)
     duration = audio.size / SAMPLE_RATE
     with _LOCK:  # two calls starting together load the model once, not twice
