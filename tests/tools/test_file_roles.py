@@ -18,6 +18,7 @@ REQUIRED = {
     "knowledge_reembed": "admin",
     "index_channel_transcripts": "blessed",
     "index_transcript_files": "blessed",
+    "index_media_files": "blessed",
     "delete_indexed_video": "admin",
     "document_ingest": "blessed",
     "document_delete": "admin",

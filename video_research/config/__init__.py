@@ -56,6 +56,7 @@ from video_research.config.common import (
 from video_research.config.gemini import GeminiSettings
 from video_research.config.media import MediaSettings
 from video_research.config.server import ServerSettings
+from video_research.config.speech import SpeechSettings
 from video_research.config.stores import StoreSettings
 from video_research.support.redact import register_secret
 
@@ -82,10 +83,10 @@ __all__ = [
 ]
 
 
-class Settings(ServerSettings, StoreSettings, MediaSettings, GeminiSettings, BaseSettings):
+class Settings(ServerSettings, StoreSettings, MediaSettings, SpeechSettings, GeminiSettings, BaseSettings):
     """Every setting the server reads. Field metadata names the environment variable.
 
-    The fields are declared by area (config/gemini.py, config/media.py,
+    The fields are declared by area (config/gemini.py, config/media.py, config/speech.py,
     config/stores.py, config/server.py). Validators that span areas live here.
     """
 

@@ -1,7 +1,8 @@
 """Transcript tools: index a channel or a directory of transcript files, search what was
 said with timestamp links, page through channels, videos and transcripts.
 
-index_channel_transcripts, index_transcript_files, semantic_search_transcripts,
+index_channel_transcripts, index_transcript_files, index_media_files (speech),
+semantic_search_transcripts,
 get_all_channel_transcripts, get_indexed_videos, delete_indexed_video, transcript_get. The
 work is in `video_research.transcripts` (youtube_index for videos and channels, files for
 local transcript files, reading for pages, previews and search filters, search); these
@@ -16,12 +17,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 from video_research.handlers.context import CallContext
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.support import paths
-from video_research.support.errors import invalid_input, not_found
+from video_research.support.errors import config_error, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
 from video_research.transcripts import files as transcript_files
 from video_research.transcripts import indexer, reading, youtube_index
@@ -229,3 +231,120 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         pinpoint=args["pinpoint"],
     )
     return {"query": query, "result_count": len(results), "results": results, "indexing": indexing}
+
+
+async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    import threading
+    from functools import partial
+
+    import anyio
+
+    from video_research.media import download as media_download
+    from video_research.media import speech
+    from video_research.transcripts import media_index
+
+    settings = ctx.settings
+    files: list[Path] = []
+    confine = None
+    if args.get("paths"):
+        roots, client_roots = await paths.readable_roots(ctx)
+
+        def confine(file: Path) -> Path:
+            return paths.confine_to(file, roots, client_roots)
+
+        for given in args["paths"]:
+            root = confine(given)
+            files += await asyncio.to_thread(
+                media_index.find_media,
+                root,
+                given,
+                args["glob_pattern"],
+                speech.MEDIA_SUFFIXES,
+                args["max_files"] - len(files),
+            )
+    urls = args.get("urls") or []
+    if not files and not urls:
+        raise invalid_input(
+            "Nothing to index: no media files found and no urls given.",
+            hint="Pass paths (media files or folders; glob_pattern **/* looks in subfolders) "
+            f"with names ending {', '.join(speech.MEDIA_SUFFIXES)}, or urls.",
+        )
+    language = args.get("language") or settings.speech_language
+    model_dir = settings.speech_model_dir or str(settings.cache_dir / "speech-models")
+
+    async def transcribe(path: Path, on_progress: Any) -> dict[str, Any]:
+        stop = threading.Event()
+        work = partial(
+            speech.transcribe_file,
+            str(path),
+            model=settings.speech_model,
+            language=language or None,
+            max_duration_seconds=settings.speech_max_duration_seconds,
+            cpu_threads=settings.speech_cpu_threads,
+            beam_size=settings.speech_beam_size,
+            download_root=model_dir,
+            on_progress=on_progress,
+            should_stop=stop.is_set,
+        )
+        try:
+            # the loop stays free; a cancel returns at once and stops the worker at its
+            # next segment
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            stop.set()
+            raise
+        except speech.SpeechError as exc:
+            if exc.reason == "model":
+                raise config_error(exc.message, hint=exc.hint) from None
+            reason = {"not_found": "unreadable", "empty": "not_media"}.get(exc.reason, exc.reason)
+            raise media_index.MediaFailure(reason, exc.message, hint=exc.hint) from None
+
+    async def download(url: str, folder: Path) -> media_index.Fetched:
+        got = await media_download.download(url, folder, settings)
+        return media_index.Fetched(
+            got.path,
+            got.video_id,
+            got.title,
+            got.channel_id,
+            got.channel_title,
+            got.published_at,
+            got.url,
+        )
+
+    def duration(path: Path) -> float | None:
+        try:
+            return speech.probe(str(path)).duration
+        except speech.SpeechError:
+            return None
+
+    tools = media_index.MediaTools(
+        transcribe,
+        download,
+        speech.model_label(settings.speech_model),
+        duration,
+        media_download.url_video_id,
+    )
+    options = media_index.MediaOptions(
+        language=language,
+        speech=args["speech"],
+        force_reindex=args["force_reindex"],
+        caption_languages=youtube_index.languages(args.get("language"), settings),
+        scratch=settings.cache_dir / "media-downloads",
+    )
+    run = await media_index.index_media(
+        files, urls, options, tools, ctx.report_progress, confine or paths.resolve
+    )
+    result = {
+        "indexed": run.indexed,
+        "skipped": run.skipped,
+        "failed": run.failed,
+        "chunk_count": sum(item["chunk_count"] for item in run.indexed),
+    }
+    return {
+        "files_found": len(files),
+        "urls": len(urls),
+        "speech_model": tools.model,
+        "transcribed_count": run.transcribed,
+        "speech_seconds": round(run.speech_seconds, 1),
+        "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
+    }

@@ -1,5 +1,5 @@
 """Local media seen by the server itself, offline: probing, frames, contact sheets, scene
-cuts and on-screen text (OCR), decoded with PyAV (FFmpeg in its wheel; no system ffmpeg).
+cuts, on-screen text (OCR) and speech (faster-whisper), with media downloads; decoded with PyAV (FFmpeg in its wheel; no system ffmpeg).
 
 The CPU-heavy entry points (`probe.probe`, `frames.extract_frames`, `sheet.contact_sheet`,
 `scenes.detect_scenes`, `ocr.read_screen_text`) are plain top-level functions: a path and

@@ -109,7 +109,7 @@ CHUNKS_COLLECTION = register_collection(
             Property("first_cue", DataType.INT, "Index of the chunk's first cue"),
             Property("last_cue", DataType.INT, "Index of the chunk's last cue"),
             Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
-            _id("source", "youtube or file"),
+            _id("source", "youtube, file or speech"),
             _id(
                 "evidence",
                 "speech (captions, transcripts: the default) or screen (text shown on screen, "
@@ -119,7 +119,12 @@ CHUNKS_COLLECTION = register_collection(
                 "cue_starts", "Start of each line of text, seconds, as a JSON list (pinpointing)"
             ),
         ),
-        ("index_channel_transcripts", "index_transcript_files", "semantic_search_transcripts"),
+        (
+            "index_channel_transcripts",
+            "index_transcript_files",
+            "index_media_files",
+            "semantic_search_transcripts",
+        ),
     )
 )
 
@@ -136,7 +141,7 @@ VIDEOS_COLLECTION = register_collection(
             Property("published_at", DataType.DATE, "Publication time", filterable=True),
             _id("language", "Transcript language code"),
             Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
-            _id("source", "youtube or file"),
+            _id("source", "youtube, file or speech"),
             _id("source_path", "The transcript file, for file sources"),
             _blob("source_sha256", "SHA-256 of the transcript file's bytes, for file sources"),
             _blob("metadata_sha256", "SHA-256 of the metadata the caller gave for the file"),
@@ -145,6 +150,7 @@ VIDEOS_COLLECTION = register_collection(
                 "What the caller said of the file (videos entry, channel, language) as JSON: "
                 "a later call that leaves a field out keeps it",
             ),
+            _id("speech_model", "The speech model that made the transcript, for speech sources"),
             Property("chunk_count", DataType.INT, "Chunks indexed", filterable=True),
             Property("segment_count", DataType.INT, "Caption cues", filterable=True),
             Property("duration_seconds", DataType.NUMBER, "End of the last cue", filterable=True),
@@ -152,7 +158,7 @@ VIDEOS_COLLECTION = register_collection(
             _blob("chapters_json", "Chapters as JSON [{start, title}]"),
             _blob("segments_json", "Every cue as JSON [{start, end, text}]"),
         ),
-        ("index_channel_transcripts", "index_transcript_files"),
+        ("index_channel_transcripts", "index_transcript_files", "index_media_files"),
     )
 )
 
@@ -218,7 +224,8 @@ async def index_transcript(
 ) -> dict[str, Any]:
     """Chunk and store one video's transcript, replacing what was indexed for it before.
 
-    `stamps` (source_sha256, metadata_sha256) are kept in the record for `file_record`.
+    `stamps` (source_sha256, metadata_sha256, and speech_model for speech) are kept in the
+    record for `file_record`.
     Chunking runs in a worker thread (a long transcript takes seconds of CPU) within
     `budget`; TranscriptTooLarge when it runs out or the transcript would make more than
     MAX_CHUNKS chunks.
@@ -320,6 +327,7 @@ def video_summary(record: dict[str, Any]) -> dict[str, Any]:
         "segment_count": record.get("segment_count") or 0,
         "duration_seconds": record.get("duration_seconds") or 0.0,
         "indexed_at": record.get("indexed_at"),
+        **({"speech_model": record["speech_model"]} if record.get("speech_model") else {}),
     }
 
 

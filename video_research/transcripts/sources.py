@@ -44,6 +44,7 @@ from typing import Any
 
 from video_research.config import Settings
 from video_research.support import paths
+from video_research.support.cookies import load_cookie_jar
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.retrying import call_with_backoff
 from video_research.support.services import current_settings
@@ -79,7 +80,7 @@ class Transcript:
     language: str = ""
     is_generated: bool = False
     source: str = "youtube"
-    """youtube or file."""
+    """youtube, file, or speech (transcribed from the media's audio)."""
     source_path: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -140,7 +141,8 @@ def proxy_config(settings: Settings) -> Any:
 
 
 def _session(settings: Settings) -> Any:
-    """A requests Session with a timeout on every request, sent to the configured origin."""
+    """A requests Session with a timeout on every request, sent to the configured origin,
+    carrying the cookies of YOUTUBE_COOKIES_FILE when it is set."""
     import requests
 
     endpoint = settings.transcript_endpoint.rstrip("/")
@@ -152,7 +154,10 @@ def _session(settings: Settings) -> Any:
             kwargs.setdefault("timeout", REQUEST_TIMEOUT_SECONDS)
             return super().request(method, url, *args, **kwargs)
 
-    return TranscriptSession()
+    session = TranscriptSession()
+    if settings.youtube_cookies_file:
+        session.cookies.update(load_cookie_jar(settings.youtube_cookies_file))
+    return session
 
 
 def _pick(listing: Any, languages: list[str]) -> Any:
@@ -279,6 +284,8 @@ async def fetch_youtube(
     """The best transcript of a YouTube video; TranscriptUnavailable says why there is none."""
     settings = settings or current_settings()
     preferred = [lang for lang in (languages or settings.transcript_languages) if lang] or ["en"]
+    if settings.youtube_cookies_file:  # a bad file is the operator's to fix: config_error
+        load_cookie_jar(settings.youtube_cookies_file)
     try:
         return await call_with_backoff(
             _fetch_sync,

@@ -46,6 +46,25 @@ SPECS: tuple[ToolSpec, ...] = (
         audited=True,
     ),
     ToolSpec(
+        name="index_media_files",
+        handler="transcripts:index_media_files",
+        toolset="transcripts",
+        title="Transcribe and index media",
+        description=(
+            "Transcribe speech in local audio/video files (paths: files or folders under "
+            "VIDEO_RESEARCH_FILE_ROOTS) and YouTube or direct media URLs, offline with Whisper, and "
+            "index it for semantic_search_transcripts like captions (source: speech).\n"
+            "YouTube captions are used when they exist (speech: always transcribes anyway); only the "
+            "audio is downloaded. Progress per file and percent of its duration; one bad file fails "
+            "alone; unchanged files are skipped. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=True,
+        open_world=True,
+        audited=True,
+    ),
+    ToolSpec(
         name="semantic_search_transcripts",
         handler="transcripts:semantic_search_transcripts",
         toolset="transcripts",
@@ -83,7 +102,7 @@ SPECS: tuple[ToolSpec, ...] = (
         title="Indexed videos",
         description=(
             "List the videos whose transcripts are indexed, newest first, optionally by channel, "
-            "language or source (youtube, file); paged with next_cursor."
+            "language or source (youtube, file, speech); paged with next_cursor."
         ),
     ),
     ToolSpec(

@@ -1,0 +1,88 @@
+"""Speech recognition and media download settings."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from video_research.config.common import env_field
+
+
+class SpeechSettings(BaseModel):
+    """Speech recognition of local media (faster-whisper) and media downloads (yt-dlp)."""
+
+    # --- speech recognition ---
+    speech_model: str = Field(
+        default="base",
+        min_length=1,
+        json_schema_extra=env_field(
+            "SPEECH_MODEL",
+            "Whisper model: base (bundled, no download), another size name (tiny, small, "
+            "medium, large-v3, ...: downloaded on first use) or a CTranslate2 model directory",
+        ),
+    )
+    speech_model_dir: str = Field(
+        default="",
+        json_schema_extra=env_field(
+            "SPEECH_MODEL_DIR",
+            "Where downloaded speech models are kept (default: speech-models in the cache dir)",
+        ),
+    )
+    speech_language: str = Field(
+        default="",
+        max_length=16,
+        json_schema_extra=env_field(
+            "SPEECH_LANGUAGE",
+            "Language code speech is transcribed in (default: detected per file)",
+        ),
+    )
+    speech_cpu_threads: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        json_schema_extra=env_field(
+            "SPEECH_CPU_THREADS", "CPU threads one transcription uses (0: CTranslate2's default)"
+        ),
+    )
+    speech_beam_size: int = Field(
+        default=1,
+        ge=1,
+        le=10,
+        json_schema_extra=env_field(
+            "SPEECH_BEAM_SIZE", "Beam width of the decoder (1 greedy, fastest; 5 a little better)"
+        ),
+    )
+    speech_max_duration_seconds: float = Field(
+        default=4 * 3600.0,
+        gt=0,
+        le=48 * 3600.0,
+        json_schema_extra=env_field(
+            "SPEECH_MAX_DURATION_SECONDS",
+            "Longest media transcribed; longer files are refused by their header, before decoding",
+        ),
+    )
+
+    # --- media downloads ---
+    media_download_max_mb: int = Field(
+        default=500,
+        ge=1,
+        le=20_000,
+        json_schema_extra=env_field(
+            "MEDIA_DOWNLOAD_MAX_MB", "Largest media file downloaded from a URL (MB)"
+        ),
+    )
+    media_download_timeout_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        json_schema_extra=env_field(
+            "MEDIA_DOWNLOAD_TIMEOUT_SECONDS", "Network timeout of a media download (seconds)"
+        ),
+    )
+    youtube_cookies_file: str = Field(
+        default="",
+        json_schema_extra=env_field(
+            "YOUTUBE_COOKIES_FILE",
+            "Netscape-format cookies file sent with media downloads and YouTube transcript "
+            "requests (when YouTube blocks this IP)",
+        ),
+    )

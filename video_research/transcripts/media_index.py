@@ -1,0 +1,411 @@
+"""Speech into the transcript index (index_media_files): local audio and video files, and
+YouTube or direct media URLs, transcribed when they have no usable captions and indexed
+exactly like caption files, with `source: "speech"` and the model recorded.
+
+The speech engine and the downloader live in `video_research.media`; this package may not
+import another domain package, so the handler hands them in (`MediaTools`). What this
+module owns is the batch: which items to do, captions before speech for YouTube, one
+item's failure never stopping the rest, progress per item and per percent of media
+duration, and the rule that an interrupted run leaves no half-written video: an item's
+transcript is written in one step (`indexer.index_transcript`: chunks swapped in one
+`replace_where`, then the record) shielded from cancellation, so a cancel lands either
+before an item's write starts or after it ends, and a re-run redoes the item whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from video_research.support import paths
+from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.transcripts import indexer
+from video_research.transcripts.parsers import Cue
+from video_research.transcripts.sources import (
+    Transcript,
+    TranscriptUnavailable,
+    failure_item,
+    fetch_youtube,
+    identify,
+    printable,
+)
+
+logger = logging.getLogger(__name__)
+
+PROGRESS_EVERY_SECONDS = 1.0
+"""How often a running transcription reports how far it got."""
+
+
+class MediaFailure(ToolFailure):
+    """One media item could not be transcribed; `reason` is the batch's failure reason."""
+
+    def __init__(
+        self,
+        reason: str,
+        message: str,
+        *,
+        hint: str = "",
+        category: ErrorCategory = ErrorCategory.FILE_UNSUPPORTED,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(category, message, hint=hint or None, retryable=retryable)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A downloaded media file and what the download learnt about the video."""
+
+    path: Path
+    video_id: str
+    title: str = ""
+    channel_id: str = ""
+    channel_title: str = ""
+    published_at: str | None = None
+    url: str = ""
+
+
+Transcribe = Callable[[Path, Callable[[float], None]], Awaitable[dict[str, Any]]]
+"""(file, on_progress(seconds done)) -> {"language", "duration", "model", "segments"};
+raises MediaFailure for the file, a config_error ToolFailure when no file can be done."""
+Download = Callable[[str, Path], Awaitable[Fetched]]
+"""(url, folder) -> the media file downloaded into the folder."""
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class MediaTools:
+    """What the handler hands in: the speech engine, the downloader, and the model label
+    recorded with each transcript (a change of model re-indexes unchanged files)."""
+
+    transcribe: Transcribe
+    download: Download
+    model: str
+    duration: Callable[[Path], float | None]
+    """The media's length from its header (seconds), for progress; None when unknown."""
+    url_id: Callable[[str], str]
+    """The video ID a direct media URL is indexed under (known before downloading it)."""
+
+
+@dataclass(frozen=True)
+class MediaOptions:
+    language: str
+    """Language the speech is in; empty: detected per file."""
+    speech: str
+    """fallback (YouTube captions first) or always (transcribe even with captions)."""
+    force_reindex: bool
+    caption_languages: list[str] | None
+    scratch: Path
+    """Where downloads go for the length of one item."""
+
+
+@dataclass
+class MediaRun:
+    """What each item of one index_media_files call came to."""
+
+    indexed: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    speech_seconds: float = 0.0
+    transcribed: int = 0
+
+
+def find_media(
+    root: Path, given: str, pattern: str, suffixes: tuple[str, ...], limit: int
+) -> list[Path]:
+    """The media files to index: `root` when it is a file, else the directory's files
+    matching `pattern` with a media suffix. Blocking: run it in a thread."""
+    if not root.exists():
+        raise ToolFailure(
+            ErrorCategory.FILE_NOT_FOUND,
+            f"{given} does not exist.",
+            hint="Pass a media file or a directory of them, under VIDEO_RESEARCH_FILE_ROOTS.",
+        )
+    if not root.is_dir():
+        return [root]
+    paths.check_glob(pattern)
+    files = sorted(
+        p for p in root.glob(pattern) if p.suffix.lower() in suffixes and paths.is_listed_file(p)
+    )
+    if len(files) > limit:
+        raise invalid_input(
+            f"{len(files)} media files match in {printable(root)}, more than max_files ({limit}).",
+            hint="Raise max_files or narrow glob_pattern.",
+        )
+    return files
+
+
+async def index_media(
+    files: list[Path],
+    urls: list[str],
+    options: MediaOptions,
+    tools: MediaTools,
+    progress: Progress,
+    confine: Callable[[Path], Path],
+) -> MediaRun:
+    """Transcribe and index `files` (each confined again by `confine` when read: a link in
+    a directory may point out of the roots) and `urls`, one at a time."""
+    run = MediaRun()
+    total = len(files) + len(urls)
+    await progress(0, total, f"{total} media item(s) to index")
+    for done, file in enumerate(files):
+        try:
+            checked = confine(file)
+        except ToolFailure as failure:
+            run.failed.append(failure_item(failure, "forbidden", file=printable(file)))
+            continue
+        await _one_file(checked, options, tools, run, _Reporter(progress, done, total))
+        await progress(done + 1, total, printable(file.name))
+    for done, url in enumerate(urls, start=len(files)):
+        await _one_url(url, options, tools, run, _Reporter(progress, done, total))
+        await progress(done + 1, total, url[:200])
+    return run
+
+
+class _Reporter:
+    """Progress of one item: done items plus the fraction of this one's media transcribed."""
+
+    def __init__(self, progress: Progress, done: int, total: int) -> None:
+        self.progress, self.done, self.total = progress, done, total
+        self.last = 0.0
+
+    async def __call__(self, name: str, seconds: float, duration: float | None) -> None:
+        if not duration:
+            return
+        fraction = min(seconds / duration, 1.0)
+        if fraction <= self.last:
+            return
+        self.last = fraction
+        await self.progress(
+            self.done + min(fraction, 0.999),  # the item's own step comes once it is indexed
+            self.total,
+            f"{name}: {fraction:.0%} of {_clock(duration)} transcribed",
+        )
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+# ----------------------------------------------------------------------------- one item
+
+
+async def _one_file(
+    file: Path, options: MediaOptions, tools: MediaTools, run: MediaRun, report: _Reporter
+) -> None:
+    name = printable(file.name)
+    try:
+        digest = await asyncio.to_thread(_sha256, file)
+    except (ToolFailure, OSError) as exc:
+        reason = "unreadable"
+        message = exc.message if isinstance(exc, ToolFailure) else f"{name}: {exc}"
+        run.failed.append(
+            _item(reason, message, "Check the file can be read.", file=printable(file))
+        )
+        return
+    stamps = {
+        "source_sha256": digest,
+        "metadata_sha256": _settings_sha256(tools.model, options.language),
+        "speech_model": tools.model,
+    }
+    video_id = identify(file)["video_id"]
+    if not options.force_reindex:
+        if await _unchanged(file, stamps):
+            run.skipped.append(video_id)
+            return
+        existing = await indexer.get_video(video_id)
+        if existing and existing.get("source") != "speech":
+            run.skipped.append(video_id)
+            run.notes.append(
+                f"{video_id} already has a {existing.get('source')} transcript; force_reindex "
+                "replaces it with speech."
+            )
+            return
+    title = identify(file).get("title") or _title_from(file)
+    info = indexer.VideoInfo(video_id, title=title)
+    await _transcribe_and_index(
+        file, info, options, tools, run, report, stamps, source_path=printable(file), file=name
+    )
+
+
+async def _one_url(
+    url: str, options: MediaOptions, tools: MediaTools, run: MediaRun, report: _Reporter
+) -> None:
+    from video_research.support.youtube_urls import parse_video_id
+
+    youtube_id: str | None = None
+    try:
+        youtube_id = parse_video_id(url) if "youtu" in url.lower() else None
+    except ToolFailure:
+        youtube_id = None
+    captions_note = ""
+    if youtube_id and not options.force_reindex:
+        existing = await indexer.get_video(youtube_id)
+        if existing:
+            run.skipped.append(youtube_id)
+            return
+    if youtube_id and options.speech == "fallback":
+        try:
+            transcript = await fetch_youtube(youtube_id, options.caption_languages)
+            infos, _ = await indexer.video_infos([youtube_id])
+            run.indexed.append(await _write(transcript, infos[youtube_id], None))
+            return
+        except TranscriptUnavailable as failure:
+            captions_note = f" (captions: {failure.reason})"
+    if not youtube_id and not options.force_reindex:
+        video_id = tools.url_id(url)
+        existing = await indexer.get_video(video_id)
+        if existing and existing.get("speech_model") == tools.model:
+            run.skipped.append(video_id)  # indexed before with this model: not downloaded
+            return
+    folder = options.scratch / f"item-{time.monotonic_ns()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        try:
+            fetched = await tools.download(url, folder)
+        except ToolFailure as failure:
+            if failure.category is ErrorCategory.CONFIG_ERROR:
+                raise
+            run.failed.append(
+                failure_item(failure, "download", video_id=youtube_id or url[:200])
+                | {"error": failure.message + captions_note}
+            )
+            return
+        info = indexer.VideoInfo(
+            fetched.video_id,
+            title=fetched.title,
+            channel_id=fetched.channel_id,
+            channel_title=fetched.channel_title,
+            published_at=fetched.published_at,
+            url=fetched.url if not youtube_id else "",
+        )
+        stamps = {"speech_model": tools.model}
+        await _transcribe_and_index(
+            fetched.path, info, options, tools, run, report, stamps, source_path=None
+        )
+        if captions_note and run.indexed and run.indexed[-1]["video_id"] == fetched.video_id:
+            run.notes.append(f"{fetched.video_id}: no usable captions{captions_note}; transcribed.")
+    finally:
+        await asyncio.to_thread(_remove_tree, folder)
+
+
+async def _transcribe_and_index(
+    media: Path,
+    info: indexer.VideoInfo,
+    options: MediaOptions,
+    tools: MediaTools,
+    run: MediaRun,
+    report: _Reporter,
+    stamps: dict[str, str],
+    *,
+    source_path: str | None,
+    **where: str,
+) -> None:
+    name = printable(media.name) if source_path else info.video_id
+    duration = await asyncio.to_thread(tools.duration, media)
+    latest = [0.0]
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(PROGRESS_EVERY_SECONDS)
+            await report(name, latest[0], duration)
+
+    ticker = asyncio.create_task(tick())
+    try:
+        result = await tools.transcribe(media, lambda seconds: latest.__setitem__(0, seconds))
+    except MediaFailure as failure:
+        run.failed.append(failure_item(failure, failure.reason, video_id=info.video_id, **where))
+        return
+    except ToolFailure as failure:
+        if failure.category is ErrorCategory.CONFIG_ERROR:
+            raise  # the model cannot load: every item would fail alike
+        run.failed.append(failure_item(failure, "error", video_id=info.video_id, **where))
+        return
+    finally:
+        ticker.cancel()
+    await report(name, float(result.get("duration") or 0.0), duration)
+    run.transcribed += 1
+    run.speech_seconds += float(result.get("duration") or 0.0)
+    cues = [Cue(s["start"], s["end"], s["text"]) for s in result["segments"] if s["text"]]
+    if not cues:
+        run.failed.append(
+            _item(
+                "no_transcript",
+                f"{name}: no speech was recognised in {_clock(result.get('duration') or 0)}.",
+                "The recording may be silent or music only; set SPEECH_LANGUAGE if the "
+                "language was misdetected.",
+                video_id=info.video_id,
+                **where,
+            )
+        )
+        return
+    transcript = Transcript(
+        video_id=info.video_id,
+        cues=cues,
+        language=result.get("language") or options.language or "",
+        is_generated=True,
+        source="speech",
+        source_path=source_path or "",
+    )
+    try:
+        run.indexed.append(await _write(transcript, info, stamps))
+    except ToolFailure as failure:
+        if failure.category is ErrorCategory.CONFIG_ERROR:
+            raise
+        run.failed.append(failure_item(failure, "error", video_id=info.video_id, **where))
+
+
+async def _write(
+    transcript: Transcript, info: indexer.VideoInfo, stamps: dict[str, str] | None
+) -> dict[str, Any]:
+    """Index one transcript whole: shielded, so a cancel never splits chunks and record."""
+    with anyio.CancelScope(shield=True):
+        return await indexer.index_transcript(transcript, info, stamps=stamps)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _item(reason: str, error: str, hint: str, **where: str) -> dict[str, Any]:
+    return {**where, "reason": reason, "error": error, "hint": hint, "retryable": False}
+
+
+def _sha256(file: Path) -> str:
+    """SHA-256 of the media file (FIFOs and devices refused, never read)."""
+    with paths.open_regular(file) as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _settings_sha256(model: str, language: str) -> str:
+    """What a transcript depends on besides the file: a change re-transcribes it."""
+    said = {"speech_model": model, "language": language}
+    return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
+
+
+async def _unchanged(file: Path, stamps: dict[str, str]) -> bool:
+    for record in await indexer.file_records(printable(file)):
+        if all(record.get(key) == value for key, value in stamps.items()):
+            return True
+    return False
+
+
+def _title_from(file: Path) -> str:
+    return printable(file.stem).replace("_", " ").replace("-", " ").strip()[:500]
+
+
+def _remove_tree(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
