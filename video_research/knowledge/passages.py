@@ -19,18 +19,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from video_research.knowledge import citations
-from video_research.knowledge.collections import KNOWLEDGE_COLLECTIONS, any_collection
-from video_research.knowledge.store import SearchHit, get_store
+from video_research.knowledge.collections import SEARCHED_COLLECTIONS, any_collection
+from video_research.knowledge.filters import FilterNode
+from video_research.knowledge.store import KnowledgeStore, SearchHit, get_store
 from video_research.support.errors import ErrorCategory, ToolFailure
 
 logger = logging.getLogger(__name__)
 
-ANSWER_COLLECTIONS: tuple[str, ...] = (
-    *KNOWLEDGE_COLLECTIONS,
-    "TranscriptChunks",
-    "DocumentChunks",
-)
-"""What knowledge_ask searches by default: stored results, transcript moments, document passages."""
+ANSWER_COLLECTIONS: tuple[str, ...] = SEARCHED_COLLECTIONS
+"""What knowledge_ask searches by default: stored results, transcript moments, document
+passages (the same collections as knowledge_search)."""
 
 
 @dataclass
@@ -78,6 +76,49 @@ def _passage(hit: SearchHit) -> Passage:
     )
 
 
+async def search_each(
+    store: KnowledgeStore,
+    names: list[str],
+    query: str,
+    *,
+    alpha: float,
+    limit: int,
+    where: FilterNode | None = None,
+    min_score: float | None = None,
+) -> tuple[list[SearchHit], list[str]]:
+    """One hybrid search of each of `names` (one query embedding for all), the hits merged
+    best first, and notes on collections searched by keywords only.
+
+    A collection whose vectors another embedding model made (waiting for
+    knowledge_reembed) is searched by keywords instead of failing the whole search.
+    """
+    notes: list[str] = []
+    vector = None
+    if alpha > 0:
+        vector = (await store.embedder.embed([query], "query"))[0]
+    hits: list[SearchHit] = []
+    for name in names:
+        try:
+            hits += await store.hybrid(
+                name,
+                query,
+                alpha=alpha,
+                where=where,
+                limit=limit,
+                min_score=min_score,
+                vector=vector,
+            )
+        except ToolFailure as failure:
+            if failure.category is not ErrorCategory.CONFIG_ERROR or alpha == 0:
+                raise
+            notes.append(f"{name} was searched by keywords only: {failure.message}")
+            hits += await store.hybrid(
+                name, query, alpha=0, where=where, limit=limit, min_score=min_score
+            )
+    hits.sort(key=lambda hit: (-hit.score, hit.distance if hit.distance is not None else 2.0))
+    return hits, notes
+
+
 async def retrieve(
     question: str, *, collections: list[str] | None, limit: int, alpha: float
 ) -> Retrieval:
@@ -86,23 +127,9 @@ async def retrieve(
     for name in names:
         any_collection(name)
     store = await get_store()
-    notes: list[str] = []
-    vector = None
-    if alpha > 0:
-        vector = (await store.embedder.embed([question], "query"))[0]
-    hits: list[SearchHit] = []
-    for name in names:
-        try:
-            hits += await store.hybrid(name, question, alpha=alpha, limit=limit, vector=vector)
-        except ToolFailure as failure:
-            if failure.category is not ErrorCategory.CONFIG_ERROR or alpha == 0:
-                raise
-            notes.append(f"{name} was searched by keywords only: {failure.message}")
-            hits += await store.hybrid(name, question, alpha=0, limit=limit)
-    hits.sort(key=lambda hit: (-hit.score, hit.distance if hit.distance is not None else 2.0))
+    hits, notes = await search_each(store, names, question, alpha=alpha, limit=limit)
     top = hits[:limit]
-    for collection, pinpoint in _PINPOINTERS.items():
-        pinpoint(question, [hit for hit in top if hit.collection == collection])
+    pinpoint(question, top)
     return Retrieval([_passage(hit) for hit in top], names, notes)
 
 
@@ -118,6 +145,13 @@ def register_pinpointer(collection: str, pinpoint: Pinpointer) -> None:
     semantic_search_transcripts links its moments. This package may not import it.
     """
     _PINPOINTERS[collection] = pinpoint
+
+
+def pinpoint(question: str, hits: list[SearchHit]) -> None:
+    """Have each collection's pinpointer point its hits at the moment `question` is about
+    (a transcript chunk's start_time and timestamp_url move to the sentence spoken)."""
+    for collection, pinpointer in _PINPOINTERS.items():
+        pinpointer(question, [hit for hit in hits if hit.collection == collection])
 
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")

@@ -1,0 +1,237 @@
+"""knowledge_search and knowledge_stats over everything a user put in: transcripts and
+documents beside the stored results; what each hit is and where it links; the notes an
+empty, weak or foreign-language search gets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.calls import call_error, call_ok
+from tests.fixtures.documents import REPORT_PAGES, make_pdf
+from tests.helpers import REPO_ROOT, base_env, mcp_client, tool_json
+from video_research.knowledge import guidance
+
+VIDEO_ID = "dQw4w9WgXcQ"
+
+
+def monty_hall_vtt() -> str:
+    """Eight minutes of a probability lecture; the Monty Hall problem comes at 6:40."""
+    cues = ["WEBVTT", ""]
+    for minute in range(6):
+        cues += [
+            f"00:{minute:02d}:00.000 --> 00:{minute:02d}:30.000",
+            f"Welcome back, today we roll dice and count outcomes, part {minute}.",
+            "",
+        ]
+    cues += [
+        "00:06:40.000 --> 00:06:46.000",
+        "Now the Monty Hall problem: three doors, one car, and the host opens a goat door.",
+        "",
+        "00:06:46.000 --> 00:06:52.000",
+        "Switching doors wins the car two times out of three.",
+        "",
+    ]
+    return "\n".join(cues)
+
+
+async def fill(folder: Path) -> None:
+    """One transcript and one PDF, indexed the way a user indexes them."""
+    talk = folder / f"{VIDEO_ID}.en.vtt"
+    talk.write_text(monty_hall_vtt())
+    await call_ok("index_transcript_files", {"path": str(talk), "fetch_metadata": False})
+    await call_ok("document_ingest", {"path": str(make_pdf(folder / "report.pdf", REPORT_PAGES))})
+
+
+async def test_search_and_stats_cover_transcripts_and_documents(tmp_path):
+    await fill(tmp_path)
+    found = await call_ok("knowledge_search", {"query": "Monty Hall"})
+    assert {"TranscriptChunks", "DocumentChunks", "VideoAnalyses"} <= set(
+        found["collections_searched"]
+    )
+    top = found["results"][0]
+    assert top["collection"] == "TranscriptChunks", found["results"]
+    assert top["what"] == "transcript moment" and top["kind"] == "video"
+    assert top["video_id"] == VIDEO_ID and top["start_time"] == 400, "pinpointed to 6:40"
+    assert top["url"] == f"https://www.youtube.com/watch?v={VIDEO_ID}&t=400s", top["url"]
+    assert top["label"].endswith("at 6:40")
+    assert "cue_starts" not in top["properties"]
+
+    page = await call_ok("knowledge_search", {"query": "eclipsing binary eclipse depth"})
+    passage = next(hit for hit in page["results"] if hit["collection"] == "DocumentChunks")
+    assert passage["what"] == "document passage" and passage["page"] == 3
+    assert passage["source_path"].endswith("report.pdf")
+    assert passage["url"] == Path(passage["source_path"]).as_uri() + "#page=3"
+    assert passage["label"].startswith("report.pdf, p. 3")
+
+    only = await call_ok(
+        "knowledge_search", {"query": "doors", "collections": ["TranscriptChunks"]}
+    )
+    assert only["collections_searched"] == ["TranscriptChunks"] and only["results"]
+
+    stats = await call_ok("knowledge_stats", {})
+    counts = {c["name"]: c["count"] for c in stats["collections"]}
+    assert counts["TranscriptChunks"] >= 1 and counts["DocumentChunks"] >= 1
+    assert counts["TranscriptVideos"] == 1
+    assert stats["total"] == sum(counts.values()) > 0
+    one = await call_ok("knowledge_stats", {"collection": "DocumentChunks"})
+    assert one["collections"][0]["what"] == "document passage"
+    assert one["total"] == counts["DocumentChunks"]
+
+    related = await call_ok(
+        "knowledge_related", {"collection": "TranscriptChunks", "object_id": top["object_id"]}
+    )
+    assert all(hit["collection"] == "TranscriptChunks" for hit in related["results"])
+
+
+def test_collection_enums_are_the_registry():
+    """Every tool that names a collection accepts every registered one (one list, in
+    schemas/common/defs.json, which the registry is checked against)."""
+    from video_research.knowledge.collections import SEARCHED_COLLECTIONS, registered_collections
+    from video_research.support import contracts
+
+    names = sorted(c.name for c in registered_collections())
+    enums = {
+        "knowledge_search": contracts.tool_schema("knowledge_search", "input")["properties"][
+            "collections"
+        ]["items"]["enum"],
+        "knowledge_stats": contracts.tool_schema("knowledge_stats", "input")["properties"][
+            "collection"
+        ]["enum"],
+        "knowledge_related": contracts.tool_schema("knowledge_related", "input")["properties"][
+            "collection"
+        ]["enum"],
+    }
+    for tool, enum in enums.items():
+        assert sorted(enum) == names, tool
+    assert set(SEARCHED_COLLECTIONS) <= set(names)
+
+
+async def test_empty_search_says_what_fills_it():
+    found = await call_ok("knowledge_search", {"query": "Monty Hall"})
+    assert found["results"] == []
+    (note,) = found["notes"]
+    assert "index_transcript_files" in note and "toolset transcripts" in note
+    assert "document_ingest" in note and "toolset documents" in note
+    # In-process calls see the default profile: the indexing tools are a toolset away.
+    assert 'toolset_enable {"toolset": "transcripts"}' in note
+
+    only = await call_ok("knowledge_search", {"query": "x", "collections": ["DocumentChunks"]})
+    assert "document_ingest" in only["notes"][0] and "index_transcript" not in only["notes"][0]
+
+
+async def test_empty_search_names_the_setting_without_toolset_enable(configure):
+    configure(VIDEO_RESEARCH_TOOLSETS="knowledge", VIDEO_RESEARCH_DYNAMIC_TOOLSETS="off")
+    (note,) = (await call_ok("knowledge_search", {"query": "anything"}))["notes"]
+    assert "toolset_enable" not in note and "VIDEO_RESEARCH_TOOLSETS" in note
+
+
+async def test_weak_hits_are_said_to_be_weak():
+    await call_ok(
+        "knowledge_ingest",
+        {
+            "collection": "VideoAnalyses",
+            "properties": {"title": "Sourdough", "summary": "Wild yeast leavens bread dough."},
+        },
+    )
+    weak = await call_ok("knowledge_search", {"query": "quantum chromodynamics"})
+    assert weak["results"], "hybrid search always returns the nearest objects"
+    assert any("Every hit is weak" in note for note in weak["notes"]), weak["notes"]
+    strong = await call_ok("knowledge_search", {"query": "baking bread at home"})
+    assert not any("weak" in note for note in strong["notes"]), strong["notes"]
+
+
+@pytest.mark.parametrize(
+    ("query", "language"),
+    [
+        ("cómo funciona el problema de Monty Hall", "Spanish"),
+        ("¿qué es un volcán?", "Spanish"),
+        ("蒙提霍尔问题", "Chinese"),
+        ("モンティ・ホール問題", "Japanese"),
+        ("задача Монти Холла", "Russian or another Cyrillic-script language"),
+        ("comment fonctionne le problème de Monty Hall", "French"),
+        ("wie funktioniert das Ziegenproblem", "German"),
+        ("Monty Hall problem", None),
+        ("the Monty Hall problem in a game show", None),
+        ("la la land", None),
+        ("Monty", None),
+    ],
+)
+def test_query_language(query, language):
+    assert guidance.query_language(query) == language
+
+
+async def test_a_foreign_query_names_the_multilingual_model(configure):
+    spanish = await call_ok("knowledge_search", {"query": "cómo funciona un volcán"})
+    note = next(n for n in spanish["notes"] if "Spanish" in n)
+    assert "KNOWLEDGE_EMBEDDING_MODEL=use-multilingual" in note and "knowledge_reembed" in note
+    english = await call_ok("knowledge_search", {"query": "how does a volcano erupt"})
+    assert not any("language" in n or "looks like" in n for n in english["notes"])
+
+
+async def test_search_refuses_an_unknown_collection():
+    error = await call_error("knowledge_search", {"query": "x", "collections": ["Nope"]})
+    assert error["category"] == "invalid_input"
+
+
+async def test_search_and_stats_over_stdio(tmp_path):
+    talk = tmp_path / f"{VIDEO_ID}.en.vtt"
+    talk.write_text(monty_hall_vtt())
+    make_pdf(tmp_path / "report.pdf", REPORT_PAGES)
+    async with mcp_client(base_env(tmp_path, VIDEO_RESEARCH_TOOLSETS="default")) as session:
+        empty = await session.call_tool("knowledge_search", {"query": "Monty Hall"})
+        assert "index_transcript_files" in empty.structured_content["notes"][0]
+        for toolset in ("transcripts", "documents", "knowledge"):
+            enabled = await session.call_tool("toolset_enable", {"toolset": toolset})
+            assert not enabled.is_error, tool_json(enabled)
+        indexed = await session.call_tool(
+            "index_transcript_files", {"path": str(talk), "fetch_metadata": False}
+        )
+        assert not indexed.is_error, tool_json(indexed)
+        ingested = await session.call_tool(
+            "document_ingest", {"path": str(tmp_path / "report.pdf")}
+        )
+        assert not ingested.is_error, tool_json(ingested)
+
+        found = (
+            await session.call_tool("knowledge_search", {"query": "Monty Hall"})
+        ).structured_content
+        assert found["results"][0]["what"] == "transcript moment"
+        assert "&t=400s" in found["results"][0]["url"]
+        page = (
+            await session.call_tool("knowledge_search", {"query": "spectrograph calibration lamp"})
+        ).structured_content
+        assert any(hit["what"] == "document passage" for hit in page["results"])
+
+        stats = (await session.call_tool("knowledge_stats", {})).structured_content
+        counts = {c["name"]: c["count"] for c in stats["collections"]}
+        assert counts["TranscriptChunks"] >= 1 and counts["DocumentChunks"] >= 1
+
+
+def test_cli_stats_counts_transcripts(tmp_path):
+    """`video-research call knowledge_stats` after indexing: the count a user first checks."""
+    talk = tmp_path / f"{VIDEO_ID}.en.vtt"
+    talk.write_text(monty_hall_vtt())
+    env = base_env(tmp_path)
+
+    def cli(*args: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-m", "video_research", "call", *args],
+            env=env,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    cli(
+        "index_transcript_files", "--json", json.dumps({"path": str(talk), "fetch_metadata": False})
+    )
+    stats = cli("knowledge_stats")
+    assert {c["name"]: c["count"] for c in stats["collections"]}["TranscriptVideos"] == 1
