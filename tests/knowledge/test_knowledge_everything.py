@@ -235,3 +235,49 @@ def test_cli_stats_counts_transcripts(tmp_path):
     )
     stats = cli("knowledge_stats")
     assert {c["name"]: c["count"] for c in stats["collections"]}["TranscriptVideos"] == 1
+
+
+async def test_reembed_every_collection_in_one_call(gemini_stub, configure, tmp_path):
+    """After a model change: a search still answers (by keywords, saying so), and one
+    knowledge_reembed without a collection switches every collection, with progress."""
+    from tests.video.test_video_tools import Progress, call
+
+    talk = tmp_path / f"{VIDEO_ID}.en.vtt"
+    talk.write_text(monty_hall_vtt())
+    await call_ok("index_transcript_files", {"path": str(talk), "fetch_metadata": False})
+    await call_ok(
+        "knowledge_ingest",
+        {"collection": "VideoAnalyses", "properties": {"title": "Doors", "summary": "A goat."}},
+    )
+    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", KNOWLEDGE_EMBEDDING_DIMENSIONS="768")
+    stale = await call_ok("knowledge_search", {"query": "Monty Hall"})
+    assert stale["results"][0]["collection"] == "TranscriptChunks"
+    assert any(
+        n.startswith("TranscriptChunks was searched by keywords only") for n in stale["notes"]
+    )
+
+    progress = Progress()
+    outcome = await call("knowledge_reembed", {}, progress)
+    assert outcome.error is None, outcome.error
+    result = outcome.result
+    by_name = {r["collection"]: r for r in result["collections"]}
+    assert result["collection"] == "all" and result["dimensions"] == 768
+    assert by_name["TranscriptChunks"]["status"] == "reembedded"
+    assert by_name["TranscriptVideos"]["status"] == "reembedded"
+    assert by_name["VideoAnalyses"] == {
+        "collection": "VideoAnalyses",
+        "status": "reembedded",
+        "reembedded": 1,
+        "embedding_model": "gemini:gemini-embedding-001",
+        "dimensions": 768,
+    }
+    assert by_name["DocumentChunks"]["status"] == "empty"
+    assert result["reembedded"] == sum(r["reembedded"] for r in result["collections"]) >= 3
+    assert progress.events[-1][:2] == (result["reembedded"], result["reembedded"])
+    stats = await call_ok("knowledge_stats", {})
+    assert all(c["compatible"] for c in stats["collections"])
+    again = await call_ok("knowledge_reembed", {})
+    assert again["reembedded"] == 0
+    assert {r["status"] for r in again["collections"]} <= {"current", "empty"}
+    fresh = await call_ok("knowledge_search", {"query": "Monty Hall"})
+    assert not any("keywords only" in n for n in fresh["notes"])

@@ -221,21 +221,59 @@ async def knowledge_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, 
 
 
 async def knowledge_reembed(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    # Any collection: the transcript and document ones need re-embedding after a model change too.
-    collection = any_collection(args["collection"]).name
+    """Re-embed one collection, or (no collection named) every collection whose vectors
+    another model made: switching models is one call, with progress over all of them."""
     store = await get_store(ctx.settings)
+    if args.get("collection"):
+        # Any collection: the transcript and document ones need re-embedding after a model change too.
+        names = [any_collection(args["collection"]).name]
+        todo = names
+    else:
+        names = [c.name for c in registered_collections()]
+        infos = {name: await store.info(name) for name in names}
+        todo = [name for name in names if infos[name].count and not infos[name].compatible]
+    counts = {name: await store.count(name) for name in todo}
+    total = sum(counts.values())
+    done_before = 0
 
-    async def progress(done: int, total: int) -> None:
-        await ctx.report_progress(done, total, f"re-embedded {done} of {total} objects")
+    async def progress(done: int, of: int) -> None:
+        await ctx.report_progress(
+            done_before + done, total, f"re-embedded {done_before + done} of {total} objects"
+        )
 
-    await ctx.report_progress(0, await store.count(collection), f"re-embedding {collection}")
-    count = await store.reembed(collection, progress)
-    info = await store.info(collection)
+    await ctx.report_progress(0, total, f"re-embedding {', '.join(todo) or 'nothing'}")
+    results = []
+    for name in names:
+        if name in todo:
+            count = await store.reembed(name, progress)
+            done_before += counts[name]
+            status = "reembedded"
+        else:
+            count = 0
+            status = "empty" if not infos[name].count else "current"
+        info = await store.info(name)
+        results.append(
+            {
+                "collection": name,
+                "status": status,
+                "reembedded": count,
+                "embedding_model": info.embedding_model,
+                "dimensions": info.dimensions,
+            }
+        )
+    if len(names) == 1 and args.get("collection"):
+        one = results[0]
+        summary = {k: one[k] for k in ("collection", "embedding_model", "dimensions")}
+    else:
+        summary = {
+            "collection": "all",
+            "embedding_model": store.embedder.identity,
+            "dimensions": store.embedder.dimensions,
+        }
     return {
-        "collection": collection,
-        "reembedded": count,
-        "embedding_model": info.embedding_model,
-        "dimensions": info.dimensions,
+        **summary,
+        "reembedded": sum(r["reembedded"] for r in results),
+        "collections": results,
     }
 
 
