@@ -482,3 +482,125 @@ async def get_comments(
         "returned": len(comments),
         "next_page_token": body.get("nextPageToken"),
     }
+
+
+# ----------------------------------------------------------------------------- oEmbed (no key)
+
+OEMBED_TIMEOUT_SECONDS = 5.0
+"""One oEmbed answer is a few hundred bytes: a slow one is not worth waiting for."""
+OEMBED_CONCURRENCY = 4
+OEMBED_MAX_BYTES = 64 * 1024
+_OEMBED_RETRY_STATUS = {429, 500, 502, 503, 504}
+
+
+class _OEmbedStatus(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+
+
+def _oembed_transient(exc: BaseException) -> bool:
+    import httpx
+
+    if isinstance(exc, _OEmbedStatus):
+        return exc.status in _OEMBED_RETRY_STATUS
+    return isinstance(exc, httpx.TransportError)
+
+
+def _oembed_fields(body: Any) -> dict[str, str]:
+    """Title, channel and channel URL from an oEmbed answer ({} when it has no title)."""
+    if not isinstance(body, dict):
+        return {}
+
+    def text(key: str, limit: int) -> str:
+        value = body.get(key)
+        return value.strip()[:limit] if isinstance(value, str) else ""
+
+    if not text("title", 500):
+        return {}
+    return {
+        "title": text("title", 500),
+        "channel_title": text("author_name", 300),
+        "channel_url": text("author_url", 500),
+    }
+
+
+async def oembed(video_id: str, settings: Settings | None = None) -> dict[str, str] | None:
+    """A public video's title and channel from YouTube's oEmbed endpoint, which needs no key;
+    None when it does not know the video (private, deleted) or cannot be reached.
+
+    The request goes through the URL policy (YOUTUBE_OEMBED_URL must pass it as a URL this
+    server fetches), is retried with tenacity on 429, 5xx and dropped connections, and
+    waits OEMBED_TIMEOUT_SECONDS at most per attempt. Answers, a "not known" included, are
+    kept in the result cache (GEMINI_CACHE_DIR, CACHE_TTL_DAYS) so a video is asked once.
+    """
+    import httpx
+    import tenacity
+
+    from video_research.support import url_policy
+    from video_research.support.cache import Cache
+
+    settings = settings or current_settings()
+    base = settings.youtube_oembed_url.strip()
+    if not base:
+        return None
+    cache = Cache(settings.cache_dir, settings.cache_ttl_days)
+    cached = await asyncio.to_thread(cache.load, video_id, "oembed", base)
+    if cached is not None:
+        return _oembed_fields(cached) or None
+    try:
+        checked = await url_policy.check_url(base, settings, fetch=True)
+    except ToolFailure as failure:
+        logger.info("oEmbed for %s not asked: %s", video_id, failure.message)
+        return None
+
+    async with httpx.AsyncClient(timeout=OEMBED_TIMEOUT_SECONDS, follow_redirects=False) as client:
+
+        async def once() -> Any:
+            response = await client.get(
+                checked, params={"url": watch_url(video_id), "format": "json"}
+            )
+            if response.status_code in (401, 403, 404):
+                return {}  # private, not embeddable or gone: known not to be known
+            if response.status_code >= 400:
+                raise _OEmbedStatus(response.status_code)
+            if len(response.content) > OEMBED_MAX_BYTES:
+                return {}
+            try:
+                return response.json()
+            except ValueError:
+                return {}
+
+        retrying = tenacity.AsyncRetrying(
+            stop=tenacity.stop_after_attempt(settings.retry_max_attempts),
+            wait=tenacity.wait_exponential_jitter(
+                initial=settings.retry_base_delay, max=settings.retry_max_delay
+            ),
+            retry=tenacity.retry_if_exception(_oembed_transient),
+            reraise=True,
+        )
+        try:
+            body = await retrying(once)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            logger.info("oEmbed for %s failed: %s", video_id, exc)
+            return None
+    found = _oembed_fields(body)
+    await asyncio.to_thread(cache.save, video_id, "oembed", base, found)
+    return found or None
+
+
+async def oembed_many(
+    video_ids: list[str], settings: Settings | None = None
+) -> dict[str, dict[str, str]]:
+    """oembed() for many videos, OEMBED_CONCURRENCY at a time: {video_id: fields} of those found."""
+    settings = settings or current_settings()
+    gate = asyncio.Semaphore(OEMBED_CONCURRENCY)
+
+    async def one(video_id: str) -> tuple[str, dict[str, str] | None]:
+        async with gate:
+            return video_id, await oembed(video_id, settings)
+
+    pairs = await asyncio.gather(*(one(v) for v in dict.fromkeys(video_ids)))
+    return {video_id: found for video_id, found in pairs if found}
