@@ -115,19 +115,26 @@ async def test_empty_search_says_what_fills_it():
     found = await call_ok("knowledge_search", {"query": "Monty Hall"})
     assert found["results"] == []
     (note,) = found["notes"]
-    assert "index_transcript_files" in note and "toolset transcripts" in note
-    assert "document_ingest" in note and "toolset documents" in note
-    # In-process calls see the default profile: the indexing tools are a toolset away.
-    assert 'toolset_enable {"toolset": "transcripts"}' in note
+    assert "index_transcript_files" in note and "(toolset transcripts)" in note
+    assert "document_ingest" in note and "(toolset documents)" in note
+    assert note.index("index_transcript_files") < note.index("research_paper_search")
+    # No MCP session (the CLI): every tool can be called by name, nothing to turn on.
+    assert "toolset_enable" not in note
 
     only = await call_ok("knowledge_search", {"query": "x", "collections": ["DocumentChunks"]})
     assert "document_ingest" in only["notes"][0] and "index_transcript" not in only["notes"][0]
 
 
-async def test_empty_search_names_the_setting_without_toolset_enable(configure):
-    configure(VIDEO_RESEARCH_TOOLSETS="knowledge", VIDEO_RESEARCH_DYNAMIC_TOOLSETS="off")
-    (note,) = (await call_ok("knowledge_search", {"query": "anything"}))["notes"]
-    assert "toolset_enable" not in note and "VIDEO_RESEARCH_TOOLSETS" in note
+def test_empty_note_names_the_setting_without_toolset_enable():
+    """Where the toolset meta-tools are off, the note says which setting lists the tools."""
+    toolsets = {"document_ingest": "documents", "toolset_enable": "toolsets"}
+
+    def where(tool: str) -> tuple[str | None, bool]:
+        return toolsets.get(tool), False
+
+    note = guidance.empty_note(["DocumentChunks"], {"DocumentChunks": ("document_ingest",)}, where)
+    assert "toolset_enable" not in note
+    assert "VIDEO_RESEARCH_TOOLSETS (e.g. default,documents)" in note
 
 
 async def test_weak_hits_are_said_to_be_weak():
@@ -184,7 +191,11 @@ async def test_search_and_stats_over_stdio(tmp_path):
     make_pdf(tmp_path / "report.pdf", REPORT_PAGES)
     async with mcp_client(base_env(tmp_path, VIDEO_RESEARCH_TOOLSETS="default")) as session:
         empty = await session.call_tool("knowledge_search", {"query": "Monty Hall"})
-        assert "index_transcript_files" in empty.structured_content["notes"][0]
+        (note,) = empty.structured_content["notes"]
+        assert "index_transcript_files" in note
+        # The default profile lists neither indexing tool: the note says how to list them.
+        assert 'toolset_enable {"toolset": "transcripts"}' in note
+        assert 'toolset_enable {"toolset": "documents"}' in note
         for toolset in ("transcripts", "documents", "knowledge"):
             enabled = await session.call_tool("toolset_enable", {"toolset": toolset})
             assert not enabled.is_error, tool_json(enabled)

@@ -79,10 +79,14 @@ def _no_collection_applies(where: filters.FilterNode, candidates: list[str]) -> 
 
 
 def _toolset_of(ctx: CallContext) -> guidance.ToolsetOf:
-    """tool -> (toolset, listed in this session), from the session's toolsets."""
-    if ctx.toolsets is None:  # outside the dispatcher: nothing known about the session
+    """tool -> (toolset, listed in this session), from the session's toolsets. Without an
+    MCP session (`video-research call`) every tool can be called by name: all count as listed."""
+    control = ctx.toolsets
+    if control is None:
         return lambda tool: (None, False)
-    return ctx.toolsets.toolset_of
+    if ctx.session is None:
+        return lambda tool: (control.toolset_of(tool)[0], True)
+    return control.toolset_of
 
 
 def _evidence(query: str, hit: SearchHit) -> guidance.Evidence:

@@ -199,11 +199,13 @@ class Filler:
 
 FILLERS: dict[str, tuple[Filler, ...]] = {
     "TranscriptChunks": (
-        Filler("index_transcript_files", "a folder of transcript files (.vtt, .srt, ...)"),
+        Filler("index_transcript_files", "a folder of transcript files: .vtt, .srt, ..."),
         Filler("index_channel_transcripts", "a YouTube channel's or playlist's transcripts"),
     ),
-    "DocumentChunks": (Filler("document_ingest", "PDF, DOCX, PPTX, HTML, Markdown, text"),),
-    "Papers": (Filler("research_paper_search", "scholarly papers from Semantic Scholar"),),
+    "DocumentChunks": (
+        Filler("document_ingest", "PDF, DOCX, PPTX, HTML, Markdown and text files"),
+    ),
+    "Papers": (Filler("research_paper_search", "papers from Semantic Scholar"),),
 }
 """The tools a user runs to fill the collections that hold their own material."""
 
@@ -218,12 +220,14 @@ def empty_note(
     toolsets, and toolset_enable for those this session does not list."""
     steps: list[str] = []
     hidden: list[str] = []
-    for name in searched:
-        for filler in FILLERS.get(name, ()):
+    for name, fillers in FILLERS.items():
+        if name not in searched:
+            continue
+        for filler in fillers:
             toolset, listed = where(filler.tool)
             if toolset is None:
                 continue
-            steps.append(f"{filler.tool} ({filler.does}; toolset {toolset})")
+            steps.append(f"{filler.tool} for {filler.does} (toolset {toolset})")
             if not listed and toolset not in hidden:
                 hidden.append(toolset)
     producers = [
