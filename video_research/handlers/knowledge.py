@@ -128,6 +128,8 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
         min_score=args.get("min_score"),
     )
     passages.pinpoint(query, hits)
+    if args["alpha"] > 0:
+        await passages.pinpoint_by_meaning(query, hits, store.embedder)
     identity = store.embedder.identity
     language = guidance.language_note(query, identity)
     if language:
