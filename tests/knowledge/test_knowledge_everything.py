@@ -125,6 +125,24 @@ async def test_empty_search_says_what_fills_it():
     assert "document_ingest" in only["notes"][0] and "index_transcript" not in only["notes"][0]
 
 
+async def test_empty_transcript_and_document_searches_say_what_fills_them():
+    moments = await call_ok("semantic_search_transcripts", {"query": "Monty Hall"})
+    assert moments["result_count"] == 0
+    (note,) = moments["notes"]
+    assert "index_transcript_files" in note and "document_ingest" not in note
+    passages = await call_ok("document_search", {"query": "Monty Hall"})
+    (note,) = passages["notes"]
+    assert "document_ingest" in note and "index_transcript_files" not in note
+
+
+async def test_a_miss_over_a_filled_store_is_no_empty_note(tmp_path):
+    await fill(tmp_path)
+    moments = await call_ok(
+        "semantic_search_transcripts", {"query": "Monty Hall", "video_ids": ["aaaaaaaaaaa"]}
+    )
+    assert moments["result_count"] == 0 and "notes" not in moments
+
+
 def test_empty_note_names_the_setting_without_toolset_enable():
     """Where the toolset meta-tools are off, the note says which setting lists the tools."""
     toolsets = {"document_ingest": "documents", "toolset_enable": "toolsets"}
@@ -196,6 +214,10 @@ async def test_search_and_stats_over_stdio(tmp_path):
         # The default profile lists neither indexing tool: the note says how to list them.
         assert 'toolset_enable {"toolset": "transcripts"}' in note
         assert 'toolset_enable {"toolset": "documents"}' in note
+        moments = await session.call_tool("semantic_search_transcripts", {"query": "Monty Hall"})
+        (note,) = moments.structured_content["notes"]
+        assert "index_transcript_files for a folder" in note
+        assert 'toolset_enable {"toolset": "transcripts"}' in note
         for toolset in ("transcripts", "documents", "knowledge"):
             enabled = await session.call_tool("toolset_enable", {"toolset": toolset})
             assert not enabled.is_error, tool_json(enabled)

@@ -78,17 +78,6 @@ def _no_collection_applies(where: filters.FilterNode, candidates: list[str]) -> 
     )
 
 
-def _toolset_of(ctx: CallContext) -> guidance.ToolsetOf:
-    """tool -> (toolset, listed in this session), from the session's toolsets. Without an
-    MCP session (`video-research call`) every tool can be called by name: all count as listed."""
-    control = ctx.toolsets
-    if control is None:
-        return lambda tool: (None, False)
-    if ctx.session is None:
-        return lambda tool: (control.toolset_of(tool)[0], True)
-    return control.toolset_of
-
-
 def _evidence(query: str, hit: SearchHit) -> guidance.Evidence:
     words = guidance.terms(query)
     text = any_collection(hit.collection).keyword_text(hit.properties)
@@ -135,16 +124,8 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
     if language:
         notes.append(language)
     if not hits:
-        if not any([await store.count(name) for name in searched]):
-            notes.append(
-                guidance.empty_note(
-                    searched,
-                    {name: any_collection(name).source_tools for name in searched},
-                    _toolset_of(ctx),
-                )
-            )
-        else:
-            notes.append("Nothing stored matches the query; try other words or fewer filters.")
+        empty = await guidance.empty_state(store, searched, ctx.toolset_of)
+        notes.append(empty or "Nothing stored matches the query; try other words or fewer filters.")
     elif guidance.all_weak((_evidence(query, hit) for hit in hits), identity):
         notes.append(
             guidance.WEAK_NOTE.format(threshold=guidance.WEAK_SIMILARITY[identity], model=identity)

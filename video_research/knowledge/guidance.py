@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 ENGLISH_ONLY_MODELS = frozenset({"local:all-MiniLM-L6-v2"})
 """Embedders that read English only (the rest are multilingual: USE, Gemini)."""
@@ -254,3 +255,13 @@ def empty_note(
                 f"VIDEO_RESEARCH_TOOLSETS (e.g. default,{','.join(hidden)}) and restart the server."
             )
     return text
+
+
+async def empty_state(store: Any, searched: list[str], where: ToolsetOf) -> str | None:
+    """empty_note() when every one of `searched` is empty in `store`, else None."""
+    from video_research.knowledge.collections import any_collection
+
+    for name in searched:
+        if await store.count(name):
+            return None
+    return empty_note(searched, {n: any_collection(n).source_tools for n in searched}, where)
