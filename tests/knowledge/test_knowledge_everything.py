@@ -341,3 +341,15 @@ async def test_a_query_in_another_language_links_the_moment(configure, tmp_path)
     assert not any("looks like" in note for note in found["notes"]), "the model reads Spanish"
     asked = await call_ok("knowledge_ask", {"question": query, "collections": ["TranscriptChunks"]})
     assert asked["sources"][0]["start_time"] == top["start_time"]
+
+
+def test_weak_is_judged_on_words_and_similarity():
+    model = "local:all-MiniLM-L6-v2"
+    weak = guidance.Evidence(shares_a_word=False, similarity=0.12)
+    close = guidance.Evidence(shares_a_word=False, similarity=0.45)
+    worded = guidance.Evidence(shares_a_word=True, similarity=0.05)
+    assert guidance.all_weak([weak, weak], model)
+    assert not guidance.all_weak([weak, close], model)
+    assert not guidance.all_weak([weak, worded], model)
+    assert not guidance.all_weak([], model)
+    assert not guidance.all_weak([weak], "gemini:gemini-embedding-001"), "no threshold claimed"

@@ -79,11 +79,14 @@ def _no_collection_applies(where: filters.FilterNode, candidates: list[str]) -> 
 
 
 def _evidence(query: str, hit: SearchHit) -> guidance.Evidence:
-    words = guidance.terms(query)
+    """What a hit has going for it. One the vector search did not see (no distance) was
+    found by its words, whatever their spelling in the keyword index (stems, accents)."""
+    if hit.distance is None:
+        return guidance.Evidence(shares_a_word=True, similarity=None)
     text = any_collection(hit.collection).keyword_text(hit.properties)
     return guidance.Evidence(
-        shares_a_word=bool(words & guidance.terms(text)),
-        similarity=None if hit.distance is None else 1.0 - hit.distance,
+        shares_a_word=bool(guidance.terms(query) & guidance.terms(text)),
+        similarity=1.0 - hit.distance,
     )
 
 
