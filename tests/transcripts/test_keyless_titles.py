@@ -67,6 +67,20 @@ async def test_oembed_is_retried_and_unknown_videos_stay_untitled(oembed, tmp_pa
     assert len(asked(oembed)) == 3, "503 retried once, the unknown video asked once"
 
 
+async def test_an_unreachable_oembed_is_given_up_on_at_once(oembed, configure, tmp_path):
+    """Every attempt for the first video fails: the rest of the folder is not asked."""
+    from video_research.clients.youtube import OEMBED_CONCURRENCY
+
+    configure(GEMINI_RETRY_MAX_ATTEMPTS="2")
+    oembed.enqueue("oembed", *[Status(503, {"error": "down"})] * 40)
+    for n in range(12):
+        (tmp_path / f"{VIDEO_ID[:-2]}{n:02d}.vtt").write_text(VTT)
+    indexed = await call_ok("index_transcript_files", {"path": str(tmp_path)})
+    assert len(indexed["batch"]["indexed"]) == 12
+    assert any("12 video(s) got no title" in note for note in indexed["batch"]["notes"])
+    assert len(asked(oembed)) <= 2 * OEMBED_CONCURRENCY < 2 * 12
+
+
 async def test_a_sidecar_title_wins_and_oembed_is_not_asked(oembed, tmp_path):
     talk = tmp_path / f"{VIDEO_ID}.en.vtt"
     talk.write_text(VTT)

@@ -525,17 +525,49 @@ def _oembed_fields(body: Any) -> dict[str, str]:
     }
 
 
-async def oembed(video_id: str, settings: Settings | None = None) -> dict[str, str] | None:
-    """A public video's title and channel from YouTube's oEmbed endpoint, which needs no key;
-    None when it does not know the video (private, deleted) or cannot be reached.
+async def _ask_oembed(client: Any, url: str, video_id: str, settings: Settings) -> Any:
+    """The oEmbed answer for one video ({} for one YouTube does not show), retried with
+    tenacity on 429, 5xx and dropped connections; raises when every attempt failed."""
+    import tenacity
 
-    The request goes through the URL policy (YOUTUBE_OEMBED_URL must pass it as a URL this
-    server fetches), is retried with tenacity on 429, 5xx and dropped connections, and
-    waits OEMBED_TIMEOUT_SECONDS at most per attempt. Answers, a "not known" included, are
-    kept in the result cache (GEMINI_CACHE_DIR, CACHE_TTL_DAYS) so a video is asked once.
+    async def once() -> Any:
+        response = await client.get(url, params={"url": watch_url(video_id), "format": "json"})
+        if response.status_code in (401, 403, 404):
+            return {}  # private, not embeddable or gone: known not to be known
+        if response.status_code >= 400:
+            raise _OEmbedStatus(response.status_code)
+        if len(response.content) > OEMBED_MAX_BYTES:
+            return {}
+        try:
+            return response.json()
+        except ValueError:
+            return {}
+
+    retrying = tenacity.AsyncRetrying(
+        stop=tenacity.stop_after_attempt(settings.retry_max_attempts),
+        wait=tenacity.wait_exponential_jitter(
+            initial=settings.retry_base_delay, max=settings.retry_max_delay
+        ),
+        retry=tenacity.retry_if_exception(_oembed_transient),
+        reraise=True,
+    )
+    return await retrying(once)
+
+
+async def oembed_many(
+    video_ids: list[str], settings: Settings | None = None
+) -> dict[str, dict[str, str]]:
+    """Titles and channels of public videos from YouTube's oEmbed endpoint, which needs no
+    key: {video_id: {title, channel_title, channel_url}} for those it knows.
+
+    Answers, "not known" included, are kept in the result cache (GEMINI_CACHE_DIR,
+    CACHE_TTL_DAYS), so a video is asked once. YOUTUBE_OEMBED_URL passes the URL policy
+    once per call (as a URL this server fetches); OEMBED_CONCURRENCY videos are asked at a
+    time, each waiting OEMBED_TIMEOUT_SECONDS at most per attempt. The first video whose
+    every attempt fails stops the rest (offline, blocked): a folder of transcripts is
+    never held up by one unreachable endpoint per file.
     """
     import httpx
-    import tenacity
 
     from video_research.support import url_policy
     from video_research.support.cache import Cache
@@ -543,64 +575,45 @@ async def oembed(video_id: str, settings: Settings | None = None) -> dict[str, s
     settings = settings or current_settings()
     base = settings.youtube_oembed_url.strip()
     if not base:
-        return None
+        return {}
     cache = Cache(settings.cache_dir, settings.cache_ttl_days)
-    cached = await asyncio.to_thread(cache.load, video_id, "oembed", base)
-    if cached is not None:
-        return _oembed_fields(cached) or None
+    found: dict[str, dict[str, str]] = {}
+    todo: list[str] = []
+    for video_id in dict.fromkeys(video_ids):
+        cached = await asyncio.to_thread(cache.load, video_id, "oembed", base)
+        if cached is None:
+            todo.append(video_id)
+        elif fields := _oembed_fields(cached):
+            found[video_id] = fields
+    if not todo:
+        return found
     try:
         checked = await url_policy.check_url(base, settings, fetch=True)
     except ToolFailure as failure:
-        logger.info("oEmbed for %s not asked: %s", video_id, failure.message)
-        return None
+        logger.info("oEmbed not asked: %s", failure.message)
+        return found
+    gate = asyncio.Semaphore(OEMBED_CONCURRENCY)
+    unreachable = False
 
     async with httpx.AsyncClient(timeout=OEMBED_TIMEOUT_SECONDS, follow_redirects=False) as client:
 
-        async def once() -> Any:
-            response = await client.get(
-                checked, params={"url": watch_url(video_id), "format": "json"}
-            )
-            if response.status_code in (401, 403, 404):
-                return {}  # private, not embeddable or gone: known not to be known
-            if response.status_code >= 400:
-                raise _OEmbedStatus(response.status_code)
-            if len(response.content) > OEMBED_MAX_BYTES:
-                return {}
-            try:
-                return response.json()
-            except ValueError:
-                return {}
+        async def one(video_id: str) -> None:
+            nonlocal unreachable
+            async with gate:
+                if unreachable:
+                    return
+                try:
+                    body = await _ask_oembed(client, checked, video_id, settings)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    logger.info("oEmbed for %s failed, not asking for the rest: %s", video_id, exc)
+                    unreachable = True
+                    return
+            fields = _oembed_fields(body)
+            await asyncio.to_thread(cache.save, video_id, "oembed", base, fields)
+            if fields:
+                found[video_id] = fields
 
-        retrying = tenacity.AsyncRetrying(
-            stop=tenacity.stop_after_attempt(settings.retry_max_attempts),
-            wait=tenacity.wait_exponential_jitter(
-                initial=settings.retry_base_delay, max=settings.retry_max_delay
-            ),
-            retry=tenacity.retry_if_exception(_oembed_transient),
-            reraise=True,
-        )
-        try:
-            body = await retrying(once)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            logger.info("oEmbed for %s failed: %s", video_id, exc)
-            return None
-    found = _oembed_fields(body)
-    await asyncio.to_thread(cache.save, video_id, "oembed", base, found)
-    return found or None
-
-
-async def oembed_many(
-    video_ids: list[str], settings: Settings | None = None
-) -> dict[str, dict[str, str]]:
-    """oembed() for many videos, OEMBED_CONCURRENCY at a time: {video_id: fields} of those found."""
-    settings = settings or current_settings()
-    gate = asyncio.Semaphore(OEMBED_CONCURRENCY)
-
-    async def one(video_id: str) -> tuple[str, dict[str, str] | None]:
-        async with gate:
-            return video_id, await oembed(video_id, settings)
-
-    pairs = await asyncio.gather(*(one(v) for v in dict.fromkeys(video_ids)))
-    return {video_id: found for video_id, found in pairs if found}
+        await asyncio.gather(*(one(video_id) for video_id in todo))
+    return found
