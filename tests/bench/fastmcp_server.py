@@ -12,7 +12,7 @@ from typing import Literal
 
 from fastmcp import FastMCP
 
-from video_research.video.cache import Cache
+from video_research.support.cache import Cache
 
 mcp = FastMCP("fastmcp-baseline")
 CACHE = Cache(directory=Path(os.environ["GEMINI_CACHE_DIR"]), ttl_days=30)

@@ -13,7 +13,7 @@ import sys
 
 from tests.helpers import REPO_ROOT, base_env, mcp_client, tool_json
 from tests.video.test_video_tools import Progress, call
-from video_research.knowledge.collections import KNOWLEDGE_COLLECTIONS
+from video_research.knowledge.collections import SEARCHED_COLLECTIONS
 
 BREAD = {
     "title": "Sourdough at home",
@@ -70,7 +70,7 @@ async def test_ingest_search_related_stats():
     assert by_meaning["results"][0]["object_id"] == ids[0]
     by_keyword = await ok("knowledge_search", {"query": "lactic", "alpha": 0})
     assert [hit["object_id"] for hit in by_keyword["results"]] == [ids[2]]
-    assert len(by_keyword["collections_searched"]) == len(KNOWLEDGE_COLLECTIONS)
+    assert len(by_keyword["collections_searched"]) == len(SEARCHED_COLLECTIONS)
 
     related = await ok("knowledge_related", {"collection": "VideoAnalyses", "object_id": ids[0]})
     assert ids[0] not in [hit["object_id"] for hit in related["results"]]
@@ -200,7 +200,7 @@ async def test_search_embeds_the_query_once(gemini_stub, configure):
     )
     before = len(gemini_stub.calls("batchEmbedContents"))
     found = await ok("knowledge_search", {"query": "sourdough", "alpha": 0.5})
-    assert len(found["collections_searched"]) == len(KNOWLEDGE_COLLECTIONS)
+    assert len(found["collections_searched"]) == len(SEARCHED_COLLECTIONS)
     assert found["results"][0]["object_id"] == stored["object_id"]
     sent = gemini_stub.calls("batchEmbedContents")[before:]
     assert len(sent) == 1 and sent[0].body["requests"][0]["taskType"] == "RETRIEVAL_QUERY"

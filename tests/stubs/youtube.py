@@ -118,10 +118,38 @@ class YouTubeStub(ScriptedStub):
         self.comments_disabled = {COMMENTS_OFF}
 
     def route(self, method: str, path: str, headers: dict[str, str]) -> str:
+        if path.rstrip("/") == "/oembed":
+            return "oembed"
         name = path.rstrip("/").rsplit("/", 1)[-1]
         return name if path.startswith("/youtube/v3/") else "unknown"
 
+    @property
+    def oembed_url(self) -> str:
+        """Where YOUTUBE_OEMBED_URL points in the tests."""
+        return f"{self.base_url}/oembed"
+
+    def _oembed(self, record: Recorded) -> Any:
+        """YouTube's oEmbed answer: no key; 404 (a bare "Not Found") for an unknown video."""
+        url = record.query.get("url", "")
+        video_id = url.rsplit("v=", 1)[-1] if "v=" in url else ""
+        video = self.videos.get(video_id)
+        if video is None or record.query.get("format") != "json":
+            return Status(404, "Not Found")
+        snippet = video["snippet"]
+        return {
+            "title": snippet["title"],
+            "author_name": snippet["channelTitle"],
+            "author_url": f"https://www.youtube.com/@{snippet['channelId']}",
+            "type": "video",
+            "version": "1.0",
+            "provider_name": "YouTube",
+            "provider_url": "https://www.youtube.com/",
+            "thumbnail_url": f"https://i.ytimg.com/vi/{video_id}/hqdefault.jpg",
+        }
+
     def default(self, record: Recorded) -> Any:
+        if record.route == "oembed":
+            return self._oembed(record)
         key = record.credentials.get("key")
         if not key:
             return Status(403, api_sample("youtube/error_403_permission_denied.json"))

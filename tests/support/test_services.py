@@ -259,7 +259,7 @@ async def test_two_services_with_different_settings_each_see_their_own(tmp_path)
     """What the code below the handlers reads (`current_settings()`, and the domain
     accessors built on it) is the settings of the Services in force, block by block and
     task by task, not a process-wide value the last one to set it wins."""
-    from video_research.video.cache import get_cache
+    from video_research.support.cache import get_cache
 
     one = Services(settings_with(default_model="model-one", cache_dir=tmp_path / "one"))
     two = Services(settings_with(default_model="model-two", cache_dir=tmp_path / "two"))

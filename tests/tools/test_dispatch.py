@@ -110,7 +110,7 @@ async def test_toolsets_limit_lookup():
 
 
 async def test_infra_cache_through_the_whole_path(tmp_path):
-    from video_research.video.cache import get_cache
+    from video_research.support.cache import get_cache
 
     get_cache().save("vid1", "video_analyze", "m", {"x": 1})
     get_cache().save("vid2", "video_analyze", "m", {"x": 2})

@@ -149,6 +149,14 @@ class GeminiSettings(BaseModel):
             "YOUTUBE_API_ENDPOINT", "Override the YouTube Data API endpoint"
         ),
     )
+    youtube_oembed_url: str = Field(
+        default="https://www.youtube.com/oembed",
+        json_schema_extra=env_field(
+            "YOUTUBE_OEMBED_URL",
+            "YouTube's oEmbed endpoint: titles and channels of public videos without an API "
+            "key (empty: never asked)",
+        ),
+    )
 
     # --- Semantic Scholar ---
     semantic_scholar_api_key: SecretStr = Field(

@@ -126,6 +126,15 @@ class CallContext:
 
         return stop
 
+    def toolset_of(self, tool: str) -> tuple[str | None, bool]:
+        """The toolset holding `tool` and whether this session lists it, for notes that
+        tell the user what to run. Without an MCP session (`video-research call`) every
+        tool can be called by name, so each counts as listed."""
+        if self.toolsets is None:
+            return None, False
+        toolset, listed = self.toolsets.toolset_of(tool)
+        return toolset, listed or self.session is None
+
     async def notify_tools_changed(self) -> None:
         """Tell this session's client that its tool list changed (toolset_enable/disable).
 

@@ -14,6 +14,7 @@ from video_research.documents import library
 from video_research.documents.extract import DocumentType
 from video_research.documents.ingest import IngestRequest, ingest
 from video_research.handlers.context import CallContext
+from video_research.knowledge import guidance
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import MAX_RESULTS, StoredObject, get_store
 from video_research.support.errors import invalid_input
@@ -100,7 +101,12 @@ async def document_search(args: dict[str, Any], ctx: CallContext) -> dict[str, A
                 "tags": props.get("tags") or [],
             }
         )
-    return {"query": query, "alpha": args["alpha"], "results": results, "total": len(results)}
+    out = {"query": query, "alpha": args["alpha"], "results": results, "total": len(results)}
+    if not results:
+        empty = await guidance.empty_state(store, [library.COLLECTION], ctx.toolset_of)
+        if empty:
+            out["notes"] = [empty]
+    return out
 
 
 def _document(head: StoredObject, exists: bool) -> dict[str, Any]:

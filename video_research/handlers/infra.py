@@ -7,8 +7,8 @@ from typing import Any
 
 from video_research.config import PRESETS, ConfigError, Settings, with_overrides
 from video_research.handlers.context import CallContext
+from video_research.support.cache import get_cache
 from video_research.support.errors import invalid_input
-from video_research.video.cache import get_cache
 
 
 async def infra_cache(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

@@ -20,21 +20,22 @@ from __future__ import annotations
 from typing import Any
 
 from video_research.handlers.context import CallContext
-from video_research.knowledge import ask, filters
+from video_research.knowledge import ask, citations, filters, guidance, passages
 from video_research.knowledge.collections import (
     KNOWLEDGE_COLLECTIONS,
+    SEARCHED_COLLECTIONS,
     DataType,
     any_collection,
     get_collection,
     knowledge_collection,
     registered_collections,
 )
-from video_research.knowledge.passages import ANSWER_COLLECTIONS
 from video_research.knowledge.store import SearchHit, get_store, normalise_uuid
 from video_research.support.errors import ToolFailure, invalid_input
 
-HIDDEN_PROPERTIES = frozenset({"raw_result"})
-"""Kept in the store (the whole Gemini result) but too large to repeat in every hit."""
+HIDDEN_PROPERTIES = frozenset({"raw_result", "segments_json", "cue_starts"})
+"""Kept in the store for the server's own use (the whole Gemini result, a transcript's
+cues and their times) but too large or too raw to repeat in every hit."""
 
 
 def _shown(properties: dict[str, Any]) -> dict[str, Any]:
@@ -42,10 +43,12 @@ def _shown(properties: dict[str, Any]) -> dict[str, Any]:
 
 
 def _hit(hit: SearchHit) -> dict[str, Any]:
+    """A hit as the tools show it: what it is and where it points, then its properties."""
     out: dict[str, Any] = {
         "collection": hit.collection,
         "object_id": hit.uuid,
         "score": round(hit.score, 6),
+        **citations.where(hit.collection, hit.properties),
         "properties": _shown(hit.properties),
     }
     if hit.distance is not None:
@@ -75,16 +78,28 @@ def _no_collection_applies(where: filters.FilterNode, candidates: list[str]) -> 
     )
 
 
+def _evidence(query: str, hit: SearchHit) -> guidance.Evidence:
+    """What a hit has going for it. One the vector search did not see (no distance) was
+    found by its words, whatever their spelling in the keyword index (stems, accents)."""
+    if hit.distance is None:
+        return guidance.Evidence(shares_a_word=True, similarity=None)
+    text = any_collection(hit.collection).keyword_text(hit.properties)
+    return guidance.Evidence(
+        shares_a_word=bool(guidance.terms(query) & guidance.terms(text)),
+        similarity=1.0 - hit.distance,
+    )
+
+
 async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     query = args["query"].strip()
     if not query:
         raise invalid_input("query is empty.", hint="Say what you are looking for in a few words.")
     named = args.get("collections")
-    collections = list(dict.fromkeys(named)) if named else list(KNOWLEDGE_COLLECTIONS)
+    collections = list(dict.fromkeys(named)) if named else list(SEARCHED_COLLECTIONS)
     where = filters.from_json(args.get("filters"))
     searched, skipped = [], []
     for name in collections:
-        knowledge_collection(name)
+        any_collection(name)
         if _applies(where, name):
             searched.append(name)
         elif named:
@@ -95,20 +110,29 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
     if where is not None and not searched:
         raise _no_collection_applies(where, skipped)
     store = await get_store(ctx.settings)
-    # One query embedding serves every collection.
-    vector = (await store.embedder.embed([query], "query"))[0] if args["alpha"] > 0 else None
-    hits: list[SearchHit] = []
-    for name in searched:
-        hits += await store.hybrid(
-            name,
-            query,
-            alpha=args["alpha"],
-            where=where,
-            limit=args["limit"],
-            min_score=args.get("min_score"),
-            vector=vector,
+    hits, notes = await passages.search_each(
+        store,
+        searched,
+        query,
+        alpha=args["alpha"],
+        where=where,
+        limit=args["limit"],
+        min_score=args.get("min_score"),
+    )
+    passages.pinpoint(query, hits)
+    if args["alpha"] > 0:
+        await passages.pinpoint_by_meaning(query, hits, store.embedder)
+    identity = store.embedder.identity
+    language = guidance.language_note(query, identity)
+    if language:
+        notes.append(language)
+    if not hits:
+        empty = await guidance.empty_state(store, searched, ctx.toolset_of)
+        notes.append(empty or "Nothing stored matches the query; try other words or fewer filters.")
+    elif guidance.all_weak((_evidence(query, hit) for hit in hits), identity):
+        notes.append(
+            guidance.WEAK_NOTE.format(threshold=guidance.WEAK_SIMILARITY[identity], model=identity)
         )
-    hits.sort(key=lambda hit: (-hit.score, hit.distance if hit.distance is not None else 2.0))
     results = [_hit(hit) for hit in hits]
     return {
         "query": query,
@@ -117,11 +141,12 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
         "collections_skipped": skipped,
         "results": results,
         "total": len(results),
+        "notes": notes,
     }
 
 
 async def knowledge_related(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    collection = knowledge_collection(args["collection"]).name
+    collection = any_collection(args["collection"]).name
     store = await get_store(ctx.settings)
     hits = await store.near_object(collection, args["object_id"], limit=args["limit"])
     hits.sort(key=lambda hit: hit.distance if hit.distance is not None else 2.0)
@@ -136,9 +161,9 @@ async def knowledge_related(args: dict[str, Any], ctx: CallContext) -> dict[str,
 
 async def knowledge_stats(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     names = (
-        [knowledge_collection(args["collection"]).name]
+        [any_collection(args["collection"]).name]
         if args.get("collection")
-        else list(KNOWLEDGE_COLLECTIONS)
+        else [c.name for c in registered_collections()]
     )
     store = await get_store(ctx.settings)
     infos = [await store.info(name) for name in names]
@@ -153,6 +178,7 @@ async def knowledge_stats(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         "collections": [
             {
                 "name": info.name,
+                "what": citations.WHAT.get(info.name, info.name),
                 "count": info.count,
                 "embedding_model": info.embedding_model,
                 "dimensions": info.dimensions,
@@ -185,21 +211,59 @@ async def knowledge_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, 
 
 
 async def knowledge_reembed(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    # Any collection: the transcript and document ones need re-embedding after a model change too.
-    collection = any_collection(args["collection"]).name
+    """Re-embed one collection, or (no collection named) every collection whose vectors
+    another model made: switching models is one call, with progress over all of them."""
     store = await get_store(ctx.settings)
+    if args.get("collection"):
+        # Any collection: the transcript and document ones need re-embedding after a model change too.
+        names = [any_collection(args["collection"]).name]
+        todo = names
+    else:
+        names = [c.name for c in registered_collections()]
+        infos = {name: await store.info(name) for name in names}
+        todo = [name for name in names if infos[name].count and not infos[name].compatible]
+    counts = {name: await store.count(name) for name in todo}
+    total = sum(counts.values())
+    done_before = 0
 
-    async def progress(done: int, total: int) -> None:
-        await ctx.report_progress(done, total, f"re-embedded {done} of {total} objects")
+    async def progress(done: int, of: int) -> None:
+        await ctx.report_progress(
+            done_before + done, total, f"re-embedded {done_before + done} of {total} objects"
+        )
 
-    await ctx.report_progress(0, await store.count(collection), f"re-embedding {collection}")
-    count = await store.reembed(collection, progress)
-    info = await store.info(collection)
+    await ctx.report_progress(0, total, f"re-embedding {', '.join(todo) or 'nothing'}")
+    results = []
+    for name in names:
+        if name in todo:
+            count = await store.reembed(name, progress)
+            done_before += counts[name]
+            status = "reembedded"
+        else:
+            count = 0
+            status = "empty" if not infos[name].count else "current"
+        info = await store.info(name)
+        results.append(
+            {
+                "collection": name,
+                "status": status,
+                "reembedded": count,
+                "embedding_model": info.embedding_model,
+                "dimensions": info.dimensions,
+            }
+        )
+    if len(names) == 1 and args.get("collection"):
+        one = results[0]
+        summary = {k: one[k] for k in ("collection", "embedding_model", "dimensions")}
+    else:
+        summary = {
+            "collection": "all",
+            "embedding_model": store.embedder.identity,
+            "dimensions": store.embedder.dimensions,
+        }
     return {
-        "collection": collection,
-        "reembedded": count,
-        "embedding_model": info.embedding_model,
-        "dimensions": info.dimensions,
+        **summary,
+        "reembedded": sum(r["reembedded"] for r in results),
+        "collections": results,
     }
 
 
@@ -279,8 +343,8 @@ async def knowledge_schema(args: dict[str, Any], ctx: CallContext) -> dict[str, 
                 "name": d.name,
                 "description": d.description,
                 "group": _kind(d.name),
-                "searched_by_knowledge_search": d.name in KNOWLEDGE_COLLECTIONS,
-                "searched_by_knowledge_ask": d.name in ANSWER_COLLECTIONS,
+                "searched_by_knowledge_search": d.name in SEARCHED_COLLECTIONS,
+                "searched_by_knowledge_ask": d.name in SEARCHED_COLLECTIONS,
                 "properties": [
                     {
                         "name": p.name,

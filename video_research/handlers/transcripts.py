@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from video_research.handlers.context import CallContext
+from video_research.knowledge import guidance
 from video_research.knowledge.filters import Filter, FilterNode
+from video_research.knowledge.store import get_store
 from video_research.support import paths
 from video_research.support.errors import config_error, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
@@ -230,7 +232,13 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         min_score=args.get("min_score"),
         pinpoint=args["pinpoint"],
     )
-    return {"query": query, "result_count": len(results), "results": results, "indexing": indexing}
+    out = {"query": query, "result_count": len(results), "results": results, "indexing": indexing}
+    if not results:
+        store = await get_store(ctx.settings)
+        empty = await guidance.empty_state(store, ["TranscriptChunks"], ctx.toolset_of)
+        if empty:
+            out["notes"] = [empty]
+    return out
 
 
 async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

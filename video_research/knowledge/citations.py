@@ -34,6 +34,55 @@ KINDS: dict[str, str] = {
 }
 
 
+WHAT: dict[str, str] = {
+    "TranscriptChunks": "transcript moment",
+    "TranscriptVideos": "indexed video",
+    "DocumentChunks": "document passage",
+    "Papers": "paper",
+    "VideoAnalyses": "video analysis",
+    "ContentAnalyses": "content analysis",
+    "VideoMetadata": "video metadata",
+    "SessionTranscripts": "session turn",
+    "WebSearchResults": "web search",
+    "ResearchFindings": "research finding",
+    "ResearchPlans": "research plan",
+}
+"""What one object of a collection is, in a reader's words (a search hit's `what`)."""
+
+LOCATORS = ("video_id", "start_time", "end_time", "source_path", "page", "page_end", "paper_id")
+"""The properties that say where in its source an object is, repeated beside a hit."""
+
+
+def document_url(source_path: str | None, page: int | None = None) -> str | None:
+    """A file:// link to a local document, opened at `page` (PDF viewers honour #page=)."""
+    if not source_path or not os.path.isabs(source_path):
+        return None
+    from pathlib import Path
+
+    url = Path(source_path).as_uri()
+    return f"{url}#page={page}" if page else url
+
+
+def where(collection: str, props: dict[str, Any]) -> dict[str, Any]:
+    """What a hit is and where it points: {kind, what, label, url} and the locators it
+    has (a transcript moment: video_id and start_time, its url the video at that second;
+    a document passage: source_path and page, its url the file at that page)."""
+    cited = cite(collection, props)
+    url = cited["url"]
+    if url is None and collection == "DocumentChunks":
+        url = document_url(props.get("source_path"), props.get("page"))
+    out: dict[str, Any] = {
+        "kind": cited["kind"],
+        "what": WHAT.get(collection, collection),
+        "label": cited["label"],
+        "url": url,
+    }
+    for key in LOCATORS:
+        if props.get(key) is not None and props.get(key) != "":
+            out[key] = props[key]
+    return out
+
+
 def clock(seconds: float | None) -> str:
     """12:34 or 1:02:03, the way video players show a position."""
     total = max(0, int(seconds or 0))

@@ -524,7 +524,17 @@ KNOWLEDGE_COLLECTIONS: tuple[str, ...] = (
     RESEARCH_PLANS.name,
     "Papers",  # registered by the papers package (papers.collection)
 )
-"""The collections the knowledge tools search: the seven built-in ones, and Papers."""
+"""The collections of stored results: the seven built-in ones, and Papers (what
+knowledge_ingest writes to)."""
+
+SEARCHED_COLLECTIONS: tuple[str, ...] = (
+    *KNOWLEDGE_COLLECTIONS,
+    "TranscriptChunks",  # registered by the transcripts package (transcripts.indexer)
+    "DocumentChunks",  # registered by the documents package (documents.library)
+)
+"""What knowledge_search and knowledge_ask search when no collection is named: every
+stored result, transcript moment and document passage. TranscriptVideos is left out: its
+objects repeat their chunks' words a video at a time, so it would only echo them."""
 
 
 def knowledge_collection(name: str) -> CollectionDef:

@@ -338,6 +338,14 @@ class SessionControl:
         added = enable(self.settings, self.toolsets, toolset)
         return [{"name": name, "summary": TOOLS[name].summary} for name in added]
 
+    def toolset_of(self, tool: str) -> tuple[str | None, bool]:
+        """The toolset holding `tool` (None when there is no such tool), and whether this
+        session lists it: what a note telling the user to run the tool needs."""
+        spec = TOOLS.get(tool)
+        if spec is None:
+            return None, False
+        return spec.toolset, tool in visible_names(self.settings, self.toolsets)
+
     def disable(self, toolset: str) -> list[str]:
         """Turn `toolset` off; the names of the tools it took off the list."""
         return disable(self.settings, self.toolsets, toolset)

@@ -251,7 +251,8 @@ class FileRun:
         youtube_ids = [item.transcript.video_id for item in loaded]
         youtube_ids = list(dict.fromkeys(v for v in youtube_ids if is_youtube_id(v)))
         if self.options.fetch_metadata and youtube_ids:
-            infos, note = await indexer.video_infos(youtube_ids)
+            titled = [i.transcript.video_id for i in loaded if i.transcript.metadata.get("title")]
+            infos, note = await indexer.video_infos(youtube_ids, titled=titled)
             self.notes += [note] if note else []
         while loaded:
             item = loaded.pop(0)  # indexed transcripts are let go as the batch goes on
@@ -337,7 +338,10 @@ def _file_info(
     own_chapters = [Chapter(float(c["start"]), c["title"]) for c in meta.get("chapters") or []]
     return indexer.VideoInfo(
         video_id=transcript.video_id,
-        title=given.get("title") or base.title or meta.get("title") or _title_from(file),
+        title=given.get("title")
+        or base.title
+        or meta.get("title")
+        or _title_from(file, transcript.video_id),
         channel_id=given.get("channel_id")
         or base.channel_id
         or meta.get("channel_id")
@@ -358,9 +362,10 @@ def _file_info(
     )
 
 
-def _title_from(file: Path) -> str:
-    """A readable title from a file name when nothing better is known."""
-    if is_youtube_id(file.stem):
+def _title_from(file: Path, video_id: str) -> str:
+    """A readable title from a file name when nothing better is known; none from a name
+    that is only the video's ID (`dQw4w9WgXcQ.en.vtt`): an ID is not a title."""
+    if is_youtube_id(file.stem) or (is_youtube_id(video_id) and file.stem.startswith(video_id)):
         return ""
     return printable(file.stem).replace("_", " ").replace("-", " ").strip()[:500]
 

@@ -389,16 +389,22 @@ async def list_videos(
 Progress = Callable[[int, int, str], Awaitable[None]]
 
 
-async def video_infos(video_ids: Sequence[str]) -> tuple[dict[str, VideoInfo], str | None]:
+async def video_infos(
+    video_ids: Sequence[str], *, titled: Sequence[str] = ()
+) -> tuple[dict[str, VideoInfo], str | None]:
     """Metadata (title, channel, chapters) from the Data API; a note when it could not be had.
 
-    Without a YouTube key, or when the API fails, indexing goes on with bare IDs.
+    Without a YouTube key, titles and channels (not chapters or dates) come from what was
+    indexed before (a yt-dlp .info.json read with an earlier transcript) or else from
+    YouTube's oEmbed endpoint, which needs no key; `titled` are IDs whose caller already
+    knows their title (a sidecar beside the file), not asked for. When the API fails,
+    indexing goes on with bare IDs.
     """
     from video_research.clients import youtube
 
     infos = {video_id: VideoInfo(video_id) for video_id in video_ids}
     if not current_settings().effective_youtube_api_key:
-        return infos, "No YOUTUBE_API_KEY: titles, channels and chapters were not fetched."
+        return await _keyless_infos(infos, set(titled))
     try:
         for video in await youtube.get_videos(list(video_ids)):
             infos[video["video_id"]] = VideoInfo.from_metadata(video)
@@ -406,6 +412,44 @@ async def video_infos(video_ids: Sequence[str]) -> tuple[dict[str, VideoInfo], s
         logger.warning("video metadata for transcripts failed: %s", failure.message)
         return infos, f"Video metadata could not be fetched: {failure.message}"
     return infos, None
+
+
+async def _keyless_infos(
+    infos: dict[str, VideoInfo], titled: set[str]
+) -> tuple[dict[str, VideoInfo], str | None]:
+    """video_infos without a key: stored records first, oEmbed for the rest."""
+    from video_research.clients import youtube
+
+    wanted = [video_id for video_id in infos if video_id not in titled]
+    if not wanted:
+        return infos, None
+    store = await get_store()
+    stored = []
+    for start in range(0, len(wanted), 1000):
+        part = wanted[start : start + 1000]
+        page = await store.fetch(VIDEOS, where=Filter.in_("video_id", part), limit=len(part))
+        stored += page.objects
+    for obj in stored:
+        props = obj.properties
+        if props.get("video_title"):
+            infos[props["video_id"]] = VideoInfo(
+                props["video_id"],
+                title=props["video_title"],
+                channel_id=props.get("channel_id") or "",
+                channel_title=props.get("channel_title") or "",
+                published_at=props.get("published_at"),
+                url=props.get("video_url") or "",
+            )
+    asked = [video_id for video_id in wanted if not infos[video_id].title]
+    found = await youtube.oembed_many(asked) if asked else {}
+    for video_id, fields in found.items():
+        infos[video_id].title = fields["title"]
+        infos[video_id].channel_title = fields["channel_title"]
+    missing = len(asked) - len(found)
+    note = "No YOUTUBE_API_KEY: titles and channels came from YouTube's oEmbed or earlier sidecars; chapters and dates were not fetched."
+    if missing:
+        note += f" {missing} video(s) got no title (private, deleted, or oEmbed unreachable)."
+    return infos, note
 
 
 async def index_youtube_videos(

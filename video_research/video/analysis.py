@@ -22,10 +22,10 @@ from video_research.clients.gemini import templates as prompts
 from video_research.config import Settings
 from video_research.knowledge import writethrough
 from video_research.support import contracts
+from video_research.support.cache import get_cache
 from video_research.support.errors import ToolFailure
 from video_research.support.services import current_settings
 from video_research.video import input as video_input
-from video_research.video.cache import get_cache
 from video_research.video.input import Sampling, VideoSource
 
 logger = logging.getLogger(__name__)

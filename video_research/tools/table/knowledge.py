@@ -12,11 +12,12 @@ SPECS: tuple[ToolSpec, ...] = (
         toolset="knowledge",
         title="Search the knowledge base",
         description=(
-            "Hybrid search (keywords + meaning) over everything the tools have stored: video and content "
-            "analyses, research findings and plans, video metadata, session turns, web searches.\n"
-            "alpha 0 is keyword (BM25) only, 1 vector only. filters narrow by stored properties, e.g. "
-            '[{"property": "video_id", "op": "eq", "value": "dQw4w9WgXcQ"}]. Results from all searched '
-            "collections are merged best first."
+            "Hybrid search (keywords + meaning) over everything stored: transcript moments, document "
+            "passages, papers, video and content analyses, research, web searches.\n"
+            "Each hit says what it is and links it (video at the second, file at the page). alpha 0 is "
+            "keyword (BM25) only, 1 vector only. filters narrow by stored properties, e.g. "
+            '[{"property": "video_id", "op": "eq", "value": "dQw4w9WgXcQ"}]. notes say what to run '
+            "when nothing is stored."
         ),
     ),
     ToolSpec(
@@ -35,7 +36,7 @@ SPECS: tuple[ToolSpec, ...] = (
         toolset="knowledge",
         title="Knowledge base statistics",
         description=(
-            "Object counts per knowledge collection, the store in use (embedded SQLite file or Weaviate) "
+            "Object counts per collection (transcripts and documents included), the store in use (embedded SQLite file or Weaviate) "
             "and the embedding model; flags collections whose vectors need knowledge_reembed."
         ),
     ),
@@ -58,9 +59,10 @@ SPECS: tuple[ToolSpec, ...] = (
         name="knowledge_reembed",
         handler="knowledge:knowledge_reembed",
         toolset="knowledge",
-        title="Re-embed a knowledge collection",
+        title="Re-embed knowledge collections",
         description=(
-            "Recompute every vector of a collection with the configured embedding model, after "
+            "Recompute the vectors of a collection, or (no collection) of every collection another "
+            "model embedded, with the configured embedding model, after "
             "KNOWLEDGE_EMBEDDING_PROVIDER, _MODEL or _DIMENSIONS changed.\n"
             "Reports progress; the old vectors stay in use until the new ones are all written. Requires admin."
         ),

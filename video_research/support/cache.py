@@ -1,4 +1,7 @@
-"""The file cache of analysis results.
+"""The file cache of results: Gemini analyses, and the video titles oEmbed answered.
+
+It lives in support, below the clients, so that a client (the YouTube oEmbed lookup)
+caches in the same store, cleared and listed by the same infra tools, as the analyses.
 
 One JSON file per (content, tool, instruction, model):
 `{content_id}_{tool}_{instruction_hash}_{model_hash}.json`, holding an envelope

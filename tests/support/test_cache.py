@@ -7,7 +7,7 @@ import json
 import os
 import time
 
-from video_research.video.cache import Cache, atomic_write_json
+from video_research.support.cache import Cache, atomic_write_json
 
 
 def make(tmp_path, ttl=30):
