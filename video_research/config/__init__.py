@@ -83,7 +83,9 @@ __all__ = [
 ]
 
 
-class Settings(ServerSettings, StoreSettings, MediaSettings, SpeechSettings, GeminiSettings, BaseSettings):
+class Settings(
+    ServerSettings, StoreSettings, MediaSettings, SpeechSettings, GeminiSettings, BaseSettings
+):
     """Every setting the server reads. Field metadata names the environment variable.
 
     The fields are declared by area (config/gemini.py, config/media.py, config/speech.py,
