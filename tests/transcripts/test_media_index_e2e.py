@@ -40,3 +40,44 @@ async def test_index_a_media_folder_then_find_the_spoken_sentence_over_stdio(ser
         top = found.structured_content["results"][0]
         assert top["video_id"] == "museum_hours"
         assert abs(top["match_time"] - spoken["start"]) <= 5, top
+
+
+async def test_a_lecture_video_is_found_by_what_was_said_and_what_was_shown(server_env, tmp_path):
+    """One index_media_files call on a video: its speech and its slides' text both land in
+    the moment index, and a search says which kind of evidence each hit is."""
+    truth = json.loads((FIXTURES / "lecture.json").read_text())
+    folder = tmp_path / "course"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "lecture.mp4", folder / "biology_intro.mp4")
+
+    async with mcp_client(server_env) as client:
+        indexed = await client.call_tool("index_media_files", {"paths": [str(folder)]})
+        assert not indexed.is_error, tool_json(indexed)
+        result = indexed.structured_content
+        assert result["transcribed_count"] == 1 and result["screen_chunk_count"] >= 5, result
+
+        slide = truth["slides"][2]  # "Plate Tectonics / Continents drift slowly", 24-36 s
+        shown = await client.call_tool(
+            "semantic_search_transcripts",
+            {"query": "plate tectonics continents drift", "evidence": "screen", "k": 3},
+        )
+        assert not shown.is_error, tool_json(shown)
+        top = shown.structured_content["results"][0]
+        assert top["video_id"] == "biology_intro" and top["evidence"] == "screen", top
+        assert abs(top["match_time"] - slide["start"]) <= 5, top
+
+        said = truth["speech"][4]  # "A vaccine teaches the body to fight a virus." at 50 s
+        heard = await client.call_tool(
+            "semantic_search_transcripts",
+            {"query": "a vaccine teaches the body to fight a virus", "evidence": "speech"},
+        )
+        assert not heard.is_error, tool_json(heard)
+        top = heard.structured_content["results"][0]
+        assert top["video_id"] == "biology_intro" and top["evidence"] == "speech", top
+        assert abs(top["match_time"] - said["start"]) <= 5, top
+
+        no_pictures = await client.call_tool(
+            "index_media_files",
+            {"paths": [str(folder)], "screen_text": False, "force_reindex": True},
+        )
+        assert no_pictures.structured_content["screen_chunk_count"] == 0

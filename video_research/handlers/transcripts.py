@@ -325,12 +325,33 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         except speech.SpeechError:
             return None
 
+    async def screen_text(path: Path, info: Any) -> int:
+        from video_research.media.limits import VIDEO_SUFFIXES, MediaLimits
+        from video_research.media.ocr import read_screen_text
+        from video_research.transcripts.screen import index_screen_text
+
+        if path.suffix.lower() not in VIDEO_SUFFIXES:
+            return 0
+        work = partial(
+            read_screen_text,
+            str(path),
+            MediaLimits.from_settings(settings),
+            overlay_fraction=settings.media_ocr_overlay_fraction,
+            scene_threshold=settings.media_scene_threshold,
+        )
+        found = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        if not found["spans"]:
+            return 0
+        written = await index_screen_text(info, found["spans"], source_path=str(path))
+        return int(written["chunk_count"])
+
     tools = media_index.MediaTools(
         transcribe,
         download,
         speech.model_label(settings.speech_model),
         duration,
         media_download.url_video_id,
+        screen_text if args["screen_text"] else None,
     )
     options = media_index.MediaOptions(
         language=language,
@@ -353,6 +374,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         "urls": len(urls),
         "speech_model": tools.model,
         "transcribed_count": run.transcribed,
+        "screen_chunk_count": run.screen_chunks,
         "speech_seconds": round(run.speech_seconds, 1),
         "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
     }

@@ -80,6 +80,9 @@ raises MediaFailure for the file, a config_error ToolFailure when no file can be
 Download = Callable[[str, Path], Awaitable[Fetched]]
 """(url, folder) -> the media file downloaded into the folder."""
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+ScreenText = Callable[[Path, indexer.VideoInfo], Awaitable[int]]
+"""(file, the video it is indexed as) -> screen chunks written (0 for audio or a video
+with no text on screen); raises ToolFailure when the pictures cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,9 @@ class MediaTools:
     """The media's length from its header (seconds), for progress; None when unknown."""
     url_id: Callable[[str], str]
     """The video ID a direct media URL is indexed under (known before downloading it)."""
+    screen_text: ScreenText | None = None
+    """Reads a local file's on-screen text into the index as `screen` evidence beside its
+    speech; None when the call asked for speech only."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,7 @@ class MediaRun:
     notes: list[str] = field(default_factory=list)
     speech_seconds: float = 0.0
     transcribed: int = 0
+    screen_chunks: int = 0
 
 
 def find_media(
@@ -238,6 +245,24 @@ async def _one_file(
     await _transcribe_and_index(
         file, info, options, tools, run, report, stamps, source_path=printable(file), file=name
     )
+    if tools.screen_text is not None:
+        # After the speech, whatever became of it: a slide deck recorded without a voice
+        # is still found by what its slides say.
+        await _read_screen_text(file, info, tools, run, name)
+
+
+async def _read_screen_text(
+    file: Path, info: indexer.VideoInfo, tools: MediaTools, run: MediaRun, name: str
+) -> None:
+    assert tools.screen_text is not None
+    try:
+        written = await tools.screen_text(file, info)
+    except ToolFailure as failure:
+        if failure.category is ErrorCategory.CONFIG_ERROR:
+            raise
+        run.notes.append(f"{name}: its on-screen text was not read: {failure.message}")
+        return
+    run.screen_chunks += written
 
 
 async def _one_url(

@@ -40,6 +40,9 @@ MAX_TERMS = 32
 SENTENCE_BACKTRACK_LINES = 3
 """Lines a link may move back to reach the start of its sentence."""
 SENTENCE_BACKTRACK_SECONDS = 20.0
+SENTENCE_PAUSE_SECONDS = 8.0
+"""A line that starts this long after the one before begins a new sentence, punctuated or
+not: speech recognisers often leave the full stop off, and a caption line seldom lasts 8 s."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"')\]]*\s*$")
@@ -244,6 +247,7 @@ def sentence_start(lines: Sequence[Line], at: int) -> float:
         and at - position < SENTENCE_BACKTRACK_LINES
         and lines[position - 1].index == lines[position].index - 1
         and not _SENTENCE_END.search(lines[position - 1].text)
+        and lines[position].start - lines[position - 1].start < SENTENCE_PAUSE_SECONDS
         and lines[at].start - lines[position - 1].start <= SENTENCE_BACKTRACK_SECONDS
     ):
         position -= 1
