@@ -237,7 +237,7 @@ def breach(label: str, limit: str, limits: ParserLimits) -> ToolFailure:
     if limit == "memory":
         message = (
             f"{label}: the parser ran out of its {_mib(limits.memory_mb)} memory limit "
-            f"({setting}); the file may be a decompression bomb."
+            f"({setting}); the file may be a decompression bomb or built to exhaust memory."
         )
     elif limit == "cpu":
         message = (
