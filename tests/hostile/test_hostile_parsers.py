@@ -174,17 +174,28 @@ async def test_a_worker_killed_mid_file_fails_that_file_alone(configure, tmp_pat
 
 
 async def test_the_server_answers_pings_while_a_bomb_is_parsed(server_env, tmp_path):
-    """Over stdio: every ping sent while the bombs are parsed is answered within a second."""
+    """Over stdio: every ping sent while the bomb is parsed is answered within a second
+    (or, on a machine so loaded that an idle ping takes longer than 0.1 s, within ten
+    times the slowest idle ping: the test is about the parse, not about the machine)."""
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "bomb.pdf").write_bytes(flate_bomb_pdf())
     (folder / "good.md").write_text("# Good\n\nA file that parses.\n")
     env = {**server_env, **LIMITS}
     async with mcp_client(env) as session:
+
+        async def ping() -> float:
+            started = time.monotonic()
+            with anyio.fail_after(5):
+                await session.send_ping()
+            return time.monotonic() - started
+
+        idle = [await ping() for _ in range(5)]
+        allowed = max(1.0, 10 * max(idle))
         latencies: list[float] = []
+        outcome: dict = {}
         async with anyio.create_task_group() as group:
             done = anyio.Event()
-            outcome: dict = {}
 
             async def ingest() -> None:
                 with anyio.fail_after(CALL_SECONDS):
@@ -194,15 +205,12 @@ async def test_the_server_answers_pings_while_a_bomb_is_parsed(server_env, tmp_p
 
             group.start_soon(ingest)
             while not done.is_set():
-                started = time.monotonic()
-                with anyio.fail_after(5):
-                    await session.send_ping()
-                latencies.append(time.monotonic() - started)
+                latencies.append(await ping())
                 await anyio.sleep(0.1)
         good, failed = _good_and_failed(outcome)
         assert good == {"good.md"}
         assert MEMORY in failed["bomb.pdf"]["error"]
         assert len(latencies) >= 5, latencies
-        assert max(latencies) < 1.0, latencies
+        assert max(latencies) < allowed, (latencies, idle)
         # and the server lives on
         assert (await session.call_tool("document_list", {})).structured_content["total"] == 1
