@@ -31,7 +31,10 @@ variables a parser needs (`WORKER_ENVIRONMENT`): no API key or token is left in 
 `os.environ` of parsing code.
 
 Adopting a parser takes one line at its call site; the function must be a top-level
-function (it is imported by name in the worker) whose arguments and result pickle:
+function (it is imported by name in the worker) whose arguments and result pickle, and it
+must be handed everything it needs as arguments: a worker has none of the server's settings
+or resources (no Services, no secrets), so read limits and options from the settings at the
+call site and pass them:
 
     extracted = await parse_isolated(name, extract, data, document_type, name, limits=limits)
 
