@@ -103,8 +103,9 @@ class ParserLimits:
             timeout_seconds=settings.parser_timeout_seconds,
         )
 
-    def scaled(self, **changes: Any) -> ParserLimits:
-        """These limits with some changed (a parser that needs more time than documents)."""
+    def with_changes(self, **changes: Any) -> ParserLimits:
+        """These limits with some changed: a parser that needs more than documents do (speech
+        recognition of an hour of audio) passes `worker_limits=limits.with_changes(...)`."""
         return replace(self, **changes)
 
 
@@ -296,10 +297,9 @@ def _unpacked(label: str, outcome: tuple[Any, ...]) -> Any:
         return outcome[1]
     if kind == "failure":
         _, category, message, hint, retryable, details = outcome
-        return_failure = ToolFailure(
+        raise ToolFailure(
             ErrorCategory(category), message, hint=hint, retryable=retryable, details=details
         )
-        raise return_failure
     _, type_name, detail = outcome
     raise ToolFailure(
         ErrorCategory.INTERNAL_ERROR,
