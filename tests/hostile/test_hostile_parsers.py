@@ -26,14 +26,14 @@ from tests.fixtures.documents import make_pdf
 from tests.helpers import mcp_client
 
 LIMITS = {
-    "PARSER_MEMORY_MB": "512",
+    "PARSER_MEMORY_MB": "768",
     "PARSER_CPU_SECONDS": "5",
     "PARSER_TIMEOUT_SECONDS": "60",
 }
 """Low enough that each hostile file fails within seconds, high enough for the good ones."""
 
 CALL_SECONDS = 120
-MEMORY = "ran out of its 512 MB memory limit (PARSER_MEMORY_MB)"
+MEMORY = "ran out of its 768 MB memory limit (PARSER_MEMORY_MB)"
 
 
 def raw_pdf(content: bytes, stream_keys: bytes = b"", *, pages: int = 1) -> bytes:

@@ -129,7 +129,7 @@ async def test_cancelling_the_call_stops_the_parse(low_limits, tmp_path):
 
 
 async def test_per_call_limits_override_the_settings(low_limits):
-    roomy = ParserLimits(memory_mb=1024, cpu_seconds=5, timeout_seconds=20)
+    roomy = ParserLimits(memory_mb=2048, cpu_seconds=5, timeout_seconds=20)
     assert await parse_isolated("a.pdf", parsers.allocate, 600, worker_limits=roomy) > 0
     failure = await _failure(parsers.allocate, 600)
     assert failure.details["limit"] == "memory"

@@ -143,6 +143,12 @@ class ParserPool:
                     initargs=(WORKER_ENVIRONMENT,),
                     context=multiprocessing.get_context("spawn"),
                 )
+                if not self._pool.active:  # reading it starts the workers (not the first schedule)
+                    raise ToolFailure(
+                        ErrorCategory.INTERNAL_ERROR,
+                        "The parser workers could not be started.",
+                        retryable=True,
+                    )
             return self._pool
 
     async def run(
@@ -160,7 +166,11 @@ class ParserPool:
         the function raises comes back as it was; a breached limit or a dead worker
         becomes a `ToolFailure` naming it; cancelling the await kills the worker's task.
         """
-        future = self._started().schedule(
+        # Starting the workers takes tens of milliseconds: not on the event loop.
+        pool = self._pool if self._pool is not None else await asyncio.to_thread(self._started)
+        if not pool.active:
+            pool = await asyncio.to_thread(self._started)
+        future = pool.schedule(
             _run_task,
             args=(function, args, kwargs, limits.memory_mb, limits.cpu_seconds),
             timeout=limits.timeout_seconds,
