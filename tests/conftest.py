@@ -55,6 +55,9 @@ def isolated_config(tmp_path, monkeypatch):
     monkeypatch.setenv("VIDEO_RESEARCH_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("VIDEO_RESEARCH_FILE_ROOTS", str(tmp_path))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # Each test that parses a document starts a parser pool of its own: one worker, since a
+    # second would cost a process start and parse nothing in almost every test.
+    monkeypatch.setenv("PARSER_WORKERS", "1")
     # The local model's ONNX graph is built once (seconds) and shared by every test and
     # every server a test spawns; the file name pins the weights and the graph version.
     monkeypatch.setenv("KNOWLEDGE_MODEL_CACHE_DIR", str(MODEL_CACHE))

@@ -6,6 +6,13 @@ Baselines, measured in the same run on the same file:
 - chunks/s: the local embedding model alone on the same passages, the floor every
   ingest pays, so the ratio shows what extraction, chunking and the store add.
 Also: extraction + chunking alone, and re-ingesting the unchanged file (hash check only).
+
+Isolation overhead: extraction in a parser worker process (what document_ingest does)
+beside the same extraction in this process, on the same bytes, as a ratio (target: at most
+1.10), for the 200-page PDF and for a batch of small files (where the per-file cost of
+sending bytes and blocks between processes weighs most); the workers are warm, as a
+running server's are after its first file. The first file of a cold pool (starting a worker,
+importing the parsers) is reported on its own.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import random
 import tempfile
 from pathlib import Path
 
-from tests.bench.common import header, report, run_with_env, stopwatch, warm_up
+from tests.bench.common import header, median, report, run_with_env, stopwatch, warm_up
 from tests.fixtures.documents import call_tool, make_pdf
 from video_research.support.services import current_settings
 
@@ -107,6 +114,7 @@ async def _run(tmp: Path) -> None:
 
     embedder = get_embedder(current_settings())
     await warm_up(embedder)
+    await _isolation_overhead(data, pdf.name, tmp / "notes")
     with stopwatch() as full:
         result = await call_tool("document_ingest", {"path": str(pdf)})
     assert result["ingested"] == 1, result
@@ -142,6 +150,81 @@ async def _run(tmp: Path) -> None:
         "markitdown PdfConverter",
         baseline_pages,
         higher_is_better=True,
+    )
+
+
+SMALL_FILES = 40
+ROUNDS = 3
+
+
+async def _isolation_overhead(data: bytes, name: str, notes: Path) -> None:
+    """Extraction in a warm parser worker beside extraction in this process; then what
+    the difference weighs in document_ingest of the small files."""
+    import asyncio
+
+    from video_research.documents.extract import DocumentType, extract
+    from video_research.documents.guards import ArchiveLimits
+    from video_research.support.isolation import parse_isolated
+
+    limits = ArchiveLimits.from_settings()
+    rng = random.Random(7)
+    small = [
+        (
+            f"note-{n}.md",
+            "\n\n".join(f"## Part {p}\n\n{_paragraph(rng, 60)}" for p in range(4)).encode(),
+        )
+        for n in range(SMALL_FILES)
+    ]
+
+    with stopwatch() as cold:
+        await parse_isolated("warm-up.md", extract, b"# Warm\n\nup", DocumentType.MARKDOWN, "w.md")
+    print(f"{'parser pool: first file (cold start)':<44} {cold['s'] * 1000:>12.1f} ms", flush=True)
+    for label, document_type, files in (
+        (f"{PAGES}-page PDF", DocumentType.PDF, [(name, data)]),
+        (f"{SMALL_FILES} small Markdown files", DocumentType.MARKDOWN, small),
+    ):
+        # One warm-up of each kind in each place (the parser modules are imported lazily).
+        extract(files[0][1], document_type, files[0][0], limits=limits)
+        await parse_isolated(
+            files[0][0], extract, files[0][1], document_type, files[0][0], limits=limits
+        )
+        here, isolated = [], []
+        for _ in range(ROUNDS):
+            with stopwatch() as local:
+                for file_name, content in files:
+                    await asyncio.to_thread(
+                        extract, content, document_type, file_name, limits=limits
+                    )
+            here.append(local["s"])
+            with stopwatch() as worker:
+                for file_name, content in files:
+                    await parse_isolated(
+                        file_name, extract, content, document_type, file_name, limits=limits
+                    )
+            isolated.append(worker["s"])
+        report(
+            f"extract in a parser worker, {label}",
+            median(isolated) * 1000,
+            "ms",
+            "extract in-process (thread)",
+            median(here) * 1000,
+            higher_is_better=False,
+        )
+        added = median(isolated) - median(here)
+    notes.mkdir()
+    for file_name, content in small:
+        (notes / file_name).write_bytes(content)
+    with stopwatch() as ingest:
+        result = await call_tool("document_ingest", {"path": str(notes)})
+    assert result["ingested"] == SMALL_FILES, result
+    # The same ingest without what isolation added to its extraction (measured above).
+    report(
+        f"document_ingest, {SMALL_FILES} small files (isolated)",
+        ingest["s"] * 1000,
+        "ms",
+        "same less the isolation's added time",
+        (ingest["s"] - max(added, 0.0)) * 1000,
+        higher_is_better=False,
     )
 
 

@@ -304,6 +304,42 @@ class StoreSettings(BaseModel):
         ),
     )
 
+    # --- parser workers (untrusted files are parsed in bounded worker processes) ---
+    parser_workers: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        json_schema_extra=env_field(
+            "PARSER_WORKERS",
+            "Worker processes that parse untrusted files (documents, media), started on first use",
+        ),
+    )
+    parser_memory_mb: int = Field(
+        default=2048,
+        ge=256,
+        json_schema_extra=env_field(
+            "PARSER_MEMORY_MB",
+            "Address space one parser worker may use, in MB (RLIMIT_AS); a file that needs more "
+            "(a decompression bomb) fails on its own",
+        ),
+    )
+    parser_cpu_seconds: int = Field(
+        default=300,
+        ge=1,
+        json_schema_extra=env_field(
+            "PARSER_CPU_SECONDS",
+            "CPU seconds a parser worker may spend on one file (RLIMIT_CPU)",
+        ),
+    )
+    parser_timeout_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        json_schema_extra=env_field(
+            "PARSER_TIMEOUT_SECONDS",
+            "Wall-clock seconds one file may take in a parser worker before the worker is replaced",
+        ),
+    )
+
     # --- catalog, queue, roles, HTTP auth: add fields here ---
     catalog_db_path: str = Field(
         default="",

@@ -7,7 +7,8 @@ folders skipped, unsupported types counted and skipped), and every file they exp
 is confined again, so a symbolic link inside a root that points outside it is refused.
 
 Each file then goes alone: read and hash (SHA-256 of its bytes); unchanged content with
-the same type and tags is left alone; otherwise it is extracted and chunked in a worker
+the same type and tags is left alone; otherwise it is extracted in a bounded parser worker
+process (support/isolation.py: memory, CPU and wall-clock limits), chunked in a worker
 thread and written as one replacement of its previous chunks. A file that cannot be read
 (encrypted, corrupt, too large) or has no text becomes a failed item with a
 ToolError-shaped error before anything is written, and the batch goes on; a failure that
@@ -43,10 +44,12 @@ from video_research.documents.extract import (
     extract,
     no_text,
 )
+from video_research.documents.guards import ArchiveLimits
 from video_research.knowledge.embedders.embeddings import LOCAL_MAX_TOKENS
 from video_research.knowledge.store import KnowledgeStore, get_store
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
+from video_research.support.isolation import parse_isolated
 from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
@@ -247,7 +250,10 @@ async def _ingest_file(
             chunks=props.get("chunk_count", 0),
             pages=props.get("page_count"),
         )
-    extracted = await asyncio.to_thread(extract, data, document_type, name)
+    # Parsed in a bounded worker process, never here: see support/isolation.py.
+    extracted = await parse_isolated(
+        name, extract, data, document_type, name, limits=ArchiveLimits.from_settings()
+    )
     chunks = await asyncio.to_thread(
         chunk_blocks,
         extracted.blocks,

@@ -35,6 +35,7 @@ from typing import Any
 
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
+from video_research.support.isolation import parse_isolated
 from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
@@ -105,10 +106,9 @@ class Evidence:
         return "\n".join(f"- {label}" for label in labels)
 
 
-def _file_passages(path: Path, settings: Any) -> tuple[list[dict[str, Any]], int | None]:
-    """(passages with page and heading, page count) of one file, read as document_ingest reads it."""
-    from video_research.documents.chunking import chunk_blocks
-    from video_research.documents.extract import EXTENSIONS, document_type_for, extract, no_text
+def _read_source(path: Path, settings: Any) -> tuple[bytes, Any]:
+    """(bytes, document type) of one file, checked as document_ingest checks it."""
+    from video_research.documents.extract import EXTENSIONS, document_type_for
 
     document_type = document_type_for(path)
     if document_type is None:
@@ -125,12 +125,32 @@ def _file_passages(path: Path, settings: Any) -> tuple[list[dict[str, Any]], int
             f"{path.name} is {size / 1024 / 1024:.1f} MB, over DOCUMENTS_MAX_FILE_MB "
             f"({settings.documents_max_file_mb:g}).",
         )
-    extracted = extract(path.read_bytes(), document_type, path.name)
+    return path.read_bytes(), document_type
+
+
+async def _file_passages(path: Path, settings: Any) -> tuple[list[dict[str, Any]], int | None]:
+    """(passages with page and heading, page count) of one file, read as document_ingest
+    reads it: parsed in a bounded worker process (support/isolation.py), never here."""
+    from video_research.documents.extract import extract
+    from video_research.documents.guards import ArchiveLimits
+
+    data, document_type = await asyncio.to_thread(_read_source, path, settings)
+    extracted = await parse_isolated(
+        path.name, extract, data, document_type, path.name, limits=ArchiveLimits.from_settings()
+    )
+    return await asyncio.to_thread(_passages, path, document_type, extracted)
+
+
+def _passages(
+    path: Path, document_type: Any, extracted: Any
+) -> tuple[list[dict[str, Any]], int | None]:
+    from video_research.documents.chunking import chunk_blocks
+    from video_research.documents.extract import no_text
+    from video_research.documents.library import citation
+
     chunks = chunk_blocks(extracted.blocks, PASSAGE_TOKENS, page_breaks=extracted.pages_with_breaks)
     if not chunks:
         raise no_text(path.name, document_type)
-    from video_research.documents.library import citation
-
     passages = []
     for chunk in chunks:
         where = {"page": chunk.page, "page_end": chunk.page_end}
@@ -170,7 +190,7 @@ async def gather(
         try:
             path = paths.confine_to(raw, roots, client_roots)
             entry["path"] = str(path)
-            found, pages = await asyncio.to_thread(_file_passages, path, settings)
+            found, pages = await _file_passages(path, settings)
             for p in found:
                 evidence.add(
                     "file",

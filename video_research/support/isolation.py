@@ -1,0 +1,389 @@
+"""Untrusted parsers in bounded worker processes: the server never parses a file's bytes itself.
+
+A parser bug is the server's bug when both share a process: a PDF whose FlateDecode stream
+inflates without end ran pdfminer until the machine's memory ran out, and a parser that
+hangs or crashes took every session with it. Here a parser runs in a worker process of a
+`ParserPool` under three limits per file:
+
+- memory: RLIMIT_AS (the address space the worker may map), `PARSER_MEMORY_MB`. A Python
+  allocation past it raises MemoryError, on which the worker exits at once (it may be left
+  in a half-built state) with an exit code that names the breach; a native allocation past it
+  usually crashes the worker, which is reported as a crash. cgroups v2 would bound the
+  worker's resident memory instead (RLIMIT_AS counts mapped, not used, pages), but they need
+  a delegated cgroup the server rarely has; RLIMIT_AS works unprivileged everywhere.
+- CPU time: RLIMIT_CPU, `PARSER_CPU_SECONDS`, re-armed before every file (the limit counts the
+  process's lifetime, so each file gets the seconds used so far plus its own budget); past
+  it the kernel ends the worker with SIGXCPU.
+- wall clock: `PARSER_TIMEOUT_SECONDS`, kept by the pool, which kills the worker (a parser
+  blocked in I/O or sleeping uses no CPU).
+
+A worker that breaches a limit or dies is replaced, and only its file fails, with a
+`ToolFailure` that names the limit and the setting that raises it. The pool is pebble's
+`ProcessPool`: it keeps a per-task timeout, replaces a worker that dies or times out and
+fails only that worker's task, where the standard library's `ProcessPoolExecutor` has no
+per-task timeout and breaks the whole pool (every pending future) when one worker dies.
+
+Workers are spawned, not forked (a fork would copy the event loop, the server's threads and
+their locks), on first use, so the server starts as fast as before. Each worker sends
+anything written to stdout to stderr (stdout carries the MCP protocol over stdio), writes no
+core files, ignores Ctrl-C (the server shuts it down) and keeps only the environment
+variables a parser needs (`WORKER_ENVIRONMENT`): no API key or token is left in the
+`os.environ` of parsing code.
+
+Adopting a parser takes one line at its call site; the function must be a top-level
+function (it is imported by name in the worker) whose arguments and result pickle, and it
+must be handed everything it needs as arguments: a worker has none of the server's settings
+or resources (no Services, no secrets), so read limits and options from the settings at the
+call site and pass them:
+
+    extracted = await parse_isolated(name, extract, data, document_type, name, limits=limits)
+
+The pool is a `Resource` of the call's Services (`PARSER_POOL`), closed by `Services.aclose`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import resource
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.services import Resource, current_services
+
+if TYPE_CHECKING:
+    from pebble import ProcessPool
+
+    from video_research.config import Settings
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+TASKS_PER_WORKER = 200
+"""Files one worker parses before it is replaced: bounds what a parser leaks or caches."""
+
+EXIT_OUT_OF_MEMORY = 87
+"""A worker's exit status after a MemoryError: the pool tells a memory breach by it."""
+
+WORKER_ENVIRONMENT = frozenset(
+    {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "PYTHONPATH"}
+)
+"""Environment variables a worker keeps (plus every LC_*): what a parser may need to find
+programs, temporary space and its locale. Everything else (API keys, tokens) goes."""
+
+_SETTINGS = {
+    "memory": "PARSER_MEMORY_MB",
+    "cpu": "PARSER_CPU_SECONDS",
+    "timeout": "PARSER_TIMEOUT_SECONDS",
+}
+
+
+@dataclass(frozen=True)
+class ParserLimits:
+    """What one file may cost a worker (see the module docstring)."""
+
+    memory_mb: int = 2048
+    cpu_seconds: int = 300
+    timeout_seconds: float = 600.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ParserLimits:
+        return cls(
+            memory_mb=settings.parser_memory_mb,
+            cpu_seconds=settings.parser_cpu_seconds,
+            timeout_seconds=settings.parser_timeout_seconds,
+        )
+
+    def with_changes(self, **changes: Any) -> ParserLimits:
+        """These limits with some changed: a parser that needs more than documents do (speech
+        recognition of an hour of audio) passes `worker_limits=limits.with_changes(...)`."""
+        return replace(self, **changes)
+
+
+class ParserPool:
+    """Worker processes that run parser functions under `ParserLimits`, started on first use."""
+
+    def __init__(self, workers: int, *, tasks_per_worker: int = TASKS_PER_WORKER) -> None:
+        self.workers = workers
+        self._tasks_per_worker = tasks_per_worker
+        self._pool: ProcessPool | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _started(self) -> ProcessPool:
+        with self._lock:
+            if self._closed:
+                raise ToolFailure(
+                    ErrorCategory.INTERNAL_ERROR,
+                    "The parser workers are shutting down.",
+                    retryable=True,
+                )
+            if self._pool is not None and not self._pool.active:
+                # Broken (its workers kept dying as they started): begin again.
+                self._pool.stop()
+                self._pool = None
+            if self._pool is None:
+                import multiprocessing
+
+                from pebble import ProcessPool
+
+                self._pool = ProcessPool(
+                    max_workers=self.workers,
+                    max_tasks=self._tasks_per_worker,
+                    initializer=_start_worker,
+                    initargs=(WORKER_ENVIRONMENT,),
+                    context=multiprocessing.get_context("spawn"),
+                )
+                if not self._pool.active:  # reading it starts the workers (not the first schedule)
+                    raise ToolFailure(
+                        ErrorCategory.INTERNAL_ERROR,
+                        "The parser workers could not be started.",
+                        retryable=True,
+                    )
+            return self._pool
+
+    async def run(
+        self,
+        label: str,
+        limits: ParserLimits,
+        function: Callable[..., T],
+        /,
+        *args: Any,
+        **kwargs: Any,
+    ) -> T:
+        """`function(*args, **kwargs)` in a worker, awaited without blocking the event loop.
+
+        `label` (the file's name as shown to users) starts every error. A `ToolFailure`
+        the function raises comes back as it was; a breached limit or a dead worker
+        becomes a `ToolFailure` naming it; cancelling the await kills the worker's task.
+        """
+        # Starting the workers takes tens of milliseconds: not on the event loop.
+        pool = self._pool if self._pool is not None else await asyncio.to_thread(self._started)
+        if not pool.active:
+            pool = await asyncio.to_thread(self._started)
+        future = pool.schedule(
+            _run_task,
+            args=(function, args, kwargs, limits.memory_mb, limits.cpu_seconds),
+            timeout=limits.timeout_seconds,
+        )
+        try:
+            outcome = await asyncio.wrap_future(future)
+        except FutureTimeout:
+            raise breach(label, "timeout", limits) from None
+        except BrokenProcessPool as exc:
+            logger.error("the parser workers cannot start: %s", exc)
+            raise ToolFailure(
+                ErrorCategory.INTERNAL_ERROR,
+                f"{label}: the parser workers could not be started (see the server log).",
+                retryable=True,
+            ) from None
+        except Exception as exc:
+            exitcode = getattr(exc, "exitcode", None)
+            if exitcode is None:  # not a worker death (pebble's ProcessExpired)
+                raise
+            raise died(label, exitcode, limits) from None
+        return _unpacked(label, outcome)
+
+    async def aclose(self) -> None:
+        """Stop every worker (a file being parsed fails) and wait for them to exit."""
+        with self._lock:
+            pool, self._pool, self._closed = self._pool, None, True
+        if pool is not None:
+            pool.stop()
+            await asyncio.to_thread(pool.join, 10)
+
+
+def _open_pool(settings: Settings) -> ParserPool:
+    return ParserPool(settings.parser_workers)
+
+
+async def _close_pool(pool: ParserPool) -> None:
+    await pool.aclose()
+
+
+PARSER_POOL: Resource[ParserPool] = Resource(
+    name="parser_pool",
+    key=lambda settings: settings.parser_workers,
+    open=_open_pool,
+    close=_close_pool,
+    single=True,
+)
+"""The pool of the call's Services. Its limits are read per file from the settings in
+force, so changing a limit takes effect on the next file without restarting workers."""
+
+
+async def parse_isolated(
+    label: str,
+    function: Callable[..., T],
+    /,
+    *args: Any,
+    worker_limits: ParserLimits | None = None,
+    **kwargs: Any,
+) -> T:
+    """Run the parser `function(*args, **kwargs)` on an untrusted file in a bounded worker of
+    the call's pool (limits from the settings in force unless `worker_limits` are given);
+    see `ParserPool.run`. Other keyword arguments go to `function`."""
+    services = current_services()
+    pool = services.get(PARSER_POOL)
+    limits = worker_limits or ParserLimits.from_settings(services.settings)
+    return await pool.run(label, limits, function, *args, **kwargs)
+
+
+# ---------------------------------------------------------------------- the errors
+
+
+def _mib(megabytes: int) -> str:
+    return f"{megabytes / 1024:g} GiB" if megabytes % 1024 == 0 else f"{megabytes} MB"
+
+
+def breach(label: str, limit: str, limits: ParserLimits) -> ToolFailure:
+    """The failure of a file that made its worker breach `limit` (memory, cpu, timeout)."""
+    setting = _SETTINGS[limit]
+    if limit == "memory":
+        message = (
+            f"{label}: the parser ran out of its {_mib(limits.memory_mb)} memory limit "
+            f"({setting}); the file may be a decompression bomb or built to exhaust memory."
+        )
+    elif limit == "cpu":
+        message = (
+            f"{label}: the parser used up its {limits.cpu_seconds:g} s of CPU time "
+            f"({setting}); the file may be built to make parsing endless."
+        )
+    else:
+        message = (
+            f"{label}: the parser took longer than its {limits.timeout_seconds:g} s "
+            f"wall-clock limit ({setting})."
+        )
+    return ToolFailure(
+        ErrorCategory.INVALID_INPUT if limit != "timeout" else ErrorCategory.TIMEOUT_ERROR,
+        message,
+        hint=f"If this is a genuine file, raise {setting} (or split the file); the rest of a "
+        "batch is not affected.",
+        retryable=limit == "timeout",
+        details={"limit": limit, "setting": setting},
+    )
+
+
+def died(label: str, exitcode: int, limits: ParserLimits) -> ToolFailure:
+    """The failure of a file whose worker ended with `exitcode` (negative: a signal)."""
+    if exitcode == EXIT_OUT_OF_MEMORY:
+        return breach(label, "memory", limits)
+    if exitcode == -signal.SIGXCPU:
+        return breach(label, "cpu", limits)
+    if exitcode == -signal.SIGKILL:
+        return ToolFailure(
+            ErrorCategory.INTERNAL_ERROR,
+            f"{label}: the parser worker was killed (SIGKILL) while reading it, by an operator "
+            "or by the system running out of memory.",
+            hint="Try again; if it recurs, lower PARSER_WORKERS or PARSER_MEMORY_MB so the "
+            "workers fit in the machine's memory.",
+            retryable=True,
+            details={"signal": "SIGKILL"},
+        )
+    how = f"signal {signal.Signals(-exitcode).name}" if exitcode < 0 else f"exit status {exitcode}"
+    return ToolFailure(
+        ErrorCategory.INVALID_INPUT,
+        f"{label}: the parser crashed ({how}) while reading it; the file is malformed or "
+        f"built to break parsers (or needed more than the {_mib(limits.memory_mb)} memory "
+        f"limit, PARSER_MEMORY_MB, inside native code).",
+        hint="The rest of a batch is not affected. Open and re-save the file, or convert it.",
+        retryable=False,
+        details={"exit": how},
+    )
+
+
+def _unpacked(label: str, outcome: tuple[Any, ...]) -> Any:
+    kind = outcome[0]
+    if kind == "ok":
+        return outcome[1]
+    if kind == "failure":
+        _, category, message, hint, retryable, details = outcome
+        raise ToolFailure(
+            ErrorCategory(category), message, hint=hint, retryable=retryable, details=details
+        )
+    _, type_name, detail = outcome
+    raise ToolFailure(
+        ErrorCategory.INTERNAL_ERROR,
+        f"{label}: the parser failed ({type_name}: {detail})",
+        retryable=False,
+    )
+
+
+# ---------------------------------------------------------------------- in the worker
+
+
+def _start_worker(environment: frozenset[str]) -> None:
+    """Make a fresh worker safe to parse in (see the module docstring)."""
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for key in list(os.environ):
+        if key not in environment and not key.startswith("LC_"):
+            del os.environ[key]
+
+
+def _set_limits(memory_mb: int, cpu_seconds: int) -> None:
+    """Arm this file's limits: soft limits only, so the next file can be given its own."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    memory = memory_mb * 1024 * 1024
+    resource.setrlimit(
+        resource.RLIMIT_AS, (memory if hard == resource.RLIM_INFINITY else min(memory, hard), hard)
+    )
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    spent = int(usage.ru_utime + usage.ru_stime) + 1
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = spent + cpu_seconds
+    resource.setrlimit(
+        resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard)
+    )
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether `exc` or an exception it was raised from or during is a `kind`."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _run_task(
+    function: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    memory_mb: int,
+    cpu_seconds: int,
+) -> tuple[Any, ...]:
+    """Run one file's parser under its limits; the outcome as plain picklable values."""
+    _set_limits(memory_mb, cpu_seconds)
+    try:
+        return ("ok", function(*args, **kwargs))
+    except Exception as exc:
+        if _caused_by(exc, MemoryError):
+            # The parser may have caught it and gone on half-built: nothing of this worker
+            # is trusted further. Its exit status tells the pool why.
+            os._exit(EXIT_OUT_OF_MEMORY)
+        if isinstance(exc, ToolFailure):
+            return (
+                "failure",
+                exc.category.value,
+                exc.message,
+                exc.hint,
+                exc.retryable,
+                exc.details,
+            )
+        detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+        return ("error", type(exc).__name__, detail)
