@@ -58,6 +58,10 @@ CREATE INDEX IF NOT EXISTS context_caches_session ON context_caches(session_id);
 REGISTRY_SCHEMA = migrations.first_schema("Gemini upload and cache registry", _SCHEMA)
 
 
+def registry_path(settings: Settings) -> Path:
+    return settings.data_dir / "gemini.db"
+
+
 def account_of(settings: Settings) -> str:
     """A fingerprint of the API key and endpoint (the key itself is never stored)."""
     key = settings.gemini_api_key.get_secret_value()
@@ -221,7 +225,7 @@ _CACHE_COLUMNS = (
 GEMINI_REGISTRY: Resource[Registry] = Resource(
     "gemini-registry",
     key=lambda settings: settings.data_dir / "gemini.db",
-    open=lambda settings: Registry(settings.data_dir / "gemini.db"),
+    open=lambda settings: Registry(registry_path(settings)),
     close=Registry.close,
 )
 
