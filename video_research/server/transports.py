@@ -435,7 +435,9 @@ async def serve_http(settings: Settings, transport: str, host: str, port: int) -
         lifespan="on",
         http=timed_protocol(settings.http_header_timeout_seconds),
         timeout_keep_alive=settings.http_keepalive_seconds,
-        timeout_graceful_shutdown=5,
+        # SIGTERM stops accepting at once; calls in flight get this long to finish (each
+        # store write is one transaction, so a call cut off after it commits nothing).
+        timeout_graceful_shutdown=settings.drain_seconds,
     )
     logger.info(
         "video-research serving %s on http://%s:%d%s%s",
