@@ -17,6 +17,7 @@ Exit status 0 when every check holds.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -313,10 +314,8 @@ async def run(seconds: float, clients: int) -> int:
         exit_seconds = float("inf")
         failures.append("the server did not exit within the drain timeout after SIGTERM")
     load.cancel()
-    try:
+    with contextlib.suppress(asyncio.CancelledError, TimeoutError):
         await asyncio.wait_for(load, 30)
-    except (asyncio.CancelledError, TimeoutError):
-        pass
     print(
         f"SIGTERM under load: exit {server.returncode} after {exit_seconds:.1f} s "
         f"(drain timeout {DRAIN_SECONDS} s); {sum(term_tally.ok.values())} calls answered during it, "
