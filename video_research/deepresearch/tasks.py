@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings
+from video_research.support import migrations
 from video_research.support.services import Resource, current_services
 
 _SCHEMA = """
@@ -47,6 +48,9 @@ CREATE INDEX IF NOT EXISTS tasks_created ON tasks(created_at);
 
 TERMINAL = frozenset({"completed", "failed", "cancelled", "incomplete", "budget_exceeded"})
 """Statuses after which an interaction never changes again."""
+
+
+TASKS_SCHEMA = migrations.first_schema("deep-research tasks", _SCHEMA)
 
 
 @dataclass
@@ -89,10 +93,15 @@ class TaskStore:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
         self._db.row_factory = sqlite3.Row
+        try:
+            # Before journal_mode: a newer file is refused without one byte written.
+            migrations.migrate(self._db, TASKS_SCHEMA, path)
+        except BaseException:
+            self._db.close()
+            raise
         if path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
 
     def close(self) -> None:
         with self._lock:

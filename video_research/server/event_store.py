@@ -33,6 +33,7 @@ logger = logging.getLogger(__name__)
 
 SESSION_HEADER = b"mcp-session-id"
 _NO_SESSION = "0"
+EVENTS_SCHEMA_VERSION = 1
 
 _session_key: contextvars.ContextVar[str] = contextvars.ContextVar(
     "video_research_event_session", default=_NO_SESSION
@@ -55,6 +56,9 @@ class SqliteEventStore(EventStore):
             "stream TEXT NOT NULL, message TEXT)"
         )
         self._db.execute("CREATE INDEX events_stream ON events (session, stream, seq)")
+        # Scratch per process (dropped above, whatever release wrote it), so it is never
+        # migrated, refused or backed up; the stamp only says which layout it holds.
+        self._db.execute(f"PRAGMA user_version = {EVENTS_SCHEMA_VERSION}")
         self._writes = 0
 
     async def store_event(self, stream_id: StreamId, message: Any) -> EventId:

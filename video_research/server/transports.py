@@ -423,13 +423,145 @@ def sse_app(settings: Settings, host: str, port: int = DEFAULT_PORT) -> Any:
     return Starlette(routes=[*routes, Mount("/", app=inner)])
 
 
+class Drain:
+    """ASGI middleware: counts the requests being answered and, once the server drains,
+    refuses new work (503) while letting the calls in flight finish.
+
+    A streamable-HTTP tool call is one POST whose response ends with the call's result,
+    so "POSTs in flight" are the calls a graceful shutdown waits for. GETs (the event
+    streams a session keeps open) are not counted: they never end by themselves. While
+    draining, a POST that starts new work (a tool call, a new session) is refused; the
+    rest (responses, notifications, tools/list, ping) is let through: a call in flight
+    may wait on the client's answer (its roots), and the client on a tools/list to check
+    the call's result.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.in_flight = 0
+        self.draining = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
+            if self.draining and scope["type"] == "http":
+                await _refuse(send)
+                return
+            await self.app(scope, receive, send)
+            return
+        if self.draining:
+            body, receive = await _buffered(receive)
+            if _starts_work(body):
+                await _refuse(send)
+                return
+        self.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
+
+
+async def _buffered(receive: Any) -> tuple[bytes, Any]:
+    """The request body read whole, and a `receive` that hands it to the app again."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    body = b"".join(chunks)
+    replayed = False
+
+    async def replay() -> Any:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return body, replay
+
+
+_NEW_WORK = frozenset({"tools/call", "initialize"})
+"""What a draining server refuses. Everything else is quick and may be what a call in
+flight waits on: the SDK's client lists the tools again to check a call's result."""
+
+
+def _starts_work(body: bytes) -> bool:
+    try:
+        parsed = json.loads(body or b"null")
+    except ValueError:
+        return True
+    messages = parsed if isinstance(parsed, list) else [parsed]
+    return any(isinstance(m, dict) and m.get("method") in _NEW_WORK for m in messages)
+
+
+async def _refuse(send: Any) -> None:
+    body = json.dumps(
+        {
+            "error": "shutting_down",
+            "error_description": "The server is shutting down; retry against its replacement.",
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"retry-after", b"5"),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _draining_server(config: Any, drain: Drain, drain_seconds: float) -> Any:
+    """uvicorn's Server with a drain first: on SIGTERM it refuses new calls and sessions,
+    waits up to `drain_seconds` for the calls in flight, and only then lets the open
+    event streams end and uvicorn shut down (closing the listener).
+
+    sse-starlette (the SDK's SSE responses) would otherwise end every open stream the
+    moment uvicorn sees the signal, a call's result stream included: the client then
+    loses the answer to a call that went on to commit.
+    """
+    import time
+
+    import uvicorn
+    from sse_starlette.sse import AppStatus
+
+    AppStatus.disable_automatic_graceful_drain()
+
+    class DrainingServer(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            drain.draining = True  # the listener stays open: a call may await a reply
+            deadline = time.monotonic() + drain_seconds
+            if drain.in_flight:
+                logger.info("draining: %d call(s) in flight", drain.in_flight)
+            while drain.in_flight and time.monotonic() < deadline and not self.force_exit:
+                await asyncio.sleep(0.05)
+            if drain.in_flight:
+                logger.warning(
+                    "drain timeout (%.0f s): %d call(s) still running are cancelled",
+                    drain_seconds,
+                    drain.in_flight,
+                )
+            AppStatus.should_exit = True  # the idle event streams may end now
+            await super().shutdown(sockets)
+
+    return DrainingServer(config)
+
+
 async def serve_http(settings: Settings, transport: str, host: str, port: int) -> None:
     import uvicorn
 
     check_exposure(settings, host)
     app = http_app(settings, host, port) if transport == "http" else sse_app(settings, host, port)
+    drain = Drain(app)
     config = uvicorn.Config(
-        app,
+        drain,
         host=host,
         port=port,
         log_level="warning",
@@ -437,7 +569,10 @@ async def serve_http(settings: Settings, transport: str, host: str, port: int) -
         lifespan="on",
         http=timed_protocol(settings.http_header_timeout_seconds),
         timeout_keep_alive=settings.http_keepalive_seconds,
-        timeout_graceful_shutdown=5,
+        # After the drain (calls in flight had drain_seconds to finish; each store write
+        # is one transaction, so a call cut off commits nothing), what is still open gets
+        # this long to close before it is cancelled.
+        timeout_graceful_shutdown=3,
     )
     logger.info(
         "video-research serving %s on http://%s:%d%s%s",
@@ -447,7 +582,7 @@ async def serve_http(settings: Settings, transport: str, host: str, port: int) -
         "/mcp" if transport == "http" else "/sse",
         " (bearer tokens required)" if auth_configured(settings) else "",
     )
-    await uvicorn.Server(config).serve()
+    await _draining_server(config, drain, settings.drain_seconds).serve()
 
 
 def run(

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings
+from video_research.support import migrations
 from video_research.support.services import Resource, current_services
 
 logger = logging.getLogger(__name__)
@@ -61,6 +62,9 @@ _ADDED_COLUMNS = {
     "cache_expires_at": "REAL NOT NULL DEFAULT 0",
     "cache_state": "TEXT NOT NULL DEFAULT ''",
 }
+
+
+SESSIONS_SCHEMA = migrations.first_schema("video sessions", _SCHEMA, {"sessions": _ADDED_COLUMNS})
 
 
 @dataclass
@@ -111,14 +115,15 @@ class SessionStore:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
         self._db.row_factory = sqlite3.Row
+        try:
+            # Before journal_mode: a newer file is refused without one byte written.
+            migrations.migrate(self._db, SESSIONS_SCHEMA, path)
+        except BaseException:
+            self._db.close()
+            raise
         if path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        have = {row["name"] for row in self._db.execute("PRAGMA table_info(sessions)")}
-        for column, declaration in _ADDED_COLUMNS.items():
-            if column not in have:
-                self._db.execute(f"ALTER TABLE sessions ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         with self._lock:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings
+from video_research.support import migrations
 from video_research.support.services import Resource, current_services
 
 _SCHEMA = """
@@ -52,6 +53,13 @@ CREATE TABLE IF NOT EXISTS context_caches (
 CREATE INDEX IF NOT EXISTS context_caches_key ON context_caches(account, cache_key);
 CREATE INDEX IF NOT EXISTS context_caches_session ON context_caches(session_id);
 """
+
+
+REGISTRY_SCHEMA = migrations.first_schema("Gemini upload and cache registry", _SCHEMA)
+
+
+def registry_path(settings: Settings) -> Path:
+    return settings.data_dir / "gemini.db"
 
 
 def account_of(settings: Settings) -> str:
@@ -101,9 +109,14 @@ class Registry:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
         self._db.row_factory = sqlite3.Row
+        try:
+            # Before journal_mode: a newer file is refused without one byte written.
+            migrations.migrate(self._db, REGISTRY_SCHEMA, str(path))
+        except BaseException:
+            self._db.close()
+            raise
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
 
     def close(self) -> None:
         with self._lock:
@@ -212,7 +225,7 @@ _CACHE_COLUMNS = (
 GEMINI_REGISTRY: Resource[Registry] = Resource(
     "gemini-registry",
     key=lambda settings: settings.data_dir / "gemini.db",
-    open=lambda settings: Registry(settings.data_dir / "gemini.db"),
+    open=lambda settings: Registry(registry_path(settings)),
     close=Registry.close,
 )
 

@@ -69,11 +69,16 @@ from video_research.knowledge.models import (
     StoredObject,
     relative_score_fusion,
 )
+from video_research.support import migrations
 from video_research.support.errors import ErrorCategory, ToolFailure, config_error
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "2"
+KNOWLEDGE_SCHEMA_VERSION = 2
+"""Version 1 kept vectors in sqlite-vec vec0 tables; 2 keeps them as float32 bytes.
+store_meta.schema_version repeats it, so releases from before user_version (which
+read only that row) also refuse a newer file."""
+SCHEMA_VERSION = str(KNOWLEDGE_SCHEMA_VERSION)
 BUSY_TIMEOUT_SECONDS = 30.0
 REEMBED_BATCH = 256
 _CHUNK = 500
@@ -157,6 +162,13 @@ class SqliteStore(VectorSearch, KnowledgeStore):
                 isolation_level=None,
                 check_same_thread=False,
             )
+            if not self._schema_ready:
+                try:
+                    # Before journal_mode: a newer file is refused without one byte written.
+                    self._create_schema(conn)
+                except BaseException:
+                    conn.close()
+                    raise
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             for pragma in self.pragmas:
@@ -164,8 +176,6 @@ class SqliteStore(VectorSearch, KnowledgeStore):
             with self._connections_lock:
                 self._connections.append(conn)
             self._local.conn = conn
-            if not self._schema_ready:
-                self._create_schema(conn)
         return conn
 
     @contextmanager
@@ -195,40 +205,14 @@ class SqliteStore(VectorSearch, KnowledgeStore):
                 logger.debug("closing a knowledge connection failed: %s", exc)
 
     def _create_schema(self, conn: sqlite3.Connection) -> None:
-        with transaction(conn):
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
-            )
-            conn.execute(
-                """CREATE TABLE IF NOT EXISTS collections (
-                    name TEXT PRIMARY KEY,
-                    definition TEXT NOT NULL,
-                    embedding_model TEXT NOT NULL,
-                    dimensions INTEGER NOT NULL,
-                    vec_table TEXT NOT NULL,
-                    keyword_fields TEXT NOT NULL
-                )"""
-            )
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
-                "collection TEXT NOT NULL, id INTEGER NOT NULL)"
-            )
-            conn.execute("CREATE INDEX IF NOT EXISTS ix_vector_log ON vector_log (collection, seq)")
-            row = conn.execute(
-                "SELECT value FROM store_meta WHERE key = 'schema_version'"
-            ).fetchone()
-            if row is None:
-                conn.execute(
-                    "INSERT INTO store_meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
-                )
-            elif row[0] == "1":
-                self._migrate_from_vec0(conn)
-            elif row[0] != SCHEMA_VERSION:
-                raise config_error(
-                    f"The knowledge store {self.path} has schema version {row[0]}; this "
-                    f"version of video-research reads version {SCHEMA_VERSION}.",
-                    hint="Upgrade video-research, or point KNOWLEDGE_DB at another file.",
-                )
+        schema = migrations.Schema(
+            "knowledge",
+            KNOWLEDGE_SCHEMA_VERSION,
+            create=_create_tables,
+            steps={1: self._migrate_from_vec0},
+            unversioned=_unversioned,
+        )
+        migrations.migrate(conn, schema, str(self.path))
         self._schema_ready = True
 
     # ------------------------------------------------------------ collections
@@ -635,3 +619,43 @@ def _floats(blob: bytes) -> list[float]:
     import numpy as np
 
     return np.frombuffer(blob, dtype=np.float32).tolist()
+
+
+def _create_tables(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+    )
+    conn.execute(
+        """CREATE TABLE IF NOT EXISTS collections (
+            name TEXT PRIMARY KEY,
+            definition TEXT NOT NULL,
+            embedding_model TEXT NOT NULL,
+            dimensions INTEGER NOT NULL,
+            vec_table TEXT NOT NULL,
+            keyword_fields TEXT NOT NULL
+        )"""
+    )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "collection TEXT NOT NULL, id INTEGER NOT NULL)"
+    )
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_vector_log ON vector_log (collection, seq)")
+    conn.execute(
+        "INSERT OR REPLACE INTO store_meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+    )
+
+
+def _unversioned(conn: sqlite3.Connection) -> int:
+    """Files from before user_version name their version in store_meta (absent: today's)."""
+    has_meta = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_meta'"
+    ).fetchone()
+    row = (
+        conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
+        if has_meta
+        else None
+    )
+    found = int(row[0]) if row and str(row[0]).isdigit() else KNOWLEDGE_SCHEMA_VERSION
+    if found <= KNOWLEDGE_SCHEMA_VERSION:  # a newer one is refused by migrate, untouched
+        _create_tables(conn)
+    return found
