@@ -1,7 +1,7 @@
 """Tool profiles, toolsets on demand and the size of `tools/list`.
 
 The budgets are asserted on whatever tools and schema files exist, so they keep holding
-as tools are added: the default profile <= 8k tokens, every tool <= 22k (bytes / 4 of
+as tools are added: the default profile <= 8k tokens, every tool <= 24k (bytes / 4 of
 the JSON tools/list result, as the SDK writes it).
 """
 
@@ -34,7 +34,7 @@ def test_budgets_hold_for_the_default_profile_and_for_every_tool():
     everything = dispatch.enabled_tools(load_settings({"VIDEO_RESEARCH_TOOLSETS": "all"}))
     assert len(everything) == len(dispatch.TOOLS) - len(META)
     assert tool_listing.tokens(tool_listing.definitions(default)) <= 8_000
-    assert tool_listing.tokens(tool_listing.definitions(everything)) <= 22_000
+    assert tool_listing.tokens(tool_listing.definitions(everything)) <= 24_000
 
 
 def test_default_profile_is_the_documented_tools_plus_the_meta_tools():
@@ -294,7 +294,7 @@ async def test_all_profile_over_http_is_within_budget(server_env):
         await session.initialize()
         listed = await session.list_tools()
         assert len(listed.tools) == len(dispatch.TOOLS) - len(META)
-        assert listed_tokens(listed) <= 22_000
+        assert listed_tokens(listed) <= 24_000
 
 
 @pytest.mark.parametrize(
