@@ -351,6 +351,17 @@ async def _store_figures(workdir: Path, n: int) -> None:
         )
         return rows.fetchall()
 
+    keyword_index = store._keyword_index(COLLECTION)
+    with stopwatch() as clock:
+        await asyncio.to_thread(keyword_index.settle)
+    report(
+        "keyword index build (s, Tantivy)",
+        clock["s"],
+        "s",
+        "vector index build",
+        build,
+        higher_is_better=False,
+    )
     hybrid, keyword_old, keyword_recall = [], [], []
     for text, query in zip(texts, queries, strict=True):
         started = time.perf_counter()
@@ -368,6 +379,7 @@ async def _store_figures(workdir: Path, n: int) -> None:
             good = sum(1 for uuid, _ in ours if truth.get(uuid, -1e9) >= tenth - 1e-9)
             keyword_recall.append(good / min(10, len(truth)))
     old_keyword_p50 = percentile(keyword_old, 50)
+    await _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n)
     report(
         "hybrid p50 (alpha 0.5)",
         percentile(hybrid, 50) * 1e3,
@@ -385,6 +397,78 @@ async def _store_figures(workdir: Path, n: int) -> None:
         higher_is_better=True,
     )
     await current_services().aclose()
+
+
+def _tie_aware_recall(ours: list[str], truth: dict[str, float]) -> float:
+    """Share of `ours` that exhaustive BM25 scores within its top 10 (equal texts score
+    equal, and ties come back in any order)."""
+    tenth = sorted(truth.values(), reverse=True)[: min(10, len(truth))][-1]
+    good = sum(1 for uuid in ours if truth.get(uuid, -1e9) >= tenth - 1e-9)
+    return good / min(10, len(truth))
+
+
+async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) -> None:
+    """The Tantivy keyword index (the default keyword side) against exhaustive FTS5 BM25
+    and the bounded FTS5 plan, on the same queries; plus notes-style long queries."""
+    from video_research.knowledge.backends import fts
+    from video_research.knowledge.backends.keyword_index import query_tokens
+
+    index = store._keyword_index(COLLECTION)
+    rng = __import__("random").Random(11)
+    long_texts = [" ".join(rng.sample(texts, 3)) for _ in range(len(texts))]
+    for label, queries in (("2-6 words", texts), ("long, 12-18 words", long_texts)):
+        times, bounded, recall, recall_bounded, old = [], [], [], [], []
+        for text in queries:
+            started = time.perf_counter()
+            ours = store._keyword(conn, COLLECTION, text, None, 10)
+            times.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            capped = fts.keyword_search(conn, COLLECTION, text, None, 10, store._allowed_ids)
+            bounded.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            truth = dict(exhaustive(text, 100_000))
+            old.append(time.perf_counter() - started)
+            if truth:
+                recall.append(_tie_aware_recall([u for u, _ in ours], truth))
+                recall_bounded.append(_tie_aware_recall([u for u, _ in capped], truth))
+        _latency(f"keyword p50/p95, Tantivy ({label})", times, "exhaustive FTS5", old)
+        _latency(f"keyword p50/p95, bounded FTS5 ({label})", bounded, "exhaustive FTS5", old)
+        report(
+            f"keyword recall@10, Tantivy ({label})",
+            sum(recall) / max(1, len(recall)),
+            "",
+            "bounded FTS5 plan",
+            sum(recall_bounded) / max(1, len(recall_bounded)),
+            higher_is_better=True,
+        )
+    # Tantivy's top-10 against exhaustive BM25 with its own scoring (every matching row
+    # scored, no skipping): WAND must not change the answer, only the cost.
+    import tantivy
+
+    exact = []
+    for text in long_texts[:20]:
+        terms = query_tokens(text)
+        fast = [row for row, _ in index.search(terms, 10)]
+        searcher = index._searcher
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(index._schema, "body", t))
+                for t in terms
+            ]
+        )
+        every = searcher.search(query, n)
+        rows = searcher.fast_field_values("id", [a for _, a in every.hits])
+        scores = [s for s, _ in every.hits]
+        truth = {str(r): s for r, s in zip(rows, scores, strict=True)}
+        exact.append(_tie_aware_recall([str(r) for r in fast], truth) if truth else 1.0)
+    report(
+        "keyword recall@10, Tantivy top-10 vs all matches scored",
+        sum(exact) / max(1, len(exact)),
+        "",
+        "exact",
+        1.0,
+        higher_is_better=True,
+    )
 
 
 def _chunks_of_200_tokens(count: int) -> list[str]:

@@ -25,7 +25,9 @@ exact numpy for small collections and for objects not yet in the graph); a filte
 first resolved to the matching ids (SQLite, through the expression indexes), and the
 index searches only those: exactly when they are few, through faiss's filtered HNSW
 search otherwise, so a selective filter still returns `limit` results when that many
-match. Keyword search is bounded (`knowledge.fts`).
+match. Keyword search goes through a Tantivy index beside the file
+(`keyword_index`, via `sqlite_keywords`), or FTS5 with a bounded plan (`fts`) while that
+index cannot serve.
 
 Schema version 1 files (vectors in sqlite-vec `vec0` tables) are migrated on open.
 """
@@ -45,6 +47,8 @@ from typing import Any
 from video_research.config import Settings
 from video_research.knowledge.backends import fts, sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
+from video_research.knowledge.backends.keyword_index import KeywordIndex
+from video_research.knowledge.backends.sqlite_keywords import KeywordSearch
 from video_research.knowledge.backends.sqlite_sql import (
     compile_filter,
     id_chunks,
@@ -80,7 +84,7 @@ _CHUNK = 500
 """Parameters per IN (...) list, well under SQLite's limit."""
 
 
-class SqliteStore(VectorSearch, KnowledgeStore):
+class SqliteStore(KeywordSearch, VectorSearch, KnowledgeStore):
     backend = "sqlite"
 
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
@@ -92,6 +96,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
         self._schema_ready = False
         self._vec_tables: dict[str, str] = {}
         self._indexes: dict[str, VectorIndex] = {}
+        self._keyword_indexes: dict[str, KeywordIndex] = {}
         self._indexes_lock = threading.Lock()
         self._filter_ids: dict[tuple[Any, ...], Any] = {}
         self._write_lock = threading.Lock()
@@ -184,8 +189,12 @@ class SqliteStore(VectorSearch, KnowledgeStore):
     def _close_sync(self) -> None:
         with self._indexes_lock:
             indexes, self._indexes = list(self._indexes.values()), {}
+            keyword_indexes = list(self._keyword_indexes.values())
+            self._keyword_indexes = {}
         for index in indexes:
             index.close()
+        for keyword_index in keyword_indexes:
+            keyword_index.close()
         with self._connections_lock:
             connections, self._connections = self._connections, []
         for conn in connections:
@@ -286,6 +295,10 @@ class SqliteStore(VectorSearch, KnowledgeStore):
                         )
                 if stored_fields != keyword_fields:
                     self._rebuild_keyword_index(conn, definition)
+                    with self._indexes_lock:
+                        stale = self._keyword_indexes.pop(name, None)
+                    if stale is not None:
+                        stale.close()
                 conn.execute(
                     "UPDATE collections SET definition = ?, keyword_fields = ? WHERE name = ?",
                     (json.dumps(definition.to_dict()), keyword_fields, name),
@@ -460,11 +473,6 @@ class SqliteStore(VectorSearch, KnowledgeStore):
             StoredObject(uuid=uuid, collection=name, properties=json.loads(body))
             for uuid, body in rows
         ]
-
-    def _keyword(
-        self, conn: sqlite3.Connection, name: str, query: str, where: FilterNode | None, k: int
-    ) -> list[tuple[str, float]]:
-        return fts.keyword_search(conn, name, query, where, k, self._allowed_ids)
 
     # ------------------------------------------------------------ the vector index
     # ------------------------------------------------------------ vector search (sqlite_vectors)
