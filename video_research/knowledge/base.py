@@ -21,6 +21,7 @@ from video_research.config import Settings
 from video_research.knowledge.collections import CollectionDef, DataType, get_collection
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode, bind
+from video_research.knowledge.fusion import query_alpha
 from video_research.knowledge.models import (
     CollectionInfo,
     CollectionState,
@@ -359,14 +360,17 @@ class KnowledgeStore(ABC):
         collection: str,
         query: str,
         *,
-        alpha: float = 0.5,
+        alpha: float | None = 0.5,
         where: FilterNode | None = None,
         limit: int = 10,
         offset: int = 0,
         min_score: float | None = None,
         vector: Sequence[float] | None = None,
     ) -> list[SearchHit]:
-        """Keyword + vector search fused as Weaviate's relativeScoreFusion (see module doc)."""
+        """Keyword + vector search fused as Weaviate's relativeScoreFusion (see module doc);
+        alpha None weighs the two sides for this query (`knowledge.fusion`)."""
+        if alpha is None:
+            alpha = query_alpha(query)
         if not 0.0 <= alpha <= 1.0:
             raise invalid_input(f"alpha must be between 0 and 1, got {alpha}.")
         _check_window(limit, offset)

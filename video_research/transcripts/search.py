@@ -251,7 +251,7 @@ async def search(
     query: str,
     *,
     k: int,
-    alpha: float,
+    alpha: float | None,
     where: FilterNode | None,
     min_score: float | None,
     pinpoint: bool = True,
