@@ -370,7 +370,7 @@ class KnowledgeStore(ABC):
         """Keyword + vector search fused as Weaviate's relativeScoreFusion (see module doc);
         alpha None weighs the two sides for this query (`knowledge.fusion`)."""
         if alpha is None:
-            alpha = query_alpha(query)
+            alpha = query_alpha(query, self.embedder.identity)
         if not 0.0 <= alpha <= 1.0:
             raise invalid_input(f"alpha must be between 0 and 1, got {alpha}.")
         _check_window(limit, offset)

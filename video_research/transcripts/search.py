@@ -10,7 +10,9 @@ Pinpointing (`focus`) scores every line of a moment, with its next line, by the 
 terms it holds (weighted by how rare each is among the moment's lines), takes the best
 (the earliest of equals), and walks back to the start of that line's sentence. The link
 is therefore never later than the words that matched. With no query word in the moment
-(a paraphrase, or another language), it links to the start of the moment's best chunk.
+(a paraphrase, or another language), the first few such moments are linked by meaning
+(`focus_by_meaning`: windows of a few lines of the best chunk, embedded at query time,
+compared with the query vector); the others link to the start of their best chunk.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ MAX_TERMS = 32
 SENTENCE_BACKTRACK_LINES = 3
 """Lines a link may move back to reach the start of its sentence."""
 SENTENCE_BACKTRACK_SECONDS = 20.0
+MEANING_MOMENTS = 3
+"""Moments without any query word that are linked by meaning (each costs one batch of
+short embeddings; the rest keep their best chunk's start)."""
+MEANING_WINDOW_LINES = 3
+"""Caption lines per window compared with the query (about 8-12 seconds of speech)."""
+MEANING_STEP = 2
+"""Lines between the starts of two windows."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"')\]]*\s*$")
@@ -259,6 +268,9 @@ async def search(
     """The k best moments for `query`: hybrid search over the chunks, merged; with
     `pinpoint`, each linked to the sentence where the query's words are spoken."""
     store = await get_store()
+    vector = None
+    if alpha != 0.0:
+        vector = (await store.embedder.embed([query], "query"))[0]
     hits = await store.hybrid(
         CHUNKS,
         query,
@@ -266,10 +278,48 @@ async def search(
         where=where,
         limit=min(k * CANDIDATES_PER_RESULT, 1000),
         min_score=min_score,
+        vector=vector,
     )
     moments = merge_hits(hits)[:k]
     matcher = TermMatcher(query_terms(query) if pinpoint else [])
-    return [moment.to_result(focus(moment, matcher)) for moment in moments]
+    links = [focus(moment, matcher) for moment in moments]
+    if pinpoint and vector is not None and store.embedder.provider == "local":
+        await focus_by_meaning(moments, links, vector, store.embedder)
+    return [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+
+
+async def focus_by_meaning(
+    moments: Sequence[Moment], links: list[float | None], vector: Any, embedder: Any
+) -> None:
+    """Link the first MEANING_MOMENTS moments that hold none of the query's words (a
+    paraphrase, another language) to the passage closest in meaning to the query: the
+    windows of MEANING_WINDOW_LINES lines of their best chunk, embedded in one batch (as
+    queries: they go before indexing batches), ranked by cosine to the query vector;
+    the link is the start of the best window's sentence. Fills `links` in place."""
+    import numpy as np
+
+    todo = [at for at, link in enumerate(links) if link is None][:MEANING_MOMENTS]
+    texts: list[str] = []
+    spans: list[tuple[int, list[Line], list[int]]] = []
+    for at in todo:
+        lines = Moment(moments[at].hits[:1]).lines()
+        if len(lines) < 2:
+            continue
+        starts = list(range(0, max(1, len(lines) - MEANING_WINDOW_LINES + 1), MEANING_STEP))
+        spans.append((at, lines, starts))
+        texts.extend(
+            " ".join(line.text for line in lines[first : first + MEANING_WINDOW_LINES])
+            for first in starts
+        )
+    if not texts:
+        return
+    rows = np.asarray(await embedder.embed(texts, "query"))
+    similarity = rows @ np.asarray(vector, dtype=np.float32)
+    offset = 0
+    for at, lines, starts in spans:
+        best = int(np.argmax(similarity[offset : offset + len(starts)]))
+        offset += len(starts)
+        links[at] = sentence_start(lines, starts[best])
 
 
 def pinpoint_hits(question: str, hits: list[SearchHit]) -> None:
