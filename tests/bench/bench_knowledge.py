@@ -36,6 +36,9 @@ from tests.embedding_parity import caption_lines
 
 OBJECTS = int(os.environ.get("KNOWLEDGE_BENCH_OBJECTS", "100000"))
 LARGE = int(os.environ.get("KNOWLEDGE_BENCH_LARGE", "0"))
+KEYWORD_LARGE = int(os.environ.get("KNOWLEDGE_BENCH_KEYWORD_LARGE", "0"))
+"""Keyword side alone at this size (e.g. 1000000): Tantivy against exhaustive FTS5,
+without building the vector index (which takes most of a LARGE run)."""
 VECTORS = os.environ.get("KNOWLEDGE_BENCH_VECTORS", "realistic")
 """realistic (default: fitted to real MiniLM embeddings) or stress (isotropic clusters)."""
 DIMS = 384
@@ -446,7 +449,7 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
     import tantivy
 
     exact = []
-    for text in long_texts[:20]:
+    for text in long_texts[: 20 if n <= 200_000 else 5]:
         terms = query_tokens(text)
         fast = [row for row, _ in index.search(terms, 10)]
         searcher = index._searcher
@@ -469,6 +472,62 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
         1.0,
         higher_is_better=True,
     )
+
+
+async def _keyword_scale_figures(n: int) -> None:
+    """Keyword p50/p95 and recall@10 at n objects, without the vector index."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    rng = np.random.default_rng(7)
+    lines = _transcript_lines()
+    store = await get_store()
+    header(f"keyword side alone, {n} objects (Tantivy vs FTS5; no vector index)")
+    vectors = _unit(rng.standard_normal((BATCH, DIMS)).astype(np.float32))
+    with stopwatch() as clock:
+        for start in range(0, n, BATCH):
+            end = min(start + BATCH, n)
+            objects = [
+                {
+                    "video_id": f"v{i:010d}",
+                    "title": " ".join(lines[(i * 3 + j) % len(lines)] for j in range(2)),
+                }
+                for i in range(start, end)
+            ]
+            await store.insert_many(COLLECTION, objects, vectors=vectors[: end - start])
+    print(f"   (inserted in {clock['s']:.0f} s)", flush=True)
+    keyword_index = store._keyword_index(COLLECTION)
+    with stopwatch() as clock:
+        await asyncio.to_thread(keyword_index.settle)
+    report(
+        "keyword index build (s, Tantivy)",
+        clock["s"],
+        "s",
+        "insert",
+        clock["s"],
+        higher_is_better=False,
+    )
+    conn = store._conn()
+
+    def exhaustive(text: str, k: int = 100) -> list[tuple[str, float]]:
+        from video_research.knowledge.backends import fts
+
+        expression = fts.match_expression(fts.query_terms(text))
+        if expression is None:
+            return []
+        return conn.execute(
+            f'SELECT o.uuid, -bm25("fts_{COLLECTION}") FROM "fts_{COLLECTION}" '
+            f'JOIN "obj_{COLLECTION}" o ON o.id = "fts_{COLLECTION}".rowid '
+            f'WHERE "fts_{COLLECTION}" MATCH ? ORDER BY bm25("fts_{COLLECTION}") LIMIT ?',
+            (expression, k),
+        ).fetchall()
+
+    texts = [
+        " ".join(lines[int(i)].split()[:6]) or "video"
+        for i in rng.integers(0, len(lines), QUERIES // 2)
+    ]
+    await _tantivy_figures(store, conn, texts, exhaustive, [], n)
 
 
 def _chunks_of_200_tokens(count: int) -> list[str]:
@@ -675,9 +734,23 @@ def main() -> None:
         # Each part runs under settings of its own: its own store file.
         for n in (OBJECTS, LARGE):
             if n:
-                store = services_for(KNOWLEDGE_DB=str(workdir / f"knowledge-{n}.db"))
+                # Synthetic 384-dim vectors: the store runs with MiniLM's size.
+                store = services_for(
+                    KNOWLEDGE_DB=str(workdir / f"knowledge-{n}.db"),
+                    KNOWLEDGE_EMBEDDING_MODEL="all-MiniLM-L6-v2",
+                )
                 asyncio.run(in_services(store, lambda n=n: _store_figures(workdir, n)))
-        concurrency = services_for(KNOWLEDGE_DB=str(workdir / "concurrency.db"))
+        if KEYWORD_LARGE:
+            keywords = services_for(
+                KNOWLEDGE_DB=str(workdir / "keywords.db"),
+                KNOWLEDGE_ANN="false",
+                KNOWLEDGE_EMBEDDING_MODEL="all-MiniLM-L6-v2",
+            )
+            asyncio.run(in_services(keywords, lambda: _keyword_scale_figures(KEYWORD_LARGE)))
+        concurrency = services_for(
+            KNOWLEDGE_DB=str(workdir / "concurrency.db"),
+            KNOWLEDGE_EMBEDDING_MODEL="all-MiniLM-L6-v2",
+        )
         asyncio.run(in_services(concurrency, _indexing_and_concurrency))
     _embedding_figures()
 
