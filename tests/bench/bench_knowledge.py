@@ -423,7 +423,7 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
         times, bounded, recall, recall_bounded, old = [], [], [], [], []
         for text in queries:
             started = time.perf_counter()
-            ours = store._keyword(conn, COLLECTION, text, None, 10)
+            ours, _ = store._keyword(conn, COLLECTION, text, None, 10)
             times.append(time.perf_counter() - started)
             started = time.perf_counter()
             capped = fts.keyword_search(conn, COLLECTION, text, None, 10, store._allowed_ids)

@@ -186,3 +186,37 @@ async def test_sigkill_mid_write_then_reopen_matches_sqlite(
         assert store._keyword_indexes[COLLECTION].applied >= 0
         assert set(found) == truth, word
     await services.aclose()
+
+
+async def test_scores_are_comparable_across_queries_and_min_score_uses_them(services):
+    """The fused score is rescaled per query (its top hit is 1.0 whatever it is); the
+    normalised keyword score and the relevance are not, so min_score can drop junk."""
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    vectors = _vectors(3)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    objects = [
+        {"video_id": "v0", "title": "tidal barrage electricity France"},
+        {"video_id": "v1", "title": "sourdough bread crust"},
+        {"video_id": "v2", "title": "borrow checker rust"},
+    ]
+    await store.insert_many(COLLECTION, objects, vectors=vectors)
+    good = await store.hybrid(
+        COLLECTION, "tidal barrage electricity France", alpha=0.5, vector=vectors[0]
+    )
+    junk = await store.hybrid(COLLECTION, "tidal zebra quantum", alpha=0.5, vector=-vectors[0])
+    assert good[0].score == 1.0  # the fused score says nothing absolute
+    assert good[0].keyword_score > 0.8 and 0 < max(h.keyword_score for h in junk) < 0.4
+    assert good[0].relevance == pytest.approx(
+        0.5 * (1 - good[0].distance) + 0.5 * good[0].keyword_score
+    )
+    kept = await store.hybrid(
+        COLLECTION, "tidal zebra quantum", alpha=0.5, vector=-vectors[0], min_score=0.5
+    )
+    assert kept == []
+    kept = await store.hybrid(
+        COLLECTION, "tidal barrage electricity France", alpha=0.5, vector=vectors[0], min_score=0.5
+    )
+    assert [h.properties["video_id"] for h in kept] == ["v0"]
+    await services.aclose()

@@ -506,6 +506,12 @@ def _check_window(limit: int, offset: int) -> None:
 
 
 def _above(hits: list[SearchHit], min_score: float | None) -> list[SearchHit]:
+    """Hits whose score comparable across queries (`relevance` where the backend gives
+    it, else the score) reaches `min_score`."""
     if min_score is None:
         return hits
-    return [hit for hit in hits if hit.score >= min_score]
+    return [
+        hit
+        for hit in hits
+        if (hit.relevance if hit.relevance is not None else hit.score) >= min_score
+    ]

@@ -42,6 +42,10 @@ MAX_TERMS = 32
 SENTENCE_BACKTRACK_LINES = 3
 """Lines a link may move back to reach the start of its sentence."""
 SENTENCE_BACKTRACK_SECONDS = 20.0
+LOW_CONTENT_WORDS_PER_MINUTE = 10.0
+LOW_CONTENT_SPAN_SECONDS = 600.0
+LOW_CONTENT_FACTOR = 0.25
+"""Fused score kept by a low-content chunk (it stays findable, below real passages)."""
 MEANING_MOMENTS = 3
 """Moments without any query word that are linked by meaning (each costs one batch of
 short embeddings; the rest keep their best chunk's start)."""
@@ -152,7 +156,16 @@ class Moment:
     def to_result(self, match_time: float | None) -> dict[str, Any]:
         props = self.props
         focus = props["start_time"] if match_time is None else match_time
+        best = self.hits[0]
+        scores = {
+            "fused": round(best.score, 6),
+            "relevance": _rounded(best.relevance),
+            "cosine": _rounded(None if best.distance is None else 1.0 - best.distance),
+            "keyword": _rounded(best.keyword_score),
+        }
         return {
+            "scores": scores,
+            "low_content": low_content(props),
             **video_fields(props),
             "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
             "start_time": self.start,
@@ -163,6 +176,33 @@ class Moment:
             "chapter": props.get("chapter"),
             "chunks": len(self.hits),
         }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def low_content(props: dict[str, Any]) -> bool:
+    """A chunk that says almost nothing for its length: fewer than LOW_CONTENT_WORDS_PER_MINUTE
+    distinct words a minute ("[MUSIC] you you you" over 12 minutes), or one chunk over
+    LOW_CONTENT_SPAN_SECONDS (a transcript without timing, cut as one block). Real speech
+    has ~100 distinct words a minute (the eval corpus: 1% of chunks under 42)."""
+    span = max(float(props.get("end_time", 0)) - float(props.get("start_time", 0)), 1.0)
+    if span > LOW_CONTENT_SPAN_SECONDS:
+        return True
+    distinct = len({word.lower() for word in _WORD.findall(props.get("text", ""))})
+    return distinct / max(span / 60.0, 0.5) < LOW_CONTENT_WORDS_PER_MINUTE
+
+
+def rank_down_low_content(hits: list[SearchHit]) -> list[SearchHit]:
+    """Hits with low-content chunks (see `low_content`) scaled by LOW_CONTENT_FACTOR, so a
+    minutes-long chunk of filler never outranks a passage that says something."""
+    ranked = []
+    for hit in hits:
+        if low_content(hit.properties):
+            hit = hit.model_copy(update={"score": hit.score * LOW_CONTENT_FACTOR})
+        ranked.append(hit)
+    return ranked
 
 
 def _starts(raw: Any, count: int, fallback: float) -> list[float]:
@@ -280,7 +320,7 @@ async def search(
         min_score=min_score,
         vector=vector,
     )
-    moments = merge_hits(hits)[:k]
+    moments = merge_hits(rank_down_low_content(hits))[:k]
     matcher = TermMatcher(query_terms(query) if pinpoint else [])
     links = [focus(moment, matcher) for moment in moments]
     if pinpoint and vector is not None and store.embedder.provider == "local":

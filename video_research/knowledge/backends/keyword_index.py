@@ -375,6 +375,26 @@ class KeywordIndex:
             self._index = self._searcher = None
             self.applied = -1
 
+    def score_bound(self, terms: list[str]) -> float:
+        """What BM25 gives a document of average length holding each of `terms` once:
+        the sum of their IDFs (Tantivy's IDF ln(1 + (N - df + 0.5) / (df + 0.5)); the
+        term-frequency part is then (k1 + 1) / (1 + k1) = 1). score / bound, capped at 1,
+        is the share of the query's weighted words a document matches, and means the
+        same for every query. A word the index does not hold counts with df 0: a
+        passage matching half of what was asked scores about half."""
+        import math
+
+        with self.lock:
+            searcher = self._searcher
+        if searcher is None:
+            return 0.0
+        total = max(1, searcher.num_docs)
+        bound = 0.0
+        for term in terms:
+            df = searcher.doc_freq("body", term)
+            bound += math.log(1 + (total - df + 0.5) / (df + 0.5))
+        return bound
+
     def close(self) -> None:
         builder = self._builder
         if builder is not None and builder is not threading.current_thread():

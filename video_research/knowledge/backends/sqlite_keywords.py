@@ -44,21 +44,23 @@ class KeywordSearch:
 
     def _keyword(
         self, conn: sqlite3.Connection, name: str, query: str, where: FilterNode | None, k: int
-    ) -> list[tuple[str, float]]:
-        """(uuid, BM25 score), best first: the Tantivy index when it is current, else FTS5."""
+    ) -> tuple[list[tuple[str, float]], bool]:
+        """((uuid, BM25 score) best first, whether the scores are normalised): the Tantivy
+        index when it is current (scores over their upper bound for the query, 0..1),
+        else FTS5 (raw bm25)."""
         index = self._keyword_index(name)
         if index is not None:
             try:
                 index.catch_up()
                 found = self._keyword_from_index(conn, index, name, query, where, k)
                 if found is not None:
-                    return found
+                    return found, True
             except Busy as busy:
                 logger.debug("keyword index of %s not usable now (%s): FTS5", name, busy)
             except Exception as exc:  # noqa: BLE001 - a damaged index is rebuilt, not fatal
                 logger.warning("keyword index of %s failed (%s): rebuilding it", name, exc)
                 index.invalidate()
-        return fts.keyword_search(conn, name, query, where, k, self._allowed_ids)
+        return fts.keyword_search(conn, name, query, where, k, self._allowed_ids), False
 
     def _keyword_index(self, name: str) -> KeywordIndex | None:
         if not self.settings.knowledge_keyword_index:
@@ -116,8 +118,9 @@ class KeywordSearch:
         where: FilterNode | None,
         k: int,
     ) -> list[tuple[str, float]] | None:
-        """The index's answer joined to SQLite's rows; None when a filter leaves too few
-        of the index's candidates (the FTS5 path then searches inside the filter)."""
+        """The index's answer joined to SQLite's rows, scores over their bound (see
+        `KeywordIndex.score_bound`); None when a filter leaves too few of the index's
+        candidates (the FTS5 path then searches inside the filter)."""
         import numpy as np
 
         terms = query_tokens(query)
@@ -147,7 +150,12 @@ class KeywordSearch:
                     f'SELECT id, uuid FROM "obj_{name}" WHERE id IN ({marks})', list(chunk)
                 ).fetchall()
             )
-        return [(uuids[row], score) for row, score in hits if row in uuids]
+        bound = index.score_bound(terms)
+        if bound <= 0:
+            return None
+        # Not capped here: a passage holding the words twice must still rank above one
+        # holding them once (SearchHit.keyword_score is capped at 1).
+        return [(uuids[row], score / bound) for row, score in hits if row in uuids]
 
     def _index_changed(self, name: str) -> None:
         """After a commit: loaded indexes (vectors, keywords) take the change in now."""

@@ -514,10 +514,10 @@ class SqliteStore(KeywordSearch, VectorSearch, KnowledgeStore):
         name = state.definition.name
         window = min(MAX_RESULTS, max(HYBRID_MIN_CANDIDATES, limit + offset))
         with self._search_slots, self._transaction(immediate=False) as conn:
-            keyword = (
+            keyword, normalised = (
                 self._keyword(conn, name, query, where, window)
                 if alpha < 1 and query.strip()
-                else []
+                else ([], False)
             )
             nearest = self._knn(conn, state, vector, where, window) if alpha > 0 else []
             distances = {uuid: distance for uuid, distance, _ in nearest}
@@ -526,6 +526,7 @@ class SqliteStore(KeywordSearch, VectorSearch, KnowledgeStore):
                 [(keyword, 1.0 - alpha), ([(u, 1.0 - d) for u, d in distances.items()], alpha)]
             )[offset : offset + limit]
             missing = [uuid for uuid, _ in ranked if uuid not in bodies]
+            unmeasured = [uuid for uuid, _ in ranked if uuid not in distances]
             for chunk in id_chunks(missing):
                 marks = ",".join("?" * len(chunk))
                 bodies.update(
@@ -534,6 +535,9 @@ class SqliteStore(KeywordSearch, VectorSearch, KnowledgeStore):
                         list(chunk),
                     ).fetchall()
                 )
+            if vector is not None and unmeasured:
+                distances.update(self._distances(conn, name, vector, unmeasured))
+        keyword_scores = {uuid: min(1.0, score) for uuid, score in keyword} if normalised else {}
         return [
             SearchHit(
                 uuid=uuid,
@@ -541,9 +545,32 @@ class SqliteStore(KeywordSearch, VectorSearch, KnowledgeStore):
                 properties=json.loads(bodies[uuid]),
                 score=score,
                 distance=distances.get(uuid),
+                keyword_score=keyword_scores.get(uuid, 0.0) if normalised else None,
+                relevance=_relevance(
+                    alpha, distances.get(uuid), keyword_scores.get(uuid, 0.0), normalised
+                ),
             )
             for uuid, score in ranked
         ]
+
+    def _distances(
+        self, conn: sqlite3.Connection, name: str, vector: Any, uuids: list[str]
+    ) -> dict[str, float]:
+        """Exact cosine distances of a few objects the vector side did not return (so
+        every hybrid hit carries its cosine, whichever side found it)."""
+        import numpy as np
+
+        query = np.asarray(vector, dtype=np.float32)
+        found: dict[str, float] = {}
+        for chunk in id_chunks(uuids):
+            marks = ",".join("?" * len(chunk))
+            for uuid, blob in conn.execute(
+                f'SELECT o.uuid, v.embedding FROM "obj_{name}" o JOIN "{self._vec_tables[name]}" '
+                f"v ON v.id = o.id WHERE o.uuid IN ({marks})",
+                list(chunk),
+            ):
+                found[uuid] = 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
+        return found
 
     # ------------------------------------------------------------ re-embedding
     async def _reembed(self, state: CollectionState, progress: Progress | None) -> int:
@@ -624,6 +651,18 @@ class SqliteStore(KeywordSearch, VectorSearch, KnowledgeStore):
             _log(conn, name, [])
         self._vec_tables[name] = staging
         return []
+
+
+def _relevance(
+    alpha: float, distance: float | None, keyword: float, normalised: bool
+) -> float | None:
+    """alpha x cosine + (1 - alpha) x normalised BM25 (see SearchHit.relevance)."""
+    if distance is None and not normalised:
+        return None
+    cosine = 0.0 if distance is None else 1.0 - distance
+    if not normalised:
+        return cosine if alpha > 0 else None
+    return alpha * cosine + (1.0 - alpha) * keyword
 
 
 def _log(conn: sqlite3.Connection, name: str, ids: Sequence[int]) -> None:
