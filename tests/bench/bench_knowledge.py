@@ -450,7 +450,7 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
 
     exact = []
     for text in long_texts[: 20 if n <= 200_000 else 5]:
-        terms = query_tokens(text)
+        terms = index.telling(query_tokens(text))
         fast = [row for row, _ in index.search(terms, 10)]
         searcher = index._searcher
         query = tantivy.Query.boolean_query(

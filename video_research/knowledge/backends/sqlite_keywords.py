@@ -123,7 +123,7 @@ class KeywordSearch:
         candidates (the FTS5 path then searches inside the filter)."""
         import numpy as np
 
-        terms = query_tokens(query)
+        terms = index.telling(query_tokens(query))
         if not terms:
             return []
         allowed = None
