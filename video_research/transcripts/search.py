@@ -49,6 +49,8 @@ LOW_CONTENT_FACTOR = 0.25
 MEANING_MOMENTS = 3
 """Moments without any query word that are linked by meaning (each costs one batch of
 short embeddings; the rest keep their best chunk's start)."""
+MEANING_MIN_SHARE = 0.25
+"""Share of the query's terms a moment must hold for the words to place its link."""
 MEANING_WINDOW_LINES = 3
 """Caption lines per window compared with the query (about 8-12 seconds of speech)."""
 MEANING_STEP = 2
@@ -324,21 +326,41 @@ async def search(
     matcher = TermMatcher(query_terms(query) if pinpoint else [])
     links = [focus(moment, matcher) for moment in moments]
     if pinpoint and vector is not None and store.embedder.provider == "local":
-        await focus_by_meaning(moments, links, vector, store.embedder)
+        weak = [
+            link is None or not _telling_match(m, matcher)
+            for m, link in zip(moments, links, strict=True)
+        ]
+        await focus_by_meaning(moments, links, weak, vector, store.embedder)
     return [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
 
 
+def _telling_match(moment: Moment, matcher: TermMatcher) -> bool:
+    """Whether the query's words in the moment are enough to place the link by: at least
+    MEANING_MIN_SHARE of the query's terms (and 2), or all of a short query's. A long
+    note in another language that keeps one English name matches that name wherever
+    it is said; its moment is placed by meaning instead."""
+    if not matcher.terms:
+        return True
+    found = set().union(*(matcher.find(line.text) for line in moment.lines()))
+    needed = min(len(matcher.terms), max(2, math.ceil(MEANING_MIN_SHARE * len(matcher.terms))))
+    return len(found) >= needed
+
+
 async def focus_by_meaning(
-    moments: Sequence[Moment], links: list[float | None], vector: Any, embedder: Any
+    moments: Sequence[Moment],
+    links: list[float | None],
+    weak: Sequence[bool],
+    vector: Any,
+    embedder: Any,
 ) -> None:
-    """Link the first MEANING_MOMENTS moments that hold none of the query's words (a
-    paraphrase, another language) to the passage closest in meaning to the query: the
+    """Link the first MEANING_MOMENTS `weak` moments (holding none or too few of the
+    query's words: a paraphrase, another language) to the passage closest in meaning to the query: the
     windows of MEANING_WINDOW_LINES lines of their best chunk, embedded in one batch (as
     queries: they go before indexing batches), ranked by cosine to the query vector;
     the link is the start of the best window's sentence. Fills `links` in place."""
     import numpy as np
 
-    todo = [at for at, link in enumerate(links) if link is None][:MEANING_MOMENTS]
+    todo = [at for at, flag in enumerate(weak) if flag][:MEANING_MOMENTS]
     texts: list[str] = []
     spans: list[tuple[int, list[Line], list[int]]] = []
     for at in todo:

@@ -56,6 +56,8 @@ TOKENIZER = "cjk-bigram-1"
 MAX_QUERY_TERMS = 96
 """Distinct query tokens searched (a 80-character Chinese sentence makes ~80 bigrams)."""
 WRITER_HEAP = 64 * 2**20
+TELLING_MIN_DOCS = 1000
+"""From this size on, words in more than half the documents are left out of a query."""
 SYNC_REBUILD_MAX = 50_000
 """Collections up to this size are (re)built inside the search that finds the index
 missing (about a second); larger ones are built by a background thread meanwhile."""
@@ -382,10 +384,12 @@ class KeywordIndex:
         (df + 0.5)), goes negative); Tantivy's, ln(1 + ...), keeps it above 0, so "the"
         would lift every passage that repeats it. Dropped, the two rank alike (recall@10
         against exhaustive FTS5 BM25 in `make bench`) and the query skips the longest
-        posting lists."""
+        posting lists. Not below TELLING_MIN_DOCS documents: in a handful of passages
+        ("episode 3 part 12" over three videos' six chunks) every word is common, and
+        each still tells passages apart."""
         with self.lock:
             searcher = self._searcher
-        if searcher is None:
+        if searcher is None or searcher.num_docs < TELLING_MIN_DOCS:
             return terms
         half = searcher.num_docs / 2
         kept = [term for term in terms if searcher.doc_freq("body", term) <= half]
