@@ -49,8 +49,8 @@ LOW_CONTENT_FACTOR = 0.25
 MEANING_MOMENTS = 3
 """Moments without any query word that are linked by meaning (each costs one batch of
 short embeddings; the rest keep their best chunk's start)."""
-MEANING_MIN_SHARE = 0.25
-"""Share of the query's terms a moment must hold for the words to place its link."""
+MEANING_LONG_QUERY = 6
+"""Query terms from which a moment matching only one of them is linked by meaning."""
 MEANING_WINDOW_LINES = 3
 """Caption lines per window compared with the query (about 8-12 seconds of speech)."""
 MEANING_STEP = 2
@@ -335,15 +335,14 @@ async def search(
 
 
 def _telling_match(moment: Moment, matcher: TermMatcher) -> bool:
-    """Whether the query's words in the moment are enough to place the link by: at least
-    MEANING_MIN_SHARE of the query's terms (and 2), or all of a short query's. A long
-    note in another language that keeps one English name matches that name wherever
-    it is said; its moment is placed by meaning instead."""
-    if not matcher.terms:
+    """Whether the query's words in the moment are enough to place the link by: a long
+    query (MEANING_LONG_QUERY terms or more, e.g. a note in another language that keeps
+    one English name) matching a single one of its terms is placed by meaning instead,
+    since that name may be said anywhere in the moment."""
+    if len(matcher.terms) < MEANING_LONG_QUERY:
         return True
     found = set().union(*(matcher.find(line.text) for line in moment.lines()))
-    needed = min(len(matcher.terms), max(2, math.ceil(MEANING_MIN_SHARE * len(matcher.terms))))
-    return len(found) >= needed
+    return len(found) >= 2
 
 
 async def focus_by_meaning(

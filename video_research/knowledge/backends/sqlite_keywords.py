@@ -49,16 +49,25 @@ class KeywordSearch:
         index when it is current (scores over their upper bound for the query, 0..1),
         else FTS5 (raw bm25)."""
         index = self._keyword_index(name)
-        if index is not None:
+        # A damaged index (a process killed inside Tantivy's commit) is rebuilt from
+        # SQLite and asked again, once.
+        for attempt in range(2) if index is not None else ():
             try:
                 index.catch_up()
                 found = self._keyword_from_index(conn, index, name, query, where, k)
                 if found is not None:
                     return found, True
+                break
             except Busy as busy:
                 logger.debug("keyword index of %s not usable now (%s): FTS5", name, busy)
+                break
             except Exception as exc:  # noqa: BLE001 - a damaged index is rebuilt, not fatal
-                logger.warning("keyword index of %s failed (%s): rebuilding it", name, exc)
+                logger.warning(
+                    "keyword index of %s failed (%s): rebuilding it%s",
+                    name,
+                    exc,
+                    "" if attempt == 0 else " on the next search",
+                )
                 index.invalidate()
         return fts.keyword_search(conn, name, query, where, k, self._allowed_ids), False
 
