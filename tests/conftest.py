@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.helpers import MODEL_CACHE, SCRUB_PREFIXES, base_env
+from tests.helpers import MODEL_CACHE, SCRUB_PREFIXES, TEST_EMBEDDING_MODEL, base_env
 from video_research import config
 from video_research.config import Settings
 from video_research.support.services import Services, use_services
@@ -61,6 +61,9 @@ def isolated_config(tmp_path, monkeypatch):
     # The local model's ONNX graph is built once (seconds) and shared by every test and
     # every server a test spawns; the file name pins the weights and the graph version.
     monkeypatch.setenv("KNOWLEDGE_MODEL_CACHE_DIR", str(MODEL_CACHE))
+    # The suite's fixtures are 384-dim MiniLM vectors; the default model (use-multilingual)
+    # has tests of its own (tests/knowledge/test_multilingual_e2e.py).
+    monkeypatch.setenv("KNOWLEDGE_EMBEDDING_MODEL", TEST_EMBEDDING_MODEL)
     yield
     # Nothing a test runs may fall back on the process-wide settings: they are not the
     # test's (a server reads them only where it starts). Tests of that API itself use

@@ -35,6 +35,9 @@ SCRUB_PREFIXES = (
 )
 
 
+TEST_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+"""The model tests run with unless they test another: their fixtures are 384-dim vectors."""
+
 MODEL_CACHE = Path(tempfile.gettempdir()) / "video-research-test-models"
 """The local model's ONNX graph, built once and shared by every test run (see conftest)."""
 
@@ -56,6 +59,7 @@ def base_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
             # toolsets on demand set VIDEO_RESEARCH_TOOLSETS themselves.
             "VIDEO_RESEARCH_TOOLSETS": "all",
             "KNOWLEDGE_MODEL_CACHE_DIR": str(MODEL_CACHE),
+            "KNOWLEDGE_EMBEDDING_MODEL": TEST_EMBEDDING_MODEL,
         }
     )
     env.update(overrides)

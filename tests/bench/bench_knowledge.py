@@ -36,6 +36,9 @@ from tests.embedding_parity import caption_lines
 
 OBJECTS = int(os.environ.get("KNOWLEDGE_BENCH_OBJECTS", "100000"))
 LARGE = int(os.environ.get("KNOWLEDGE_BENCH_LARGE", "0"))
+KEYWORD_LARGE = int(os.environ.get("KNOWLEDGE_BENCH_KEYWORD_LARGE", "0"))
+"""Keyword side alone at this size (e.g. 1000000): Tantivy against exhaustive FTS5,
+without building the vector index (which takes most of a LARGE run)."""
 VECTORS = os.environ.get("KNOWLEDGE_BENCH_VECTORS", "realistic")
 """realistic (default: fitted to real MiniLM embeddings) or stress (isotropic clusters)."""
 DIMS = 384
@@ -351,6 +354,17 @@ async def _store_figures(workdir: Path, n: int) -> None:
         )
         return rows.fetchall()
 
+    keyword_index = store._keyword_index(COLLECTION)
+    with stopwatch() as clock:
+        await asyncio.to_thread(keyword_index.settle)
+    report(
+        "keyword index build (s, Tantivy)",
+        clock["s"],
+        "s",
+        "vector index build",
+        build,
+        higher_is_better=False,
+    )
     hybrid, keyword_old, keyword_recall = [], [], []
     for text, query in zip(texts, queries, strict=True):
         started = time.perf_counter()
@@ -368,6 +382,7 @@ async def _store_figures(workdir: Path, n: int) -> None:
             good = sum(1 for uuid, _ in ours if truth.get(uuid, -1e9) >= tenth - 1e-9)
             keyword_recall.append(good / min(10, len(truth)))
     old_keyword_p50 = percentile(keyword_old, 50)
+    await _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n)
     report(
         "hybrid p50 (alpha 0.5)",
         percentile(hybrid, 50) * 1e3,
@@ -385,6 +400,134 @@ async def _store_figures(workdir: Path, n: int) -> None:
         higher_is_better=True,
     )
     await current_services().aclose()
+
+
+def _tie_aware_recall(ours: list[str], truth: dict[str, float]) -> float:
+    """Share of `ours` that exhaustive BM25 scores within its top 10 (equal texts score
+    equal, and ties come back in any order)."""
+    tenth = sorted(truth.values(), reverse=True)[: min(10, len(truth))][-1]
+    good = sum(1 for uuid in ours if truth.get(uuid, -1e9) >= tenth - 1e-9)
+    return good / min(10, len(truth))
+
+
+async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) -> None:
+    """The Tantivy keyword index (the default keyword side) against exhaustive FTS5 BM25
+    and the bounded FTS5 plan, on the same queries; plus notes-style long queries."""
+    from video_research.knowledge.backends import fts
+    from video_research.knowledge.backends.keyword_index import query_tokens
+
+    index = store._keyword_index(COLLECTION)
+    rng = __import__("random").Random(11)
+    long_texts = [" ".join(rng.sample(texts, 3)) for _ in range(len(texts))]
+    for label, queries in (("2-6 words", texts), ("long, 12-18 words", long_texts)):
+        times, bounded, recall, recall_bounded, old = [], [], [], [], []
+        for text in queries:
+            started = time.perf_counter()
+            ours, _ = store._keyword(conn, COLLECTION, text, None, 10)
+            times.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            capped = fts.keyword_search(conn, COLLECTION, text, None, 10, store._allowed_ids)
+            bounded.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            truth = dict(exhaustive(text, 100_000))
+            old.append(time.perf_counter() - started)
+            if truth:
+                recall.append(_tie_aware_recall([u for u, _ in ours], truth))
+                recall_bounded.append(_tie_aware_recall([u for u, _ in capped], truth))
+        _latency(f"keyword p50/p95, Tantivy ({label})", times, "exhaustive FTS5", old)
+        _latency(f"keyword p50/p95, bounded FTS5 ({label})", bounded, "exhaustive FTS5", old)
+        report(
+            f"keyword recall@10, Tantivy ({label})",
+            sum(recall) / max(1, len(recall)),
+            "",
+            "bounded FTS5 plan",
+            sum(recall_bounded) / max(1, len(recall_bounded)),
+            higher_is_better=True,
+        )
+    # Tantivy's top-10 against exhaustive BM25 with its own scoring (every matching row
+    # scored, no skipping): WAND must not change the answer, only the cost.
+    import tantivy
+
+    exact = []
+    for text in long_texts[: 20 if n <= 200_000 else 5]:
+        terms = index.telling(query_tokens(text))
+        fast = [row for row, _ in index.search(terms, 10)]
+        searcher = index._searcher
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(index._schema, "body", t))
+                for t in terms
+            ]
+        )
+        every = searcher.search(query, n)
+        rows = searcher.fast_field_values("id", [a for _, a in every.hits])
+        scores = [s for s, _ in every.hits]
+        truth = {str(r): s for r, s in zip(rows, scores, strict=True)}
+        exact.append(_tie_aware_recall([str(r) for r in fast], truth) if truth else 1.0)
+    report(
+        "keyword recall@10, Tantivy top-10 vs all matches scored",
+        sum(exact) / max(1, len(exact)),
+        "",
+        "exact",
+        1.0,
+        higher_is_better=True,
+    )
+
+
+async def _keyword_scale_figures(n: int) -> None:
+    """Keyword p50/p95 and recall@10 at n objects, without the vector index."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    rng = np.random.default_rng(7)
+    lines = _transcript_lines()
+    store = await get_store()
+    header(f"keyword side alone, {n} objects (Tantivy vs FTS5; no vector index)")
+    vectors = _unit(rng.standard_normal((BATCH, DIMS)).astype(np.float32))
+    with stopwatch() as clock:
+        for start in range(0, n, BATCH):
+            end = min(start + BATCH, n)
+            objects = [
+                {
+                    "video_id": f"v{i:010d}",
+                    "title": " ".join(lines[(i * 3 + j) % len(lines)] for j in range(2)),
+                }
+                for i in range(start, end)
+            ]
+            await store.insert_many(COLLECTION, objects, vectors=vectors[: end - start])
+    print(f"   (inserted in {clock['s']:.0f} s)", flush=True)
+    keyword_index = store._keyword_index(COLLECTION)
+    with stopwatch() as clock:
+        await asyncio.to_thread(keyword_index.settle)
+    report(
+        "keyword index build (s, Tantivy)",
+        clock["s"],
+        "s",
+        "insert",
+        clock["s"],
+        higher_is_better=False,
+    )
+    conn = store._conn()
+
+    def exhaustive(text: str, k: int = 100) -> list[tuple[str, float]]:
+        from video_research.knowledge.backends import fts
+
+        expression = fts.match_expression(fts.query_terms(text))
+        if expression is None:
+            return []
+        return conn.execute(
+            f'SELECT o.uuid, -bm25("fts_{COLLECTION}") FROM "fts_{COLLECTION}" '
+            f'JOIN "obj_{COLLECTION}" o ON o.id = "fts_{COLLECTION}".rowid '
+            f'WHERE "fts_{COLLECTION}" MATCH ? ORDER BY bm25("fts_{COLLECTION}") LIMIT ?',
+            (expression, k),
+        ).fetchall()
+
+    texts = [
+        " ".join(lines[int(i)].split()[:6]) or "video"
+        for i in rng.integers(0, len(lines), QUERIES // 2)
+    ]
+    await _tantivy_figures(store, conn, texts, exhaustive, [], n)
 
 
 def _chunks_of_200_tokens(count: int) -> list[str]:
@@ -451,6 +594,48 @@ def _embedding_figures() -> None:
                 rates[base],
                 higher_is_better=True,
             )
+
+
+def _default_embedder_figures() -> None:
+    """The default embedder (use-multilingual) beside MiniLM: query p50 (one short query
+    at a time, as a search embeds it) and chunks/s of ~200-token chunks (indexing)."""
+    import asyncio
+
+    from video_research.knowledge.embedders.embeddings import (
+        DEFAULT_LOCAL_MODEL,
+        LOCAL_MODEL,
+        LocalEmbedder,
+    )
+
+    chunks = _chunks_of_200_tokens(64)
+    queries = [" ".join(c.split()[:12]) for c in _chunks_of_200_tokens(40)]
+    cache = Path(tempfile.gettempdir()) / "video-research-bench-models"
+    embedders = {m: LocalEmbedder(m, cache_dir=cache) for m in (DEFAULT_LOCAL_MODEL, LOCAL_MODEL)}
+
+    async def measure(embedder) -> tuple[list[float], float]:
+        await embedder.embed(chunks[:4])
+        await embedder.embed(queries[:2], "query")
+        times = []
+        for query in queries:
+            with stopwatch() as clock:
+                await embedder.embed([query], "query")
+            times.append(clock["s"])
+        with stopwatch() as clock:
+            await embedder.embed(chunks)
+        return times, len(chunks) / clock["s"]
+
+    results = {m: asyncio.run(measure(e)) for m, e in embedders.items()}
+    header(f"the default embedder ({DEFAULT_LOCAL_MODEL}) beside {LOCAL_MODEL}")
+    new, old = results[DEFAULT_LOCAL_MODEL], results[LOCAL_MODEL]
+    _latency(f"{DEFAULT_LOCAL_MODEL} query embedding", new[0], LOCAL_MODEL, old[0])
+    report(
+        f"{DEFAULT_LOCAL_MODEL} indexing chunks/s",
+        new[1],
+        "chunks/s",
+        LOCAL_MODEL,
+        old[1],
+        higher_is_better=True,
+    )
 
 
 def _parity_figures(reference) -> None:
@@ -591,11 +776,26 @@ def main() -> None:
         # Each part runs under settings of its own: its own store file.
         for n in (OBJECTS, LARGE):
             if n:
-                store = services_for(KNOWLEDGE_DB=str(workdir / f"knowledge-{n}.db"))
+                # Synthetic 384-dim vectors: the store runs with MiniLM's size.
+                store = services_for(
+                    KNOWLEDGE_DB=str(workdir / f"knowledge-{n}.db"),
+                    KNOWLEDGE_EMBEDDING_MODEL="all-MiniLM-L6-v2",
+                )
                 asyncio.run(in_services(store, lambda n=n: _store_figures(workdir, n)))
-        concurrency = services_for(KNOWLEDGE_DB=str(workdir / "concurrency.db"))
+        if KEYWORD_LARGE:
+            keywords = services_for(
+                KNOWLEDGE_DB=str(workdir / "keywords.db"),
+                KNOWLEDGE_ANN="false",
+                KNOWLEDGE_EMBEDDING_MODEL="all-MiniLM-L6-v2",
+            )
+            asyncio.run(in_services(keywords, lambda: _keyword_scale_figures(KEYWORD_LARGE)))
+        concurrency = services_for(
+            KNOWLEDGE_DB=str(workdir / "concurrency.db"),
+            KNOWLEDGE_EMBEDDING_MODEL="all-MiniLM-L6-v2",
+        )
         asyncio.run(in_services(concurrency, _indexing_and_concurrency))
     _embedding_figures()
+    _default_embedder_figures()
 
 
 if __name__ == "__main__":

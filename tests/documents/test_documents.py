@@ -401,7 +401,11 @@ async def test_a_store_that_refuses_writes_fails_the_call_not_each_file(
     await call_tool("document_ingest", {"path": str(folder)})
     for note in folder.iterdir():
         note.write_text(note.read_text() + "\nA later line.\n")
-    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", KNOWLEDGE_EMBEDDING_DIMENSIONS="768")
+    configure(
+        KNOWLEDGE_EMBEDDING_MODEL=None,
+        KNOWLEDGE_EMBEDDING_PROVIDER="gemini",
+        KNOWLEDGE_EMBEDDING_DIMENSIONS="768",
+    )
     error = await call_error("document_ingest", {"path": str(folder)})
     assert error["category"] == "config_error" and "knowledge_reembed" in error["hint"]
 

@@ -17,6 +17,9 @@ from pathlib import Path
 
 MOMENT_SECONDS = 30.0
 QUERIES = Path(__file__).with_name("queries.jsonl")
+NOTES = Path(__file__).with_name("notes_queries.jsonl")
+"""Queries written the way people take notes on a talk (long, names and numbers,
+paraphrase; English and Chinese); its `held-out` part is never used for tuning."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class Query:
     language than the passage)."""
     query_language: str
     passage_language: str
+    split: str = "tune"
+    """`held-out`: reported apart and left out of every tuning (--sweep skips it)."""
 
     @property
     def group(self) -> str:
@@ -94,9 +99,14 @@ class Scores:
 
 
 def by_group(scores: Scores, group: str) -> Scores:
+    return subset(scores, lambda query: query.group == group)
+
+
+def subset(scores: Scores, keep) -> Scores:
+    """The scores of the queries `keep(query)` is true for."""
     part = Scores()
     for query, seconds, answers in scores.trace:
-        if query.group == group:
+        if keep(query):
             part.add(query, answers, seconds)
     return part
 

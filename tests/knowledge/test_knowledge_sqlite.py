@@ -138,7 +138,11 @@ async def test_model_change_is_refused_until_reembedded(gemini_stub, configure):
 
     local = await get_store()
     uuid = await local.insert("VideoAnalyses", {"title": "Bread", "summary": "sourdough loaf"})
-    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", KNOWLEDGE_EMBEDDING_DIMENSIONS="768")
+    configure(
+        KNOWLEDGE_EMBEDDING_MODEL=None,
+        KNOWLEDGE_EMBEDDING_PROVIDER="gemini",
+        KNOWLEDGE_EMBEDDING_DIMENSIONS="768",
+    )
     store = await get_store()
     with pytest.raises(ToolFailure) as refused:
         await store.insert("VideoAnalyses", {"title": "Cake"})

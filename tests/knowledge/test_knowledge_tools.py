@@ -193,7 +193,7 @@ async def test_search_with_a_filter_no_collection_has_is_refused():
 
 
 async def test_search_embeds_the_query_once(gemini_stub, configure):
-    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini")
+    configure(KNOWLEDGE_EMBEDDING_MODEL=None, KNOWLEDGE_EMBEDDING_PROVIDER="gemini")
     stored = await ok(
         "knowledge_ingest",
         {"collection": "VideoAnalyses", "properties": {"title": "Bread", "summary": "sourdough"}},

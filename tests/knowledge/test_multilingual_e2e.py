@@ -1,7 +1,7 @@
-"""The multilingual embedder end to end, over stdio with the real MCP client:
-with KNOWLEDGE_EMBEDDING_MODEL=use-multilingual, a Chinese and a Spanish query each find
-the English passage they ask about (`index_transcript_files`, then
-`semantic_search_transcripts`)."""
+"""The multilingual embedder end to end, over stdio with the real MCP client: with
+KNOWLEDGE_EMBEDDING_MODEL unset (use-multilingual is the default), a Chinese and a
+Spanish query each find the English passage they ask about (`index_transcript_files`,
+then `semantic_search_transcripts`); a store embedded with MiniLM keeps MiniLM."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _seconds(timestamp_url: str) -> int:
 async def test_chinese_and_spanish_queries_find_the_english_passage(server_env, tmp_path):
     folder = tmp_path / "captions"
     shutil.copytree(DATA / "transcripts" / "vtt", folder)
-    env = {**server_env, "KNOWLEDGE_EMBEDDING_MODEL": "use-multilingual"}
+    env = {k: v for k, v in server_env.items() if k != "KNOWLEDGE_EMBEDDING_MODEL"}
     async with mcp_client(env) as client:
         indexed = await client.call_tool(
             "index_transcript_files", {"path": str(folder), "glob_pattern": "*.vtt"}
@@ -54,3 +54,28 @@ async def test_chinese_and_spanish_queries_find_the_english_passage(server_env, 
         # passage.
         assert moment["start_time"] <= 63 <= moment["end_time"], moment
         assert moment["start_time"] <= _seconds(moment["timestamp_url"]) <= moment["end_time"]
+
+
+async def test_a_store_embedded_with_minilm_keeps_it_while_the_model_is_unset(
+    services, configure, tmp_path
+):
+    """Upgrading must not break an existing store: its collections record MiniLM, so
+    with KNOWLEDGE_EMBEDDING_MODEL unset it stays on MiniLM; a new store gets the default."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()  # the suite's model: MiniLM
+    assert store.embedder.identity == "local:all-MiniLM-L6-v2"
+    await store.insert_many(
+        "VideoMetadata", [{"video_id": "v1", "title": "t"}], vectors=np.ones((1, 384))
+    )
+    await services.aclose()
+    configure(KNOWLEDGE_EMBEDDING_MODEL=None)
+    store = await get_store()
+    assert store.embedder.identity == "local:all-MiniLM-L6-v2"
+    assert len(await store.near_vector("VideoMetadata", np.ones(384), limit=1)) == 1
+    await services.aclose()
+    configure(KNOWLEDGE_EMBEDDING_MODEL=None, VIDEO_RESEARCH_DATA_DIR=str(tmp_path / "fresh"))
+    store = await get_store()
+    assert store.embedder.identity == "local:use-multilingual"

@@ -509,7 +509,11 @@ async def test_a_file_that_cannot_be_stored_fails_alone_and_a_refusing_store_sto
     """An embedding failure or a bad published_at fails that file only (keeping the
     category's retryable); a store that refuses every write (embedding model changed)
     ends the call with its config_error."""
-    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", GEMINI_RETRY_MAX_ATTEMPTS="1")
+    configure(
+        KNOWLEDGE_EMBEDDING_MODEL=None,
+        KNOWLEDGE_EMBEDDING_PROVIDER="gemini",
+        GEMINI_RETRY_MAX_ATTEMPTS="1",
+    )
     gemini_stub.enqueue("batchEmbedContents", error("error_503_unavailable_overloaded.json"))
     result = await call(
         "index_transcript_files",
@@ -535,7 +539,11 @@ async def test_a_video_that_cannot_be_stored_fails_alone_and_a_refusing_store_st
 ):
     from video_research.clients import youtube
 
-    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", GEMINI_RETRY_MAX_ATTEMPTS="1")
+    configure(
+        KNOWLEDGE_EMBEDDING_MODEL=None,
+        KNOWLEDGE_EMBEDDING_PROVIDER="gemini",
+        GEMINI_RETRY_MAX_ATTEMPTS="1",
+    )
     ids = [v["video_id"] for v in await youtube.list_channel_videos(CHANNEL, 5)]
     for n, video_id in enumerate(ids + ["zzzzzzzzzzz"]):
         transcript_stub.videos[video_id] = StubVideo(
@@ -562,3 +570,23 @@ async def test_a_video_that_cannot_be_stored_fails_alone_and_a_refusing_store_st
         {"query": "episode", "video_ids": [stored, "zzzzzzzzzzz"], "alpha": 0, "pinpoint": False},
     )
     assert searched["results"] and "not indexed" in searched["indexing"]["notes"][0]
+
+
+async def test_a_low_content_transcript_is_marked_and_ranked_down(captions):
+    """A 12-minute chunk of "[MUSIC] you you you" (music videos' auto captions) matches
+    "you" best by BM25 and sits near every query vector; it must not come first."""
+    cues = ["[MUSIC]"] + ["you"] * 10
+    lines = []
+    for n, text in enumerate(cues):
+        start, end = n * 65, n * 65 + 60
+        stamp = lambda s: f"00:{s // 60:02d}:{s % 60:02d},000"  # noqa: E731
+        lines.append(f"{n + 1}\n{stamp(start)} --> {stamp(end)}\n{text}\n")
+    (captions / "mUs1cV1d3o0.srt").write_text("\n".join(lines))
+    await call("index_transcript_files", {"path": str(captions), "glob_pattern": "*"})
+    for query in ("you", "what do you need to start"):
+        result = await call("semantic_search_transcripts", {"query": query, "k": 5})
+        ranked = [r["video_id"] for r in result["results"]]
+        assert ranked and ranked[0] != "mUs1cV1d3o0", (query, ranked)
+        for moment in result["results"]:
+            assert moment["low_content"] == (moment["video_id"] == "mUs1cV1d3o0")
+            assert set(moment["scores"]) == {"fused", "relevance", "cosine", "keyword"}

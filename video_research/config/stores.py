@@ -142,6 +142,13 @@ class StoreSettings(BaseModel):
             "Approximate nearest-neighbour index (faiss HNSW) beside the embedded store (true/false)",
         ),
     )
+    knowledge_keyword_index: bool = Field(
+        default=True,
+        json_schema_extra=env_field(
+            "KNOWLEDGE_KEYWORD_INDEX",
+            "Exact BM25 top-k from a Tantivy index beside the embedded store (true/false)",
+        ),
+    )
     knowledge_ann_min_objects: int = Field(
         default=20000,
         ge=100,

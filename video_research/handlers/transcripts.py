@@ -227,7 +227,7 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
     results = await transcript_search.search(
         query,
         k=args["k"],
-        alpha=args["alpha"],
+        alpha=args.get("alpha"),
         where=where,
         min_score=args.get("min_score"),
         pinpoint=args["pinpoint"],

@@ -21,6 +21,7 @@ from video_research.config import Settings
 from video_research.knowledge.collections import CollectionDef, DataType, get_collection
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode, bind
+from video_research.knowledge.fusion import query_alpha
 from video_research.knowledge.models import (
     CollectionInfo,
     CollectionState,
@@ -359,14 +360,17 @@ class KnowledgeStore(ABC):
         collection: str,
         query: str,
         *,
-        alpha: float = 0.5,
+        alpha: float | None = 0.5,
         where: FilterNode | None = None,
         limit: int = 10,
         offset: int = 0,
         min_score: float | None = None,
         vector: Sequence[float] | None = None,
     ) -> list[SearchHit]:
-        """Keyword + vector search fused as Weaviate's relativeScoreFusion (see module doc)."""
+        """Keyword + vector search fused as Weaviate's relativeScoreFusion (see module doc);
+        alpha None weighs the two sides for this query (`knowledge.fusion`)."""
+        if alpha is None:
+            alpha = query_alpha(query, self.embedder.identity)
         if not 0.0 <= alpha <= 1.0:
             raise invalid_input(f"alpha must be between 0 and 1, got {alpha}.")
         _check_window(limit, offset)
@@ -502,6 +506,12 @@ def _check_window(limit: int, offset: int) -> None:
 
 
 def _above(hits: list[SearchHit], min_score: float | None) -> list[SearchHit]:
+    """Hits whose score comparable across queries (`relevance` where the backend gives
+    it, else the score) reaches `min_score`."""
     if min_score is None:
         return hits
-    return [hit for hit in hits if hit.score >= min_score]
+    return [
+        hit
+        for hit in hits
+        if (hit.relevance if hit.relevance is not None else hit.score) >= min_score
+    ]

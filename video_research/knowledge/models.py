@@ -44,6 +44,14 @@ class SearchHit(StoredObject):
     """Higher is better: the fused score for hybrid search, 1 - distance for vector search."""
     distance: float | None = None
     """Cosine distance to the query vector, when the vector search saw the object."""
+    keyword_score: float | None = None
+    """BM25 over what a passage of average length holding every query word once scores
+    (the sum of their IDFs), capped at 1: the share of the query's weighted words the
+    object matches, comparable across queries; 0 where the keyword side did not return
+    it, None where it could not normalise (the FTS5 fallback)."""
+    relevance: float | None = None
+    """alpha x cosine + (1 - alpha) x keyword_score: a hybrid score comparable across
+    queries (the fused `score` is rescaled per query); what `min_score` filters on."""
 
 
 class Page(BaseModel):

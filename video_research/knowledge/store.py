@@ -44,6 +44,9 @@ equal normalises to 1. `min_score` drops fused scores below it; `vector` is the 
 embedding when the caller has it already (one query over several collections).
 Vector-only searches score 1 - distance.
 
+The default local model is use-multilingual; a store whose collections were embedded
+with another local model keeps it while KNOWLEDGE_EMBEDDING_MODEL is unset
+(`effective_settings`), so upgrading never breaks an existing store's vector search.
 The store records which embedding model and size made each collection's vectors. When
 the configuration changes either, writes and vector searches on that collection fail
 with a config_error that says how to re-embed (`reembed(name)`, or the
@@ -67,7 +70,12 @@ from video_research.knowledge.base import (
     KnowledgeStore,
     Progress,
 )
-from video_research.knowledge.embedders.embeddings import embedder_key, get_embedder
+from video_research.knowledge.embedders.embeddings import (
+    DEFAULT_LOCAL_MODEL,
+    LOCAL_MODELS,
+    embedder_key,
+    get_embedder,
+)
 from video_research.knowledge.models import (
     CollectionInfo,
     CollectionState,
@@ -106,7 +114,48 @@ __all__ = [
 # ------------------------------------------------------------------ the shared store
 
 
+def recorded_local_model(settings: Settings) -> str | None:
+    """The local model an existing embedded store was embedded with, when the model is
+    not configured: a store made before the default changed keeps its model (and keeps
+    answering vector searches) until it is re-embedded. None: nothing to keep (no file,
+    no non-empty collection, Weaviate, Gemini, or a model set explicitly)."""
+    if (
+        settings.weaviate_enabled
+        or settings.embedding_provider != "local"
+        or settings.embedding_model
+        or not settings.knowledge_db.exists()
+    ):
+        return None
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{settings.knowledge_db}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return None
+    try:
+        recorded = conn.execute("SELECT name, embedding_model FROM collections").fetchall()
+        for name, identity in recorded:
+            model = identity.removeprefix("local:")
+            kept = model in LOCAL_MODELS and model != DEFAULT_LOCAL_MODEL
+            if kept and conn.execute(f'SELECT 1 FROM "obj_{name}" LIMIT 1').fetchone():
+                return model
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    return None
+
+
+def effective_settings(settings: Settings) -> Settings:
+    """`settings` with the model an existing store records, when none is configured."""
+    model = recorded_local_model(settings)
+    if model is None:
+        return settings
+    return settings.model_copy(update={"embedding_model": model})
+
+
 def _key(settings: Settings) -> tuple[Any, ...]:
+    settings = effective_settings(settings)
     if settings.weaviate_enabled:
         location: tuple[Any, ...] = (
             "weaviate",
@@ -121,6 +170,7 @@ def _key(settings: Settings) -> tuple[Any, ...]:
 
 def _open(settings: Settings) -> KnowledgeStore:
     """A store object for `settings`; connects lazily, so this is cheap."""
+    settings = effective_settings(settings)
     embedder = get_embedder(settings)
     if settings.weaviate_enabled:
         from video_research.knowledge.backends.weaviate_store import WeaviateStore

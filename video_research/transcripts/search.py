@@ -10,7 +10,9 @@ Pinpointing (`focus`) scores every line of a moment, with its next line, by the 
 terms it holds (weighted by how rare each is among the moment's lines), takes the best
 (the earliest of equals), and walks back to the start of that line's sentence. The link
 is therefore never later than the words that matched. With no query word in the moment
-(a paraphrase, or another language), it links to the start of the moment's best chunk.
+(a paraphrase, or another language), the first few such moments are linked by meaning
+(`focus_by_meaning`: windows of a few lines of the best chunk, embedded at query time,
+compared with the query vector); the others link to the start of their best chunk.
 """
 
 from __future__ import annotations
@@ -43,6 +45,19 @@ SENTENCE_BACKTRACK_SECONDS = 20.0
 SENTENCE_PAUSE_SECONDS = 8.0
 """A line that starts this long after the one before begins a new sentence, punctuated or
 not: speech recognisers often leave the full stop off, and a caption line seldom lasts 8 s."""
+LOW_CONTENT_WORDS_PER_MINUTE = 10.0
+LOW_CONTENT_SPAN_SECONDS = 600.0
+LOW_CONTENT_FACTOR = 0.25
+"""Fused score kept by a low-content chunk (it stays findable, below real passages)."""
+MEANING_MOMENTS = 3
+"""Moments without any query word that are linked by meaning (each costs one batch of
+short embeddings; the rest keep their best chunk's start)."""
+MEANING_LONG_QUERY = 6
+"""Query terms from which a moment matching only one of them is linked by meaning."""
+MEANING_WINDOW_LINES = 3
+"""Caption lines per window compared with the query (about 8-12 seconds of speech)."""
+MEANING_STEP = 2
+"""Lines between the starts of two windows."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"')\]]*\s*$")
@@ -146,7 +161,16 @@ class Moment:
     def to_result(self, match_time: float | None) -> dict[str, Any]:
         props = self.props
         focus = props["start_time"] if match_time is None else match_time
+        best = self.hits[0]
+        scores = {
+            "fused": round(best.score, 6),
+            "relevance": _rounded(best.relevance),
+            "cosine": _rounded(None if best.distance is None else 1.0 - best.distance),
+            "keyword": _rounded(best.keyword_score),
+        }
         return {
+            "scores": scores,
+            "low_content": low_content(props),
             **video_fields(props),
             "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
             "start_time": self.start,
@@ -158,6 +182,33 @@ class Moment:
             "chunks": len(self.hits),
             "evidence": props.get("evidence") or "speech",
         }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def low_content(props: dict[str, Any]) -> bool:
+    """A chunk that says almost nothing for its length: fewer than LOW_CONTENT_WORDS_PER_MINUTE
+    distinct words a minute ("[MUSIC] you you you" over 12 minutes), or one chunk over
+    LOW_CONTENT_SPAN_SECONDS (a transcript without timing, cut as one block). Real speech
+    has ~100 distinct words a minute (the eval corpus: 1% of chunks under 42)."""
+    span = max(float(props.get("end_time", 0)) - float(props.get("start_time", 0)), 1.0)
+    if span > LOW_CONTENT_SPAN_SECONDS:
+        return True
+    distinct = len({word.lower() for word in _WORD.findall(props.get("text", ""))})
+    return distinct / max(span / 60.0, 0.5) < LOW_CONTENT_WORDS_PER_MINUTE
+
+
+def rank_down_low_content(hits: list[SearchHit]) -> list[SearchHit]:
+    """Hits with low-content chunks (see `low_content`) scaled by LOW_CONTENT_FACTOR, so a
+    minutes-long chunk of filler never outranks a passage that says something."""
+    ranked = []
+    for hit in hits:
+        if low_content(hit.properties):
+            hit = hit.model_copy(update={"score": hit.score * LOW_CONTENT_FACTOR})
+        ranked.append(hit)
+    return ranked
 
 
 def _starts(raw: Any, count: int, fallback: float) -> list[float]:
@@ -258,7 +309,7 @@ async def search(
     query: str,
     *,
     k: int,
-    alpha: float,
+    alpha: float | None,
     where: FilterNode | None,
     min_score: float | None,
     pinpoint: bool = True,
@@ -266,6 +317,9 @@ async def search(
     """The k best moments for `query`: hybrid search over the chunks, merged; with
     `pinpoint`, each linked to the sentence where the query's words are spoken."""
     store = await get_store()
+    vector = None
+    if alpha != 0.0:
+        vector = (await store.embedder.embed([query], "query"))[0]
     hits = await store.hybrid(
         CHUNKS,
         query,
@@ -273,10 +327,67 @@ async def search(
         where=where,
         limit=min(k * CANDIDATES_PER_RESULT, 1000),
         min_score=min_score,
+        vector=vector,
     )
-    moments = merge_hits(hits)[:k]
+    moments = merge_hits(rank_down_low_content(hits))[:k]
     matcher = TermMatcher(query_terms(query) if pinpoint else [])
-    return [moment.to_result(focus(moment, matcher)) for moment in moments]
+    links = [focus(moment, matcher) for moment in moments]
+    if pinpoint and vector is not None and store.embedder.provider == "local":
+        weak = [
+            link is None or not _telling_match(m, matcher)
+            for m, link in zip(moments, links, strict=True)
+        ]
+        await focus_by_meaning(moments, links, weak, vector, store.embedder)
+    return [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+
+
+def _telling_match(moment: Moment, matcher: TermMatcher) -> bool:
+    """Whether the query's words in the moment are enough to place the link by: a long
+    query (MEANING_LONG_QUERY terms or more, e.g. a note in another language that keeps
+    one English name) matching a single one of its terms is placed by meaning instead,
+    since that name may be said anywhere in the moment."""
+    if len(matcher.terms) < MEANING_LONG_QUERY:
+        return True
+    found = set().union(*(matcher.find(line.text) for line in moment.lines()))
+    return len(found) >= 2
+
+
+async def focus_by_meaning(
+    moments: Sequence[Moment],
+    links: list[float | None],
+    weak: Sequence[bool],
+    vector: Any,
+    embedder: Any,
+) -> None:
+    """Link the first MEANING_MOMENTS `weak` moments (holding none or too few of the
+    query's words: a paraphrase, another language) to the passage closest in meaning to the query: the
+    windows of MEANING_WINDOW_LINES lines of their best chunk, embedded in one batch (as
+    queries: they go before indexing batches), ranked by cosine to the query vector;
+    the link is the start of the best window's sentence. Fills `links` in place."""
+    import numpy as np
+
+    todo = [at for at, flag in enumerate(weak) if flag][:MEANING_MOMENTS]
+    texts: list[str] = []
+    spans: list[tuple[int, list[Line], list[int]]] = []
+    for at in todo:
+        lines = Moment(moments[at].hits[:1]).lines()
+        if len(lines) < 2:
+            continue
+        starts = list(range(0, max(1, len(lines) - MEANING_WINDOW_LINES + 1), MEANING_STEP))
+        spans.append((at, lines, starts))
+        texts.extend(
+            " ".join(line.text for line in lines[first : first + MEANING_WINDOW_LINES])
+            for first in starts
+        )
+    if not texts:
+        return
+    rows = np.asarray(await embedder.embed(texts, "query"))
+    similarity = rows @ np.asarray(vector, dtype=np.float32)
+    offset = 0
+    for at, lines, starts in spans:
+        best = int(np.argmax(similarity[offset : offset + len(starts)]))
+        offset += len(starts)
+        links[at] = sentence_start(lines, starts[best])
 
 
 def pinpoint_hits(question: str, hits: list[SearchHit]) -> None:

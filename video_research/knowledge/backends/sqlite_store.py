@@ -25,7 +25,9 @@ exact numpy for small collections and for objects not yet in the graph); a filte
 first resolved to the matching ids (SQLite, through the expression indexes), and the
 index searches only those: exactly when they are few, through faiss's filtered HNSW
 search otherwise, so a selective filter still returns `limit` results when that many
-match. Keyword search is bounded (`knowledge.fts`).
+match. Keyword search goes through a Tantivy index beside the file
+(`keyword_index`, via `sqlite_keywords`), or FTS5 with a bounded plan (`fts`) while that
+index cannot serve.
 
 Schema version 1 files (vectors in sqlite-vec `vec0` tables) are migrated on open.
 """
@@ -45,6 +47,8 @@ from typing import Any
 from video_research.config import Settings
 from video_research.knowledge.backends import fts, sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
+from video_research.knowledge.backends.keyword_index import KeywordIndex
+from video_research.knowledge.backends.sqlite_keywords import KeywordSearch
 from video_research.knowledge.backends.sqlite_sql import (
     compile_filter,
     id_chunks,
@@ -85,7 +89,7 @@ _CHUNK = 500
 """Parameters per IN (...) list, well under SQLite's limit."""
 
 
-class SqliteStore(VectorSearch, KnowledgeStore):
+class SqliteStore(KeywordSearch, VectorSearch, KnowledgeStore):
     backend = "sqlite"
 
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
@@ -97,6 +101,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
         self._schema_ready = False
         self._vec_tables: dict[str, str] = {}
         self._indexes: dict[str, VectorIndex] = {}
+        self._keyword_indexes: dict[str, KeywordIndex] = {}
         self._indexes_lock = threading.Lock()
         self._filter_ids: dict[tuple[Any, ...], Any] = {}
         self._write_lock = threading.Lock()
@@ -194,8 +199,12 @@ class SqliteStore(VectorSearch, KnowledgeStore):
     def _close_sync(self) -> None:
         with self._indexes_lock:
             indexes, self._indexes = list(self._indexes.values()), {}
+            keyword_indexes = list(self._keyword_indexes.values())
+            self._keyword_indexes = {}
         for index in indexes:
             index.close()
+        for keyword_index in keyword_indexes:
+            keyword_index.close()
         with self._connections_lock:
             connections, self._connections = self._connections, []
         for conn in connections:
@@ -270,6 +279,10 @@ class SqliteStore(VectorSearch, KnowledgeStore):
                         )
                 if stored_fields != keyword_fields:
                     self._rebuild_keyword_index(conn, definition)
+                    with self._indexes_lock:
+                        stale = self._keyword_indexes.pop(name, None)
+                    if stale is not None:
+                        stale.close()
                 conn.execute(
                     "UPDATE collections SET definition = ?, keyword_fields = ? WHERE name = ?",
                     (json.dumps(definition.to_dict()), keyword_fields, name),
@@ -445,11 +458,6 @@ class SqliteStore(VectorSearch, KnowledgeStore):
             for uuid, body in rows
         ]
 
-    def _keyword(
-        self, conn: sqlite3.Connection, name: str, query: str, where: FilterNode | None, k: int
-    ) -> list[tuple[str, float]]:
-        return fts.keyword_search(conn, name, query, where, k, self._allowed_ids)
-
     # ------------------------------------------------------------ the vector index
     # ------------------------------------------------------------ vector search (sqlite_vectors)
 
@@ -490,10 +498,10 @@ class SqliteStore(VectorSearch, KnowledgeStore):
         name = state.definition.name
         window = min(MAX_RESULTS, max(HYBRID_MIN_CANDIDATES, limit + offset))
         with self._search_slots, self._transaction(immediate=False) as conn:
-            keyword = (
+            keyword, normalised = (
                 self._keyword(conn, name, query, where, window)
                 if alpha < 1 and query.strip()
-                else []
+                else ([], False)
             )
             nearest = self._knn(conn, state, vector, where, window) if alpha > 0 else []
             distances = {uuid: distance for uuid, distance, _ in nearest}
@@ -502,6 +510,7 @@ class SqliteStore(VectorSearch, KnowledgeStore):
                 [(keyword, 1.0 - alpha), ([(u, 1.0 - d) for u, d in distances.items()], alpha)]
             )[offset : offset + limit]
             missing = [uuid for uuid, _ in ranked if uuid not in bodies]
+            unmeasured = [uuid for uuid, _ in ranked if uuid not in distances]
             for chunk in id_chunks(missing):
                 marks = ",".join("?" * len(chunk))
                 bodies.update(
@@ -510,6 +519,9 @@ class SqliteStore(VectorSearch, KnowledgeStore):
                         list(chunk),
                     ).fetchall()
                 )
+            if vector is not None and unmeasured:
+                distances.update(self._distances(conn, name, vector, unmeasured))
+        keyword_scores = {uuid: min(1.0, score) for uuid, score in keyword} if normalised else {}
         return [
             SearchHit(
                 uuid=uuid,
@@ -517,9 +529,32 @@ class SqliteStore(VectorSearch, KnowledgeStore):
                 properties=json.loads(bodies[uuid]),
                 score=score,
                 distance=distances.get(uuid),
+                keyword_score=keyword_scores.get(uuid, 0.0) if normalised else None,
+                relevance=_relevance(
+                    alpha, distances.get(uuid), keyword_scores.get(uuid, 0.0), normalised
+                ),
             )
             for uuid, score in ranked
         ]
+
+    def _distances(
+        self, conn: sqlite3.Connection, name: str, vector: Any, uuids: list[str]
+    ) -> dict[str, float]:
+        """Exact cosine distances of a few objects the vector side did not return (so
+        every hybrid hit carries its cosine, whichever side found it)."""
+        import numpy as np
+
+        query = np.asarray(vector, dtype=np.float32)
+        found: dict[str, float] = {}
+        for chunk in id_chunks(uuids):
+            marks = ",".join("?" * len(chunk))
+            for uuid, blob in conn.execute(
+                f'SELECT o.uuid, v.embedding FROM "obj_{name}" o JOIN "{self._vec_tables[name]}" '
+                f"v ON v.id = o.id WHERE o.uuid IN ({marks})",
+                list(chunk),
+            ):
+                found[uuid] = 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
+        return found
 
     # ------------------------------------------------------------ re-embedding
     async def _reembed(self, state: CollectionState, progress: Progress | None) -> int:
@@ -600,6 +635,18 @@ class SqliteStore(VectorSearch, KnowledgeStore):
             _log(conn, name, [])
         self._vec_tables[name] = staging
         return []
+
+
+def _relevance(
+    alpha: float, distance: float | None, keyword: float, normalised: bool
+) -> float | None:
+    """alpha x cosine + (1 - alpha) x normalised BM25 (see SearchHit.relevance)."""
+    if distance is None and not normalised:
+        return None
+    cosine = 0.0 if distance is None else 1.0 - distance
+    if not normalised:
+        return cosine if alpha > 0 else None
+    return alpha * cosine + (1.0 - alpha) * keyword
 
 
 def _log(conn: sqlite3.Connection, name: str, ids: Sequence[int]) -> None:

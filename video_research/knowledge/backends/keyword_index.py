@@ -1,0 +1,424 @@
+"""The embedded store's keyword index: Tantivy beside SQLite, derived, never the truth.
+
+FTS5 ranks every row a query's terms match, so exact BM25 top-k costs a pass over the
+postings of every term (a second at 1M rows for a query with a common word), and the
+bounded plan in `knowledge.fts` trades recall for speed (0.35 of exhaustive BM25's
+top-10 at 1M). Tantivy (through its official Python bindings) finds the exact top-k of
+a disjunction with block-max WAND: it skips whole blocks of postings that cannot reach
+the current k-th score, so a query costs about a millisecond at 100k rows and a few at
+1M, and its top-10 is the exhaustive one.
+
+SQLite stays the source of truth: the index holds, per object, its row id (a fast
+field) and its keyword text (the FTS5 row's body, re-tokenised by `index_tokens`). It is
+kept current from the store's change log (`vector_log`, one row per object id written
+or deleted, in commit order, in the same transaction as the change), exactly as the
+vector index is: before every search and after every write of this process the log
+past `applied` is read, each changed id is deleted from the index and re-added from
+SQLite when it still exists, and the commit is followed by the meta file recording the
+new `applied`. Replaying an entry twice is harmless (delete then add), so a process
+killed between Tantivy's commit (atomic) and the meta file only replays again.
+
+On disk (`<knowledge.db>.kw/`): `<Collection>/` is the Tantivy index and
+`<Collection>.json` names its format, its source (the collection's keyword fields and
+this tokenisation) and `applied`. A missing, stale (other format or source, `applied`
+ahead of the log, a document count that disagrees with SQLite) or unreadable index is
+rebuilt from SQLite, with a log line, never a failed search; while another process
+holds Tantivy's writer lock, or while a large rebuild runs, the caller falls back to
+the FTS5 path, so a search never waits on this index or returns a deleted object
+(hits are joined back to SQLite's rows).
+
+Tokens: words (`\\w+`), lower-cased without diacritics (as FTS5's unicode61), split
+where CJK and other scripts meet, so Latin words and numbers inside a Chinese query
+stay whole; a run of CJK characters becomes its overlapping character bigrams (one
+character alone stays itself), the segmentation Lucene's CJKAnalyzer uses: it needs no
+dictionary, and a query matches every word it contains, whatever the word boundaries.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import threading
+import time
+import unicodedata
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+FORMAT = 1
+TOKENIZER = "cjk-bigram-1"
+"""Part of the index's source: a change of tokenisation makes old indexes stale."""
+MAX_QUERY_TERMS = 96
+"""Distinct query tokens searched (a 80-character Chinese sentence makes ~80 bigrams)."""
+WRITER_HEAP = 64 * 2**20
+TELLING_MIN_DOCS = 1000
+"""From this size on, words in more than half the documents are left out of a query."""
+SYNC_REBUILD_MAX = 50_000
+"""Collections up to this size are (re)built inside the search that finds the index
+missing (about a second); larger ones are built by a background thread meanwhile."""
+_ANALYZER = "ws_lower"
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CJK = (
+    r"\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    r"\uf900-\ufaff\U00020000-\U0002fa1f"
+)
+_SCRIPT_RUN = re.compile(f"([{_CJK}]+)|([^{_CJK}]+)")
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def tokens(text: str) -> Iterable[str]:
+    """The index's tokens of `text`, in order (see the module docstring)."""
+    for word in _WORD.findall(_fold(text)):
+        for cjk, other in _SCRIPT_RUN.findall(word):
+            if other:
+                yield other
+            elif len(cjk) == 1:
+                yield cjk
+            else:
+                for at in range(len(cjk) - 1):
+                    yield cjk[at : at + 2]
+
+
+def index_tokens(text: str) -> str:
+    """`text` as the space-separated tokens the index stores."""
+    return " ".join(tokens(text))
+
+
+def query_tokens(query: str) -> list[str]:
+    """Distinct tokens of `query`, at most MAX_QUERY_TERMS."""
+    return list(dict.fromkeys(tokens(query)))[:MAX_QUERY_TERMS]
+
+
+Readers = tuple[
+    Callable[[int], tuple[int, list[int] | None]],
+    Callable[[list[int]], dict[int, str]],
+    Callable[[], Iterable[tuple[int, str]]],
+    Callable[[], int],
+]
+
+
+class Busy(Exception):
+    """The index cannot be brought up to date now (another writer, a rebuild running)."""
+
+
+class KeywordIndex:
+    """One collection's Tantivy index in this process (see the module docstring).
+
+    `readers()` gives readers of SQLite on the calling thread's connection:
+    `read_log(after)` -> (latest seq, changed ids), `read_bodies(ids)` -> {id: text},
+    `read_all()` -> iterable of (id, text), `count()` -> rows in the collection; the
+    store passes it in so this module never opens the database.
+    """
+
+    def __init__(
+        self, directory: Path | None, name: str, source: str, readers: Callable[[], Readers]
+    ) -> None:
+        self.directory = directory
+        self.readers = readers
+        self.name = name
+        self.source = f"{TOKENIZER}|{source}"
+        self.lock = threading.RLock()
+        self.applied = -1
+        self._index: Any = None
+        self._schema: Any = None
+        self._searcher: Any = None
+        self._builder: threading.Thread | None = None
+        self.build_seconds = 0.0
+
+    # ------------------------------------------------------------------ paths
+    @property
+    def _path(self) -> Path:
+        assert self.directory is not None
+        return self.directory / self.name
+
+    @property
+    def _meta_path(self) -> Path:
+        assert self.directory is not None
+        return self.directory / f"{self.name}.json"
+
+    def _write_meta(self, applied: int) -> None:
+        meta = {"format": FORMAT, "source": self.source, "applied": applied}
+        tmp = self._meta_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(meta))
+        os.replace(tmp, self._meta_path)
+
+    # ------------------------------------------------------------------ opening
+    @staticmethod
+    def _schema_and_analyzer() -> tuple[Any, Any]:
+        import tantivy
+
+        builder = tantivy.SchemaBuilder()
+        builder.add_unsigned_field("id", stored=False, indexed=True, fast=True)
+        builder.add_text_field("body", stored=False, tokenizer_name=_ANALYZER)
+        analyzer = (
+            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
+            .filter(tantivy.Filter.lowercase())
+            .build()
+        )
+        return builder.build(), analyzer
+
+    def _open(self, create: bool) -> None:
+        import tantivy
+
+        schema, analyzer = self._schema_and_analyzer()
+        if create:
+            shutil.rmtree(self._path, ignore_errors=True)
+            self._meta_path.unlink(missing_ok=True)
+        self._path.mkdir(parents=True, exist_ok=True)
+        index = tantivy.Index(schema, path=str(self._path), reuse=not create)
+        index.register_tokenizer(_ANALYZER, analyzer)
+        self._index, self._schema = index, schema
+        self._searcher = index.searcher()
+
+    def _saved_applied(self) -> int | None:
+        """`applied` of a usable index on disk, or None (missing, stale, unreadable)."""
+        try:
+            meta = json.loads(self._meta_path.read_text())
+        except (OSError, ValueError):
+            return None
+        if meta.get("format") != FORMAT or meta.get("source") != self.source:
+            logger.info("keyword index %s is stale (%s): rebuilding", self.name, meta)
+            return None
+        try:
+            self._open(create=False)
+        except Exception as exc:  # noqa: BLE001 - any damage means: rebuild
+            logger.warning("keyword index %s is unreadable (%s): rebuilding", self.name, exc)
+            return None
+        return int(meta.get("applied", -1))
+
+    def _writer(self) -> Any:
+        try:
+            return self._index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        except ValueError as exc:  # another process holds Tantivy's writer lock
+            raise Busy(str(exc)) from exc
+
+    # ------------------------------------------------------------------ keeping current
+    def catch_up(self) -> None:
+        """Bring the index up to the log's end; Busy when it cannot be now."""
+        if self.directory is None:
+            raise Busy("no directory for a keyword index")
+        if self._builder is not None and self._builder.is_alive():
+            raise Busy("the keyword index is being built")
+        read_log, read_bodies, read_all, count = self.readers()
+        with self.lock:
+            if self.applied < 0:
+                self._load(read_log, read_bodies, read_all, count)
+            latest, changed = read_log(self.applied)
+            if latest <= self.applied:
+                return
+            self._apply(latest, changed or [], read_bodies)
+
+    def _load(self, read_log, read_bodies, read_all, count) -> None:
+        saved = self._saved_applied()
+        if saved is not None and saved >= 0:
+            latest, _ = read_log(-1)
+            if saved <= latest:
+                self.applied = saved
+                _, changed = read_log(saved)
+                if latest > saved:
+                    self._apply(latest, changed or [], read_bodies)
+                if self._searcher.num_docs == count():
+                    return
+                logger.info(
+                    "keyword index %s holds %d documents, SQLite %d: rebuilding",
+                    self.name,
+                    self._searcher.num_docs,
+                    count(),
+                )
+            else:
+                logger.info("keyword index %s is ahead of the store's log: rebuilding", self.name)
+        self.applied = -1
+        if count() > SYNC_REBUILD_MAX:
+            self._builder = threading.Thread(
+                target=self._rebuild_in_background,
+                name=f"keyword-{self.name}",
+                daemon=True,
+            )
+            self._builder.start()
+            raise Busy("the keyword index is being built")
+        self.rebuild(read_log, read_all)
+
+    def _rebuild_in_background(self) -> None:
+        try:
+            read_log, _, read_all, _ = self.readers()
+            with self.lock:
+                self.rebuild(read_log, read_all)
+        except Exception as exc:  # noqa: BLE001 - the FTS5 path keeps serving
+            logger.warning("building the keyword index of %s failed: %s", self.name, exc)
+
+    def rebuild(
+        self,
+        read_log: Callable[[int], tuple[int, list[int] | None]],
+        read_all: Callable[[], Iterable[tuple[int, str]]],
+    ) -> None:
+        """A new index from every row of SQLite (the readers must be usable on this thread)."""
+        import tantivy
+
+        started = time.perf_counter()
+        self._open(create=True)
+        latest, _ = read_log(-1)
+        writer = self._writer()
+        docs = 0
+        for row, text in read_all():
+            doc = tantivy.Document()
+            doc.add_unsigned("id", row)
+            doc.add_text("body", index_tokens(text))
+            writer.add_document(doc)
+            docs += 1
+        writer.commit()
+        writer.wait_merging_threads()
+        self._write_meta(latest)
+        self._index.reload()
+        self._searcher = self._index.searcher()
+        self.applied = latest
+        self.build_seconds = time.perf_counter() - started
+        logger.info(
+            "keyword index %s built from SQLite: %d documents in %.1f s",
+            self.name,
+            docs,
+            self.build_seconds,
+        )
+
+    def _apply(
+        self, latest: int, changed: list[int], read_bodies: Callable[[list[int]], dict[int, str]]
+    ) -> None:
+        import tantivy
+
+        unique = list(dict.fromkeys(changed))
+        writer = self._writer()
+        try:
+            for start in range(0, len(unique), 500):
+                part = unique[start : start + 500]
+                bodies = read_bodies(part)
+                # By query: the term form would take the Python int for a signed value
+                # and match nothing in this unsigned field.
+                writer.delete_documents_by_query(
+                    tantivy.Query.term_set_query(self._schema, "id", part)
+                )
+                for row in part:
+                    text = bodies.get(row)
+                    if text is not None:
+                        doc = tantivy.Document()
+                        doc.add_unsigned("id", row)
+                        doc.add_text("body", index_tokens(text))
+                        writer.add_document(doc)
+            writer.commit()
+            # Written while the writer lock is held: no other process moves `applied` now.
+            self._write_meta(latest)
+        finally:
+            del writer  # releases Tantivy's writer lock for other processes
+        self._index.reload()
+        self._searcher = self._index.searcher()
+        self.applied = latest
+
+    # ------------------------------------------------------------------ search
+    def search(
+        self, terms: list[str], k: int, id_range: tuple[int, int] | None = None
+    ) -> list[tuple[int, float]]:
+        """(row id, BM25 score) of the best k rows matching any of `terms`, best first."""
+        import tantivy
+
+        if not terms or k <= 0:
+            return []
+        with self.lock:
+            searcher, schema = self._searcher, self._schema
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term))
+                for term in terms
+            ]
+        )
+        if id_range is not None:
+            span = tantivy.Query.range_query(
+                schema, "id", tantivy.FieldType.Unsigned, id_range[0], id_range[1]
+            )
+            query = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, query),
+                    (tantivy.Occur.Must, tantivy.Query.const_score_query(span, 0.0)),
+                ]
+            )
+        result = searcher.search(query, k)
+        addresses = [address for _, address in result.hits]
+        rows = searcher.fast_field_values("id", addresses) if addresses else []
+        return [
+            (int(row), float(score))
+            for (score, _), row in zip(result.hits, rows, strict=True)
+            if row is not None
+        ]
+
+    def settle(self) -> None:
+        """Build or catch up now, waiting for a background build (benchmarks, tests)."""
+        while True:
+            try:
+                self.catch_up()
+                return
+            except Busy:
+                builder = self._builder
+                if builder is None or not builder.is_alive():
+                    raise
+                builder.join()
+
+    def invalidate(self) -> None:
+        """Forget the index: the next catch-up rebuilds it from SQLite."""
+        with self.lock:
+            if self.directory is not None:
+                self._meta_path.unlink(missing_ok=True)
+            self._index = self._searcher = None
+            self.applied = -1
+
+    def telling(self, terms: list[str]) -> list[str]:
+        """`terms` less those in more than half the documents, unless that leaves none.
+
+        FTS5's BM25 gives such a word an IDF of 1e-6 (its IDF, ln((N - df + 0.5) /
+        (df + 0.5)), goes negative); Tantivy's, ln(1 + ...), keeps it above 0, so "the"
+        would lift every passage that repeats it. Dropped, the two rank alike (recall@10
+        against exhaustive FTS5 BM25 in `make bench`) and the query skips the longest
+        posting lists. Not below TELLING_MIN_DOCS documents: in a handful of passages
+        ("episode 3 part 12" over three videos' six chunks) every word is common, and
+        each still tells passages apart."""
+        with self.lock:
+            searcher = self._searcher
+        if searcher is None or searcher.num_docs < TELLING_MIN_DOCS:
+            return terms
+        half = searcher.num_docs / 2
+        kept = [term for term in terms if searcher.doc_freq("body", term) <= half]
+        return kept or terms
+
+    def score_bound(self, terms: list[str]) -> float:
+        """What BM25 gives a document of average length holding each of `terms` once:
+        the sum of their IDFs (Tantivy's IDF ln(1 + (N - df + 0.5) / (df + 0.5)); the
+        term-frequency part is then (k1 + 1) / (1 + k1) = 1). score / bound, capped at 1,
+        is the share of the query's weighted words a document matches, and means the
+        same for every query. A word the index does not hold counts with df 0: a
+        passage matching half of what was asked scores about half."""
+        import math
+
+        with self.lock:
+            searcher = self._searcher
+        if searcher is None:
+            return 0.0
+        total = max(1, searcher.num_docs)
+        bound = 0.0
+        for term in terms:
+            df = searcher.doc_freq("body", term)
+            bound += math.log(1 + (total - df + 0.5) / (df + 0.5))
+        return bound
+
+    def close(self) -> None:
+        builder = self._builder
+        if builder is not None and builder is not threading.current_thread():
+            builder.join(timeout=0.1)
+        with self.lock:
+            self._index = self._searcher = None
+            self.applied = -1
