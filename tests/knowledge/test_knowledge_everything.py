@@ -282,7 +282,11 @@ async def test_reembed_every_collection_in_one_call(gemini_stub, configure, tmp_
         "knowledge_ingest",
         {"collection": "VideoAnalyses", "properties": {"title": "Doors", "summary": "A goat."}},
     )
-    configure(KNOWLEDGE_EMBEDDING_PROVIDER="gemini", KNOWLEDGE_EMBEDDING_DIMENSIONS="768")
+    configure(
+        KNOWLEDGE_EMBEDDING_PROVIDER="gemini",
+        KNOWLEDGE_EMBEDDING_MODEL="gemini-embedding-001",
+        KNOWLEDGE_EMBEDDING_DIMENSIONS="768",
+    )
     stale = await call_ok("knowledge_search", {"query": "Monty Hall"})
     assert stale["results"][0]["collection"] == "TranscriptChunks"
     assert any(

@@ -35,6 +35,10 @@ async def test_a_call_in_flight_at_sigterm_is_answered_then_the_server_exits(tmp
             ClientSession(read, write) as session,
         ):
             await session.initialize()
+            # As clients do: list first. Otherwise the SDK asks tools/list for the output
+            # schema after the answer arrives, and that request races the listener closing
+            # once the drain has nothing left in flight.
+            await session.list_tools()
             call = asyncio.create_task(
                 session.call_tool("document_ingest", {"path": str(notes), "glob": "*.md"})
             )
