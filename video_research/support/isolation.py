@@ -26,7 +26,8 @@ per-task timeout and breaks the whole pool (every pending future) when one worke
 Workers are spawned, not forked (a fork would copy the event loop, the server's threads and
 their locks), on first use, so the server starts as fast as before. Each worker sends
 anything written to stdout to stderr (stdout carries the MCP protocol over stdio), writes no
-core files, ignores Ctrl-C (the server shuts it down) and keeps only the environment
+core files, runs at a lower CPU priority (`WORKER_NICENESS`: the server's event loop comes
+first), ignores Ctrl-C (the server shuts it down) and keeps only the environment
 variables a parser needs (`WORKER_ENVIRONMENT`): no API key or token is left in the
 `os.environ` of parsing code.
 
@@ -83,6 +84,12 @@ T = TypeVar("T")
 
 TASKS_PER_WORKER = 200
 """Files one worker parses before it is replaced: bounds what a parser leaks or caches."""
+
+WORKER_NICENESS = 10
+"""How much lower a worker's CPU priority is than the server's: a worker decoding or
+transcribing on every core would otherwise delay the server's event loop by its time
+slices (measured 65-170 ms stalls on a loaded 2-core machine), so the server answers first.
+"""
 
 EXIT_OUT_OF_MEMORY = 87
 """A worker's exit status after a MemoryError: the pool tells a memory breach by it."""
@@ -437,6 +444,8 @@ def _start_worker(environment: frozenset[str]) -> None:
     """Make a fresh worker safe to parse in (see the module docstring)."""
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for key in list(os.environ):
@@ -458,6 +467,24 @@ def _set_limits(memory_mb: int, cpu_seconds: int) -> None:
     resource.setrlimit(
         resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard)
     )
+
+
+def _no_room_for_a_thread(exc: BaseException) -> bool:
+    """Whether `exc` is a thread that could not start (EAGAIN, "can't start new thread"):
+    under RLIMIT_AS that is the address space running out for its stack, as when a decoder
+    or onnxruntime starts its thread pool in a worker that has no room left."""
+    import errno
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, OSError) and current.errno in (errno.EAGAIN, errno.ENOMEM):
+            return True
+        if isinstance(current, RuntimeError) and "can't start new thread" in str(current):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
@@ -489,7 +516,7 @@ def _run_task(
     try:
         return ("ok", function(*args, **kwargs))
     except Exception as exc:
-        if _caused_by(exc, MemoryError):
+        if _caused_by(exc, MemoryError) or _no_room_for_a_thread(exc):
             # The parser may have caught it and gone on half-built: nothing of this worker
             # is trusted further. Its exit status tells the pool why.
             os._exit(EXIT_OUT_OF_MEMORY)
