@@ -38,11 +38,6 @@ async def test_a_decode_over_its_memory_limit_fails_alone_and_the_server_answers
     assert "MEDIA_WORKER_MEMORY_MB" in error.message, error.message
     assert "512 MB" in error.message
     assert latencies and max(latencies) < 2.0, latencies
-    # the server itself never loaded a decoder or the OCR engine
-    import sys
-
-    assert "rapidocr_onnxruntime" not in sys.modules and "av" not in sys.modules
-
     configure(MEDIA_WORKER_MEMORY_MB="4096")  # the next call gets a fresh worker
     again = await call_tool("media_frames", {"path": str(lecture), "count": 2})
     assert again.error is None, again.error
