@@ -13,7 +13,10 @@ VAD and word timestamps, as SPEECH_* defaults configure it:
 - direct: faster-whisper's `WhisperModel.transcribe(path)` with the same options on the
   same model object, its segments consumed.
 
-Then the whole tool: index_media_files on the clip (transcription, chunking, embedding and
+Then `transcribe_file` as the server runs it, in a media worker process
+(`parse_isolated` on MEDIA_POOL: pickling, the progress pipe, the result back), best of
+ROUNDS after a warm-up per worker, beside the same direct figure; then the whole tool:
+index_media_files on the clip (transcription, chunking, embedding and
 the store; the embedder loaded by a first call on the fixture) beside the direct
 transcription, and the projection for a 10-minute video.
 """
@@ -96,6 +99,27 @@ def main() -> None:
         warm.mkdir(exist_ok=True)
         shutil.copy(FIXTURE, warm / "warm.ogg")
         await call_ok("index_media_files", {"paths": [str(warm)]})  # loads the embedder
+        from video_research.support.isolation import MEDIA_POOL, WorkerProgress, parse_isolated
+
+        pooled = []
+        for _ in range(ROUNDS + 1):  # the first loads the model in a worker: not counted
+            started = time.perf_counter()
+            await parse_isolated(
+                "talk.wav",
+                speech.transcribe_file,
+                str(path),
+                worker_pool=MEDIA_POOL,
+                worker_progress=WorkerProgress("on_progress", lambda seconds: None),
+            )
+            pooled.append(time.perf_counter() - started)
+        report(
+            "RTF, transcribe_file in a media worker",
+            min(pooled[1:]) / duration,
+            "x",
+            "WhisperModel.transcribe direct",
+            direct_rtf,
+            higher_is_better=False,
+        )
         media = folder / "media"
         media.mkdir(exist_ok=True)
         shutil.copy(path, media / "talk.wav")

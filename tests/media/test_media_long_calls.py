@@ -1,6 +1,6 @@
-"""Long media calls: decoding runs in a worker thread, so the event loop keeps answering
-(no stall over 50 ms); progress is the percent of the range decoded; a cancelled call
-stops its worker within one keyframe."""
+"""Long media calls: decoding runs in a media worker process, so the event loop keeps
+answering (no stall over 50 ms); progress, sent by the worker through its pipe, is the
+percent of the range decoded; a cancelled call kills its worker at once."""
 
 from __future__ import annotations
 
@@ -72,5 +72,5 @@ async def test_a_cancelled_call_stops_its_worker(lecture):
             await started.wait()
         began = time.perf_counter()
         group.cancel_scope.cancel()
-    # the task group waits for the worker thread: it stopped at its next keyframe
+    # the cancel killed the worker (pebble stops a worker whose running task is cancelled)
     assert time.perf_counter() - began < 8

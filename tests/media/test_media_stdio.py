@@ -45,7 +45,9 @@ async def test_frames_and_sheet_reach_a_real_client_as_images(server_env, lectur
             == (sheet.structured_content["sheet"]["width"])
         )
 
-        assert progress and all(total == 100 for _, total in progress)
+        # the server's own "started" notice (0 of unknown) may come first while the media
+        # worker starts; the rest is the percent of the media decoded
+        assert progress and all(total == 100 for done, total in progress if done or total)
         assert [done for done, _ in progress] == sorted(done for done, _ in progress)
         progress.clear()
         scenes = await session.call_tool(

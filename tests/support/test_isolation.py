@@ -168,3 +168,25 @@ def _alive(pid: int) -> bool:
     except (FileNotFoundError, IndexError):
         return False
     return state != "Z"
+
+
+async def test_progress_comes_back_through_the_pipe_and_our_own_errors_keep_their_type(
+    low_limits,
+):
+    from video_research.media.speech import SpeechError
+    from video_research.support.isolation import WorkerProgress
+
+    seen: list[float] = []
+
+    async def report(seconds: float) -> None:
+        seen.append(seconds)
+
+    done = await parse_isolated(
+        "clip.mp4", parsers.ticking, 1.6, worker_progress=WorkerProgress("tick", report)
+    )
+    assert done == "done"
+    # sent at most every 0.5 s by the worker (at most 4 in 1.6 s), in order, the latest kept
+    assert 1 <= len(seen) <= 4 and seen == sorted(seen) and seen[-1] >= 1.0, seen
+    with pytest.raises(SpeechError) as raised:
+        await parse_isolated("clip.mp4", parsers.raise_speech_error)
+    assert raised.value.reason == "no_audio" and raised.value.hint == "Pass a file with sound."

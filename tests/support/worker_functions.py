@@ -55,3 +55,19 @@ def environment() -> dict[str, str]:
 def stdout_target() -> tuple[str, str]:
     """Where the worker's file descriptors 1 and 2 lead."""
     return os.readlink("/proc/self/fd/1"), os.readlink("/proc/self/fd/2")
+
+
+def ticking(seconds: float, tick=None) -> str:
+    """A decoder that reports the media time it reached, as the media functions do."""
+    began = time.monotonic()
+    while (spent := time.monotonic() - began) < seconds:
+        if tick is not None:
+            tick(spent)
+        time.sleep(0.01)
+    return "done"
+
+
+def raise_speech_error() -> None:
+    from video_research.media.speech import SpeechError
+
+    raise SpeechError("no_audio", "clip.mp4 has no audio stream.", "Pass a file with sound.")

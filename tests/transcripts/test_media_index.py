@@ -122,33 +122,46 @@ async def test_a_misconfigured_model_is_a_config_error(media, configure):
 
 
 async def test_the_event_loop_is_never_blocked_while_media_is_transcribed(media):
-    """Decoding, the model and the transcription run in a worker thread: the loop keeps
-    answering. Run inline, the transcription would stall it for seconds; in a thread the
-    worst gap measured was 40-170 ms on the 2-core machine at load 8-12 (an idle loop's
-    own worst was 30 ms there), so the bound leaves room for a loaded CI machine."""
-    from video_research.media import speech
+    """Decoding, the model and the transcription run in a media worker process (at a lower
+    CPU priority): the loop only reads a progress pipe and the result. Two measures:
 
-    await asyncio.to_thread(speech.load_model, "base", 0, "")  # its one-time load aside
+    - the CPU time the loop's thread spends between two 5 ms sleeps: what our own code holds
+      the loop for. Under 50 ms, as for every long call (measured 1-10 ms).
+    - the wall-clock gap between those sleeps: that plus the time the OS gives other
+      processes. In a thread of the server it was 40-170 ms on the 2-core machine at load
+      8-12 (the GIL); in a worker 19-190 ms at load 5-7, all of it other processes' time
+      slices (no slow callback), so its bound only catches a loop stuck for good.
+    """
+    import time
+
+    # the first call spawns the worker and loads the model in it (not measured: it happens
+    # once per worker, and the loop stays free through it too)
+    await call("index_media_files", {"paths": [str(media)]})
     gaps: list[float] = []
+    held: list[float] = []
     done = asyncio.Event()
 
     async def ticker() -> None:
         loop = asyncio.get_running_loop()
-        last = loop.time()
+        last, cpu = loop.time(), time.thread_time()
         while not done.is_set():
             await asyncio.sleep(0.005)
-            now = loop.time()
+            now, now_cpu = loop.time(), time.thread_time()
             gaps.append(now - last - 0.005)
-            last = now
+            held.append(now_cpu - cpu)
+            last, cpu = now, now_cpu
 
     watch = asyncio.create_task(ticker())
     result = await call("index_media_files", {"paths": [str(media)], "force_reindex": True})
     done.set()
     await watch
     assert result["batch"]["indexed_count"] == 1
-    worst = max(gaps)
-    print(f"worst event-loop gap while transcribing: {worst * 1000:.1f} ms")
-    assert worst < 0.5, f"{worst * 1000:.0f} ms"
+    print(
+        f"worst event-loop gap while transcribing: {max(gaps) * 1000:.1f} ms "
+        f"(loop thread on the CPU: {max(held) * 1000:.1f} ms)"
+    )
+    assert max(held) < 0.05, f"{max(held) * 1000:.0f} ms of the loop's own CPU"
+    assert max(gaps) < 0.5, f"{max(gaps) * 1000:.0f} ms"
 
 
 async def test_a_youtube_video_with_captions_uses_them_and_transcribes_nothing(transcript_stub):

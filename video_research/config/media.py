@@ -82,6 +82,25 @@ class MediaSettings(BaseModel):
             "Wall time one media call may spend decoding before it fails with timeout_error",
         ),
     )
+    media_workers: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        json_schema_extra=env_field(
+            "MEDIA_WORKERS",
+            "Worker processes that decode media, read on-screen text and recognise speech "
+            "(each keeps its models loaded), started on first use",
+        ),
+    )
+    media_worker_memory_mb: int = Field(
+        default=4096,
+        ge=512,
+        json_schema_extra=env_field(
+            "MEDIA_WORKER_MEMORY_MB",
+            "Address space a media worker may use while decoding or reading on-screen text, "
+            "in MB (RLIMIT_AS; the OCR engine alone maps about 1.9 GB)",
+        ),
+    )
     media_scene_threshold: float = Field(
         default=0.05,
         gt=0.0,

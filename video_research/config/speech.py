@@ -51,6 +51,24 @@ class SpeechSettings(BaseModel):
             "SPEECH_BEAM_SIZE", "Beam width of the decoder (1 greedy, fastest; 5 a little better)"
         ),
     )
+    speech_worker_memory_mb: int = Field(
+        default=6144,
+        ge=512,
+        json_schema_extra=env_field(
+            "SPEECH_WORKER_MEMORY_MB",
+            "Address space a media worker may use while transcribing one file, in MB "
+            "(RLIMIT_AS; the model maps about 1 GB, an hour of decoded audio 230 MB more)",
+        ),
+    )
+    speech_timeout_seconds: float = Field(
+        default=4 * 3600.0,
+        gt=0,
+        json_schema_extra=env_field(
+            "SPEECH_TIMEOUT_SECONDS",
+            "Wall-clock seconds the transcription of one file may take before its worker is "
+            "replaced (CPU time is bounded at this times the worker's threads)",
+        ),
+    )
     speech_max_duration_seconds: float = Field(
         default=4 * 3600.0,
         gt=0,

@@ -1,28 +1,23 @@
 """The media toolset: frames, contact sheets, scene cuts and on-screen text of local videos.
 
 Each handler confines the path to the caller's roots, then runs the media package's plain
-functions in a worker thread (`anyio.to_thread`), so decoding never blocks the event loop.
-The worker reports the media time it has reached through a `tick` that sends progress
-(percent of the range's duration) at most twice a second and raises when the call was
-cancelled, so a cancelled call stops decoding within one packet.
+functions in a bounded worker process of the media pool (`parse_isolated`): the server never
+decodes an untrusted file itself, so a decoder bug, a memory bomb or a hang costs one worker
+and fails one call (the limits: `media.limits.worker_limits`). The worker reports the media
+time it has reached through its `tick` (a pipe, at most twice a second); the server turns it
+into progress (percent of the range's duration). A cancelled call kills its worker at once.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
-import anyio.from_thread
-import anyio.to_thread
-
 from video_research.handlers.context import CallContext
-from video_research.media.limits import MediaLimits
+from video_research.media.limits import MediaLimits, worker_limits
 from video_research.support import paths
-
-PROGRESS_EVERY_SECONDS = 0.5
+from video_research.support.isolation import MEDIA_POOL, WorkerProgress, parse_isolated
 
 
 def file_uri_time(given: str) -> tuple[str, float | None]:
@@ -57,36 +52,46 @@ def link(path: str, seconds: float) -> str:
     return f"{Path(path).as_uri()}#t={seconds:.1f}"
 
 
-def _ticker(
-    ctx: CallContext, start: float, end: float | None, what: str
-) -> Callable[[float], None]:
-    """The worker thread's `tick`: checks cancellation on every call, sends progress (percent
-    of [start, end]) at most every PROGRESS_EVERY_SECONDS."""
-    last = [0.0]
-    span = max((end or 0.0) - start, 1e-6)
+def _ticker(ctx: CallContext, start: float, end: float | None, what: str) -> WorkerProgress | None:
+    """Progress of a worker's `tick(seconds)`: percent of [start, end] (none when the end
+    is unknown). The worker sends at most every isolation.PROGRESS_EVERY_SECONDS."""
+    if end is None:
+        return None
+    span = max(end - start, 1e-6)
 
-    def tick(seconds: float) -> None:
-        anyio.from_thread.check_cancelled()
-        now = time.monotonic()
-        if end is None or now - last[0] < PROGRESS_EVERY_SECONDS:
-            return
-        last[0] = now
+    def report(seconds: float) -> Awaitable[None]:
         percent = round(min(99.0, max(0.0, (seconds - start) / span * 100)), 1)
-        anyio.from_thread.run(
-            ctx.report_progress, percent, 100.0, f"{what}: {seconds:.0f} of {end:.0f} s"
-        )
+        return ctx.report_progress(percent, 100.0, f"{what}: {seconds:.0f} of {end:.0f} s")
 
-    return tick
+    return WorkerProgress("tick", report)
 
 
-async def _in_worker(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    return await anyio.to_thread.run_sync(lambda: function(*args, **kwargs))
+async def _in_worker(
+    ctx: CallContext,
+    function: Callable[..., Any],
+    path: str,
+    *args: Any,
+    work: str = "decode",
+    tick: WorkerProgress | None = None,
+    **kwargs: Any,
+) -> Any:
+    """`function(path, *args, **kwargs)` in a media worker under the limits of `work`."""
+    return await parse_isolated(
+        paths.printable(Path(path).name),
+        function,
+        path,
+        *args,
+        worker_limits=worker_limits(ctx.settings, work),
+        worker_pool=MEDIA_POOL,
+        worker_progress=tick,
+        **kwargs,
+    )
 
 
-async def _duration(path: str, limits: MediaLimits) -> tuple[Any, float]:
+async def _duration(ctx: CallContext, path: str, limits: MediaLimits) -> tuple[Any, float]:
     from video_research.media.probe import probe, require_video
 
-    info = await _in_worker(probe, path, limits)
+    info = await _in_worker(ctx, probe, path, limits)
     require_video(info, path)
     return info, info.duration_seconds
 
@@ -108,7 +113,7 @@ async def media_frames(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
     from video_research.media.frames import extract_frames
 
     path, limits = await _confined(args, ctx)
-    _, duration = await _duration(path, limits)
+    _, duration = await _duration(ctx, path, limits)
     times = args.get("times")
     per_scene = bool(args.get("per_scene"))
     count = args.get("count")
@@ -126,6 +131,7 @@ async def media_frames(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
     start = args.get("start", 0.0)
     end = args.get("end") or duration
     found = await _in_worker(
+        ctx,
         extract_frames,
         path,
         limits,
@@ -152,9 +158,10 @@ async def media_contact_sheet(args: dict[str, Any], ctx: CallContext) -> dict[st
     from video_research.media.sheet import contact_sheet
 
     path, limits = await _confined(args, ctx)
-    _, duration = await _duration(path, limits)
+    _, duration = await _duration(ctx, path, limits)
     start = args.get("start", 0.0)
     found = await _in_worker(
+        ctx,
         contact_sheet,
         path,
         limits,
@@ -183,9 +190,10 @@ async def media_scenes(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
     from video_research.media.scenes import detect_scenes
 
     path, limits = await _confined(args, ctx)
-    _, duration = await _duration(path, limits)
+    _, duration = await _duration(ctx, path, limits)
     start = args.get("start", 0.0)
     found = await _in_worker(
+        ctx,
         detect_scenes,
         path,
         limits,
@@ -211,10 +219,11 @@ async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str,
     from video_research.media.ocr import read_screen_text
 
     path, limits = await _confined(args, ctx)
-    _, duration = await _duration(path, limits)
+    _, duration = await _duration(ctx, path, limits)
     start = args.get("start", 0.0)
     settings = ctx.settings
     found = await _in_worker(
+        ctx,
         read_screen_text,
         path,
         limits,
@@ -225,6 +234,7 @@ async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str,
         overlay_fraction=settings.media_ocr_overlay_fraction,
         keep_overlays=bool(args.get("keep_overlays")),
         scene_threshold=args.get("scene_threshold") or settings.media_scene_threshold,
+        work="ocr",
         tick=_ticker(ctx, start, args.get("end") or duration, "on-screen text"),
     )
     spans = [{**span, "link": link(path, span["appeared"])} for span in found["spans"]]

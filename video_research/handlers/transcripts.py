@@ -25,7 +25,7 @@ from video_research.knowledge import guidance
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import get_store
 from video_research.support import paths
-from video_research.support.errors import config_error, invalid_input, not_found
+from video_research.support.errors import ToolFailure, config_error, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
 from video_research.transcripts import files as transcript_files
 from video_research.transcripts import indexer, reading, youtube_index
@@ -242,11 +242,6 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
 
 
 async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    import threading
-    from functools import partial
-
-    import anyio
-
     from video_research.media import download as media_download
     from video_research.media import speech
     from video_research.transcripts import media_index
@@ -280,27 +275,27 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
     language = args.get("language") or settings.speech_language
     model_dir = settings.speech_model_dir or str(settings.cache_dir / "speech-models")
 
+    from video_research.media.limits import worker_limits
+    from video_research.support.isolation import MEDIA_POOL, WorkerProgress, parse_isolated
+
     async def transcribe(path: Path, on_progress: Any) -> dict[str, Any]:
-        stop = threading.Event()
-        work = partial(
-            speech.transcribe_file,
-            str(path),
-            model=settings.speech_model,
-            language=language or None,
-            max_duration_seconds=settings.speech_max_duration_seconds,
-            cpu_threads=settings.speech_cpu_threads,
-            beam_size=settings.speech_beam_size,
-            download_root=model_dir,
-            on_progress=on_progress,
-            should_stop=stop.is_set,
-        )
+        # In a media worker (the server decodes no untrusted media): a cancel kills the
+        # worker at once; the model stays loaded in the worker for the next file.
         try:
-            # the loop stays free; a cancel returns at once and stops the worker at its
-            # next segment
-            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-        except anyio.get_cancelled_exc_class():
-            stop.set()
-            raise
+            return await parse_isolated(
+                printable(path.name),
+                speech.transcribe_file,
+                str(path),
+                model=settings.speech_model,
+                language=language or None,
+                max_duration_seconds=settings.speech_max_duration_seconds,
+                cpu_threads=settings.speech_cpu_threads,
+                beam_size=settings.speech_beam_size,
+                download_root=model_dir,
+                worker_limits=worker_limits(settings, "speech"),
+                worker_pool=MEDIA_POOL,
+                worker_progress=WorkerProgress("on_progress", on_progress),
+            )
         except speech.SpeechError as exc:
             if exc.reason == "model":
                 raise config_error(exc.message, hint=exc.hint) from None
@@ -319,11 +314,18 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             got.url,
         )
 
-    def duration(path: Path) -> float | None:
+    async def duration(path: Path) -> float | None:
         try:
-            return speech.probe(str(path)).duration
-        except speech.SpeechError:
-            return None
+            found = await parse_isolated(
+                printable(path.name),
+                speech.probe,
+                str(path),
+                worker_limits=worker_limits(settings, "decode"),
+                worker_pool=MEDIA_POOL,
+            )
+        except (speech.SpeechError, ToolFailure):
+            return None  # the transcription reports what is wrong with the file
+        return found.duration
 
     async def screen_text(path: Path, info: Any) -> int:
         from video_research.media.limits import VIDEO_SUFFIXES, MediaLimits
@@ -332,14 +334,16 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
 
         if path.suffix.lower() not in VIDEO_SUFFIXES:
             return 0
-        work = partial(
+        found = await parse_isolated(
+            printable(path.name),
             read_screen_text,
             str(path),
             MediaLimits.from_settings(settings),
             overlay_fraction=settings.media_ocr_overlay_fraction,
             scene_threshold=settings.media_scene_threshold,
+            worker_limits=worker_limits(settings, "ocr"),
+            worker_pool=MEDIA_POOL,
         )
-        found = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         if not found["spans"]:
             return 0
         written = await index_screen_text(info, found["spans"], source_path=str(path))

@@ -99,3 +99,49 @@ def check_range(start: float, end: float | None, duration: float) -> tuple[float
             hint="Give start < end, within the media's duration.",
         )
     return start, stop
+
+
+DECODE_GRACE_SECONDS = 30.0
+"""Wall clock a media worker gets past MEDIA_DECODE_SECONDS: the decoding loop's own
+`Deadline` fails the call first with its clear message; the pool's limit is the backstop
+for a decoder stuck inside native code, where no Python check runs."""
+ARENA_MB_PER_EXTRA_CORE = 64
+"""Address space added to a media worker's memory limit per core past two: onnxruntime and
+CTranslate2 run a thread per core and glibc maps up to 64 MB of malloc arena per thread
+(measured: Whisper base on 16 threads maps 1.99 GB, on 2 threads 1.0 GB), so the same
+settings hold on a 2-core laptop and a 32-core server."""
+OCR_TIME_FACTOR = 4
+"""A screen-text call may take this many times MEDIA_DECODE_SECONDS in all: the OCR of each
+keyframe comes on top of its decoding (the decoding deadline is extended by it)."""
+
+
+def worker_limits(settings: Any, work: str) -> Any:
+    """The `ParserLimits` of one media call in a media worker (see docs/security.md).
+
+    `work`: "decode" (probe, frames, contact sheet, scenes), "ocr" or "speech". Memory:
+    MEDIA_WORKER_MEMORY_MB, SPEECH_WORKER_MEMORY_MB for speech (onnxruntime and CTranslate2
+    map far more address space than they touch, and long audio is held decoded), plus
+    ARENA_MB_PER_EXTRA_CORE per core past two. CPU time is the wall clock times the cores:
+    decoders, OCR and Whisper each run a thread per core.
+    """
+    import os
+
+    from video_research.support.isolation import ParserLimits
+
+    if work == "speech":
+        memory, memory_setting = settings.speech_worker_memory_mb, "SPEECH_WORKER_MEMORY_MB"
+        seconds, time_setting = settings.speech_timeout_seconds, "SPEECH_TIMEOUT_SECONDS"
+    else:
+        memory, memory_setting = settings.media_worker_memory_mb, "MEDIA_WORKER_MEMORY_MB"
+        time_setting = "MEDIA_DECODE_SECONDS"
+        decode = settings.media_decode_seconds
+        seconds = decode * OCR_TIME_FACTOR if work == "ocr" else decode + DECODE_GRACE_SECONDS
+    cores = max(1, os.cpu_count() or 1)
+    return ParserLimits(
+        memory_mb=memory + ARENA_MB_PER_EXTRA_CORE * max(0, cores - 2),
+        cpu_seconds=int(seconds * cores) + 1,
+        timeout_seconds=seconds,
+        memory_setting=memory_setting,
+        cpu_setting=time_setting,
+        timeout_setting=time_setting,
+    )

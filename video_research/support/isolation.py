@@ -26,7 +26,8 @@ per-task timeout and breaks the whole pool (every pending future) when one worke
 Workers are spawned, not forked (a fork would copy the event loop, the server's threads and
 their locks), on first use, so the server starts as fast as before. Each worker sends
 anything written to stdout to stderr (stdout carries the MCP protocol over stdio), writes no
-core files, ignores Ctrl-C (the server shuts it down) and keeps only the environment
+core files, runs at a lower CPU priority (`WORKER_NICENESS`: the server's event loop comes
+first), ignores Ctrl-C (the server shuts it down) and keeps only the environment
 variables a parser needs (`WORKER_ENVIRONMENT`): no API key or token is left in the
 `os.environ` of parsing code.
 
@@ -39,18 +40,31 @@ call site and pass them:
     extracted = await parse_isolated(name, extract, data, document_type, name, limits=limits)
 
 The pool is a `Resource` of the call's Services (`PARSER_POOL`), closed by `Services.aclose`.
+Media (decoding, OCR, speech recognition) has a pool of its own (`MEDIA_POOL`): its workers
+keep the OCR engine and the speech model loaded between files (module-level caches live as
+long as the worker), and that address space would leave a document's limit no room.
+
+Progress: a long function reports how far it got through a `WorkerProgress`. The call gets
+a pipe of its own; the worker is handed, as the named keyword argument, a callable that
+writes the number it is given (media seconds) to the pipe at most every
+`PROGRESS_EVERY_SECONDS`; the server reads the pipe on the event loop (`add_reader`, no
+thread) and hands the latest number to the call's reporter. Only packed floats cross it,
+never a pickle, and a killed worker breaks only its own call's pipe.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import resource
 import signal
+import struct
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -71,6 +85,12 @@ T = TypeVar("T")
 TASKS_PER_WORKER = 200
 """Files one worker parses before it is replaced: bounds what a parser leaks or caches."""
 
+WORKER_NICENESS = 10
+"""How much lower a worker's CPU priority is than the server's: a worker decoding or
+transcribing on every core would otherwise delay the server's event loop by its time
+slices (measured 65-170 ms stalls on a loaded 2-core machine), so the server answers first.
+"""
+
 EXIT_OUT_OF_MEMORY = 87
 """A worker's exit status after a MemoryError: the pool tells a memory breach by it."""
 
@@ -80,11 +100,8 @@ WORKER_ENVIRONMENT = frozenset(
 """Environment variables a worker keeps (plus every LC_*): what a parser may need to find
 programs, temporary space and its locale. Everything else (API keys, tokens) goes."""
 
-_SETTINGS = {
-    "memory": "PARSER_MEMORY_MB",
-    "cpu": "PARSER_CPU_SECONDS",
-    "timeout": "PARSER_TIMEOUT_SECONDS",
-}
+PROGRESS_EVERY_SECONDS = 0.5
+"""Most often a worker sends progress: a decoder ticks per packet, the client needs less."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +111,10 @@ class ParserLimits:
     memory_mb: int = 2048
     cpu_seconds: int = 300
     timeout_seconds: float = 600.0
+    memory_setting: str = "PARSER_MEMORY_MB"
+    cpu_setting: str = "PARSER_CPU_SECONDS"
+    timeout_setting: str = "PARSER_TIMEOUT_SECONDS"
+    """The settings that raise each limit, named in the error of a file that breaches it."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ParserLimits:
@@ -107,6 +128,16 @@ class ParserLimits:
         """These limits with some changed: a parser that needs more than documents do (speech
         recognition of an hour of audio) passes `worker_limits=limits.with_changes(...)`."""
         return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class WorkerProgress:
+    """Where a worker function's progress goes: the function gets a callable `(seconds)`
+    as its keyword argument `argument`; the server calls `report(seconds)` (awaited when
+    it returns an awaitable) with the latest value, at most every PROGRESS_EVERY_SECONDS."""
+
+    argument: str
+    report: Callable[[float], Awaitable[None] | None]
 
 
 class ParserPool:
@@ -158,21 +189,50 @@ class ParserPool:
         function: Callable[..., T],
         /,
         *args: Any,
+        progress: WorkerProgress | None = None,
         **kwargs: Any,
     ) -> T:
         """`function(*args, **kwargs)` in a worker, awaited without blocking the event loop.
 
         `label` (the file's name as shown to users) starts every error. A `ToolFailure`
-        the function raises comes back as it was; a breached limit or a dead worker
-        becomes a `ToolFailure` naming it; cancelling the await kills the worker's task.
+        the function raises comes back as it was (so does an exception of this package's
+        own, such as `SpeechError`); a breached limit or a dead worker becomes a
+        `ToolFailure` naming it; cancelling the await kills the worker (pebble stops a
+        worker whose running task is cancelled), so a cancelled call stops at once.
         """
         # Starting the workers takes tens of milliseconds: not on the event loop.
         pool = self._pool if self._pool is not None else await asyncio.to_thread(self._started)
         if not pool.active:
             pool = await asyncio.to_thread(self._started)
+        if progress is None:
+            return await self._awaited(label, limits, pool, function, args, kwargs, None)
+        import multiprocessing
+
+        reader, writer = multiprocessing.get_context("spawn").Pipe(duplex=False)
+        drain = asyncio.create_task(_drain(reader, progress.report))
+        try:
+            return await self._awaited(
+                label, limits, pool, function, args, kwargs, (writer, progress.argument)
+            )
+        finally:
+            drain.cancel()
+            await asyncio.gather(drain, return_exceptions=True)
+            writer.close()
+            reader.close()
+
+    async def _awaited(
+        self,
+        label: str,
+        limits: ParserLimits,
+        pool: ProcessPool,
+        function: Callable[..., T],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        progress: tuple[Any, str] | None,
+    ) -> T:
         future = pool.schedule(
             _run_task,
-            args=(function, args, kwargs, limits.memory_mb, limits.cpu_seconds),
+            args=(function, args, kwargs, limits.memory_mb, limits.cpu_seconds, progress),
             timeout=limits.timeout_seconds,
         )
         try:
@@ -206,6 +266,10 @@ def _open_pool(settings: Settings) -> ParserPool:
     return ParserPool(settings.parser_workers)
 
 
+def _open_media_pool(settings: Settings) -> ParserPool:
+    return ParserPool(settings.media_workers)
+
+
 async def _close_pool(pool: ParserPool) -> None:
     await pool.aclose()
 
@@ -221,21 +285,69 @@ PARSER_POOL: Resource[ParserPool] = Resource(
 force, so changing a limit takes effect on the next file without restarting workers."""
 
 
+MEDIA_POOL: Resource[ParserPool] = Resource(
+    name="media_pool",
+    key=lambda settings: settings.media_workers,
+    open=_open_media_pool,
+    close=_close_pool,
+    single=True,
+)
+"""The workers that decode media, read on-screen text and recognise speech (`MEDIA_WORKERS`):
+apart from the document parsers, so the models they keep loaded never count against a
+document's memory limit."""
+
+
 async def parse_isolated(
     label: str,
     function: Callable[..., T],
     /,
     *args: Any,
     worker_limits: ParserLimits | None = None,
+    worker_pool: Resource[ParserPool] = PARSER_POOL,
+    worker_progress: WorkerProgress | None = None,
     **kwargs: Any,
 ) -> T:
     """Run the parser `function(*args, **kwargs)` on an untrusted file in a bounded worker of
-    the call's pool (limits from the settings in force unless `worker_limits` are given);
-    see `ParserPool.run`. Other keyword arguments go to `function`."""
+    the call's pool (`worker_pool`; limits from the settings in force unless `worker_limits`
+    are given; progress to `worker_progress`); see `ParserPool.run`. Other keyword arguments
+    go to `function`."""
     services = current_services()
-    pool = services.get(PARSER_POOL)
+    pool = services.get(worker_pool)
     limits = worker_limits or ParserLimits.from_settings(services.settings)
-    return await pool.run(label, limits, function, *args, **kwargs)
+    return await pool.run(label, limits, function, *args, progress=worker_progress, **kwargs)
+
+
+async def _drain(reader: Any, report: Callable[[float], Awaitable[None] | None]) -> None:
+    """Hand the latest progress a worker wrote to `reader` to `report`, until cancelled.
+    The pipe is read on the event loop only when it is readable: nothing blocks."""
+    loop = asyncio.get_running_loop()
+    readable = asyncio.Event()
+    fd = reader.fileno()
+    loop.add_reader(fd, readable.set)
+    try:
+        while True:
+            await readable.wait()
+            readable.clear()
+            latest = None
+            try:
+                while reader.poll():
+                    message = reader.recv_bytes(16)
+                    if len(message) == 8:
+                        latest = struct.unpack("d", message)[0]
+            except (EOFError, OSError):
+                return  # the worker's end is gone (it was replaced)
+            if latest is None:
+                continue
+            try:
+                outcome = report(latest)
+                if outcome is not None:
+                    await outcome
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a progress report that fails must not fail the work
+                logger.debug("a progress report failed", exc_info=True)
+    finally:
+        loop.remove_reader(fd)
 
 
 # ---------------------------------------------------------------------- the errors
@@ -247,7 +359,11 @@ def _mib(megabytes: int) -> str:
 
 def breach(label: str, limit: str, limits: ParserLimits) -> ToolFailure:
     """The failure of a file that made its worker breach `limit` (memory, cpu, timeout)."""
-    setting = _SETTINGS[limit]
+    setting = {
+        "memory": limits.memory_setting,
+        "cpu": limits.cpu_setting,
+        "timeout": limits.timeout_setting,
+    }[limit]
     if limit == "memory":
         message = (
             f"{label}: the parser ran out of its {_mib(limits.memory_mb)} memory limit "
@@ -284,8 +400,9 @@ def died(label: str, exitcode: int, limits: ParserLimits) -> ToolFailure:
             ErrorCategory.INTERNAL_ERROR,
             f"{label}: the parser worker was killed (SIGKILL) while reading it, by an operator "
             "or by the system running out of memory.",
-            hint="Try again; if it recurs, lower PARSER_WORKERS or PARSER_MEMORY_MB so the "
-            "workers fit in the machine's memory.",
+            hint="Try again; if it recurs, lower the worker count (PARSER_WORKERS, "
+            f"MEDIA_WORKERS) or {limits.memory_setting} so the workers fit in the machine's "
+            "memory.",
             retryable=True,
             details={"signal": "SIGKILL"},
         )
@@ -294,7 +411,7 @@ def died(label: str, exitcode: int, limits: ParserLimits) -> ToolFailure:
         ErrorCategory.INVALID_INPUT,
         f"{label}: the parser crashed ({how}) while reading it; the file is malformed or "
         f"built to break parsers (or needed more than the {_mib(limits.memory_mb)} memory "
-        f"limit, PARSER_MEMORY_MB, inside native code).",
+        f"limit, {limits.memory_setting}, inside native code).",
         hint="The rest of a batch is not affected. Open and re-save the file, or convert it.",
         retryable=False,
         details={"exit": how},
@@ -305,6 +422,8 @@ def _unpacked(label: str, outcome: tuple[Any, ...]) -> Any:
     kind = outcome[0]
     if kind == "ok":
         return outcome[1]
+    if kind == "raised":
+        raise outcome[1]
     if kind == "failure":
         _, category, message, hint, retryable, details = outcome
         raise ToolFailure(
@@ -325,6 +444,8 @@ def _start_worker(environment: frozenset[str]) -> None:
     """Make a fresh worker safe to parse in (see the module docstring)."""
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for key in list(os.environ):
@@ -348,6 +469,24 @@ def _set_limits(memory_mb: int, cpu_seconds: int) -> None:
     )
 
 
+def _no_room_for_a_thread(exc: BaseException) -> bool:
+    """Whether `exc` is a thread that could not start (EAGAIN, "can't start new thread"):
+    under RLIMIT_AS that is the address space running out for its stack, as when a decoder
+    or onnxruntime starts its thread pool in a worker that has no room left."""
+    import errno
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, OSError) and current.errno in (errno.EAGAIN, errno.ENOMEM):
+            return True
+        if isinstance(current, RuntimeError) and "can't start new thread" in str(current):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
     """Whether `exc` or an exception it was raised from or during is a `kind`."""
     seen: set[int] = set()
@@ -366,13 +505,18 @@ def _run_task(
     kwargs: dict[str, Any],
     memory_mb: int,
     cpu_seconds: int,
+    progress: tuple[Any, str] | None = None,
 ) -> tuple[Any, ...]:
     """Run one file's parser under its limits; the outcome as plain picklable values."""
     _set_limits(memory_mb, cpu_seconds)
+    sender = None
+    if progress is not None:
+        sender = _ProgressSender(progress[0])
+        kwargs = {**kwargs, progress[1]: sender}
     try:
         return ("ok", function(*args, **kwargs))
     except Exception as exc:
-        if _caused_by(exc, MemoryError):
+        if _caused_by(exc, MemoryError) or _no_room_for_a_thread(exc):
             # The parser may have caught it and gone on half-built: nothing of this worker
             # is trusted further. Its exit status tells the pool why.
             os._exit(EXIT_OUT_OF_MEMORY)
@@ -385,5 +529,37 @@ def _run_task(
                 exc.retryable,
                 exc.details,
             )
+        if type(exc).__module__.startswith("video_research."):
+            try:  # our own errors (SpeechError) keep their meaning across the process
+                import pickle
+
+                pickle.dumps(exc)
+                return ("raised", exc)
+            except Exception:
+                pass
         detail = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
         return ("error", type(exc).__name__, detail)
+    finally:
+        if sender is not None:
+            sender.close()
+
+
+class _ProgressSender:
+    """The worker's end of a call's progress pipe: `(seconds)` sent at most every
+    PROGRESS_EVERY_SECONDS, as a packed float (the server never unpickles it)."""
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+        self._last = 0.0
+
+    def __call__(self, seconds: float) -> None:
+        now = time.monotonic()
+        if now - self._last < PROGRESS_EVERY_SECONDS:
+            return
+        self._last = now
+        # OSError, ValueError: the call is over (its pipe closed): progress no one reads
+        with contextlib.suppress(OSError, ValueError):
+            self._connection.send_bytes(struct.pack("d", float(seconds)))
+
+    def close(self) -> None:
+        self._connection.close()

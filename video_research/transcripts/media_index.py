@@ -93,7 +93,7 @@ class MediaTools:
     transcribe: Transcribe
     download: Download
     model: str
-    duration: Callable[[Path], float | None]
+    duration: Callable[[Path], Awaitable[float | None]]
     """The media's length from its header (seconds), for progress; None when unknown."""
     url_id: Callable[[str], str]
     """The video ID a direct media URL is indexed under (known before downloading it)."""
@@ -339,7 +339,7 @@ async def _transcribe_and_index(
     **where: str,
 ) -> None:
     name = printable(media.name) if source_path else info.video_id
-    duration = await asyncio.to_thread(tools.duration, media)
+    duration = await tools.duration(media)
     latest = [0.0]
 
     async def tick() -> None:
