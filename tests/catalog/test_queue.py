@@ -375,7 +375,7 @@ async def test_nats_queue_move_is_published(nats_config, catalog):
     assert moves[0]["issued_by"] == {"username": "dj", "role": "blessed"}
 
 
-async def test_concurrent_moves_and_adds_lose_nothing(nats_config, catalog):
+async def test_nats_concurrent_moves_and_adds_lose_nothing(nats_config, catalog):
     """Moves race adds on the KV compare-and-set: every item survives, each exactly once."""
     await ok("queue_add_videos", {"video_ids": ["elm", "halloween", "airplane"]}, BLESSED)
     uids = [i["uid"] for i in (await ok("queue_status"))["items"]]
