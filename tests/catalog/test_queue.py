@@ -310,3 +310,110 @@ async def test_nats_writes_outrun_every_time_are_a_retryable_conflict(nats_confi
     assert raised.value.category == "conflict" and raised.value.retryable
     assert len(attempts) == 3
     assert (await nats_kv.read_json(kv, "busy", settings))[0] == {"n": -1}
+
+
+async def exercise_move() -> None:
+    """queue_move on any backend: reorders by uid, refuses what it cannot do, leaves the queue
+    as it was when it refuses, and is recorded in the audit log like the other writes."""
+    await ok("queue_add_videos", {"video_ids": ["elm", "halloween", "airplane"]}, BLESSED)
+    uids = [i["uid"] for i in (await ok("queue_status"))["items"]]
+
+    moved = await ok("queue_move", {"uid": uids[2], "to_position": 1}, BLESSED)
+    assert (moved["uid"], moved["from_position"], moved["position"]) == (uids[2], 3, 1)
+    assert moved["queue_length"] == 3 and moved["correlation_id"]
+    assert await queued_ids() == ["airplane", "elm", "halloween"]
+    await ok("queue_move", {"uid": uids[2], "to_position": 3}, BLESSED)
+    assert await queued_ids() == ["elm", "halloween", "airplane"]
+    same = await ok("queue_move", {"uid": uids[0], "to_position": 1}, BLESSED)
+    assert same["from_position"] == 1 and await queued_ids() == ["elm", "halloween", "airplane"]
+
+    before = await ok("queue_status")
+    past_end = await call("queue_move", {"uid": uids[0], "to_position": 4}, BLESSED)
+    assert past_end.error.category == "invalid_input" and "3 upcoming" in past_end.error.error
+    unknown = await call("queue_move", {"uid": "q_missing", "to_position": 1}, BLESSED)
+    assert unknown.error.category == "not_found" and "q_missing" in unknown.error.error
+    for bad in ({"uid": uids[0], "to_position": 0}, {"uid": uids[0]}, {"to_position": 1}):
+        assert (await call("queue_move", bad, BLESSED)).error.category == "invalid_input"
+    refused = await call("queue_move", {"uid": uids[0], "to_position": 2}, VIEWER)
+    assert refused.error.category == "forbidden" and "'blessed'" in refused.error.error
+    after = await ok("queue_status")
+    assert after["items"] == before["items"] and after["revision"] == before["revision"]
+
+    entries = (await ok("audit_log", {"tool": "queue_move"}, ADMIN))["entries"]
+    assert sorted((e["ok"], e["category"]) for e in entries) == sorted(
+        [(True, None)] * 3
+        + [(False, "invalid_input")] * 4
+        + [(False, "not_found")]
+        + [(False, "forbidden")]
+    )
+
+
+async def test_sqlite_queue_move(catalog):
+    await exercise_move()
+
+
+async def test_nats_queue_move_is_published(nats_config, catalog):
+    import nats
+
+    watcher = await nats.connect(nats_config.url)
+    received: list[dict] = []
+
+    async def collect(msg) -> None:
+        received.append(json.loads(msg.data))
+
+    sub = await watcher.subscribe(q.command_subject(current_settings()), cb=collect)
+    await watcher.flush()
+    try:
+        await exercise_move()
+        assert (await ok("queue_status"))["backend"] == "nats"
+        await asyncio.sleep(0.2)
+    finally:
+        await sub.unsubscribe()
+        await watcher.close()
+    moves = [c for c in received if c["action"] == "move"]
+    assert [c["to_position"] for c in moves] == [1, 3, 1]
+    assert moves[0]["issued_by"] == {"username": "dj", "role": "blessed"}
+
+
+async def test_nats_concurrent_moves_and_adds_lose_nothing(nats_config, catalog):
+    """Moves race adds on the KV compare-and-set: every item survives, each exactly once."""
+    await ok("queue_add_videos", {"video_ids": ["elm", "halloween", "airplane"]}, BLESSED)
+    uids = [i["uid"] for i in (await ok("queue_status"))["items"]]
+    await asyncio.gather(
+        *(
+            ok("queue_move", {"uid": uids[n % 3], "to_position": 1 + n % 3}, BLESSED)
+            for n in range(9)
+        ),
+        *(ok("queue_add_video", {"video_id": "elm"}, BLESSED) for _ in range(6)),
+    )
+    items = (await ok("queue_status"))["items"]
+    assert (
+        len(items) == 9
+        and len({i["uid"] for i in items}) == 9
+        and set(uids) <= {i["uid"] for i in items}
+    )
+
+
+async def test_queue_move_over_stdio(server_env):
+    from tests.helpers import mcp_client, tool_json
+
+    async with mcp_client(server_env) as session:
+        for video_id in ("a", "b"):
+            added = await session.call_tool(
+                "catalog_add",
+                {
+                    "video_id": video_id,
+                    "title": video_id.upper(),
+                    "manifest_url": f"https://m/{video_id}",
+                },
+            )
+            assert not added.is_error, added.content
+        await session.call_tool("queue_add_videos", {"video_ids": ["a", "b"]})
+        uids = [i["uid"] for i in tool_json(await session.call_tool("queue_status", {}))["items"]]
+        moved = await session.call_tool("queue_move", {"uid": uids[1], "to_position": 1})
+        assert not moved.is_error, moved.content
+        assert tool_json(moved)["from_position"] == 2
+        status = tool_json(await session.call_tool("queue_status", {}))
+        assert [i["video_id"] for i in status["items"]] == ["b", "a"]
+        wrong = await session.call_tool("queue_move", {"uid": uids[1], "to_position": 9})
+        assert wrong.is_error and "past the end" in wrong.content[0].text

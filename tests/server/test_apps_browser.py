@@ -356,6 +356,49 @@ def test_the_queue_board_skips_and_removes_and_shows_a_refusal(browser, server, 
     assert not view.get_by_role("alert").count()
 
 
+def _titles(view) -> list[str]:
+    return view.locator("#items li .title").all_inner_texts()
+
+
+def test_the_queue_board_reorders_by_button_and_keyboard(browser, server, indexed):
+    admin = host_page(browser, server)
+    for video_id in ("aaaaaaaaaa1", "bbbbbbbbbb2"):
+        _call(admin, "queue_add_video", {"video_id": video_id})
+    _show(admin, "queue_status", {})
+    view = _view(admin)
+    before = _titles(view)
+    assert len(before) >= 2
+    first, last = before[0], before[-1]
+    assert view.get_by_role("button", name=f"Move {first} up").is_disabled()
+    assert view.get_by_role("button", name=f"Move {last} down").is_disabled()
+
+    view.get_by_role("button", name=f"Move {last} up").click()
+    view.get_by_text(f"Moved {last} to position {len(before) - 1}.").wait_for()
+    assert _titles(view) == [*before[:-2], last, before[-2]]
+    # The focus stays on the moved item, so Alt+ArrowUp keeps moving it.
+    for position in range(len(before) - 2, 0, -1):
+        view.locator(":focus").press("Alt+ArrowUp")
+        view.get_by_text(f"Moved {last} to position {position}.").wait_for()
+    assert _titles(view) == [last, *before[:-1]]
+    view.locator(":focus").press("Alt+ArrowDown")
+    view.get_by_text(f"Moved {last} to position 2.").wait_for()
+    assert _titles(view) == [before[0], last, *before[1:-1]]
+    assert not view.get_by_role("alert").count()
+    order = _titles(view)
+
+    viewer = host_page(browser, server, token=VIEWER)
+    _show(viewer, "queue_status", {})
+    view = _view(viewer)
+    view.get_by_role("button", name=f"Move {order[1]} up").click()
+    alert = view.get_by_role("alert")
+    alert.wait_for()
+    assert alert.inner_text().startswith(
+        "Refused: queue_move requires the 'blessed' role; vic has 'viewer'."
+    )
+    assert _titles(view) == order  # the refusal changed nothing
+    assert [i["title"] for i in _call(viewer, "queue_status", {})["items"]] == order
+
+
 def test_the_catalog_queues_a_video_through_the_host(browser, server, indexed):
     page = host_page(browser, server)
     _show(page, "catalog_search", {})

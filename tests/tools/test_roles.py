@@ -43,6 +43,7 @@ ADDED = {
     "catalog_import": "admin",
     "queue_advance": "blessed",
     "queue_remove": "blessed",
+    "queue_move": "blessed",
     "queue_clear": "admin",
     "marathon_create": "blessed",
     "marathon_delete": "admin",
@@ -80,6 +81,7 @@ ARGS = {
     "queue_add_videos": {"video_ids": ["elm"]},
     "queue_apply_playlist": {"playlist_id": "pl_missing"},
     "queue_remove": {"uid": "q_missing"},
+    "queue_move": {"uid": "q_missing", "to_position": 1},
     "marathon_get": {"marathon_id": "mr_missing"},
     "marathon_create": {
         "name": "M",

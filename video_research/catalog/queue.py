@@ -9,7 +9,7 @@ The queue of a channel (VIDEO_RESEARCH_QUEUE_CHANNEL) is one JSON document:
             "media": {"type": "yt" | "cm", "id"}, "added_by", "added_at"}
 
 Every change is a pure function of the old document (`add`, `apply_playlist`, `advance`,
-`clear`, `remove`), run by the backend as one atomic step:
+`clear`, `remove`, `move`), run by the backend as one atomic step:
 - SQLite (default): inside a `BEGIN IMMEDIATE` transaction of the catalog database;
 - NATS (NATS_URL set): a read-modify-write of the key `<channel>` in the KV bucket
   NATS_QUEUE_BUCKET with optimistic concurrency (see nats_kv.update_json). After the
@@ -149,6 +149,32 @@ def remove(state: dict[str, Any], uid: str, cmd: Command) -> dict[str, Any]:
             hint="Call queue_status for the uids of the upcoming items.",
         )
     state["items"] = kept
+    return _stamp(state, cmd)
+
+
+def move(state: dict[str, Any], uid: str, to_position: int, cmd: Command) -> dict[str, Any]:
+    """Put the upcoming item `uid` at `to_position` (1-based among the upcoming items).
+
+    A position rather than "before/after another uid": a view's up/down buttons and an agent
+    both know the number they want, and the move stays one atomic step of the backend even
+    while others change the queue (the uid, not the old index, names the item).
+    """
+    items = state["items"]
+    index = next((n for n, item in enumerate(items) if item["uid"] == uid), None)
+    if index is None:
+        raise not_found(
+            f"No upcoming queue item with uid {uid!r}.",
+            hint="Call queue_status for the uids of the upcoming items.",
+        )
+    if to_position > len(items):
+        raise invalid_input(
+            f"to_position {to_position} is past the end of the queue, which has {len(items)} "
+            "upcoming items; nothing moved.",
+            hint=f"Pass a position from 1 to {len(items)}.",
+        )
+    item = items.pop(index)
+    items.insert(to_position - 1, item)
+    state["items"] = items
     return _stamp(state, cmd)
 
 

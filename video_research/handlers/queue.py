@@ -122,3 +122,17 @@ async def queue_remove(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
     cmd = q.command("remove", _actor(ctx), uid=args["uid"])
     result = await _apply(ctx, lambda s: q.remove(s, args["uid"], cmd), cmd)
     return {**result, "uid": args["uid"]}
+
+
+async def queue_move(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    uid, to_position = args["uid"], args["to_position"]
+    cmd = q.command("move", _actor(ctx), uid=uid, to_position=to_position)
+    holder: dict[str, int] = {}
+
+    def step(state: dict[str, Any]) -> dict[str, Any]:
+        uids = [item["uid"] for item in state["items"]]
+        holder["from"] = uids.index(uid) + 1 if uid in uids else 0
+        return q.move(state, uid, to_position, cmd)
+
+    result = await _apply(ctx, step, cmd)
+    return {**result, "uid": uid, "from_position": holder["from"], "position": to_position}

@@ -38,7 +38,7 @@ TOOLSET_DESCRIPTIONS: dict[str, str] = {
     "documents": "Ingest local PDF, DOCX, PPTX, HTML, Markdown and text files and search them.",
     "catalog": "The channel's video catalog: search, add, import, remove.",
     "playlists": "Saved playlists of catalog videos.",
-    "queue": "The live watch queue: status, add, advance, remove, clear.",
+    "queue": "The live watch queue: status, add, advance, move, remove, clear.",
     "marathons": "Marathons: saved playlists scheduled back to back.",
     "admin": "Audit log and the chat-session registry (admin).",
     "infra": "Analysis cache and runtime model settings (admin).",

@@ -77,6 +77,19 @@ SPECS: tuple[ToolSpec, ...] = (
         audited=True,
     ),
     ToolSpec(
+        name="queue_move",
+        handler="queue:queue_move",
+        toolset="queue",
+        title="Move a queued video",
+        description=(
+            "Move one upcoming item (by uid) to a 1-based position among the upcoming items. "
+            "Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        audited=True,
+    ),
+    ToolSpec(
         name="queue_clear",
         handler="queue:queue_clear",
         toolset="queue",
