@@ -223,6 +223,23 @@ def _scenes_direct(path: Path) -> float:
     return time.perf_counter() - started
 
 
+def _ours_in_process(path: Path) -> tuple[float, float, int]:
+    """Our scene pass alone, and our whole on-screen text reading (scenes, keyframe
+    decoding, OCR, merging), in this process: the tool's second half without the worker
+    and the store. Returns (scenes s, screen text s, keyframes read)."""
+    from video_research.media.limits import MediaLimits
+    from video_research.media.ocr import read_screen_text
+    from video_research.media.scenes import detect_scenes
+
+    limits = MediaLimits()
+    started = time.perf_counter()
+    detect_scenes(str(path), limits)
+    scenes = time.perf_counter() - started
+    started = time.perf_counter()
+    found = read_screen_text(str(path), limits)
+    return scenes, time.perf_counter() - started, found["keyframes_read"]
+
+
 def main() -> None:
     header(
         f"media end to end: index_media_files on a {SECONDS // 60}-minute {WIDTH}x{HEIGHT} "
@@ -273,6 +290,7 @@ def main() -> None:
     whisper = _whisper_direct(video)
     ocr, lines = _ocr_direct(video)
     scenes = _scenes_direct(video)
+    our_scenes, our_screen, keyframes = _ours_in_process(video)
     print(
         f"   ours: {timed['chunks']} speech chunks and {timed['screen_chunks']} on-screen text "
         f"chunks indexed; direct OCR read {lines} lines on {SECONDS // SLIDE_SECONDS} keyframes",
@@ -296,6 +314,22 @@ def main() -> None:
     report(
         "ours: the rest (index, scenes, OCR, index)",
         ours - timed["speech"],
+        "s",
+        "(b) OCR + (c) scenes direct",
+        ocr + scenes,
+        higher_is_better=False,
+    )
+    report(
+        "ours in-process: detect_scenes",
+        our_scenes,
+        "s",
+        "(c) ffmpeg select=scene CLI",
+        scenes,
+        higher_is_better=False,
+    )
+    report(
+        f"ours in-process: read_screen_text ({keyframes} OCR)",
+        our_screen,
         "s",
         "(b) OCR + (c) scenes direct",
         ocr + scenes,
