@@ -19,9 +19,13 @@ the figure would flatter us).
 - (b) RapidOCR called directly on one 1280x720 keyframe per slide (decoded with PyAV
   before the clock starts);
 - (c) the scene pass's share: FFmpeg's `select='gt(scene,0.3)'` over every frame
-  (imageio-ffmpeg's binary), as bench_media compares detect_scenes with.
+  (imageio-ffmpeg's binary), as bench_media compares detect_scenes with;
+- ours in-process: `detect_scenes` and `read_screen_text` (scenes, keyframes, OCR,
+  merging) called here, without the worker and the store, against (c) and (b)+(c).
 
-Printed: each part, our total against (a)+(b) and (a)+(b)+(c) as ratios, and the target.
+The tool's speech phase ends at its last "transcribed" progress message, which splits
+its time into speech and the rest. Printed: each part, our total against (a)+(b) and
+(a)+(b)+(c) as ratios, and the target.
 """
 
 from __future__ import annotations
