@@ -102,7 +102,7 @@ class MediaSettings(BaseModel):
         ),
     )
     media_scene_threshold: float = Field(
-        default=0.05,
+        default=0.02,
         gt=0.0,
         lt=1.0,
         json_schema_extra=env_field(

@@ -174,10 +174,14 @@ def walk(
     start: float = 0.0,
     end: float | None = None,
     size: tuple[int, int] = (64, 36),
+    sample_fps: float | None = None,
     tick: Tick = no_tick,
 ) -> Iterator[tuple[float, Any]]:
-    """(time, small RGB array) for every frame from `start` to `end`: what scene detection
-    compares. The frames are scaled by swscale straight to `size`."""
+    """(time, small RGB array) for the frames from `start` to `end`: what scene detection
+    compares. The frames are scaled by swscale straight to `size`. With `sample_fps`, at
+    most that many a second are scaled and returned: every frame is still decoded (the
+    codec needs them), but scaling and copying each one in Python cost more than decoding
+    (a 10-minute 25 fps video: 29 s for all 15,000 frames against FFmpeg's 6 s)."""
     deadline = Deadline(limits.decode_seconds, info.path)
     stream = _stream(container, info)
     # thumbnails do not show deblocking: skipping the loop filter decodes ~25% faster
@@ -186,6 +190,8 @@ def walk(
     if start > 0:
         _seek(container, stream, start + offset, info.path)
     width, height = size
+    spacing = 1.0 / sample_fps if sample_fps else 0.0
+    last = float("-inf")
     for frame in _frames(container, stream, deadline, limits, info.path):
         moment = frame.time - offset
         if moment < start - 1e-6:
@@ -193,5 +199,8 @@ def walk(
         if end is not None and moment > end:
             break
         tick(moment)
+        if moment - last < spacing - 1e-6:
+            continue
+        last = moment
         small = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
         yield moment, small.to_ndarray()

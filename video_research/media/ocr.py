@@ -177,7 +177,7 @@ def read_screen_text(
     min_confidence: float = 0.6,
     overlay_fraction: float = 0.6,
     keep_overlays: bool = False,
-    scene_threshold: float = 0.05,
+    scene_threshold: float = 0.02,
     tick: Tick = no_tick,
 ) -> dict[str, Any]:
     """The on-screen text timeline of `path` between `start` and `end`.

@@ -26,6 +26,9 @@ ADAPTIVE_RATIO = 3.0
 """A cut's change is at least this many times the mean change of the frames before it."""
 WINDOW = 8
 """Frames whose changes make that mean."""
+SAMPLE_FPS = 8.0
+"""Frames compared per second: a cut is placed at most 1/8 s late, well inside the half
+second a caller needs to land on a scene, at a third of the cost of every frame at 25 fps."""
 
 
 @dataclass
@@ -62,7 +65,7 @@ def detect_scenes(
     path: str,
     limits: MediaLimits,
     *,
-    threshold: float = 0.05,
+    threshold: float = 0.02,
     start: float = 0.0,
     end: float | None = None,
     min_scene_seconds: float = MIN_SCENE_SECONDS,
@@ -83,7 +86,9 @@ def detect_scenes(
         recent: list[float] = []
         last_time = start
         compared = 0
-        for moment, pixels in walk(container, info, limits, start=start, end=end, tick=tick):
+        for moment, pixels in walk(
+            container, info, limits, start=start, end=end, sample_fps=SAMPLE_FPS, tick=tick
+        ):
             current = pixels.astype(np.int16)
             if previous is not None:
                 change = frame_change(np.abs(current - previous))
