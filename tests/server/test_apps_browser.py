@@ -320,6 +320,46 @@ def test_the_analysis_is_a_timeline_of_seeks(browser, server, gemini_server):
     assert not page.errors
 
 
+SESSION_ANSWER = (
+    "The first chorus starts at 0:43, right after the verse. "
+    "The only change of setting is the bridge [2:10], where the fence appears.\n"
+    "Nothing else in the video names a time."
+)
+
+
+def test_a_session_answer_seeks_to_the_times_its_text_names(browser, server, gemini_server):
+    page = host_page(browser, server)
+    assert page.tools["video_continue_session"] == {
+        "ui": {"resourceUri": "ui://video-research/analysis.html"}
+    }
+    session = _call(page, "video_create_session", {"url": "https://youtu.be/dQw4w9WgXcQ"})
+    gemini_server.enqueue(
+        "generateContent",
+        {"candidates": [{"content": {"parts": [{"text": SESSION_ANSWER}], "role": "model"}}]},
+    )
+    _show(
+        page,
+        "video_continue_session",
+        {"session_id": session["session_id"], "prompt": "Where are the chorus and the bridge?"},
+    )
+    view = _view(page)
+    points = view.locator("button.point")
+    assert points.count() == 2
+    assert view.locator(".tick").count() == 2
+    assert points.nth(1).get_attribute("aria-label") == (
+        "Play from 2 min 10 s: The only change of setting is the bridge [2:10], "
+        "where the fence appears."
+    )
+    assert "Nothing else in the video names a time." in view.locator("#details").inner_text()
+    points.nth(1).click()
+    src = view.locator("iframe.player").get_attribute("src")
+    assert src.startswith("https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ?start=130&")
+    points.nth(0).click()
+    src = view.locator("iframe.player").get_attribute("src")
+    assert src.startswith("https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ?start=43&")
+    assert not page.errors
+
+
 def test_the_queue_board_skips_and_removes_and_shows_a_refusal(browser, server, indexed):
     viewer = host_page(browser, server, token=VIEWER)
     _show(viewer, "queue_status", {}, theme="dark")

@@ -220,6 +220,8 @@ async def test_session_lifecycle(gemini_stub, caching, configure):
         )
         assert reply.error is None, reply.error
         assert reply.result["turn_count"] == turn
+    # the answer names its video, so that a client can seek to the moments it mentions
+    assert reply.result["source"] == CANON and reply.result["video_id"] == "dQw4w9WgXcQ"
     sent = gemini_stub.calls("generateContent")[-1]
     contents = sent.body["contents"]
     assert len(contents) == 1 + 2 * 2 + 1, "intro + history trimmed to session_max_turns + prompt"
@@ -257,7 +259,10 @@ async def test_local_file_session_uploads_once(gemini_stub, tmp_path):
     created = (await call("video_create_session", {"file_path": str(video)})).result
     assert created["video_title"] == "talk"
     await call("video_continue_session", {"session_id": created["session_id"], "prompt": "one"})
-    await call("video_continue_session", {"session_id": created["session_id"], "prompt": "two"})
+    two = await call(
+        "video_continue_session", {"session_id": created["session_id"], "prompt": "two"}
+    )
+    assert two.result["source"] == created["source"] and "video_id" not in two.result
     assert len(gemini_stub.calls("upload_start")) == 1
     cached = gemini_stub.calls("cachedContents.create")[-1].body
     assert "fileData" in json.dumps(cached["contents"]), "the uploaded video is in the cache"

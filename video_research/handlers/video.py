@@ -12,6 +12,7 @@ from typing import Any
 from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
 from video_research.support import contracts
+from video_research.support.youtube_urls import is_youtube_url
 from video_research.video import analysis as video_analysis
 from video_research.video import batch as video_batch
 from video_research.video import input as video_input
@@ -64,11 +65,17 @@ async def video_continue_session(args: dict[str, Any], ctx: CallContext) -> dict
         generation.text,
         session.source,
     )
-    return {
+    result = {
         "session_id": session.session_id,
         "response": generation.text,
         "turn_count": session.turn_count,
         "video_title": session.video_title,
+        # The session's video, so that a client (the analysis view) can play the moments
+        # the answer names: the text alone does not say which video it is about.
+        "source": session.source,
         "usage": generation.tokens,
         "context_cache": context,
     }
+    if is_youtube_url(session.source) and session.content_id:
+        result["video_id"] = session.content_id
+    return result

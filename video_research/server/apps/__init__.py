@@ -79,7 +79,7 @@ VIEWS: dict[str, View] = {
         View(
             "analysis",
             "Video analysis",
-            "A video analysis as a timeline of its timestamped points, each a seek.",
+            "A video analysis, or a session's answer, as a timeline of its timestamped points, each a seek.",
             frames_player=True,
         ),
         View(
@@ -102,6 +102,7 @@ TOOL_VIEWS: dict[str, str] = {
     "knowledge_search": "ui://video-research/moments.html",
     "document_search": "ui://video-research/moments.html",
     "video_analyze": "ui://video-research/analysis.html",
+    "video_continue_session": "ui://video-research/analysis.html",
     "queue_status": "ui://video-research/queue.html",
     "catalog_search": "ui://video-research/queue.html",
     "media_frames": "ui://video-research/frames.html",
