@@ -3,6 +3,7 @@ with index_media_files, receive progress, then find a spoken sentence at its mom
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 from pathlib import Path
@@ -75,6 +76,21 @@ async def test_a_lecture_video_is_found_by_what_was_said_and_what_was_shown(serv
         top = heard.structured_content["results"][0]
         assert top["video_id"] == "biology_intro" and top["evidence"] == "speech", top
         assert abs(top["match_time"] - said["start"]) <= 5, top
+
+        # The file itself is the link, and a thumbnail of the moment comes on request.
+        assert top["video_url"].startswith("file://") and top["video_url"].endswith(".mp4")
+        assert top["timestamp_url"].endswith(f"#t={int(top['match_time'])}")
+        pictured = await client.call_tool(
+            "semantic_search_transcripts",
+            {"query": "a vaccine teaches the body to fight a virus", "k": 2, "thumbnails": True},
+        )
+        assert not pictured.is_error, tool_json(pictured)
+        first = pictured.structured_content["results"][0]
+        assert first["thumbnail"]["content_index"] == 2
+        image = pictured.content[1]
+        assert image.type == "image" and image.mime_type == "image/jpeg"
+        assert base64.b64decode(image.data)[:2] == b"\xff\xd8"
+        assert abs(first["thumbnail"]["time"] - first["match_time"]) <= 1
 
         no_pictures = await client.call_tool(
             "index_media_files",

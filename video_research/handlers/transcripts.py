@@ -233,12 +233,63 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         pinpoint=args["pinpoint"],
     )
     out = {"query": query, "result_count": len(results), "results": results, "indexing": indexing}
+    if args.get("thumbnails"):
+        await _attach_thumbnails(results, ctx)
     if not results:
         store = await get_store(ctx.settings)
         empty = await guidance.empty_state(store, ["TranscriptChunks"], ctx.toolset_of)
         if empty:
             out["notes"] = [empty]
     return out
+
+
+THUMBNAILS_MAX = 5
+"""Frames one search returns at most: each costs a seek and a decode in a media worker."""
+THUMBNAIL_EDGE = 320
+
+
+async def _attach_thumbnails(results: list[dict[str, Any]], ctx: CallContext) -> None:
+    """A frame of each of the first moments that are in a local video file, attached as
+    image content (after the JSON text); the moment's `thumbnail` names its place. A file
+    that is gone or outside the roots now, or that fails to decode, just has no thumbnail:
+    the search has already answered."""
+    from urllib.parse import unquote, urlparse
+
+    from video_research.media.frames import extract_frames
+    from video_research.media.limits import VIDEO_SUFFIXES, MediaLimits, worker_limits
+    from video_research.support.isolation import MEDIA_POOL, parse_isolated
+
+    attached = 0
+    for moment in results:
+        if attached >= THUMBNAILS_MAX:
+            break
+        link = moment.get("video_url") or ""
+        if not link.startswith("file://"):
+            continue
+        path = unquote(urlparse(link).path)
+        if Path(path).suffix.lower() not in VIDEO_SUFFIXES:
+            continue
+        at = float(moment.get("match_time") or moment.get("start_time") or 0.0)
+        try:
+            confined = await paths.confine(path, ctx)
+            found = await parse_isolated(
+                printable(Path(path).name),
+                extract_frames,
+                str(confined),
+                MediaLimits.from_settings(ctx.settings),
+                times=[at],
+                max_edge=THUMBNAIL_EDGE,
+                worker_limits=worker_limits(ctx.settings, "decode"),
+                worker_pool=MEDIA_POOL,
+            )
+        except ToolFailure:
+            continue
+        if not found["frames"]:
+            continue
+        frame = found["frames"][0]
+        ctx.attach_image(frame.data, frame.mime_type)
+        attached += 1
+        moment["thumbnail"] = {"content_index": 1 + attached, "time": round(frame.time, 3)}
 
 
 async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def extract_frames(
     end: float | None = None,
     max_edge: int | None = None,
     image_format: ImageFormat = "jpeg",
-    scene_threshold: float = 0.05,
+    scene_threshold: float = 0.02,
     tick: Tick = no_tick,
 ) -> dict[str, Any]:
     """Frames of `path`: exactly one of `times`, `count`, `per_scene`.

@@ -241,7 +241,9 @@ async def _one_file(
             )
             return
     title = identify(file).get("title") or _title_from(file)
-    info = indexer.VideoInfo(video_id, title=title)
+    # the file itself is the link: a hit opens it at its moment (#t=), and media_frames
+    # takes that link to show the frame
+    info = indexer.VideoInfo(video_id, title=title, url=file.as_uri())
     await _transcribe_and_index(
         file, info, options, tools, run, report, stamps, source_path=printable(file), file=name
     )
