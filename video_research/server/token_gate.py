@@ -11,7 +11,6 @@ authorization server) and a JSON body. The token itself is never echoed.
 
 from __future__ import annotations
 
-import json
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +19,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuth
 
 from video_research.config import Settings
 from video_research.server import oauth
+from video_research.server.http_json import send_json
 
 SCOPE_KEY = "video_research.token_rejection"
 
@@ -88,22 +88,13 @@ class RequireToken:
         parts.append(f'error_description="{description}"')
         if self.metadata_url:
             parts.append(f'resource_metadata="{self.metadata_url}"')
-        body = json.dumps(
+        await send_json(
+            send,
+            401,
             {
                 "error": "invalid_token",  # what clients of the SDK's answer already read
                 "reason": rejection.reason,
                 "error_description": description,
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()),
-                ],
-            }
+            },
+            [(b"www-authenticate", ("Bearer " + ", ".join(parts)).encode())],
         )
-        await send({"type": "http.response.body", "body": body})

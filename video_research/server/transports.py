@@ -36,6 +36,7 @@ import anyio
 
 from video_research.config import ConfigError, Settings
 from video_research.server.app import build_server, initialization_options
+from video_research.server.http_json import send_json
 
 logger = logging.getLogger(__name__)
 
@@ -197,24 +198,15 @@ class RoleGate:
             ]
             if self.metadata_url:
                 parts.append(f'resource_metadata="{self.metadata_url}"')
-            body = json.dumps(
+            await send_json(
+                send,
+                403,
                 {
                     "error": "insufficient_scope",
                     "error_description": f"The token needs one of the scopes {', '.join(self.scopes)}.",
-                }
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 403,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                        (b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()),
-                    ],
-                }
+                },
+                [(b"www-authenticate", ("Bearer " + ", ".join(parts)).encode())],
             )
-            await send({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, send)
 
@@ -498,24 +490,15 @@ def _starts_work(body: bytes) -> bool:
 
 
 async def _refuse(send: Any) -> None:
-    body = json.dumps(
+    await send_json(
+        send,
+        503,
         {
             "error": "shutting_down",
             "error_description": "The server is shutting down; retry against its replacement.",
-        }
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 503,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"retry-after", b"5"),
-                (b"connection", b"close"),
-            ],
-        }
+        },
+        [(b"retry-after", b"5"), (b"connection", b"close")],
     )
-    await send({"type": "http.response.body", "body": body})
 
 
 def _draining_server(config: Any, drain: Drain, drain_seconds: float) -> Any:
