@@ -24,7 +24,7 @@ from typing import Any
 
 from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure
-from video_research.support.retrying import call_with_backoff
+from video_research.support.retrying import backoff_policy, call_with_backoff
 from video_research.support.services import Resource, current_services, current_settings
 from video_research.support.youtube_urls import watch_url
 
@@ -528,7 +528,6 @@ def _oembed_fields(body: Any) -> dict[str, str]:
 async def _ask_oembed(client: Any, url: str, video_id: str, settings: Settings) -> Any:
     """The oEmbed answer for one video ({} for one YouTube does not show), retried with
     tenacity on 429, 5xx and dropped connections; raises when every attempt failed."""
-    import tenacity
 
     async def once() -> Any:
         response = await client.get(url, params={"url": watch_url(video_id), "format": "json"})
@@ -543,14 +542,7 @@ async def _ask_oembed(client: Any, url: str, video_id: str, settings: Settings) 
         except ValueError:
             return {}
 
-    retrying = tenacity.AsyncRetrying(
-        stop=tenacity.stop_after_attempt(settings.retry_max_attempts),
-        wait=tenacity.wait_exponential_jitter(
-            initial=settings.retry_base_delay, max=settings.retry_max_delay
-        ),
-        retry=tenacity.retry_if_exception(_oembed_transient),
-        reraise=True,
-    )
+    retrying = backoff_policy(settings, _oembed_transient, "YouTube oEmbed", logger)
     return await retrying(once)
 
 

@@ -16,21 +16,18 @@ from video_research.config import Settings
 T = TypeVar("T")
 
 
-async def call_with_backoff(
-    func: Callable[..., T],
-    *args: Any,
+def backoff_policy(
     settings: Settings,
     is_transient: Callable[[BaseException], bool],
     what: str,
     logger: logging.Logger,
-) -> T:
-    """Run a blocking `func(*args)` in a thread, retrying transient failures with jittered backoff.
-
-    The last exception is re-raised unchanged so the caller can categorise it.
-    """
+) -> Any:
+    """The house retry policy as a `tenacity.AsyncRetrying`: jittered exponential backoff
+    bounded by the GEMINI_RETRY_* settings, retrying only what `is_transient` accepts, the
+    last exception re-raised unchanged so the caller can categorise it."""
     import tenacity
 
-    retrying = tenacity.AsyncRetrying(
+    return tenacity.AsyncRetrying(
         stop=tenacity.stop_after_attempt(settings.retry_max_attempts),
         wait=tenacity.wait_exponential_jitter(
             initial=settings.retry_base_delay, max=settings.retry_max_delay
@@ -44,4 +41,19 @@ async def call_with_backoff(
             type(state.outcome.exception()).__name__ if state.outcome else "?",
         ),
     )
+
+
+async def call_with_backoff(
+    func: Callable[..., T],
+    *args: Any,
+    settings: Settings,
+    is_transient: Callable[[BaseException], bool],
+    what: str,
+    logger: logging.Logger,
+) -> T:
+    """Run a blocking `func(*args)` in a thread, retrying transient failures with jittered backoff.
+
+    The last exception is re-raised unchanged so the caller can categorise it.
+    """
+    retrying = backoff_policy(settings, is_transient, what, logger)
     return await retrying(asyncio.to_thread, func, *args)
