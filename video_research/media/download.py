@@ -3,7 +3,10 @@
 YouTube goes through yt-dlp (the maintained downloader that keeps up with YouTube's
 changes), asked for the best audio-only format, with YOUTUBE_COOKIES_FILE as its
 `cookiefile`, the size limit as `max_filesize` and the duration limit checked from the
-video's metadata before a byte of media is fetched (`match_filter`).
+video's metadata before a byte of media is fetched (`match_filter`). With
+YOUTUBE_MEDIA_ENDPOINT set, yt-dlp reads `<endpoint>/watch?v=ID` instead (a mirror or
+cache that serves the media, or the tests' local youtube.com stub) with the same options:
+its generic extractor takes the media from the page.
 
 A direct media URL (https://host/talk.mp3) is fetched with httpx, one hop at a time: every
 redirect target passes the URL policy (support/url_policy.py) again before it is
@@ -85,13 +88,18 @@ async def download(
     should_stop: threading.Event | None = None,
 ) -> Downloaded:
     """Download the audio of a YouTube video, or a direct media file, into `folder`."""
-    checked = await url_policy.check_url(url, settings, fetch=True)
-    video_id = youtube_id(checked)
+    stop = should_stop or threading.Event()
+    video_id = youtube_id(url)
     if video_id:
-        return await asyncio.to_thread(
-            _youtube_audio, checked, video_id, folder, settings, should_stop or threading.Event()
-        )
-    return await _direct(checked, folder, settings)
+        mirror = settings.youtube_media_endpoint.rstrip("/")
+        # The policy guards what this server connects to: YouTube itself, or else the
+        # operator's own mirror, trusted as YOUTUBE_TRANSCRIPT_ENDPOINT is. The watch URL
+        # is then only a name for the video, so a resolver that cannot see YouTube (an
+        # offline deployment with a mirror) does not refuse it.
+        checked = await url_policy.check_url(url, settings, fetch=not mirror)
+        source = f"{mirror}/watch?v={video_id}" if mirror else checked
+        return await asyncio.to_thread(_youtube_audio, source, video_id, folder, settings, stop)
+    return await _direct(await url_policy.check_url(url, settings, fetch=True), folder, settings)
 
 
 # ----------------------------------------------------------------------------- YouTube
@@ -136,14 +144,16 @@ def ydl_options(folder: Path, settings: Settings, stop: threading.Event) -> dict
 
 
 def _youtube_audio(
-    url: str, video_id: str, folder: Path, settings: Settings, stop: threading.Event
+    source: str, video_id: str, folder: Path, settings: Settings, stop: threading.Event
 ) -> Downloaded:
+    """yt-dlp on `source`: the watch URL (its YouTube extractor) or the mirror's page for
+    the video (its generic extractor: the media in the page, or the page is the media)."""
     import yt_dlp
 
     options = ydl_options(folder, settings, stop)
     try:
         with yt_dlp.YoutubeDL(options) as ydl:
-            info = ydl.extract_info(url, download=True)
+            info = ydl.extract_info(source, download=True)
             if not info:
                 raise _failed(video_id, "yt-dlp returned nothing for it")
             files = [Path(item["filepath"]) for item in info.get("requested_downloads") or []]
@@ -157,7 +167,7 @@ def _youtube_audio(
     published = info.get("upload_date") or ""
     return Downloaded(
         path=files[0],
-        url=url,
+        url=f"https://www.youtube.com/watch?v={video_id}",
         video_id=video_id,
         title=info.get("title") or "",
         channel_id=info.get("channel_id") or "",
