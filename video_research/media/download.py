@@ -26,6 +26,7 @@ import hashlib
 import logging
 import re
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,7 @@ async def download(
         checked = await url_policy.check_url(url, settings, fetch=not mirror)
         source = f"{mirror}/watch?v={video_id}" if mirror else checked
         return await asyncio.to_thread(_youtube_audio, source, video_id, folder, settings, stop)
-    return await _direct(await url_policy.check_url(url, settings, fetch=True), folder, settings)
+    return await _direct(await url_policy.check(url, settings, fetch=True), folder, settings)
 
 
 # ----------------------------------------------------------------------------- YouTube
@@ -191,26 +192,28 @@ def _failed(what: str, why: str) -> DownloadFailed:
 # ----------------------------------------------------------------------------- direct URLs
 
 
-async def _direct(url: str, folder: Path, settings: Settings) -> Downloaded:
-    """Stream a media file to `folder`, checking every redirect against the URL policy."""
+async def _direct(checked: url_policy.CheckedURL, folder: Path, settings: Settings) -> Downloaded:
+    """Stream a media file to `folder`, checking every redirect against the URL policy and
+    connecting to the addresses the policy checked (see `_pinned`)."""
     import httpx
 
+    url = checked.url
     limit = settings.media_download_max_mb * 1024 * 1024
     video_id = url_video_id(url)
     suffix = Path(unquote(urlsplit(url).path)).suffix.lower()[:8] or ".media"
     target = folder / f"download{re.sub(r'[^a-z0-9.]', '', suffix)}"
     timeout = httpx.Timeout(settings.media_download_timeout_seconds)
-    current = url
+    hop = checked
     async with httpx.AsyncClient(
         follow_redirects=False, timeout=timeout, trust_env=False
     ) as client:
         for _ in range(MAX_REDIRECTS + 1):
             try:
-                async with client.stream("GET", current) as response:
+                async with _pinned(client, hop) as response:
                     if response.is_redirect:
                         location = response.headers.get("location", "")
-                        current = await url_policy.check_url(
-                            urljoin(current, location), settings, fetch=True
+                        hop = await url_policy.check(
+                            urljoin(hop.url, location), settings, fetch=True
                         )
                         continue
                     if response.status_code != 200:
@@ -242,6 +245,47 @@ async def _direct(url: str, folder: Path, settings: Settings) -> Downloaded:
                     retryable=True,
                 ) from None
     raise _failed(url, f"more than {MAX_REDIRECTS} redirects")
+
+
+@contextlib.asynccontextmanager
+async def _pinned(client: Any, hop: url_policy.CheckedURL) -> AsyncIterator[Any]:
+    """GET `hop` from the addresses the policy checked, never by its name again.
+
+    Connecting by name would resolve it a second time, and a name that answers a public
+    address to the check and 127.0.0.1 to the connection (DNS rebinding) would slip
+    through. So the request goes to the checked IP, with the name kept where the server
+    sees it: the Host header, and the TLS server name (`sni_hostname`, httpx's request
+    extension), against which the certificate is still verified. Each checked address is
+    tried in turn when one cannot be connected to. An allow-listed name was not resolved
+    (`addresses` empty): the operator trusts it, so it is connected to by name.
+    """
+    import httpx
+
+    if not hop.addresses:
+        async with client.stream("GET", hop.url) as response:
+            yield response
+        return
+    parts = urlsplit(hop.url)
+    default_port = 443 if parts.scheme.lower() == "https" else 80
+    name = f"[{hop.host}]" if ":" in hop.host else hop.host
+    host_header = name if hop.port == default_port else f"{name}:{hop.port}"
+    for index, address in enumerate(hop.addresses):
+        literal = f"[{address}]" if ":" in address else address
+        target = parts._replace(netloc=f"{literal}:{hop.port}").geturl()
+        request = client.build_request(
+            "GET", target, headers={"Host": host_header}, extensions={"sni_hostname": hop.host}
+        )
+        try:
+            response = await client.send(request, stream=True)
+        except httpx.ConnectError:
+            if index == len(hop.addresses) - 1:
+                raise
+            continue
+        try:
+            yield response
+        finally:
+            await response.aclose()
+        return
 
 
 def _too_big(url: str, settings: Settings) -> DownloadFailed:
