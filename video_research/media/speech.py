@@ -33,23 +33,6 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-MEDIA_SUFFIXES = (
-    ".mp3",
-    ".m4a",
-    ".aac",
-    ".wav",
-    ".ogg",
-    ".opus",
-    ".flac",
-    ".mp4",
-    ".m4v",
-    ".mkv",
-    ".webm",
-    ".mov",
-    ".avi",
-)
-"""File names transcribed when a folder is indexed (any container PyAV opens is tried
-when a file is named on its own)."""
 
 SAMPLE_RATE = 16000
 """Whisper listens at 16 kHz mono."""
