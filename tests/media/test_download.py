@@ -115,16 +115,23 @@ async def test_the_size_limit_stops_a_download_without_a_length(server, configur
     assert [item["reason"] for item in failed["batch"]["failed"]] == ["download", "download"]
 
 
-@pytest.mark.parametrize("answers", [["127.0.0.1"], ["127.0.0.2", "127.0.0.1"]])
+@pytest.mark.parametrize(
+    "name,sent,answers",
+    [
+        ("media.stub.invalid", "media.stub.invalid", ["127.0.0.1"]),
+        ("médias.stub.invalid", "xn--mdias-bsa.stub.invalid", ["127.0.0.2", "127.0.0.1"]),
+    ],
+)
 async def test_a_download_connects_to_the_address_the_policy_checked(
-    server, configure, tmp_path, answers
+    server, configure, tmp_path, name, sent, answers
 ):
     """DNS rebinding: a name could answer a public address to the policy's lookup and a
     private one to the connection's. The download never looks the name up again: it
     connects to the checked address with the name in the Host header. The name is under
     .invalid, which no resolver answers (RFC 6761): only the policy's resolver (the test's)
     knows it, so connecting by name would fail. Each address is tried in turn (nothing
-    listens on 127.0.0.2), and every redirect hop is looked up once and pinned alike."""
+    listens on 127.0.0.2), and every redirect hop is looked up once and pinned alike; a
+    non-ASCII name travels in its IDNA form."""
     settings = configure(VIDEO_RESEARCH_URL_ALLOWLIST="127.0.0.0/8")
     port = server.rsplit(":", 1)[1]
     asked: list[str] = []
@@ -134,12 +141,10 @@ async def test_a_download_connects_to_the_address_the_policy_checked(
         return answers
 
     with url_policy.use_resolver(resolver):
-        got = await media_download.download(
-            f"http://media.stub.invalid:{port}/moved.ogg", tmp_path, settings
-        )
+        got = await media_download.download(f"http://{name}:{port}/moved.ogg", tmp_path, settings)
     assert got.path.read_bytes() == AUDIO and got.video_id.startswith("url:moved-")
-    assert asked == ["media.stub.invalid"] * 2, "one lookup per hop (the URL, its redirect)"
-    assert _Media.hosts == [f"media.stub.invalid:{port}"] * 2
+    assert asked == [name] * 2, "one lookup per hop (the URL, its redirect)"
+    assert _Media.hosts == [f"{sent}:{port}"] * 2
 
 
 def test_the_cookies_file_is_loaded_for_yt_dlp_and_the_transcript_requests(tmp_path, configure):

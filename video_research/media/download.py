@@ -267,13 +267,15 @@ async def _pinned(client: Any, hop: url_policy.CheckedURL) -> AsyncIterator[Any]
         return
     parts = urlsplit(hop.url)
     default_port = 443 if parts.scheme.lower() == "https" else 80
-    name = f"[{hop.host}]" if ":" in hop.host else hop.host
+    # the name as it travels: IDNA for a non-ASCII name (the policy checked that it encodes)
+    server_name = hop.host if hop.host.isascii() else hop.host.encode("idna").decode("ascii")
+    name = f"[{server_name}]" if ":" in server_name else server_name
     host_header = name if hop.port == default_port else f"{name}:{hop.port}"
     for index, address in enumerate(hop.addresses):
         literal = f"[{address}]" if ":" in address else address
         target = parts._replace(netloc=f"{literal}:{hop.port}").geturl()
         request = client.build_request(
-            "GET", target, headers={"Host": host_header}, extensions={"sni_hostname": hop.host}
+            "GET", target, headers={"Host": host_header}, extensions={"sni_hostname": server_name}
         )
         try:
             response = await client.send(request, stream=True)
