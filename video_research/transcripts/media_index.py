@@ -290,6 +290,9 @@ async def _record_screen_only(
     last = run.failed[-1] if run.failed else {}
     if last.get("video_id") != info.video_id or last.get("reason") not in SILENT:
         return  # the speech failed for a reason of its own: it stays a failure
+    existing = await indexer.get_video(info.video_id)
+    if existing and existing.get("source") != indexer.SCREEN:
+        return  # speech indexed before stays (its chunks too); this run's silence is reported
     run.failed.pop()
     run.notes.append(f"{name}: nothing to hear ({last['reason']}); indexed by its on-screen text.")
     with anyio.CancelScope(shield=True):
