@@ -128,3 +128,15 @@ async def test_no_caption_track_then_speech_over_stdio(youtube, tmp_path):
         (video,) = listed.structured_content["videos"]
         assert video["speech_model"] == "faster-whisper/base" and video["language"] == "en"
     assert len(youtube.calls("media")) == 1
+
+
+async def test_speech_always_transcribes_a_video_that_has_captions(youtube):
+    video_id = "aLwAyS_0005"
+    youtube.videos[video_id] = StubVideo(
+        {"en": ([(3.0, 2.0, "the captions say this first")], False)}, audio=AUDIO
+    )
+    result = await call("index_media_files", {"urls": [_watch(video_id)], "speech": "always"})
+    assert result["transcribed_count"] == 1 and result["batch"]["indexed_count"] == 1, result
+    assert youtube.calls("player") == [] and len(youtube.calls("media")) == 1
+    (video,) = (await call("get_indexed_videos", {}))["videos"]
+    assert video["source"] == "speech" and video["speech_model"] == "faster-whisper/base"
