@@ -14,7 +14,7 @@ import pytest
 
 from tests.transcripts.test_transcript_tools import call
 from video_research.media import download as media_download
-from video_research.support import cookies
+from video_research.support import cookies, url_policy
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.services import current_settings
 from video_research.transcripts import sources
@@ -29,7 +29,10 @@ COOKIES = """# Netscape HTTP Cookie File
 
 
 class _Media(BaseHTTPRequestHandler):
+    hosts: list[str] = []  # noqa: RUF012 - the Host header of every request, for the test to read
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.hosts.append(self.headers.get("Host", ""))
         if self.path == "/talks/garden_talk.ogg":
             self.send_response(200)
             self.send_header("Content-Type", "audio/ogg")
@@ -60,6 +63,7 @@ class _Media(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[str]:
+    _Media.hosts.clear()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Media)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -109,6 +113,38 @@ async def test_the_size_limit_stops_a_download_without_a_length(server, configur
     assert not list(tmp_path.iterdir()), "the partial file is removed"
     failed = await call("index_media_files", {"urls": [f"{server}/big.ogg", f"{server}/nope.ogg"]})
     assert [item["reason"] for item in failed["batch"]["failed"]] == ["download", "download"]
+
+
+@pytest.mark.parametrize(
+    "name,sent,answers",
+    [
+        ("media.stub.invalid", "media.stub.invalid", ["127.0.0.1"]),
+        ("médias.stub.invalid", "xn--mdias-bsa.stub.invalid", ["127.0.0.2", "127.0.0.1"]),
+    ],
+)
+async def test_a_download_connects_to_the_address_the_policy_checked(
+    server, configure, tmp_path, name, sent, answers
+):
+    """DNS rebinding: a name could answer a public address to the policy's lookup and a
+    private one to the connection's. The download never looks the name up again: it
+    connects to the checked address with the name in the Host header. The name is under
+    .invalid, which no resolver answers (RFC 6761): only the policy's resolver (the test's)
+    knows it, so connecting by name would fail. Each address is tried in turn (nothing
+    listens on 127.0.0.2), and every redirect hop is looked up once and pinned alike; a
+    non-ASCII name travels in its IDNA form."""
+    settings = configure(VIDEO_RESEARCH_URL_ALLOWLIST="127.0.0.0/8")
+    port = server.rsplit(":", 1)[1]
+    asked: list[str] = []
+
+    async def resolver(host: str, _port: int) -> list[str]:
+        asked.append(host)
+        return answers
+
+    with url_policy.use_resolver(resolver):
+        got = await media_download.download(f"http://{name}:{port}/moved.ogg", tmp_path, settings)
+    assert got.path.read_bytes() == AUDIO and got.video_id.startswith("url:moved-")
+    assert asked == [name] * 2, "one lookup per hop (the URL, its redirect)"
+    assert _Media.hosts == [f"{sent}:{port}"] * 2
 
 
 def test_the_cookies_file_is_loaded_for_yt_dlp_and_the_transcript_requests(tmp_path, configure):

@@ -84,3 +84,36 @@ async def test_progress_comes_from_the_worker_and_the_engine_stays_loaded(lectur
     print(f"screen text: first {timings[0]:.2f} s, second {timings[1]:.2f} s")
     assert timings[1] < timings[0] + 1.0, timings
     assert os.getpid() > 0
+
+
+def _transcribe_then_name_the_progress_bar_locks(path: str) -> list[str]:
+    """In the worker: transcribe, then the multiprocessing locks tqdm's bars hold."""
+    from multiprocessing.synchronize import SemLock
+
+    from tqdm import tqdm
+
+    from video_research.media import speech
+
+    assert speech.transcribe_file(path)["segments"]
+    held = getattr(tqdm.get_lock(), "locks", [])
+    return [type(lock).__name__ for lock in held if isinstance(lock, SemLock)]
+
+
+async def test_a_transcribing_worker_holds_no_named_semaphore_for_progress_bars():
+    """faster-whisper makes a tqdm bar per transcription, and tqdm's default lock is a
+    multiprocessing RLock: a named semaphore the resource tracker watches. The worker is
+    killed at shutdown, at times between unlinking it and telling the tracker, which then
+    warned of "1 leaked semaphore" as the server exited (now and then: a race, so the
+    warning itself is no test). The worker's bars must share a thread lock instead."""
+    from pathlib import Path
+
+    from video_research.support.isolation import MEDIA_POOL, parse_isolated
+
+    fixture = Path(__file__).parent.parent / "fixtures" / "media" / "speech.ogg"
+    held = await parse_isolated(
+        "speech.ogg",
+        _transcribe_then_name_the_progress_bar_locks,
+        str(fixture),
+        worker_pool=MEDIA_POOL,
+    )
+    assert held == [], held

@@ -16,7 +16,11 @@ TRANSCRIPT_PROXY_URL pointing here, requests sends absolute-form request lines
 Script a video with `stub.videos[video_id] = StubVideo(...)`: its tracks (language code ->
 (cues, generated?)) or a failure: "disabled" (no captions), "blocked" (reCAPTCHA page),
 "bot" (LOGIN_REQUIRED, the cloud-IP block), "unavailable", "age", "http500" (a 500 on the
-player call, transient). Routes for `enqueue`: watch, player, timedtext.
+player call, transient). Routes for `enqueue`: watch, player, timedtext, media.
+
+A video given `audio` (bytes) also plays the media mirror YOUTUBE_MEDIA_ENDPOINT names:
+its watch page carries the title and an <audio> element whose source (/media/ID.ogg)
+serves those bytes, which is what yt-dlp's generic extractor downloads.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ ORIGIN = "https://www.youtube.com"
 class Text:
     """A non-JSON reply: HTML or XML."""
 
-    body: str
+    body: str | bytes
     content_type: str = "text/html; charset=utf-8"
     code: int = 200
 
@@ -46,6 +50,22 @@ class StubVideo:
     tracks: dict[str, tuple[list[tuple[float, float, str]], bool]] = field(default_factory=dict)
     """language code -> ([(start, duration, text)], is_generated)."""
     failure: str | None = None
+    audio: bytes | None = None
+    """The video's audio (Ogg), served to yt-dlp through the watch page."""
+    title: str = ""
+
+
+def _watch_page(video_id: str, video: StubVideo | None) -> Text:
+    media = ""
+    if video is not None and video.audio is not None:
+        title = html.escape(video.title or video_id)
+        media = (
+            f'<title>{title} - YouTube</title><meta property="og:title" content="{title}">'
+            f'<audio controls src="/media/{video_id}.ogg"></audio>'
+        )
+    return Text(
+        f'<html>{media}<script>ytcfg.set({{"INNERTUBE_API_KEY": "{API_KEY}"}});</script></html>'
+    )
 
 
 def _player(video_id: str, video: StubVideo | None) -> Any:
@@ -120,6 +140,8 @@ class YouTubeTranscriptStub(ScriptedStub):
             return "player"
         if path == "/api/timedtext":
             return "timedtext"
+        if path.startswith("/media/"):
+            return "media"
         return "unknown"
 
     def default(self, record: Recorded) -> Any:
@@ -129,9 +151,7 @@ class YouTubeTranscriptStub(ScriptedStub):
             video = self.videos.get(query.get("v", ""))
             if video is not None and video.failure == "blocked":
                 return Text('<html><form><div class="g-recaptcha"></div></form></html>')
-            return Text(
-                f'<html><script>ytcfg.set({{"INNERTUBE_API_KEY": "{API_KEY}"}});</script></html>'
-            )
+            return _watch_page(query.get("v", ""), video)
         if record.route == "player":
             video_id = (record.body or {}).get("videoId", "")
             return _player(video_id, self.videos.get(video_id))
@@ -141,6 +161,11 @@ class YouTubeTranscriptStub(ScriptedStub):
             if track is None:
                 return Text("", code=404)
             return _timedtext(track[0])
+        if record.route == "media":
+            video = self.videos.get(record.path.rsplit("/", 1)[-1].removesuffix(".ogg"))
+            if video is None or video.audio is None:
+                return Text("", code=404)
+            return Text(video.audio, "audio/ogg")
         return super().default(record)
 
     def _handler_class(self) -> Any:
@@ -150,7 +175,7 @@ class YouTubeTranscriptStub(ScriptedStub):
             def _send(self, reply: Any) -> None:
                 if not isinstance(reply, Text):
                     return super()._send(reply)
-                data = reply.body.encode()
+                data = reply.body if isinstance(reply.body, bytes) else reply.body.encode()
                 self.send_response(reply.code)
                 self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(data)))

@@ -13,6 +13,7 @@ from tests.helpers import REPO_ROOT
 from video_research.content.analysis import TEXT_SUFFIXES
 from video_research.content.batch import SUPPORTED as BATCH_SUFFIXES
 from video_research.documents.extract import EXTENSIONS
+from video_research.media.limits import MEDIA_SUFFIXES, VIDEO_SUFFIXES
 from video_research.support import contracts
 from video_research.tools.table import TOOLS
 from video_research.transcripts import formats
@@ -37,6 +38,8 @@ def _published(tool: str) -> str:
         ("content_analyze", (".pdf", *sorted(TEXT_SUFFIXES))),
         ("content_batch_analyze", tuple(sorted(BATCH_SUFFIXES))),
         ("video_analyze", tuple(VIDEO_MIME_TYPES)),
+        ("index_media_files", MEDIA_SUFFIXES),
+        ("media_frames", VIDEO_SUFFIXES),
     ],
 )
 def test_every_file_type_the_code_reads_is_named(tool, suffixes):

@@ -59,6 +59,7 @@ async def test_hostile_files_fail_alone(tmp_path):
     media.mkdir()
     (media / "empty.mp3").write_bytes(b"")
     (media / "notes.mp3").write_text("these are my notes, not audio\n" * 100)
+    (media / "memo.oga").write_text("an .oga name (Ogg audio) is looked for in folders too\n")
     good = (FIXTURES / "speech.ogg").read_bytes()
     (media / "cut.ogg").write_bytes(good[: len(good) // 40])  # truncated mid-stream
     result = await call("index_media_files", {"paths": [str(media)]})
@@ -66,6 +67,7 @@ async def test_hostile_files_fail_alone(tmp_path):
     failed = {item["file"].rsplit("/", 1)[-1]: item for item in batch["failed"]}
     assert failed["empty.mp3"]["reason"] == "not_media" and "empty" in failed["empty.mp3"]["error"]
     assert failed["notes.mp3"]["reason"] == "not_media"
+    assert failed["memo.oga"]["reason"] == "not_media"
     indexed = {v["video_id"] for v in batch["indexed"]}
     # the truncated file keeps what decoded: indexed from its first second, or failed alone
     assert "cut" in indexed or "cut.ogg" in failed

@@ -96,6 +96,14 @@ class SpeechSettings(BaseModel):
             "MEDIA_DOWNLOAD_TIMEOUT_SECONDS", "Network timeout of a media download (seconds)"
         ),
     )
+    youtube_media_endpoint: str = Field(
+        default="",
+        json_schema_extra=env_field(
+            "YOUTUBE_MEDIA_ENDPOINT",
+            "Download YouTube audio from this origin's /watch?v=ID page instead of YouTube "
+            "(a mirror or cache of the media, a local stub)",
+        ),
+    )
     youtube_cookies_file: str = Field(
         default="",
         json_schema_extra=env_field(

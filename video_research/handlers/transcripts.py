@@ -295,6 +295,7 @@ async def _attach_thumbnails(results: list[dict[str, Any]], ctx: CallContext) ->
 async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from video_research.media import download as media_download
     from video_research.media import speech
+    from video_research.media.limits import MEDIA_SUFFIXES
     from video_research.transcripts import media_index
 
     settings = ctx.settings
@@ -313,7 +314,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
                 root,
                 given,
                 args["glob_pattern"],
-                speech.MEDIA_SUFFIXES,
+                MEDIA_SUFFIXES,
                 args["max_files"] - len(files),
             )
     urls = args.get("urls") or []
@@ -321,7 +322,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         raise invalid_input(
             "Nothing to index: no media files found and no urls given.",
             hint="Pass paths (media files or folders; glob_pattern **/* looks in subfolders) "
-            f"with names ending {', '.join(speech.MEDIA_SUFFIXES)}, or urls.",
+            f"with names ending {', '.join(MEDIA_SUFFIXES)}, or urls.",
         )
     language = args.get("language") or settings.speech_language
     model_dir = settings.speech_model_dir or str(settings.cache_dir / "speech-models")

@@ -3,7 +3,10 @@
 YouTube goes through yt-dlp (the maintained downloader that keeps up with YouTube's
 changes), asked for the best audio-only format, with YOUTUBE_COOKIES_FILE as its
 `cookiefile`, the size limit as `max_filesize` and the duration limit checked from the
-video's metadata before a byte of media is fetched (`match_filter`).
+video's metadata before a byte of media is fetched (`match_filter`). With
+YOUTUBE_MEDIA_ENDPOINT set, yt-dlp reads `<endpoint>/watch?v=ID` instead (a mirror or
+cache that serves the media, or the tests' local youtube.com stub) with the same options:
+its generic extractor takes the media from the page.
 
 A direct media URL (https://host/talk.mp3) is fetched with httpx, one hop at a time: every
 redirect target passes the URL policy (support/url_policy.py) again before it is
@@ -23,6 +26,7 @@ import hashlib
 import logging
 import re
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,13 +89,18 @@ async def download(
     should_stop: threading.Event | None = None,
 ) -> Downloaded:
     """Download the audio of a YouTube video, or a direct media file, into `folder`."""
-    checked = await url_policy.check_url(url, settings, fetch=True)
-    video_id = youtube_id(checked)
+    stop = should_stop or threading.Event()
+    video_id = youtube_id(url)
     if video_id:
-        return await asyncio.to_thread(
-            _youtube_audio, checked, video_id, folder, settings, should_stop or threading.Event()
-        )
-    return await _direct(checked, folder, settings)
+        mirror = settings.youtube_media_endpoint.rstrip("/")
+        # The policy guards what this server connects to: YouTube itself, or else the
+        # operator's own mirror, trusted as YOUTUBE_TRANSCRIPT_ENDPOINT is. The watch URL
+        # is then only a name for the video, so a resolver that cannot see YouTube (an
+        # offline deployment with a mirror) does not refuse it.
+        checked = await url_policy.check_url(url, settings, fetch=not mirror)
+        source = f"{mirror}/watch?v={video_id}" if mirror else checked
+        return await asyncio.to_thread(_youtube_audio, source, video_id, folder, settings, stop)
+    return await _direct(await url_policy.check(url, settings, fetch=True), folder, settings)
 
 
 # ----------------------------------------------------------------------------- YouTube
@@ -136,14 +145,16 @@ def ydl_options(folder: Path, settings: Settings, stop: threading.Event) -> dict
 
 
 def _youtube_audio(
-    url: str, video_id: str, folder: Path, settings: Settings, stop: threading.Event
+    source: str, video_id: str, folder: Path, settings: Settings, stop: threading.Event
 ) -> Downloaded:
+    """yt-dlp on `source`: the watch URL (its YouTube extractor) or the mirror's page for
+    the video (its generic extractor: the media in the page, or the page is the media)."""
     import yt_dlp
 
     options = ydl_options(folder, settings, stop)
     try:
         with yt_dlp.YoutubeDL(options) as ydl:
-            info = ydl.extract_info(url, download=True)
+            info = ydl.extract_info(source, download=True)
             if not info:
                 raise _failed(video_id, "yt-dlp returned nothing for it")
             files = [Path(item["filepath"]) for item in info.get("requested_downloads") or []]
@@ -157,7 +168,7 @@ def _youtube_audio(
     published = info.get("upload_date") or ""
     return Downloaded(
         path=files[0],
-        url=url,
+        url=f"https://www.youtube.com/watch?v={video_id}",
         video_id=video_id,
         title=info.get("title") or "",
         channel_id=info.get("channel_id") or "",
@@ -181,26 +192,28 @@ def _failed(what: str, why: str) -> DownloadFailed:
 # ----------------------------------------------------------------------------- direct URLs
 
 
-async def _direct(url: str, folder: Path, settings: Settings) -> Downloaded:
-    """Stream a media file to `folder`, checking every redirect against the URL policy."""
+async def _direct(checked: url_policy.CheckedURL, folder: Path, settings: Settings) -> Downloaded:
+    """Stream a media file to `folder`, checking every redirect against the URL policy and
+    connecting to the addresses the policy checked (see `_pinned`)."""
     import httpx
 
+    url = checked.url
     limit = settings.media_download_max_mb * 1024 * 1024
     video_id = url_video_id(url)
     suffix = Path(unquote(urlsplit(url).path)).suffix.lower()[:8] or ".media"
     target = folder / f"download{re.sub(r'[^a-z0-9.]', '', suffix)}"
     timeout = httpx.Timeout(settings.media_download_timeout_seconds)
-    current = url
+    hop = checked
     async with httpx.AsyncClient(
         follow_redirects=False, timeout=timeout, trust_env=False
     ) as client:
         for _ in range(MAX_REDIRECTS + 1):
             try:
-                async with client.stream("GET", current) as response:
+                async with _pinned(client, hop) as response:
                     if response.is_redirect:
                         location = response.headers.get("location", "")
-                        current = await url_policy.check_url(
-                            urljoin(current, location), settings, fetch=True
+                        hop = await url_policy.check(
+                            urljoin(hop.url, location), settings, fetch=True
                         )
                         continue
                     if response.status_code != 200:
@@ -232,6 +245,49 @@ async def _direct(url: str, folder: Path, settings: Settings) -> Downloaded:
                     retryable=True,
                 ) from None
     raise _failed(url, f"more than {MAX_REDIRECTS} redirects")
+
+
+@contextlib.asynccontextmanager
+async def _pinned(client: Any, hop: url_policy.CheckedURL) -> AsyncIterator[Any]:
+    """GET `hop` from the addresses the policy checked, never by its name again.
+
+    Connecting by name would resolve it a second time, and a name that answers a public
+    address to the check and 127.0.0.1 to the connection (DNS rebinding) would slip
+    through. So the request goes to the checked IP, with the name kept where the server
+    sees it: the Host header, and the TLS server name (`sni_hostname`, httpx's request
+    extension), against which the certificate is still verified. Each checked address is
+    tried in turn when one cannot be connected to. An allow-listed name was not resolved
+    (`addresses` empty): the operator trusts it, so it is connected to by name.
+    """
+    import httpx
+
+    if not hop.addresses:
+        async with client.stream("GET", hop.url) as response:
+            yield response
+        return
+    parts = urlsplit(hop.url)
+    default_port = 443 if parts.scheme.lower() == "https" else 80
+    # the name as it travels: IDNA for a non-ASCII name (the policy checked that it encodes)
+    server_name = hop.host if hop.host.isascii() else hop.host.encode("idna").decode("ascii")
+    name = f"[{server_name}]" if ":" in server_name else server_name
+    host_header = name if hop.port == default_port else f"{name}:{hop.port}"
+    for index, address in enumerate(hop.addresses):
+        literal = f"[{address}]" if ":" in address else address
+        target = parts._replace(netloc=f"{literal}:{hop.port}").geturl()
+        request = client.build_request(
+            "GET", target, headers={"Host": host_header}, extensions={"sni_hostname": server_name}
+        )
+        try:
+            response = await client.send(request, stream=True)
+        except httpx.ConnectError:
+            if index == len(hop.addresses) - 1:
+                raise
+            continue
+        try:
+            yield response
+        finally:
+            await response.aclose()
+        return
 
 
 def _too_big(url: str, settings: Settings) -> DownloadFailed:

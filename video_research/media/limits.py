@@ -13,9 +13,12 @@ from typing import Any
 
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
 
-VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mkv", ".webm", ".mov", ".avi"})
-AUDIO_SUFFIXES = frozenset({".mp3", ".m4a", ".wav", ".ogg", ".oga", ".opus", ".flac", ".aac"})
-MEDIA_SUFFIXES = VIDEO_SUFFIXES | AUDIO_SUFFIXES
+AUDIO_SUFFIXES = (".mp3", ".m4a", ".aac", ".wav", ".ogg", ".oga", ".opus", ".flac")
+VIDEO_SUFFIXES = (".mp4", ".m4v", ".mkv", ".webm", ".mov", ".avi")
+MEDIA_SUFFIXES = AUDIO_SUFFIXES + VIDEO_SUFFIXES
+"""The one list of media file names: what the media tools accept, what a folder given to
+index_media_files is searched for, and (video) which files have pictures to read. In
+order, for messages that list them."""
 
 
 @dataclass(frozen=True)

@@ -33,23 +33,6 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-MEDIA_SUFFIXES = (
-    ".mp3",
-    ".m4a",
-    ".aac",
-    ".wav",
-    ".ogg",
-    ".opus",
-    ".flac",
-    ".mp4",
-    ".m4v",
-    ".mkv",
-    ".webm",
-    ".mov",
-    ".avi",
-)
-"""File names transcribed when a folder is indexed (any container PyAV opens is tried
-when a file is named on its own)."""
 
 SAMPLE_RATE = 16000
 """Whisper listens at 16 kHz mono."""
@@ -260,6 +243,17 @@ def bundled_files() -> dict[str, bytes]:
 _LOCK = threading.Lock()
 
 
+def _progress_bars_share_a_thread_lock() -> None:
+    """faster-whisper opens a tqdm bar on every transcription (hidden: log_progress is off),
+    and tqdm's first bar makes its lock a multiprocessing RLock: a named semaphore that the
+    resource tracker watches. A media worker is killed when the server shuts down, at times
+    between unlinking that semaphore and telling the tracker, which then reports "1 leaked
+    semaphore" at exit. The bars of one process need no more than a thread lock."""
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
+
+
 @functools.lru_cache(maxsize=2)
 def load_model(name: str, cpu_threads: int, download_root: str) -> Any:
     """A faster-whisper WhisperModel for `name` (int8 on the CPU), kept for the next call.
@@ -269,6 +263,7 @@ def load_model(name: str, cpu_threads: int, download_root: str) -> Any:
     """
     from faster_whisper import WhisperModel
 
+    _progress_bars_share_a_thread_lock()
     options = {"device": "cpu", "compute_type": "int8", "cpu_threads": cpu_threads}
     try:
         if name == BUNDLED_MODEL:

@@ -346,14 +346,18 @@ async def file_records(source_path: str) -> list[dict[str, Any]]:
 
 
 async def indexed_ids(video_ids: Sequence[str]) -> set[str]:
-    """Which of `video_ids` are indexed."""
+    """Which of `video_ids` have their speech indexed (captions, a transcript file or a
+    transcription): a video known by its on-screen text alone is not, so the indexers
+    that skip indexed videos still fetch its transcript."""
     if not video_ids:
         return set()
     store = await get_store()
     page = await store.fetch(
         VIDEOS, where=Filter.in_("video_id", list(video_ids)), limit=len(video_ids)
     )
-    return {obj.properties["video_id"] for obj in page.objects}
+    return {
+        obj.properties["video_id"] for obj in page.objects if obj.properties.get("source") != SCREEN
+    }
 
 
 async def delete_video(video_id: str) -> tuple[bool, int]:

@@ -30,6 +30,7 @@ from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.transcripts import indexer
 from video_research.transcripts.parsers import Cue
+from video_research.transcripts.screen import record_screen_only
 from video_research.transcripts.sources import (
     Transcript,
     TranscriptUnavailable,
@@ -233,7 +234,7 @@ async def _one_file(
             run.skipped.append(video_id)
             return
         existing = await indexer.get_video(video_id)
-        if existing and existing.get("source") != "speech":
+        if existing and existing.get("source") not in (indexer.SPEECH, indexer.SCREEN):
             run.skipped.append(video_id)
             run.notes.append(
                 f"{video_id} already has a {existing.get('source')} transcript; force_reindex "
@@ -244,18 +245,21 @@ async def _one_file(
     # the file itself is the link: a hit opens it at its moment (#t=), and media_frames
     # takes that link to show the frame
     info = indexer.VideoInfo(video_id, title=title, url=file.as_uri())
-    await _transcribe_and_index(
+    spoken = await _transcribe_and_index(
         file, info, options, tools, run, report, stamps, source_path=printable(file), file=name
     )
     if tools.screen_text is not None:
         # After the speech, whatever became of it: a slide deck recorded without a voice
         # is still found by what its slides say.
-        await _read_screen_text(file, info, tools, run, name)
+        shown = await _read_screen_text(file, info, tools, run, name)
+        if shown and not spoken:
+            await _record_screen_only(file, info, shown, run, stamps, name)
 
 
 async def _read_screen_text(
     file: Path, info: indexer.VideoInfo, tools: MediaTools, run: MediaRun, name: str
-) -> None:
+) -> int:
+    """Screen chunks written for `file` (0 when none, or when its pictures were unreadable)."""
     assert tools.screen_text is not None
     try:
         written = await tools.screen_text(file, info)
@@ -263,8 +267,38 @@ async def _read_screen_text(
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
         run.notes.append(f"{name}: its on-screen text was not read: {failure.message}")
-        return
+        return 0
     run.screen_chunks += written
+    return written
+
+
+SILENT = ("no_audio", "no_transcript")
+"""Speech failures that only mean there was nothing to hear."""
+
+
+async def _record_screen_only(
+    file: Path,
+    info: indexer.VideoInfo,
+    chunk_count: int,
+    run: MediaRun,
+    stamps: dict[str, str],
+    name: str,
+) -> None:
+    """A video with on-screen text and nothing to hear is indexed all the same: it gets a
+    `source: "screen"` record (so get_indexed_videos lists it and an unchanged file is
+    skipped next time), and its silence is a note, not a failure."""
+    last = run.failed[-1] if run.failed else {}
+    if last.get("video_id") != info.video_id or last.get("reason") not in SILENT:
+        return  # the speech failed for a reason of its own: it stays a failure
+    existing = await indexer.get_video(info.video_id)
+    if existing and existing.get("source") != indexer.SCREEN:
+        return  # speech indexed before stays (its chunks too); this run's silence is reported
+    run.failed.pop()
+    run.notes.append(f"{name}: nothing to hear ({last['reason']}); indexed by its on-screen text.")
+    with anyio.CancelScope(shield=True):
+        run.indexed.append(
+            await record_screen_only(info, chunk_count, source_path=printable(file), stamps=stamps)
+        )
 
 
 async def _one_url(
@@ -280,7 +314,7 @@ async def _one_url(
     captions_note = ""
     if youtube_id and not options.force_reindex:
         existing = await indexer.get_video(youtube_id)
-        if existing:
+        if existing and existing.get("source") != indexer.SCREEN:  # screen only: no speech yet
             run.skipped.append(youtube_id)
             return
     if youtube_id and options.speech == "fallback":
@@ -339,7 +373,9 @@ async def _transcribe_and_index(
     *,
     source_path: str | None,
     **where: str,
-) -> None:
+) -> bool:
+    """Transcribe `media` and index its speech: True when indexed, False when it failed
+    (the failure is the last item of `run.failed`)."""
     name = printable(media.name) if source_path else info.video_id
     duration = await tools.duration(media)
     latest = [0.0]
@@ -354,12 +390,12 @@ async def _transcribe_and_index(
         result = await tools.transcribe(media, lambda seconds: latest.__setitem__(0, seconds))
     except MediaFailure as failure:
         run.failed.append(failure_item(failure, failure.reason, video_id=info.video_id, **where))
-        return
+        return False
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise  # the model cannot load: every item would fail alike
         run.failed.append(failure_item(failure, "error", video_id=info.video_id, **where))
-        return
+        return False
     finally:
         ticker.cancel()
     await report(name, float(result.get("duration") or 0.0), duration)
@@ -377,7 +413,7 @@ async def _transcribe_and_index(
                 **where,
             )
         )
-        return
+        return False
     transcript = Transcript(
         video_id=info.video_id,
         cues=cues,
@@ -392,6 +428,8 @@ async def _transcribe_and_index(
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
         run.failed.append(failure_item(failure, "error", video_id=info.video_id, **where))
+        return False
+    return True
 
 
 async def _write(

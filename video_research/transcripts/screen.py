@@ -7,9 +7,12 @@ reading order. So `semantic_search_transcripts` finds what was shown beside what
 said, says which each hit is, and can be narrowed to either.
 
 The screen chunks of a video are replaced as a whole (never its speech chunks, which
-`indexer.index_transcript` replaces on its own). No TranscriptVideos record is written:
-that record means "the speech of this video is indexed" (the indexers skip a video that
-has one), so on-screen text alone never stops its transcript from being fetched later;
+`indexer.index_transcript` replaces on its own). A video with speech has the speech's
+TranscriptVideos record. A video with on-screen text and nothing to hear (a slide deck
+recorded without a voice) gets a record of its own, `source: "screen"` with no segments
+(`record_screen_only`), so get_indexed_videos lists it and an unchanged file is skipped;
+the indexers that skip videos already indexed do not count such a record, so it never
+stops a transcript from being fetched or indexed later (which replaces the record).
 `delete_indexed_video` removes the screen chunks with the rest.
 """
 
@@ -19,14 +22,17 @@ import json
 from typing import Any
 
 from video_research.knowledge.filters import Filter
-from video_research.knowledge.store import generate_uuid5, get_store
+from video_research.knowledge.store import generate_uuid5, get_store, now_utc
 from video_research.transcripts.indexer import (
     CHUNKS,
     MAX_CHUNKS,
     SCREEN,
     SCREEN_CHUNKS,
+    VIDEOS,
     VideoInfo,
     timestamp_url,
+    video_summary,
+    video_uuid,
 )
 
 
@@ -83,3 +89,32 @@ async def index_screen_text(
         uuids=[screen_chunk_uuid(info.video_id, n) for n in range(len(objects))],
     )
     return {"video_id": info.video_id, "chunk_count": len(objects)}
+
+
+async def record_screen_only(
+    info: VideoInfo, chunk_count: int, *, source_path: str, stamps: dict[str, str]
+) -> dict[str, Any]:
+    """The TranscriptVideos record of a video indexed by its on-screen text alone (see the
+    module docstring); `stamps` as for speech, so an unchanged file is skipped next time."""
+    record = {
+        "video_id": info.video_id,
+        "video_title": info.title,
+        "channel_id": info.channel_id,
+        "channel_title": info.channel_title,
+        "video_url": info.link,
+        "published_at": info.published_at,
+        "language": "",
+        "is_generated": True,
+        "source": SCREEN,
+        "source_path": source_path,
+        "chunk_count": chunk_count,
+        "segment_count": 0,
+        "duration_seconds": 0.0,
+        "indexed_at": now_utc(),
+        "chapters_json": "[]",
+        "segments_json": "[]",
+        **stamps,
+    }
+    store = await get_store()
+    await store.upsert(VIDEOS, record, uuid=video_uuid(info.video_id))
+    return video_summary(record)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from video_research.tools.table.spec import ToolSpec
 
 _FILES = (
-    "Local video files (mp4, mkv, webm, mov, avi) under VIDEO_RESEARCH_FILE_ROOTS; audio files "
+    "Local video files (mp4, m4v, mkv, webm, mov, avi) under VIDEO_RESEARCH_FILE_ROOTS; audio files "
     "are refused. Reading local files needs the blessed role."
 )
 
