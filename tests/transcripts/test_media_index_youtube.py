@@ -94,6 +94,8 @@ async def test_no_captions_and_no_audio_fails_alone_saying_both(youtube):
     (failed,) = result["batch"]["failed"]
     assert failed["reason"] == "download" and failed["video_id"] == video_id, failed
     assert "(captions: disabled)" in failed["error"]
+    # The audio came from the mirror, so the advice is about the mirror, not YouTube cookies.
+    assert "YOUTUBE_MEDIA_ENDPOINT" in str(failed) and "COOKIES" not in str(failed), failed
     assert result["transcribed_count"] == 0
 
 

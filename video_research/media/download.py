@@ -151,20 +151,21 @@ def _youtube_audio(
     the video (its generic extractor: the media in the page, or the page is the media)."""
     import yt_dlp
 
+    hint = _MIRROR_HINT if settings.youtube_media_endpoint else _YOUTUBE_HINT
     options = ydl_options(folder, settings, stop)
     try:
         with yt_dlp.YoutubeDL(options) as ydl:
             info = ydl.extract_info(source, download=True)
             if not info:
-                raise _failed(video_id, "yt-dlp returned nothing for it")
+                raise _failed(video_id, "yt-dlp returned nothing for it", hint)
             files = [Path(item["filepath"]) for item in info.get("requested_downloads") or []]
     except ToolFailure:
         raise
     except Exception as exc:
-        raise _failed(video_id, " ".join(str(exc).split())[:300]) from None
+        raise _failed(video_id, " ".join(str(exc).split())[:300], hint) from None
     if not files or not files[0].is_file():
         reason = "it is over a limit (MEDIA_DOWNLOAD_MAX_MB or SPEECH_MAX_DURATION_SECONDS)"
-        raise _failed(video_id, f"no audio was downloaded: {reason}")
+        raise _failed(video_id, f"no audio was downloaded: {reason}", hint)
     published = info.get("upload_date") or ""
     return Downloaded(
         path=files[0],
@@ -179,12 +180,24 @@ def _youtube_audio(
     )
 
 
-def _failed(what: str, why: str) -> DownloadFailed:
+_YOUTUBE_HINT = (
+    "If YouTube asks to sign in or blocks this IP, set YOUTUBE_COOKIES_FILE to a "
+    "cookies.txt exported from a signed-in browser."
+)
+_MIRROR_HINT = (
+    "The audio comes from YOUTUBE_MEDIA_ENDPOINT: check that the mirror is up and serves "
+    "/watch?v=<id> for this video."
+)
+_DIRECT_HINT = "Check that the URL opens in a browser and points at the media file itself."
+
+
+def _failed(what: str, why: str, hint: str = _DIRECT_HINT) -> DownloadFailed:
+    """A download that did not happen, with the hint that fits where it came from: cookies
+    help only YouTube itself, not a mirror or a plain media URL."""
     return DownloadFailed(
         ErrorCategory.NETWORK_ERROR,
         f"{what} could not be downloaded: {why}.",
-        hint="If YouTube asks to sign in or blocks this IP, set YOUTUBE_COOKIES_FILE to a "
-        "cookies.txt exported from a signed-in browser.",
+        hint=hint,
         retryable=False,
     )
 
