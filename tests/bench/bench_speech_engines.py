@@ -52,6 +52,7 @@ class Engine:
     python: str
     model: str
     skip: str = ""
+    threads: int = THREADS
 
 
 def _numbers(text: str) -> list[str]:
@@ -110,7 +111,22 @@ def prepare() -> list[Engine]:
         Engine("faster-whisper int8, VAD, word times", BASELINE, own, str(ct2)),
         Engine("faster-whisper int8, no VAD", "faster-whisper-plain", own, str(ct2)),
         Engine(
+            "faster-whisper int8, no VAD, 1 thread",
+            "faster-whisper-plain",
+            own,
+            str(ct2),
+            threads=1,
+        ),
+        Engine(
             "whisper.cpp Q8_0", "whisper.cpp", engines_python, str(ggml["q8_0"]), whisper_cpp_skip
+        ),
+        Engine(
+            "whisper.cpp Q8_0, 1 thread",
+            "whisper.cpp",
+            engines_python,
+            str(ggml["q8_0"]),
+            whisper_cpp_skip,
+            threads=1,
         ),
         Engine(
             "whisper.cpp F16", "whisper.cpp", engines_python, str(ggml["f16"]), whisper_cpp_skip
@@ -138,7 +154,7 @@ def _run(engine: Engine, fixture: Path, clip: Path) -> dict:
             str(RUNNER),
             engine.runner,
             engine.model,
-            str(THREADS),
+            str(engine.threads),
             str(fixture),
             str(clip),
         ],
@@ -168,7 +184,7 @@ def main() -> None:
             print(f"   skip {engine.label}: {engine.skip}", flush=True)
     live = [e for e in engines if not e.skip]
     best: dict[str, dict] = {}
-    for _ in range(ROUNDS):
+    for round_number in range(1, ROUNDS + 1):
         for engine in live:
             try:
                 result = _run(engine, fixture, clip)
@@ -176,6 +192,12 @@ def main() -> None:
                 engine.skip = f"failed: {exc}"
                 print(f"   skip {engine.label}: {engine.skip}", flush=True)
                 continue
+            print(
+                f"   round {round_number} {engine.label}: clip {result['clip_s']:.1f} s, "
+                f"fixture {result['fixture_s']:.1f} s, load {result['load_s']:.2f} s, "
+                f"load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
             kept = best.setdefault(engine.label, result)
             for field in ("load_s", "fixture_s", "clip_s"):
                 kept[field] = min(kept[field], result[field])

@@ -1,8 +1,9 @@
 """Run one speech engine once, in a process of its own, and print what it measured as one
 JSON line on stdout: `python run_engine.py ENGINE MODEL THREADS FIXTURE.npy CLIP.npy`.
 
-Each engine runs in a fresh process so that its peak RSS is its own (the process's
-ru_maxrss: interpreter, numpy and the audio are in every engine's figure alike) and so that
+Each engine runs in a fresh process so that its peak RSS is its own (VmHWM of the process
+after exec: interpreter, numpy and the audio are in every engine's figure alike; not
+ru_maxrss, which Linux carries over from the parent across fork and exec) and so that
 the alternative engines never enter the server's environment: whisper.cpp and sherpa-onnx
 run from the bench venv, faster-whisper from the server's. Standard library and numpy
 only at module level; the engine is imported inside its function.
@@ -17,7 +18,6 @@ the engine up), then the clip is timed.
 from __future__ import annotations
 
 import json
-import resource
 import sys
 import time
 from collections.abc import Callable
@@ -104,6 +104,14 @@ def _sherpa_onnx(model: str, threads: int) -> tuple[float, Transcribe]:
     return loaded, run
 
 
+def _peak_rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 ENGINES: dict[str, Callable[[str, int], tuple[float, Transcribe]]] = {
     "faster-whisper": lambda m, t: _faster_whisper(m, t, vad=True, words=True),
     "faster-whisper-plain": lambda m, t: _faster_whisper(m, t, vad=False, words=False),
@@ -130,7 +138,7 @@ def main(argv: list[str]) -> int:
         "fixture_text": fixture_text,
         "clip_s": clip_s,
         "clip_words": len(clip_text.split()),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": _peak_rss_mb(),
     }
     sys.stdout.write(json.dumps(result) + "\n")
     return 0
