@@ -247,4 +247,4 @@ def main() -> None:
             base["load_s"],
             higher_is_better=False,
         )
-        print(f"   {name} said: {got['fixture_text'][:200]}", flush=True)
+        print(f"   {name} said: {got['fixture_text']}", flush=True)
