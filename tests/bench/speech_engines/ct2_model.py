@@ -123,18 +123,19 @@ def to_openai(
                 raise ValueError(f"{src}: the key bias is not zero; Whisper has none")
 
     def block(side: str, layer: int, cross: bool) -> None:
+        # In the order of OpenAI's state dict (and so of whisper.cpp's upstream files).
         src, dst = f"{side}/layer_{layer}", f"{side}.blocks.{layer}"
-        ln(f"{dst}.attn_ln", f"{src}/self_attention/layer_norm")
         split(f"{src}/self_attention/linear_0", ["query", "key", "value"], f"{dst}.attn")
         linear(f"{dst}.attn.out", f"{src}/self_attention/linear_1")
+        ln(f"{dst}.attn_ln", f"{src}/self_attention/layer_norm")
         if cross:
-            ln(f"{dst}.cross_attn_ln", f"{src}/attention/layer_norm")
             linear(f"{dst}.cross_attn.query", f"{src}/attention/linear_0")
             split(f"{src}/attention/linear_1", ["key", "value"], f"{dst}.cross_attn")
             linear(f"{dst}.cross_attn.out", f"{src}/attention/linear_2")
-        ln(f"{dst}.mlp_ln", f"{src}/ffn/layer_norm")
+            ln(f"{dst}.cross_attn_ln", f"{src}/attention/layer_norm")
         linear(f"{dst}.mlp.0", f"{src}/ffn/linear_0")
         linear(f"{dst}.mlp.2", f"{src}/ffn/linear_1")
+        ln(f"{dst}.mlp_ln", f"{src}/ffn/layer_norm")
 
     out["encoder.positional_embedding"] = ct2["encoder/position_encodings/encodings"]
     linear("encoder.conv1", "encoder/conv1")
@@ -142,8 +143,8 @@ def to_openai(
     for layer in range(n_audio_layer):
         block("encoder", layer, cross=False)
     ln("encoder.ln_post", "encoder/layer_norm")
-    out["decoder.token_embedding.weight"] = ct2["decoder/embeddings/weight"]
     out["decoder.positional_embedding"] = ct2["decoder/position_encodings/encodings"]
+    out["decoder.token_embedding.weight"] = ct2["decoder/embeddings/weight"]
     for layer in range(n_text_layer):
         block("decoder", layer, cross=True)
     ln("decoder.ln", "decoder/layer_norm")
@@ -180,9 +181,11 @@ def mel_filters(n_mels: int, sample_rate: int = 16000, n_fft: int = 400) -> np.n
     ramps = freqs.reshape(-1, 1) - fftfreqs.reshape(1, -1)
     lower = -ramps[:-2] / fdiff[:-1, None]
     upper = ramps[2:] / fdiff[1:, None]
-    weights = np.maximum(0.0, np.minimum(lower, upper))
+    # float32 before the Slaney scaling, as librosa rounds it: the same bits as OpenAI's
+    # mel_filters.npz.
+    weights = np.maximum(0.0, np.minimum(lower, upper)).astype(np.float32)
     weights *= (2.0 / (freqs[2 : n_mels + 2] - freqs[:n_mels]))[:, None]
-    return weights.astype(np.float32)
+    return weights
 
 
 def _byte_decoder() -> dict[str, int]:
