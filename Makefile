@@ -62,10 +62,11 @@ $(BENCH_VENV)/bin/python:
 # The other speech engines (whisper.cpp, sherpa-onnx) of bench_speech_engines run in their
 # own environment too, so they never enter .venv. Without it that bench skips them.
 ENGINES_VENV ?= .venv-speech-engines
+# A failed install (offline) leaves no stamp and fails nothing: the bench says what it skipped.
 $(ENGINES_VENV)/.installed: tests/bench/speech_engines/requirements.txt
 	$(PYTHON) -m venv $(ENGINES_VENV)
-	$(ENGINES_VENV)/bin/python -m pip install --quiet -r $<
-	@touch $@
+	@if $(ENGINES_VENV)/bin/python -m pip install --quiet -r $<; then touch $@; \
+	else echo "whisper.cpp and sherpa-onnx did not install: bench_speech_engines skips them" >&2; fi
 
 bench: install $(BENCH_VENV)/bin/python $(ENGINES_VENV)/.installed
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FASTMCP_PYTHON=$(BENCH_VENV)/bin/python \
