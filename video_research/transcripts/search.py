@@ -59,6 +59,8 @@ MEANING_MOMENT_BONUS = 0.1
 MEANING_WORD_BONUS = 0.3
 """How a window is scored against the query (see `focus_by_meaning`; tuned on the tuning
 part of make eval's paraphrase and cross-language queries)."""
+MEANING_WORD_CANDIDATES = 30
+"""Windows per video in which the query's words are counted (the best by meaning)."""
 MEANING_MOMENTS = 3
 """Moments without stored windows and without any query word that are linked by meaning
 at query time (each costs one batch of short embeddings; the rest keep their best
@@ -405,43 +407,51 @@ async def focus_by_meaning(
     for at, moment in enumerate(moments):
         if (moment.props.get("evidence") or "speech") == "speech":
             videos.setdefault(moment.props["video_id"], at)
-    unplaced = [at for at, flag in enumerate(weak) if flag]
-    for video_id, at in list(videos.items())[:MEANING_VIDEOS]:
-        scored = await windows.of_video(store, vector, video_id)
-        if not scored:
-            continue
-        own = [m for m in moments if m.props["video_id"] == video_id and m is not None]
+    first = dict(list(videos.items())[:MEANING_VIDEOS])
+    stored = await windows.of_videos(store, vector, list(first))
+    without = set(first) - set(stored)
+    for video_id, scored in stored.items():
+        at = first[video_id]
+        own = [m for m in moments if m.props["video_id"] == video_id]
         start = _best_window(scored, own, matcher)
         lexical = links[at]
         if weak[at] or lexical is None or abs(start - lexical) > windows.WINDOW_SECONDS:
             links[at] = start
-        if at in unplaced:
-            unplaced.remove(at)
-    placed_videos = set(list(videos)[:MEANING_VIDEOS])
-    unplaced = [at for at in unplaced if moments[at].props["video_id"] not in placed_videos][
-        :MEANING_MOMENTS
-    ]
+    # Only what has no stored windows is embedded now (screen text, older indexes).
+    unplaced = [
+        at
+        for at, moment in enumerate(moments)
+        if weak[at]
+        and (
+            moment.props["video_id"] in without
+            or (moment.props.get("evidence") or "speech") != "speech"
+        )
+    ][:MEANING_MOMENTS]
     if unplaced and store.embedder.provider == "local":
         await _embed_lines(moments, links, unplaced, vector, store.embedder)
 
 
 def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatcher) -> float:
-    """The start of the best-scoring window (see `focus_by_meaning`)."""
+    """The start of the best-scoring window (see `focus_by_meaning`). The words are looked
+    for in the MEANING_WORD_CANDIDATES windows that score best without them only: a
+    video has hundreds of windows, and the word bonus only reorders the leaders."""
+    import numpy as np
+
+    starts = np.fromiter((window.start for window in scored), dtype=np.float64)
+    cosine = np.fromiter((window.cosine for window in scored), dtype=np.float64)
+    neighbours = (np.r_[cosine[:1], cosine[:-1]] + np.r_[cosine[1:], cosine[-1:]]) / 2
+    score = (1 - MEANING_SMOOTHING) * cosine + MEANING_SMOOTHING * neighbours
     top = max(moment.score for moment in own) or 1.0
-    terms = max(len(matcher.terms), 1)
-    best, best_at = -math.inf, 0
-    for at, window in enumerate(scored):
-        before = scored[at - 1].cosine if at > 0 else window.cosine
-        after = scored[at + 1].cosine if at + 1 < len(scored) else window.cosine
-        cosine = (1 - MEANING_SMOOTHING) * window.cosine + MEANING_SMOOTHING * (before + after) / 2
-        held = max(
-            (m.score / top for m in own if m.start - 5.0 <= window.start <= m.end), default=0.0
-        )
-        words = len(matcher.find(window.text)) / terms
-        score = cosine + MEANING_MOMENT_BONUS * held + MEANING_WORD_BONUS * words
-        if score > best:
-            best, best_at = score, at
-    return scored[best_at].start
+    held = np.zeros(len(scored))
+    for moment in own:
+        inside = (starts >= moment.start - 5.0) & (starts <= moment.end)
+        held[inside] = np.maximum(held[inside], moment.score / top)
+    score += MEANING_MOMENT_BONUS * held
+    if matcher.terms:
+        for at in np.argsort(-score)[:MEANING_WORD_CANDIDATES]:
+            found = len(matcher.find(scored[at].text))
+            score[at] += MEANING_WORD_BONUS * found / len(matcher.terms)
+    return float(starts[int(np.argmax(score))])
 
 
 async def _embed_lines(

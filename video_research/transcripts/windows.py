@@ -136,8 +136,8 @@ async def delete_windows(store: Any, video_id: str) -> int:
 
 
 VIDEO_WINDOWS_MAX = 1000
-"""Windows of one video compared with the query at most (the closest in meaning: a
-12-hour stream has about 4,000; the rest could not win)."""
+"""Windows compared with the query at most, the closest in meaning (a search's videos
+have a few hundred each: the rest could not win)."""
 
 
 @dataclass(frozen=True)
@@ -147,22 +147,30 @@ class Scored:
     text: str
 
 
-async def of_video(store: Any, vector: Any, video_id: str) -> list[Scored]:
-    """The windows of `video_id` in time order, each with its cosine to the query `vector`
-    (the VIDEO_WINDOWS_MAX closest); empty when the video has none (indexed before windows
-    were stored) or they were made by another embedding model (waiting for knowledge_reembed)."""
+async def of_videos(store: Any, vector: Any, video_ids: Sequence[str]) -> dict[str, list[Scored]]:
+    """The windows of each of `video_ids` in time order, each with its cosine to the query
+    `vector` (the VIDEO_WINDOWS_MAX closest of all: one filtered vector search for all
+    the videos). A video with none (indexed before windows were stored, or its windows
+    made by another embedding model, waiting for knowledge_reembed) is left out."""
+    if not video_ids:
+        return {}
     try:
         hits = await store.near_vector(
-            WINDOWS, vector, where=Filter.eq("video_id", video_id), limit=VIDEO_WINDOWS_MAX
+            WINDOWS,
+            vector,
+            where=Filter.in_("video_id", list(video_ids)),
+            limit=VIDEO_WINDOWS_MAX,
         )
     except ToolFailure:
-        return []
-    found = [
-        Scored(
-            float(hit.properties["start_time"]),
-            1.0 - float(hit.distance or 0.0),
-            str(hit.properties.get("text") or ""),
+        return {}
+    found: dict[str, list[Scored]] = {}
+    for hit in hits:
+        props = hit.properties
+        found.setdefault(props["video_id"], []).append(
+            Scored(
+                float(props["start_time"]),
+                1.0 - float(hit.distance or 0.0),
+                str(props.get("text") or ""),
+            )
         )
-        for hit in hits
-    ]
-    return sorted(found, key=lambda window: window.start)
+    return {video: sorted(own, key=lambda w: w.start) for video, own in found.items()}
