@@ -110,7 +110,7 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
     if where is not None and not searched:
         raise _no_collection_applies(where, skipped)
     store = await get_store(ctx.settings)
-    hits, notes = await passages.search_each(
+    hits, notes, vector = await passages.search_each(
         store,
         searched,
         query,
@@ -119,9 +119,7 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
         limit=args["limit"],
         min_score=args.get("min_score"),
     )
-    passages.pinpoint(query, hits)
-    if args["alpha"] > 0:
-        await passages.pinpoint_by_meaning(query, hits, store.embedder)
+    await passages.pinpoint(query, hits, vector)
     identity = store.embedder.identity
     language = guidance.language_note(query, identity)
     if language:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,9 +85,10 @@ async def search_each(
     limit: int,
     where: FilterNode | None = None,
     min_score: float | None = None,
-) -> tuple[list[SearchHit], list[str]]:
-    """One hybrid search of each of `names` (one query embedding for all), the hits merged
-    best first, and notes on collections searched by keywords only.
+) -> tuple[list[SearchHit], list[str], Any]:
+    """One hybrid search of each of `names` (one query embedding for all): the hits merged
+    best first, notes on collections searched by keywords only, and the query vector
+    (None with alpha 0), which pinpointing reuses.
 
     A collection whose vectors another embedding model made (waiting for
     knowledge_reembed) is searched by keywords instead of failing the whole search.
@@ -116,7 +117,7 @@ async def search_each(
                 name, query, alpha=0, where=where, limit=limit, min_score=min_score
             )
     hits.sort(key=lambda hit: (-hit.score, hit.distance if hit.distance is not None else 2.0))
-    return hits, notes
+    return hits, notes, vector
 
 
 async def retrieve(
@@ -127,100 +128,37 @@ async def retrieve(
     for name in names:
         any_collection(name)
     store = await get_store()
-    hits, notes = await search_each(store, names, question, alpha=alpha, limit=limit)
+    hits, notes, vector = await search_each(store, names, question, alpha=alpha, limit=limit)
     top = hits[:limit]
-    pinpoint(question, top)
-    if alpha > 0:
-        await pinpoint_by_meaning(question, top, store.embedder)
+    await pinpoint(question, top, vector)
     return Retrieval([_passage(hit) for hit in top], names, notes)
 
 
-Pinpointer = Callable[[str, list[SearchHit]], None]
+Pinpointer = Callable[[str, list[SearchHit], Any], Awaitable[None]]
 _PINPOINTERS: dict[str, Pinpointer] = {}
 
 
 def register_pinpointer(collection: str, pinpoint: Pinpointer) -> None:
-    """Have `pinpoint(question, hits)` adjust the hits of `collection` before they are cited.
+    """Have `await pinpoint(question, hits, vector)` adjust the hits of `collection` before
+    they are cited.
 
     The transcripts package registers one for TranscriptChunks: a chunk can span minutes,
-    so it points each chunk at the sentence where the question's words are spoken, as
-    semantic_search_transcripts links its moments. This package may not import it.
+    so it points each chunk at the moment the question is about, by its words or, given
+    the query vector, by meaning, exactly as semantic_search_transcripts links its
+    moments (one path for both). This package may not import it.
     """
     _PINPOINTERS[collection] = pinpoint
 
 
-def pinpoint(question: str, hits: list[SearchHit]) -> None:
+async def pinpoint(question: str, hits: list[SearchHit], vector: Any = None) -> None:
     """Have each collection's pinpointer point its hits at the moment `question` is about
-    (a transcript chunk's start_time and timestamp_url move to the sentence spoken)."""
+    (a transcript chunk's start_time and timestamp_url move to the sentence spoken, or the
+    passage closest in meaning to the query `vector` when the question's words are not
+    spoken there; without a vector, by words only)."""
     for collection, pinpointer in _PINPOINTERS.items():
-        pinpointer(question, [hit for hit in hits if hit.collection == collection])
-
-
-MEANING_PINPOINTS = 1
-"""Transcript moments per search pinpointed by meaning, best first (each embeds its lines)."""
-
-_START = re.compile(r"([?&#]t=)\d+")
-
-
-def _at(url: str, seconds: float) -> str:
-    """`url` (a timestamp link: YouTube's &t=, or a media fragment #t=) moved to `seconds`."""
-    return _START.sub(lambda m: f"{m.group(1)}{max(0, int(seconds))}", url, count=1)
-
-
-async def pinpoint_by_meaning(question: str, hits: list[SearchHit], embedder: Any) -> None:
-    """Point transcript moments at their line closest in meaning to a `question` asked in
-    another language than English, on a multilingual model.
-
-    The lexical pinpoint finds the sentence where the question's words are spoken; a
-    question in another language shares none, and its moment would link the start of a
-    chunk that can span minutes. Each such moment's lines (one caption each, with their
-    start times in `cue_starts`) are embedded and the closest one becomes its
-    `start_time` and link. At most MEANING_PINPOINTS moments, all lines in one batch.
-    Only then, and only for the best moment: embedding a moment's lines costs more than the
-    search itself (a Spanish question on use-multilingual, one moment of 14 lines: median
-    0.9 s against 0.12 s without, on a shared 2-core machine at load 13; three moments took
-    2.1 s), which an English question, pinpointed by its words, never pays; on the
-    English-only model a foreign question's closest line would be noise.
-    """
-    import json
-
-    from video_research.knowledge.guidance import ENGLISH_ONLY_MODELS, query_language, terms
-
-    if embedder.identity in ENGLISH_ONLY_MODELS or query_language(question) is None:
-        return
-    words = terms(question)
-    todo: list[tuple[SearchHit, list[float]]] = []
-    lines: list[str] = []
-    for hit in hits:
-        props = hit.properties
-        if hit.collection != "TranscriptChunks" or len(todo) >= MEANING_PINPOINTS:
-            continue
-        text = str(props.get("text") or "")
-        if words & terms(text):
-            continue  # the lexical pinpoint had words to go by
-        try:
-            starts = [float(s) for s in json.loads(props.get("cue_starts") or "[]")]
-        except (TypeError, ValueError):
-            continue
-        own = text.split("\n")
-        if len(own) < 2 or len(own) != len(starts):
-            continue
-        todo.append((hit, starts))
-        lines += own
-    if not todo:
-        return
-    vectors = await embedder.embed(lines, "document")
-    query = (await embedder.embed([question], "query"))[0]
-    similarity = vectors @ query
-    at = 0
-    for hit, starts in todo:
-        scores = similarity[at : at + len(starts)]
-        at += len(starts)
-        best = starts[int(scores.argmax())]
-        props = hit.properties
-        props["start_time"] = best
-        if props.get("timestamp_url"):
-            props["timestamp_url"] = _at(props["timestamp_url"], best)
+        own = [hit for hit in hits if hit.collection == collection]
+        if own:
+            await pinpointer(question, own, vector)
 
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")

@@ -42,6 +42,7 @@ from video_research.knowledge.store import Sort, generate_uuid5, get_store, now_
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.services import current_settings
 from video_research.support.youtube_urls import watch_url
+from video_research.transcripts import windows
 from video_research.transcripts.chunker import Chapter, chunk_cues
 from video_research.transcripts.parsers import Budget, Cue, TranscriptTooLarge
 from video_research.transcripts.sources import (
@@ -288,6 +289,7 @@ async def index_transcript(
         objects,
         uuids=[chunk_uuid(info.video_id, chunk.index) for chunk in chunks],
     )
+    await windows.store_windows(store, info.video_id, cues)
     record = {
         **common,
         "source_path": transcript.source_path or None,
@@ -369,6 +371,7 @@ async def delete_video(video_id: str) -> tuple[bool, int]:
     store = await get_store()
     existed = await store.delete(VIDEOS, video_uuid(video_id))
     chunks = await store.delete_where(CHUNKS, Filter.eq("video_id", video_id))
+    await windows.delete_windows(store, video_id)
     return existed, chunks
 
 

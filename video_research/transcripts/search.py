@@ -10,9 +10,10 @@ Pinpointing (`focus`) scores every line of a moment, with its next line, by the 
 terms it holds (weighted by how rare each is among the moment's lines), takes the best
 (the earliest of equals), and walks back to the start of that line's sentence. The link
 is therefore never later than the words that matched. With no query word in the moment
-(a paraphrase, or another language), the first few such moments are linked by meaning
-(`focus_by_meaning`: windows of a few lines of the best chunk, embedded at query time,
-compared with the query vector); the others link to the start of their best chunk.
+(a paraphrase, or another language), moments are linked by meaning (`focus_by_meaning`:
+the ~20-second windows of their video, embedded at index time by `windows`, compared
+with the query vector the search already has); the others link to the start of their
+best chunk.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.store import SearchHit, get_store
+from video_research.transcripts import windows
 from video_research.transcripts.indexer import CHUNKS, timestamp_url, video_fields
 
 MERGE_GAP_SECONDS = 15.0
@@ -49,9 +51,20 @@ LOW_CONTENT_WORDS_PER_MINUTE = 10.0
 LOW_CONTENT_SPAN_SECONDS = 600.0
 LOW_CONTENT_FACTOR = 0.25
 """Fused score kept by a low-content chunk (it stays findable, below real passages)."""
+MEANING_VIDEOS = 5
+"""Videos whose best moment is linked by meaning from stored windows (one filtered vector
+search each)."""
+MEANING_SMOOTHING = 0.3
+MEANING_MOMENT_BONUS = 0.1
+MEANING_WORD_BONUS = 0.3
+"""How a window is scored against the query (see `focus_by_meaning`; tuned on the tuning
+part of make eval's paraphrase and cross-language queries)."""
+MEANING_WORD_CANDIDATES = 30
+"""Windows per video in which the query's words are counted (the best by meaning)."""
 MEANING_MOMENTS = 3
-"""Moments without any query word that are linked by meaning (each costs one batch of
-short embeddings; the rest keep their best chunk's start)."""
+"""Moments without stored windows and without any query word that are linked by meaning
+at query time (each costs one batch of short embeddings; the rest keep their best
+chunk's start)."""
 MEANING_LONG_QUERY = 6
 """Query terms from which a moment matching only one of them is linked by meaning."""
 MEANING_WINDOW_LINES = 3
@@ -173,8 +186,9 @@ class Moment:
             "low_content": low_content(props),
             **video_fields(props),
             "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
-            "start_time": self.start,
-            "end_time": self.end,
+            # a link by meaning may lie beyond the chunks that matched: the span holds it
+            "start_time": min(self.start, focus),
+            "end_time": max(self.end, focus),
             "match_time": focus,
             "text": " ".join(line.text for line in self.lines()),
             "score": round(self.score, 6),
@@ -315,7 +329,8 @@ async def search(
     pinpoint: bool = True,
 ) -> list[dict[str, Any]]:
     """The k best moments for `query`: hybrid search over the chunks, merged; with
-    `pinpoint`, each linked to the sentence where the query's words are spoken."""
+    `pinpoint`, each linked to the sentence where the query's words are spoken (or, with
+    none of them, to the passage closest in meaning)."""
     store = await get_store()
     vector = None
     if alpha != 0.0:
@@ -330,15 +345,26 @@ async def search(
         vector=vector,
     )
     moments = merge_hits(rank_down_low_content(hits))[:k]
-    matcher = TermMatcher(query_terms(query) if pinpoint else [])
+    links = await link_moments(query, moments, vector, store) if pinpoint else [None] * len(moments)
+    return [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+
+
+async def link_moments(
+    query: str, moments: Sequence[Moment], vector: Any, store: Any
+) -> list[float | None]:
+    """Where each moment should link (None: its best chunk's start). The one linking path
+    of both semantic_search_transcripts and the knowledge tools (`pinpoint_hits`): by the
+    query's words where the moment holds enough of them (`focus`), else by meaning
+    (`focus_by_meaning`, given the query `vector`)."""
+    matcher = TermMatcher(query_terms(query))
     links = [focus(moment, matcher) for moment in moments]
-    if pinpoint and vector is not None and store.embedder.provider == "local":
+    if vector is not None:
         weak = [
             link is None or not _telling_match(m, matcher)
             for m, link in zip(moments, links, strict=True)
         ]
-        await focus_by_meaning(moments, links, weak, vector, store.embedder)
-    return [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+        await focus_by_meaning(moments, links, weak, vector, store, matcher)
+    return links
 
 
 def _telling_match(moment: Moment, matcher: TermMatcher) -> bool:
@@ -357,16 +383,90 @@ async def focus_by_meaning(
     links: list[float | None],
     weak: Sequence[bool],
     vector: Any,
-    embedder: Any,
+    store: Any,
+    matcher: TermMatcher,
 ) -> None:
-    """Link the first MEANING_MOMENTS `weak` moments (holding none or too few of the
-    query's words: a paraphrase, another language) to the passage closest in meaning to the query: the
-    windows of MEANING_WINDOW_LINES lines of their best chunk, embedded in one batch (as
-    queries: they go before indexing batches), ranked by cosine to the query vector;
-    the link is the start of the best window's sentence. Fills `links` in place."""
+    """Link moments by meaning, from the windows stored at index time (`windows`).
+
+    The best moment of each of the first MEANING_VIDEOS videos is linked to the window of
+    its whole video that scores best: its cosine to the query (smoothed with its two
+    neighbours', MEANING_SMOOTHING, since a passage outlasts a window), plus
+    MEANING_MOMENT_BONUS times the search's score of a moment of this video that holds
+    the window (relative to the best), plus MEANING_WORD_BONUS times the share of the
+    query's words it holds. Why the whole video: on make eval's paraphrase and
+    cross-language queries, most links that missed had the right video but the wrong
+    chunk (the chunk's whole text matched, the passage sat minutes away), which no
+    choice inside the chunk could mend. A moment the query's words place (`focus`, not
+    `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
+
+    A weak moment without stored windows (a video indexed before they were, or text read
+    off the screen) falls back to embedding windows of MEANING_WINDOW_LINES lines of its
+    best chunk now, on a local model only (a remote one would bill every search), for at
+    most MEANING_MOMENTS moments. Fills `links` in place."""
+    videos: dict[str, int] = {}
+    for at, moment in enumerate(moments):
+        if (moment.props.get("evidence") or "speech") == "speech":
+            videos.setdefault(moment.props["video_id"], at)
+    first = dict(list(videos.items())[:MEANING_VIDEOS])
+    stored = await windows.of_videos(store, vector, list(first))
+    without = set(first) - set(stored)
+    for video_id, scored in stored.items():
+        at = first[video_id]
+        own = [m for m in moments if m.props["video_id"] == video_id]
+        start = _best_window(scored, own, matcher)
+        lexical = links[at]
+        if weak[at] or lexical is None or abs(start - lexical) > windows.WINDOW_SECONDS:
+            links[at] = start
+    # Only what has no stored windows is embedded now (screen text, older indexes).
+    unplaced = [
+        at
+        for at, moment in enumerate(moments)
+        if weak[at]
+        and (
+            moment.props["video_id"] in without
+            or (moment.props.get("evidence") or "speech") != "speech"
+        )
+    ][:MEANING_MOMENTS]
+    if unplaced and store.embedder.provider == "local":
+        await _embed_lines(moments, links, unplaced, vector, store.embedder)
+
+
+def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatcher) -> float:
+    """The start of the best-scoring window (see `focus_by_meaning`). The words are looked
+    for in the MEANING_WORD_CANDIDATES windows that score best without them only: a
+    video has hundreds of windows, and the word bonus only reorders the leaders."""
     import numpy as np
 
-    todo = [at for at, flag in enumerate(weak) if flag][:MEANING_MOMENTS]
+    starts = np.fromiter((window.start for window in scored), dtype=np.float64)
+    cosine = np.fromiter((window.cosine for window in scored), dtype=np.float64)
+    neighbours = (np.r_[cosine[:1], cosine[:-1]] + np.r_[cosine[1:], cosine[-1:]]) / 2
+    score = (1 - MEANING_SMOOTHING) * cosine + MEANING_SMOOTHING * neighbours
+    top = max(moment.score for moment in own) or 1.0
+    held = np.zeros(len(scored))
+    for moment in own:
+        inside = (starts >= moment.start - 5.0) & (starts <= moment.end)
+        held[inside] = np.maximum(held[inside], moment.score / top)
+    score += MEANING_MOMENT_BONUS * held
+    if matcher.terms:
+        for at in np.argsort(-score)[:MEANING_WORD_CANDIDATES]:
+            found = len(matcher.find(scored[at].text))
+            score[at] += MEANING_WORD_BONUS * found / len(matcher.terms)
+    return float(starts[int(np.argmax(score))])
+
+
+async def _embed_lines(
+    moments: Sequence[Moment],
+    links: list[float | None],
+    todo: Sequence[int],
+    vector: Any,
+    embedder: Any,
+) -> None:
+    """The query-time fallback of `focus_by_meaning`: windows of MEANING_WINDOW_LINES lines
+    of each moment's best chunk, embedded in one batch (as queries: they go before
+    indexing batches), ranked by cosine to the query vector; the link is the start of the
+    best window's sentence."""
+    import numpy as np
+
     texts: list[str] = []
     spans: list[tuple[int, list[Line], list[int]]] = []
     for at in todo:
@@ -390,16 +490,19 @@ async def focus_by_meaning(
         links[at] = sentence_start(lines, starts[best])
 
 
-def pinpoint_hits(question: str, hits: list[SearchHit]) -> None:
-    """Point each transcript chunk at the sentence where the question's words are spoken
-    (a chunk can span minutes), as `search` links its moments: the chunk's `start_time`
-    and `timestamp_url` move there; a chunk that holds none of the words keeps its own
-    start. knowledge_ask and research_document cite chunks this way (registered with the
-    knowledge layer's passages by `transcripts.register_with_knowledge`)."""
-    matcher = TermMatcher(query_terms(question))
-    for hit in hits:
-        moment = Moment([hit])
-        start = focus(moment, matcher)
+async def pinpoint_hits(question: str, hits: list[SearchHit], vector: Any = None) -> None:
+    """Point each transcript chunk at the moment `question` is about, exactly as `search`
+    links its moments (`link_moments`: the sentence where the question's words are spoken,
+    else, given the query `vector`, the passage closest in meaning): the chunk's
+    `start_time` and `timestamp_url` move there; a chunk placed by neither keeps its own
+    start. knowledge_search, knowledge_ask and research_document cite chunks this way
+    (registered with the knowledge layer's passages by
+    `transcripts.register_with_knowledge`)."""
+    if not hits:
+        return
+    moments = [Moment([hit]) for hit in hits]
+    links = await link_moments(question, moments, vector, await get_store())
+    for moment, start in zip(moments, links, strict=True):
         if start is None:
             continue
         moment.props["start_time"] = start
