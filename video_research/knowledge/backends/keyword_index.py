@@ -27,6 +27,15 @@ holds Tantivy's writer lock, or while a large rebuild runs, the caller falls bac
 the FTS5 path, so a search never waits on this index or returns a deleted object
 (hits are joined back to SQLite's rows).
 
+Exact top-k: Tantivy stores a document's length in one byte (exact up to 40 tokens,
+then in steps of a few percent), so two transcript chunks whose BM25 scores differ by
+less than that step can swap places: its top-10 is 0.97-0.98 of an exhaustive textbook
+BM25's. The best RESCORED hits are therefore scored again with the textbook formula
+(k1 1.2, b 0.75, IDF ln(1 + (N - n + 0.5) / (n + 0.5))) over their exact token counts
+(their bodies read back from SQLite) and the exact mean length (each document's length
+is a fast field, summed once per searcher), and re-ranked: the top-10 then matches the
+exhaustive scoring (`make bench`, recall@10 against tests/bench/exact_bm25.py).
+
 Tokens: words (`\\w+`), lower-cased without diacritics (as FTS5's unicode61), split
 where CJK and other scripts meet, so Latin words and numbers inside a Chinese query
 stay whole; a run of CJK characters becomes its overlapping character bigrams (one
@@ -50,7 +59,7 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 TOKENIZER = "cjk-bigram-1"
 """Part of the index's source: a change of tokenisation makes old indexes stale."""
 MAX_QUERY_TERMS = 96
@@ -58,6 +67,9 @@ MAX_QUERY_TERMS = 96
 WRITER_HEAP = 64 * 2**20
 TELLING_MIN_DOCS = 1000
 """From this size on, words in more than half the documents are left out of a query."""
+RESCORED = 30
+"""The index's best this many hits are rescored with exact document lengths (below)."""
+K1, B = 1.2, 0.75
 SYNC_REBUILD_MAX = 50_000
 """Collections up to this size are (re)built inside the search that finds the index
 missing (about a second); larger ones are built by a background thread meanwhile."""
@@ -79,6 +91,9 @@ def _fold(text: str) -> str:
 def tokens(text: str) -> Iterable[str]:
     """The index's tokens of `text`, in order (see the module docstring)."""
     for word in _WORD.findall(_fold(text)):
+        if word.isascii():
+            yield word
+            continue
         for cjk, other in _SCRIPT_RUN.findall(word):
             if other:
                 yield other
@@ -111,6 +126,18 @@ class Busy(Exception):
     """The index cannot be brought up to date now (another writer, a rebuild running)."""
 
 
+def _document(row: int, text: str) -> Any:
+    """The index's document of SQLite row `row`: id, tokens, exact token count."""
+    import tantivy
+
+    body = index_tokens(text)
+    doc = tantivy.Document()
+    doc.add_unsigned("id", row)
+    doc.add_text("body", body)
+    doc.add_unsigned("len", body.count(" ") + 1 if body else 0)
+    return doc
+
+
 class KeywordIndex:
     """One collection's Tantivy index in this process (see the module docstring).
 
@@ -132,6 +159,7 @@ class KeywordIndex:
         self._index: Any = None
         self._schema: Any = None
         self._searcher: Any = None
+        self._mean_length: tuple[Any, float] = (None, 0.0)
         self._builder: threading.Thread | None = None
         self.build_seconds = 0.0
 
@@ -160,6 +188,7 @@ class KeywordIndex:
         builder = tantivy.SchemaBuilder()
         builder.add_unsigned_field("id", stored=False, indexed=True, fast=True)
         builder.add_text_field("body", stored=False, tokenizer_name=_ANALYZER)
+        builder.add_unsigned_field("len", stored=False, indexed=False, fast=True)
         analyzer = (
             tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
             .filter(tantivy.Filter.lowercase())
@@ -262,7 +291,6 @@ class KeywordIndex:
         read_all: Callable[[], Iterable[tuple[int, str]]],
     ) -> None:
         """A new index from every row of SQLite (the readers must be usable on this thread)."""
-        import tantivy
 
         started = time.perf_counter()
         self._open(create=True)
@@ -270,10 +298,7 @@ class KeywordIndex:
         writer = self._writer()
         docs = 0
         for row, text in read_all():
-            doc = tantivy.Document()
-            doc.add_unsigned("id", row)
-            doc.add_text("body", index_tokens(text))
-            writer.add_document(doc)
+            writer.add_document(_document(row, text))
             docs += 1
         writer.commit()
         writer.wait_merging_threads()
@@ -308,10 +333,7 @@ class KeywordIndex:
                 for row in part:
                     text = bodies.get(row)
                     if text is not None:
-                        doc = tantivy.Document()
-                        doc.add_unsigned("id", row)
-                        doc.add_text("body", index_tokens(text))
-                        writer.add_document(doc)
+                        writer.add_document(_document(row, text))
             writer.commit()
             # Written while the writer lock is held: no other process moves `applied` now.
             self._write_meta(latest)
@@ -348,14 +370,62 @@ class KeywordIndex:
                     (tantivy.Occur.Must, tantivy.Query.const_score_query(span, 0.0)),
                 ]
             )
-        result = searcher.search(query, k)
+        result = searcher.search(query, max(k, RESCORED) if id_range is None else k)
         addresses = [address for _, address in result.hits]
         rows = searcher.fast_field_values("id", addresses) if addresses else []
-        return [
+        hits = [
             (int(row), float(score))
             for (score, _), row in zip(result.hits, rows, strict=True)
             if row is not None
         ]
+        if id_range is None and len(hits) > 1:
+            hits = self._rescored(searcher, terms, hits)
+        return hits[:k]
+
+    def _rescored(
+        self, searcher: Any, terms: list[str], hits: list[tuple[int, float]]
+    ) -> list[tuple[int, float]]:
+        """`hits` with the first RESCORED scored by exact lengths (module docstring)."""
+        import math
+
+        head, tail = hits[:RESCORED], hits[RESCORED:]
+        bodies = self.readers()[1]([row for row, _ in head])
+        mean = self._mean(searcher)
+        total = max(1, searcher.num_docs)
+        weights = {}
+        for term in terms:
+            df = searcher.doc_freq("body", term)
+            weights[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+        rescored = []
+        for row, score in head:
+            body = bodies.get(row)
+            if body is None or mean <= 0:
+                rescored.append((row, score))
+                continue
+            found = list(tokens(body))
+            norm = K1 * (1 - B + B * len(found) / mean)
+            counts: dict[str, int] = {}
+            for token in found:
+                if token in weights:
+                    counts[token] = counts.get(token, 0) + 1
+            exact = sum(weights[t] * tf * (K1 + 1) / (tf + norm) for t, tf in counts.items())
+            rescored.append((row, exact))
+        rescored.sort(key=lambda hit: -hit[1])
+        return rescored + tail
+
+    def _mean(self, searcher: Any) -> float:
+        """Mean document length (tokens) of this searcher's documents, once per searcher."""
+        import tantivy
+
+        seen, mean = self._mean_length
+        if seen is searcher:
+            return mean
+        total = searcher.aggregate(tantivy.Query.all_query(), {"total": {"sum": {"field": "len"}}})[
+            "total"
+        ]["value"]
+        mean = float(total or 0.0) / max(1, searcher.num_docs)
+        self._mean_length = (searcher, mean)
+        return mean
 
     def settle(self) -> None:
         """Build or catch up now, waiting for a background build (benchmarks, tests)."""
