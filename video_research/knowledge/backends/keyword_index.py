@@ -53,6 +53,7 @@ import shutil
 import threading
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -83,9 +84,18 @@ _CJK = (
 _SCRIPT_RUN = re.compile(f"([{_CJK}]+)|([^{_CJK}]+)")
 
 
+_HAS_CJK = re.compile(f"[{_CJK}]")
+_combining: dict[int, None] = {}
+
+
 def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    if text.isascii():  # nothing to decompose: the common case
+        return text.lower()
+    if not _combining:  # every combining mark, dropped by one str.translate (C speed)
+        _combining.update(
+            (code, None) for code in range(0x110000) if unicodedata.combining(chr(code))
+        )
+    return unicodedata.normalize("NFKD", text.lower()).translate(_combining)
 
 
 def tokens(text: str) -> Iterable[str]:
@@ -374,44 +384,55 @@ class KeywordIndex:
         addresses = [address for _, address in result.hits]
         rows = searcher.fast_field_values("id", addresses) if addresses else []
         hits = [
-            (int(row), float(score))
-            for (score, _), row in zip(result.hits, rows, strict=True)
+            (int(row), float(score), address)
+            for (score, address), row in zip(result.hits, rows, strict=True)
             if row is not None
         ]
         if id_range is None and len(hits) > 1:
-            hits = self._rescored(searcher, terms, hits)
-        return hits[:k]
+            return self._rescored(searcher, terms, hits)[:k]
+        return [(row, score) for row, score, _ in hits[:k]]
 
     def _rescored(
-        self, searcher: Any, terms: list[str], hits: list[tuple[int, float]]
+        self, searcher: Any, terms: list[str], hits: list[tuple[int, float, Any]]
     ) -> list[tuple[int, float]]:
-        """`hits` with the first RESCORED scored by exact lengths (module docstring)."""
+        """`hits` with the first RESCORED scored by exact lengths (module docstring).
+
+        A hit's length is its `len` fast field; its term frequencies are counted in its
+        SQLite body by one regular expression of the query's terms (whole words of the
+        folded text, which is what `tokens` makes of text without CJK; a body with CJK
+        is tokenised in full)."""
         import math
 
         head, tail = hits[:RESCORED], hits[RESCORED:]
-        bodies = self.readers()[1]([row for row, _ in head])
+        bodies = self.readers()[1]([row for row, _, _ in head])
+        lengths = searcher.fast_field_values("len", [address for _, _, address in head])
         mean = self._mean(searcher)
         total = max(1, searcher.num_docs)
         weights = {}
         for term in terms:
             df = searcher.doc_freq("body", term)
             weights[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+        pattern = re.compile(
+            r"(?<!\w)(?:"
+            + "|".join(map(re.escape, sorted(terms, key=len, reverse=True)))
+            + r")(?!\w)"
+        )
         rescored = []
-        for row, score in head:
+        for (row, score, _), length in zip(head, lengths, strict=True):
             body = bodies.get(row)
-            if body is None or mean <= 0:
+            if body is None or mean <= 0 or length is None:
                 rescored.append((row, score))
                 continue
-            found = list(tokens(body))
-            norm = K1 * (1 - B + B * len(found) / mean)
-            counts: dict[str, int] = {}
-            for token in found:
-                if token in weights:
-                    counts[token] = counts.get(token, 0) + 1
-            exact = sum(weights[t] * tf * (K1 + 1) / (tf + norm) for t, tf in counts.items())
+            folded = _fold(body)
+            if _HAS_CJK.search(folded):
+                found = Counter(token for token in tokens(body) if token in weights)
+            else:
+                found = Counter(pattern.findall(folded))
+            norm = K1 * (1 - B + B * int(length) / mean)
+            exact = sum(weights[term] * tf * (K1 + 1) / (tf + norm) for term, tf in found.items())
             rescored.append((row, exact))
         rescored.sort(key=lambda hit: -hit[1])
-        return rescored + tail
+        return rescored + [(row, score) for row, score, _ in tail]
 
     def _mean(self, searcher: Any) -> float:
         """Mean document length (tokens) of this searcher's documents, once per searcher."""
