@@ -85,6 +85,9 @@ speech-engines-onnx: install $(EXPORT_VENV)/.installed
 
 # Transcript retrieval quality: needs ../shared/data/transcripts; EVAL="--sweep"
 # tunes the fusion, EVAL="--embedders use-multilingual" picks the embedders measured.
+# EVAL="--distractors 100000,1000000" asks the same queries among that many distractor
+# chunks (built once and cached in /tmp/video-research-eval, or VIDEO_RESEARCH_EVAL_CACHE:
+# 1M takes most of an hour on 2 cores); EVAL="--check-approximation" validates their vectors.
 eval: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)
 # The official MCP conformance suite's server scenarios against `serve --transport http`;

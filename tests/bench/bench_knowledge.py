@@ -460,6 +460,7 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
             sum(recall_bounded) / max(1, len(recall_bounded)),
             higher_is_better=True,
         )
+    _exact_bm25_figures(index, conn, texts, long_texts)
     # Tantivy's top-10 against exhaustive BM25 with its own scoring (every matching row
     # scored, no skipping): WAND must not change the answer, only the cost.
     import tantivy
@@ -488,6 +489,69 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
         1.0,
         higher_is_better=True,
     )
+
+
+def _exact_bm25_figures(index, conn, texts: list[str], long_texts: list[str]) -> None:
+    """Recall@10 against an independent exhaustive BM25 (tests/bench/exact_bm25.py): of
+    Tantivy over every query token, of the store's keyword side (words in more than half
+    the documents left out), and of exhaustive FTS5 bm25() as the baseline."""
+    from tests.bench.exact_bm25 import ExactBm25, recall_at_k
+    from video_research.knowledge.backends import fts
+    from video_research.knowledge.backends.keyword_index import query_tokens
+
+    with stopwatch() as clock:
+        exact = ExactBm25(conn.execute(f'SELECT rowid, body FROM "fts_{COLLECTION}"'))
+    print(f"   (exact BM25 reference over {len(exact.rows)} documents in {clock['s']:.0f} s)")
+
+    def fts5_rows(text: str) -> list[int]:
+        expression = fts.match_expression(fts.query_terms(text))
+        if expression is None:
+            return []
+        return [
+            row
+            for (row,) in conn.execute(
+                f'SELECT rowid FROM "fts_{COLLECTION}" WHERE "fts_{COLLECTION}" MATCH ? '
+                f'ORDER BY bm25("fts_{COLLECTION}") LIMIT 10',
+                (expression,),
+            )
+        ]
+
+    for label, queries in (("2-6 words", texts), ("long, 12-18 words", long_texts)):
+        every, store_side, store_all, baseline = [], [], [], []
+        for text in queries:
+            terms = query_tokens(text)
+            top = exact.top(terms)
+            every.append(recall_at_k([r for r, _ in index.search(terms, 10)], top))
+            telling = index.telling(terms)
+            found = [r for r, _ in index.search(telling, 10)]
+            store_side.append(recall_at_k(found, exact.top(telling)))
+            store_all.append(recall_at_k(found, top))
+            baseline.append(recall_at_k(fts5_rows(text), top))
+        mean = {
+            k: sum(v) / max(1, len(v))
+            for k, v in (("all", every), ("store", store_side), ("store_all", store_all))
+        }
+        fts5 = sum(baseline) / max(1, len(baseline))
+        print(
+            f"   (store side, {label}: recall@10 {mean['store_all']:.3f} against exact BM25 of "
+            "every query token, words in more than half the documents included)"
+        )
+        report(
+            f"recall@10 vs exact BM25, Tantivy ({label})",
+            mean["all"],
+            "",
+            "exhaustive FTS5 bm25() vs exact",
+            fts5,
+            higher_is_better=True,
+        )
+        report(
+            f"recall@10 vs exact BM25 of its terms, store side ({label})",
+            mean["store"],
+            "",
+            "exhaustive FTS5 bm25() vs exact",
+            fts5,
+            higher_is_better=True,
+        )
 
 
 async def _keyword_scale_figures(n: int) -> None:

@@ -14,6 +14,8 @@ that the paraphrased queries share no content words with the captions they point
 Options: --embedders all-MiniLM-L6-v2,use-multilingual  --limit N (first N queries)
 --sweep (tune alpha, candidate counts and merging on this set; --sweep-only skips the rest)  --json PATH (write the numbers)
 --keep DIR (keep the index there: a second run skips the unchanged files).
+--distractors 100000,1000000 (quality with that many distractor chunks added, default
+embedder only; --check-approximation validates their cached vectors: see distractors.py).
 """
 
 from __future__ import annotations
@@ -369,6 +371,8 @@ async def _main(args: argparse.Namespace) -> int:
         )
         return 2
     queries = (load_queries() + load_queries(NOTES))[: args.limit or None]
+    if args.distractors or args.check_approximation:
+        return await _at_scale(args, shared, queries)
     results = []
     with tempfile.TemporaryDirectory() as scratch:
         tmp = args.keep or scratch
@@ -405,6 +409,29 @@ async def _main(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _at_scale(args: argparse.Namespace, shared: Path, queries: list[Query]) -> int:
+    """The distractor runs (tests/eval/distractors.py), under the eval's file roots."""
+    from tests.eval import distractors
+
+    model = args.embedders.split(",")[0] if args.embedders_given else distractors_model()
+    harness = distractors.Harness(_index, _transcripts, _ask)
+    os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = ",".join([str(shared), str(DATA)])
+    os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(distractors.cache_dir() / "audit.jsonl")
+    if args.check_approximation:
+        await distractors.check_approximation(harness, shared, model, queries)
+    sizes = [int(size) for size in args.distractors.split(",") if size.strip()]
+    summary = await distractors.report(harness, shared, model, queries, sizes) if sizes else {}
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=1))
+    return 0
+
+
+def distractors_model() -> str:
+    from video_research.knowledge.embedders.embeddings import DEFAULT_LOCAL_MODEL
+
+    return DEFAULT_LOCAL_MODEL
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tests.eval", description=__doc__.split("\n")[0]
@@ -415,7 +442,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sweep-only", action="store_true")
     parser.add_argument("--json", default="")
     parser.add_argument("--keep", default="")
-    return asyncio.run(_main(parser.parse_args(argv)))
+    parser.add_argument("--distractors", default="")
+    parser.add_argument("--check-approximation", action="store_true")
+    args = parser.parse_args(argv)
+    args.embedders_given = any(a.startswith("--embedders") for a in argv)
+    return asyncio.run(_main(args))
 
 
 if __name__ == "__main__":

@@ -220,3 +220,21 @@ async def test_scores_are_comparable_across_queries_and_min_score_uses_them(serv
     )
     assert [h.properties["video_id"] for h in kept] == ["v0"]
     await services.aclose()
+
+
+async def test_top_hits_are_ranked_by_exact_document_lengths(services):
+    """Tantivy keeps a document's length in one byte (exact only up to 40 tokens), so
+    documents of 42 and 43 tokens score alike there; the rescoring of the best hits
+    ranks them as exhaustive BM25 does: the shorter first, whatever the insertion order."""
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    lengths = list(range(41, 101))
+    order = np.random.default_rng(5).permutation(len(lengths))
+    objects = [
+        {"video_id": f"n{lengths[i]}", "title": "lemma " + " ".join(["word"] * lengths[i])}
+        for i in order
+    ]
+    await store.insert_many(COLLECTION, objects, vectors=_vectors(len(objects)))
+    found = await _keyword(store, "lemma", limit=10)
+    assert found == [f"n{n}" for n in lengths[:10]]

@@ -27,6 +27,15 @@ holds Tantivy's writer lock, or while a large rebuild runs, the caller falls bac
 the FTS5 path, so a search never waits on this index or returns a deleted object
 (hits are joined back to SQLite's rows).
 
+Exact top-k: Tantivy stores a document's length in one byte (exact up to 40 tokens,
+then in steps of a few percent), so two transcript chunks whose BM25 scores differ by
+less than that step can swap places: its top-10 is 0.97-0.98 of an exhaustive textbook
+BM25's. The best RESCORED hits are therefore scored again with the textbook formula
+(k1 1.2, b 0.75, IDF ln(1 + (N - n + 0.5) / (n + 0.5))) over their exact token counts
+(their bodies read back from SQLite) and the exact mean length (each document's length
+is a fast field, summed once per searcher), and re-ranked: the top-10 then matches the
+exhaustive scoring (`make bench`, recall@10 against tests/bench/exact_bm25.py).
+
 Tokens: words (`\\w+`), lower-cased without diacritics (as FTS5's unicode61), split
 where CJK and other scripts meet, so Latin words and numbers inside a Chinese query
 stay whole; a run of CJK characters becomes its overlapping character bigrams (one
@@ -44,13 +53,14 @@ import shutil
 import threading
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 TOKENIZER = "cjk-bigram-1"
 """Part of the index's source: a change of tokenisation makes old indexes stale."""
 MAX_QUERY_TERMS = 96
@@ -58,6 +68,9 @@ MAX_QUERY_TERMS = 96
 WRITER_HEAP = 64 * 2**20
 TELLING_MIN_DOCS = 1000
 """From this size on, words in more than half the documents are left out of a query."""
+RESCORED = 30
+"""The index's best this many hits are rescored with exact document lengths (below)."""
+K1, B = 1.2, 0.75
 SYNC_REBUILD_MAX = 50_000
 """Collections up to this size are (re)built inside the search that finds the index
 missing (about a second); larger ones are built by a background thread meanwhile."""
@@ -71,14 +84,26 @@ _CJK = (
 _SCRIPT_RUN = re.compile(f"([{_CJK}]+)|([^{_CJK}]+)")
 
 
+_HAS_CJK = re.compile(f"[{_CJK}]")
+_combining: dict[int, None] = {}
+
+
 def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    if text.isascii():  # nothing to decompose: the common case
+        return text.lower()
+    if not _combining:  # every combining mark, dropped by one str.translate (C speed)
+        _combining.update(
+            (code, None) for code in range(0x110000) if unicodedata.combining(chr(code))
+        )
+    return unicodedata.normalize("NFKD", text.lower()).translate(_combining)
 
 
 def tokens(text: str) -> Iterable[str]:
     """The index's tokens of `text`, in order (see the module docstring)."""
     for word in _WORD.findall(_fold(text)):
+        if word.isascii():
+            yield word
+            continue
         for cjk, other in _SCRIPT_RUN.findall(word):
             if other:
                 yield other
@@ -111,6 +136,18 @@ class Busy(Exception):
     """The index cannot be brought up to date now (another writer, a rebuild running)."""
 
 
+def _document(row: int, text: str) -> Any:
+    """The index's document of SQLite row `row`: id, tokens, exact token count."""
+    import tantivy
+
+    body = index_tokens(text)
+    doc = tantivy.Document()
+    doc.add_unsigned("id", row)
+    doc.add_text("body", body)
+    doc.add_unsigned("len", body.count(" ") + 1 if body else 0)
+    return doc
+
+
 class KeywordIndex:
     """One collection's Tantivy index in this process (see the module docstring).
 
@@ -132,6 +169,7 @@ class KeywordIndex:
         self._index: Any = None
         self._schema: Any = None
         self._searcher: Any = None
+        self._mean_length: tuple[Any, float] = (None, 0.0)
         self._builder: threading.Thread | None = None
         self.build_seconds = 0.0
 
@@ -160,6 +198,7 @@ class KeywordIndex:
         builder = tantivy.SchemaBuilder()
         builder.add_unsigned_field("id", stored=False, indexed=True, fast=True)
         builder.add_text_field("body", stored=False, tokenizer_name=_ANALYZER)
+        builder.add_unsigned_field("len", stored=False, indexed=False, fast=True)
         analyzer = (
             tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
             .filter(tantivy.Filter.lowercase())
@@ -262,7 +301,6 @@ class KeywordIndex:
         read_all: Callable[[], Iterable[tuple[int, str]]],
     ) -> None:
         """A new index from every row of SQLite (the readers must be usable on this thread)."""
-        import tantivy
 
         started = time.perf_counter()
         self._open(create=True)
@@ -270,10 +308,7 @@ class KeywordIndex:
         writer = self._writer()
         docs = 0
         for row, text in read_all():
-            doc = tantivy.Document()
-            doc.add_unsigned("id", row)
-            doc.add_text("body", index_tokens(text))
-            writer.add_document(doc)
+            writer.add_document(_document(row, text))
             docs += 1
         writer.commit()
         writer.wait_merging_threads()
@@ -308,10 +343,7 @@ class KeywordIndex:
                 for row in part:
                     text = bodies.get(row)
                     if text is not None:
-                        doc = tantivy.Document()
-                        doc.add_unsigned("id", row)
-                        doc.add_text("body", index_tokens(text))
-                        writer.add_document(doc)
+                        writer.add_document(_document(row, text))
             writer.commit()
             # Written while the writer lock is held: no other process moves `applied` now.
             self._write_meta(latest)
@@ -348,14 +380,73 @@ class KeywordIndex:
                     (tantivy.Occur.Must, tantivy.Query.const_score_query(span, 0.0)),
                 ]
             )
-        result = searcher.search(query, k)
+        result = searcher.search(query, max(k, RESCORED) if id_range is None else k)
         addresses = [address for _, address in result.hits]
         rows = searcher.fast_field_values("id", addresses) if addresses else []
-        return [
-            (int(row), float(score))
-            for (score, _), row in zip(result.hits, rows, strict=True)
+        hits = [
+            (int(row), float(score), address)
+            for (score, address), row in zip(result.hits, rows, strict=True)
             if row is not None
         ]
+        if id_range is None and len(hits) > 1:
+            return self._rescored(searcher, terms, hits)[:k]
+        return [(row, score) for row, score, _ in hits[:k]]
+
+    def _rescored(
+        self, searcher: Any, terms: list[str], hits: list[tuple[int, float, Any]]
+    ) -> list[tuple[int, float]]:
+        """`hits` with the first RESCORED scored by exact lengths (module docstring).
+
+        A hit's length is its `len` fast field; its term frequencies are counted in its
+        SQLite body by one regular expression of the query's terms (whole words of the
+        folded text, which is what `tokens` makes of text without CJK; a body with CJK
+        is tokenised in full)."""
+        import math
+
+        head, tail = hits[:RESCORED], hits[RESCORED:]
+        bodies = self.readers()[1]([row for row, _, _ in head])
+        lengths = searcher.fast_field_values("len", [address for _, _, address in head])
+        mean = self._mean(searcher)
+        total = max(1, searcher.num_docs)
+        weights = {}
+        for term in terms:
+            df = searcher.doc_freq("body", term)
+            weights[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+        pattern = re.compile(
+            r"(?<!\w)(?:"
+            + "|".join(map(re.escape, sorted(terms, key=len, reverse=True)))
+            + r")(?!\w)"
+        )
+        rescored = []
+        for (row, score, _), length in zip(head, lengths, strict=True):
+            body = bodies.get(row)
+            if body is None or mean <= 0 or length is None:
+                rescored.append((row, score))
+                continue
+            folded = _fold(body)
+            if _HAS_CJK.search(folded):
+                found = Counter(token for token in tokens(body) if token in weights)
+            else:
+                found = Counter(pattern.findall(folded))
+            norm = K1 * (1 - B + B * int(length) / mean)
+            exact = sum(weights[term] * tf * (K1 + 1) / (tf + norm) for term, tf in found.items())
+            rescored.append((row, exact))
+        rescored.sort(key=lambda hit: -hit[1])
+        return rescored + [(row, score) for row, score, _ in tail]
+
+    def _mean(self, searcher: Any) -> float:
+        """Mean document length (tokens) of this searcher's documents, once per searcher."""
+        import tantivy
+
+        seen, mean = self._mean_length
+        if seen is searcher:
+            return mean
+        total = searcher.aggregate(tantivy.Query.all_query(), {"total": {"sum": {"field": "len"}}})[
+            "total"
+        ]["value"]
+        mean = float(total or 0.0) / max(1, searcher.num_docs)
+        self._mean_length = (searcher, mean)
+        return mean
 
     def settle(self) -> None:
         """Build or catch up now, waiting for a background build (benchmarks, tests)."""

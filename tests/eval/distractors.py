@@ -1,0 +1,444 @@
+"""Quality at scale: the eval's queries over its corpus plus 100k-1M distractor chunks.
+
+`make eval EVAL="--distractors 100000,1000000"` asks every query of the eval (viewer and
+notes sets) in three modes (default fusion, keywords only, vectors only) over the eval
+corpus alone and over the corpus plus each number of distractor chunks, and prints
+moment@5 / MRR@10 per size, so a drop in quality as the store grows shows as one number.
+
+Distractors are real caption lines of the corpus recombined under synthetic video ids
+(`distractor-0000123`): each distractor video draws its lines from two corpus videos, in
+random order, into chunks shaped like the real ones (lines per chunk drawn from the
+real chunks, each line lasting what it lasted in its source), so they share the
+corpus's vocabulary, topics and style. Lines within MOMENT_SECONDS of a query's label
+are left out of the pool: a distractor holding the labelled sentence verbatim would be
+a second copy of the answer, not a distractor (a corpus of a million real chunks does
+not repeat each sentence a thousand times).
+
+Embedding a million chunks with the default embedder would take hours on a laptop, so
+each distinct line is encoded once (cached on disk under the eval cache folder) and a
+distractor's vector is made from its lines' parts: for use-multilingual, the model's own
+pooled token sums added up and run through its last layers (tests/eval/line_features.py;
+the normalised sum of line vectors, tried first, reached a cosine of only 0.6 with the
+true vectors and sat closer to every query than real chunks do); for other embedders,
+that normalised sum. `--check-approximation`
+measures how close that is: the mean cosine between approximate and true vectors of
+2,000 distractor chunks, and moment@5 at 10,000 distractors with true and with
+approximate vectors.
+
+Distractors enter the real store through `insert_many` with the vectors given (SQLite
+rows, vectors, FTS5 and the change log in one transaction per batch); the Tantivy and
+vector indexes are then built from SQLite as on any store's first search. A built
+store is kept under the eval cache folder (VIDEO_RESEARCH_EVAL_CACHE, default
+<tmp>/video-research-eval) and reused while the corpus, the embedder and this module's
+FORMAT are unchanged: building 1M chunks takes most of an hour on 2 cores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.eval.metrics import MOMENT_SECONDS, Query, Scores, subset
+
+FORMAT = 1
+"""Part of a cached store's key: bump it when the distractors change."""
+BATCH = 5000
+CHUNKS_PER_VIDEO = 20
+SOURCES_PER_VIDEO = 2
+MIN_LINE_SECONDS, MAX_LINE_SECONDS = 1.0, 10.0
+CHECK_SIZE = 10_000
+EXACT_VECTORS_FROM = 500_000
+"""From this size the vector side is searched exactly (the store's flat part, numpy)
+instead of through an HNSW graph: building the graph of a million 512-dim vectors does
+not fit an eval run on 2 cores, and exact search is what the graph approximates (its
+recall@10 at 1M is in `make bench`), so these sizes measure the distractors' effect
+on ranking alone; their latencies are not the store's."""
+CHECK_SAMPLE = 2000
+MODES: dict[str, dict] = {
+    "default": {},
+    "keywords only": {"alpha": 0.0},
+    "vectors only": {"alpha": 1.0},
+}
+SETS: dict[str, Callable[[Query], bool]] = {
+    "viewer": lambda q: q.kind != "notes",
+    "notes": lambda q: q.kind == "notes",
+    "all": lambda q: True,
+}
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("VIDEO_RESEARCH_EVAL_CACHE") or str(
+        Path(tempfile.gettempdir()) / "video-research-eval"
+    )
+    path = Path(root)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def store_folder(model: str, size: int, true_vectors: bool = False) -> Path:
+    """Where the store of the corpus plus `size` distractors is kept between runs."""
+    tag = "true" if true_vectors else "approx"
+    return cache_dir() / f"store-{model}-{size}-{tag}-f{FORMAT}"
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The distinct caption lines distractors are made of."""
+
+    texts: list[str]
+    seconds: list[float]
+    """How long each line lasted in its source."""
+    source: list[int]
+    """Index of the corpus video each line comes from."""
+    lines_per_chunk: list[int]
+    """Lines per chunk of every real chunk (the shape distractor chunks copy)."""
+    videos: int
+
+    @property
+    def key(self) -> str:
+        digest = hashlib.sha256()
+        for text in self.texts:
+            digest.update(text.encode() + b"\n")
+        digest.update(json.dumps(self.lines_per_chunk).encode())
+        return digest.hexdigest()[:16]
+
+
+def sentence_pool(
+    transcripts: dict[str, list[tuple[float, str]]],
+    lines_per_chunk: list[int],
+    queries: Sequence[Query],
+) -> Pool:
+    """Every distinct caption line of the corpus not within MOMENT_SECONDS of a label."""
+    labels: dict[str, list[float]] = {}
+    for query in queries:
+        labels.setdefault(query.video_id, []).append(query.second)
+    texts, seconds, source, seen = [], [], [], set()
+    for number, video in enumerate(sorted(transcripts)):
+        cues = transcripts[video]
+        for at, (start, text) in enumerate(cues):
+            text = text.strip()
+            if not text or text in seen:
+                continue
+            if any(abs(start - label) <= MOMENT_SECONDS for label in labels.get(video, ())):
+                continue
+            following = cues[at + 1][0] if at + 1 < len(cues) else start + 3.0
+            seen.add(text)
+            texts.append(text)
+            seconds.append(min(MAX_LINE_SECONDS, max(MIN_LINE_SECONDS, following - start)))
+            source.append(number)
+    return Pool(texts, seconds, source, sorted(lines_per_chunk), len(transcripts))
+
+
+@dataclass
+class LineParts:
+    """What a distractor chunk's vector is made from, per pool line."""
+
+    pooled: Any
+    """use-multilingual: each line's pooled token sum (see line_features); other
+    embedders: each line's own vector."""
+    counts: Any
+    """use-multilingual: tokens per line; other embedders: None (normalised sum)."""
+    pooler: Any = None
+
+
+async def line_parts(pool: Pool, embedder: Any) -> LineParts:
+    """Each pool line's parts, computed once and cached on disk."""
+    import numpy as np
+
+    pooler = None
+    if embedder.identity.endswith("use-multilingual"):
+        from tests.eval.line_features import LinePooler
+
+        pooler = LinePooler()
+    safe = embedder.identity.replace("/", "_").replace(":", "_")
+    path = cache_dir() / f"lines-{safe}-{pool.key}.npz"
+    if path.exists():
+        saved = np.load(path)
+        return LineParts(saved["pooled"], saved["counts"] if pooler else None, pooler)
+    started = time.perf_counter()
+    if pooler is not None:
+        pooled, counts = await asyncio.to_thread(pooler.lines, pool.texts)
+    else:
+        parts = [
+            await embedder.embed(pool.texts[start : start + 512], "document")
+            for start in range(0, len(pool.texts), 512)
+        ]
+        pooled, counts = np.vstack(parts).astype(np.float32), np.zeros(0)
+    np.savez(path, pooled=pooled, counts=counts)
+    print(
+        f"   (embedded {len(pool.texts)} distinct lines in {time.perf_counter() - started:.0f} s;"
+        f" cached in {path})",
+        flush=True,
+    )
+    return LineParts(pooled, counts if pooler else None, pooler)
+
+
+def distractor_batches(pool: Pool, count: int, seed: int = 24):
+    """(objects, line indices per object) in batches of BATCH, deterministic for a seed."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    source = np.asarray(pool.source)
+    by_video = [np.flatnonzero(source == v) for v in range(pool.videos)]
+    by_video = [lines for lines in by_video if len(lines)]
+    shapes = np.asarray(pool.lines_per_chunk)
+    objects: list[dict] = []
+    members: list[Any] = []
+    made = 0
+    video = 0
+    while made < count:
+        picks = rng.choice(len(by_video), SOURCES_PER_VIDEO, replace=False)
+        lines = np.concatenate([by_video[p] for p in picks])
+        video_id = f"distractor-{video:07d}"
+        clock = float(rng.integers(0, 60))
+        for index in range(min(CHUNKS_PER_VIDEO, count - made)):
+            chosen = rng.choice(lines, min(len(lines), int(rng.choice(shapes))), replace=False)
+            starts = []
+            for line in chosen:
+                starts.append(round(clock, 2))
+                clock += pool.seconds[line]
+            objects.append(
+                {
+                    "video_id": video_id,
+                    "video_title": "",
+                    "video_url": "",
+                    "source": "file",
+                    "language": "en",
+                    "evidence": "speech",
+                    "text": "\n".join(pool.texts[line] for line in chosen),
+                    "start_time": starts[0],
+                    "end_time": round(clock, 2),
+                    "chunk_index": index,
+                    "first_cue": index * 100,
+                    "last_cue": index * 100 + len(chosen) - 1,
+                    "cue_starts": json.dumps(starts),
+                    "timestamp_url": "",
+                }
+            )
+            members.append(chosen)
+            made += 1
+            if len(objects) == BATCH:
+                yield objects, members
+                objects, members = [], []
+        video += 1
+    if objects:
+        yield objects, members
+
+
+def approximate_vectors(parts: LineParts, members: list[Any]) -> Any:
+    """Chunk vectors from their lines' parts: use-multilingual's head over the summed
+    pooled parts (cosine 0.99 to the true vector), else the normalised sum of the lines'
+    vectors (a cruder stand-in: cosine about 0.6 for use-multilingual)."""
+    import numpy as np
+
+    flat = np.concatenate(members)
+    starts = np.zeros(len(members), dtype=np.int64)
+    np.cumsum([len(m) for m in members[:-1]], out=starts[1:])
+    summed = np.add.reduceat(parts.pooled[flat], starts, axis=0)
+    if parts.pooler is not None:
+        return parts.pooler.head(summed, np.add.reduceat(parts.counts[flat], starts))
+    summed /= np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
+    return summed.astype(np.float32)
+
+
+async def load(store: Any, pool: Pool, line_vectors: Any, count: int, true: bool = False) -> float:
+    """Insert `count` distractors through insert_many; seconds taken. `true`: embed each
+    chunk with the store's embedder instead of the approximation (the check)."""
+    from video_research.transcripts.indexer import CHUNKS
+
+    started = time.perf_counter()
+    for objects, members in distractor_batches(pool, count):
+        if true:
+            vectors = await store.embedder.embed([o["text"] for o in objects], "document")
+        else:
+            vectors = approximate_vectors(line_vectors, members)
+        await store.insert_many(CHUNKS, objects, vectors=vectors)
+    return time.perf_counter() - started
+
+
+async def settle(store: Any) -> float:
+    """Build (or catch up) the collection's vector and keyword indexes now; seconds taken."""
+    from video_research.transcripts.indexer import CHUNKS
+
+    started = time.perf_counter()
+    probe = await store.embedder.embed(["warm up"], "query")
+    await store.hybrid(CHUNKS, "warm up", vector=probe[0], limit=1)
+    vectors = store._indexes.get(CHUNKS)
+    if vectors is not None:
+        await asyncio.to_thread(vectors.settle)
+        vectors.save()
+    keywords = store._keyword_index(CHUNKS)
+    if keywords is not None:
+        await asyncio.to_thread(keywords.settle)
+    return time.perf_counter() - started
+
+
+@dataclass
+class Harness:
+    """What the eval's main module lends this one (it owns indexing and asking)."""
+
+    index: Callable[[Path], Awaitable[tuple[int, float]]]
+    transcripts: Callable[[], Awaitable[dict[str, list[tuple[float, str]]]]]
+    ask: Callable[[Query, dict, Scores], Awaitable[None]]
+
+
+async def _chunk_shapes(store: Any) -> list[int]:
+    from video_research.transcripts.indexer import CHUNKS
+
+    shapes: list[int] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = await store.fetch(CHUNKS, limit=500, offset=offset)
+        shapes += [len(item.properties["text"].split("\n")) for item in page.objects]
+        offset = page.next_offset
+    return shapes
+
+
+def _services(folder: Path, model: str, size: int = 0):
+    from video_research import config
+    from video_research.support.services import Services
+
+    env = {**os.environ, "VIDEO_RESEARCH_DATA_DIR": str(folder), "KNOWLEDGE_EMBEDDING_MODEL": model}
+    if size >= EXACT_VECTORS_FROM:
+        env["KNOWLEDGE_ANN_MIN_OBJECTS"] = str(2 * size)
+    return Services(config.load_settings(env))
+
+
+async def _measure(harness: Harness, queries: list[Query]) -> dict[str, Scores]:
+    """Each mode over every query, mode by mode interleaved per query (load alike)."""
+    per_mode = {mode: Scores() for mode in MODES}
+    for query in queries:
+        for mode, arguments in MODES.items():
+            await harness.ask(query, arguments, per_mode[mode])
+    return per_mode
+
+
+async def _one_size(
+    harness: Harness,
+    shared: Path,
+    model: str,
+    queries: list[Query],
+    size: int,
+    true_vectors: bool = False,
+) -> dict[str, Scores]:
+    """Build (or reuse) the store of corpus + `size` distractors and ask every query."""
+    from video_research.knowledge.store import get_store
+    from video_research.support.services import use_services
+    from video_research.transcripts.indexer import CHUNKS
+
+    tag = "true" if true_vectors else "approx"
+    folder = store_folder(model, size, true_vectors)
+    marker = folder / "complete.json"
+    if size and folder.exists() and not marker.exists():  # an interrupted build
+        shutil.rmtree(folder)
+    base = store_folder(model, 0)
+    if size and not folder.exists() and (base / "knowledge.db").exists():
+        # The corpus is indexed once: each size starts from a copy of the corpus store.
+        shutil.copytree(base, folder, ignore=shutil.ignore_patterns("*.kw", "*.ann"))
+    services = _services(folder, model, size)
+    try:
+        with use_services(services):
+            store = await get_store()
+            await harness.index(shared)
+            if size and not marker.exists():
+                pool_shapes = await _chunk_shapes(store)
+                pool = sentence_pool(await harness.transcripts(), pool_shapes, queries)
+                line_vectors = await line_parts(pool, store.embedder)
+                print(
+                    f"   building {size} distractors from {len(pool.texts)} distinct lines "
+                    f"({tag} vectors) in {folder}",
+                    flush=True,
+                )
+                loaded = await load(store, pool, line_vectors, size, true_vectors)
+                built = await settle(store)
+                marker.write_text(json.dumps({"size": size, "pool": pool.key}))
+                print(f"   inserted in {loaded:.0f} s, indexes built in {built:.0f} s", flush=True)
+            else:
+                await settle(store)
+            chunks = await store.count(CHUNKS)
+            print(f"   {chunks} chunks in the store", flush=True)
+            return await _measure(harness, queries)
+    finally:
+        await services.aclose()
+
+
+def _row(scores: Scores) -> str:
+    row = scores.row()
+    return f"{row['moment@5']:.3f} / {row['MRR@10']:.3f}"
+
+
+async def report(
+    harness: Harness, shared: Path, model: str, queries: list[Query], sizes: list[int]
+) -> dict:
+    """moment@5 / MRR@10 per size, mode and query set, and the default's p50."""
+    results: dict[int, dict[str, Scores]] = {}
+    for size in [0, *sizes]:
+        print(f"\n## corpus + {size} distractors ({model})", flush=True)
+        results[size] = await _one_size(harness, shared, model, queries, size)
+    print(f"\n### moment@5 / MRR@10 with distractors ({model}, {len(queries)} queries)\n")
+    head = "| distractors | " + " | ".join(f"{mode}, {label}" for label in SETS for mode in MODES)
+    print(head + " | default p50 ms |")
+    print("|---:|" + "---:|" * (len(SETS) * len(MODES) + 1))
+    summary: dict = {}
+    for size, per_mode in results.items():
+        cells = [_row(subset(per_mode[mode], keep)) for keep in SETS.values() for mode in MODES]
+        p50 = sorted(per_mode["default"].latencies)[len(per_mode["default"].latencies) // 2]
+        print(f"| {size:,} | " + " | ".join(cells) + f" | {p50 * 1e3:.0f} |")
+        summary[size] = {mode: per_mode[mode].row() for mode in MODES}
+    small, large = results[0], results[max(results)]
+    for mode in MODES:
+        drop = small[mode].row()["moment@5"] - large[mode].row()["moment@5"]
+        verdict = "holds" if drop <= 0.02 + 1e-9 else "DOES NOT hold"
+        print(
+            f"- {mode}: moment@5 drop from the corpus alone to {max(results):,}: {drop:.3f} ({verdict}, target <= 0.02)"
+        )
+    return summary
+
+
+async def check_approximation(
+    harness: Harness, shared: Path, model: str, queries: list[Query]
+) -> None:
+    """Mean cosine of approximate vs true chunk vectors, and moment@5 at CHECK_SIZE with
+    each (see the module docstring)."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+    from video_research.support.services import use_services
+
+    services = _services(store_folder(model, 0), model)
+    try:
+        with use_services(services):
+            store = await get_store()
+            await harness.index(shared)
+            pool = sentence_pool(await harness.transcripts(), await _chunk_shapes(store), queries)
+            line_vectors = await line_parts(pool, store.embedder)
+            batch, members = next(distractor_batches(pool, CHECK_SAMPLE))
+            approx = approximate_vectors(line_vectors, members)
+            true = await store.embedder.embed([o["text"] for o in batch], "document")
+    finally:
+        await services.aclose()
+    cosines = (approx * true).sum(axis=1)
+    print(
+        f"\n### the distractor vectors' approximation ({model})\n\n"
+        f"- cosine(approximate vector, the embedder's own vector of the chunk) over {len(cosines)} "
+        f"distractor chunks: mean {cosines.mean():.3f}, p5 {np.percentile(cosines, 5):.3f}, "
+        f"min {cosines.min():.3f}"
+    )
+    rows = {}
+    for true_vectors in (False, True):
+        per_mode = await _one_size(harness, shared, model, queries, CHECK_SIZE, true_vectors)
+        rows["true" if true_vectors else "approximate"] = per_mode
+    for mode in MODES:
+        print(
+            f"- {mode}, {CHECK_SIZE:,} distractors, moment@5 / MRR@10: true vectors "
+            f"{_row(rows['true'][mode])}, approximate {_row(rows['approximate'][mode])}"
+        )
