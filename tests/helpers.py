@@ -183,3 +183,27 @@ def shared_data() -> Path | None:
 def api_sample(relative: str) -> Any:
     """A real API response sample, e.g. api_sample("gemini/error_503_unavailable_overloaded.json")."""
     return json.loads((API_SAMPLES / relative).read_text())
+
+
+_SPOKEN_DIGITS = {"7": "seven", "9": "nine"}
+"""The digits the speech fixture's sentences hold: Whisper writes some as words."""
+
+
+def spoken_words(text: str) -> list[str]:
+    """Lower-case words of `text` without punctuation, the fixture's digits as words."""
+    import re
+
+    return [_SPOKEN_DIGITS.get(w, w) for w in re.sub(r"[^a-z0-9 ]", " ", text.lower()).split()]
+
+
+def wer(reference: str, hypothesis: str) -> float:
+    """Word error rate: word-level edit distance over the reference's length."""
+    ref, hyp = spoken_words(reference), spoken_words(hypothesis)
+    row = list(range(len(hyp) + 1))
+    for i in range(1, len(ref) + 1):
+        previous, row[0] = row[:], i
+        for j in range(1, len(hyp) + 1):
+            row[j] = min(
+                previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ref[i - 1] != hyp[j - 1])
+            )
+    return row[-1] / len(ref)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from tests.bench.common import header, report
 from tests.bench.speech_engines.cache import bundled_model_dir
+from tests.helpers import wer
 from video_research.media import speech
 
 HERE = Path(__file__).parent
@@ -53,24 +53,6 @@ class Engine:
     model: str
     skip: str = ""
     threads: int = THREADS
-
-
-def _numbers(text: str) -> list[str]:
-    spoken = {"7": "seven", "9": "nine"}
-    return [spoken.get(w, w) for w in re.sub(r"[^a-z0-9 ]", " ", text.lower()).split()]
-
-
-def wer(reference: str, hypothesis: str) -> float:
-    """Word error rate (word edit distance / reference words), digits read as words."""
-    ref, hyp = _numbers(reference), _numbers(hypothesis)
-    row = list(range(len(hyp) + 1))
-    for i in range(1, len(ref) + 1):
-        previous, row[0] = row[:], i
-        for j in range(1, len(hyp) + 1):
-            row[j] = min(
-                previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ref[i - 1] != hyp[j - 1])
-            )
-    return row[-1] / len(ref)
 
 
 def _has_module(python: str, module: str) -> str:

@@ -7,34 +7,16 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import re
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import wer
 from video_research.media import speech
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 SPEECH = FIXTURES / "speech.ogg"
 TRUTH = json.loads((FIXTURES / "speech.json").read_text())
-NUMBERS = {"7": "seven", "9": "nine"}
-
-
-def words(text: str) -> list[str]:
-    return [NUMBERS.get(w, w) for w in re.sub(r"[^a-z0-9 ]", " ", text.lower()).split()]
-
-
-def wer(reference: str, hypothesis: str) -> float:
-    """Word error rate: word-level edit distance over the reference's length."""
-    ref, hyp = words(reference), words(hypothesis)
-    row = list(range(len(hyp) + 1))
-    for i in range(1, len(ref) + 1):
-        previous, row[0] = row[:], i
-        for j in range(1, len(hyp) + 1):
-            row[j] = min(
-                previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ref[i - 1] != hyp[j - 1])
-            )
-    return row[-1] / len(ref)
 
 
 progress_seen: list[float] = []
