@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 from tests.bench.common import (
+    fill_with_copies,
     header,
     in_services,
     percentile,
@@ -698,7 +699,7 @@ async def _embedder_end_to_end(folder: Path) -> dict[str, object]:
     import resource
 
     from tests.calls import call_ok
-    from video_research.knowledge.store import generate_uuid5, get_store
+    from video_research.knowledge.store import get_store
     from video_research.support.services import current_services
     from video_research.transcripts.indexer import CHUNKS
 
@@ -723,21 +724,7 @@ async def _embedder_end_to_end(folder: Path) -> dict[str, object]:
         offset += len(page.objects)
         if len(page.objects) < 1000:
             break
-    written, copy = chunks, 0
-    while written < EMBEDDER_CHUNKS:
-        copy += 1
-        batch = sources[: EMBEDDER_CHUNKS - written]
-        objects = [
-            {
-                **props,
-                "video_id": f"c{copy:05d}-{props['video_id']}",
-                "text": props["text"].replace(" the ", f" the {copy} ", 2),
-            }
-            for props, _ in batch
-        ]
-        uuids = [generate_uuid5(f"{o['video_id']}#{o['chunk_index']}", "bench") for o in objects]
-        await store.insert_many(CHUNKS, objects, uuids=uuids, vectors=[v for _, v in batch])
-        written += len(batch)
+    await fill_with_copies(store, sources, EMBEDDER_CHUNKS - chunks)
     await store.hybrid(CHUNKS, "build the indexes before timing", limit=10)
     await asyncio.to_thread(store._indexes[CHUNKS].settle)
     await asyncio.to_thread(store._keyword_index(CHUNKS).settle)

@@ -29,7 +29,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.common import header, median, percentile, report, run_with_env, warm_up
+from tests.bench.common import (
+    fill_with_copies,
+    header,
+    median,
+    percentile,
+    report,
+    run_with_env,
+    warm_up,
+)
 from tests.helpers import DATA, shared_data
 from video_research.handlers.context import CallContext, Caller
 from video_research.tools import dispatch
@@ -171,7 +179,6 @@ async def _run(tmp: Path) -> None:
 async def _scale(store, chunks_now: int) -> None:
     """Copy the indexed chunks (with vectors) until SCALE_CHUNKS are stored, then time search."""
     from video_research.knowledge.filters import Filter
-    from video_research.knowledge.store import generate_uuid5
     from video_research.transcripts.indexer import CHUNKS, VIDEOS
 
     # The store pages at most 4,096 objects deep: read the chunks video by video.
@@ -185,26 +192,11 @@ async def _scale(store, chunks_now: int) -> None:
             sources.append((full.properties, full.vector))
     needed = max(0, SCALE_CHUNKS - chunks_now)
     started = time.perf_counter()
-    copy, written = 0, 0
-    while written < needed:
-        copy += 1
-        batch = sources[: needed - written]
-        objects = [
-            {
-                **props,
-                "video_id": f"c{copy:05d}-{props['video_id']}",
-                "channel_id": f"UCscale{copy % 50}",
-                "text": props["text"].replace(" the ", f" the {copy} ", 2),
-            }
-            for props, _ in batch
-        ]
-        uuids = [generate_uuid5(f"{o['video_id']}#{o['chunk_index']}", "bench") for o in objects]
-        await store.insert_many(CHUNKS, objects, uuids=uuids, vectors=[v for _, v in batch])
-        written += len(batch)
+    await fill_with_copies(store, sources, needed, channel_id=lambda copy: f"UCscale{copy % 50}")
     fill_s = time.perf_counter() - started
     total = await store.count(CHUNKS)
     header(
-        f"semantic_search_transcripts at {total} chunks ({written} copied with their vectors "
+        f"semantic_search_transcripts at {total} chunks ({needed} copied with their vectors "
         f"in {fill_s:.0f} s), k=10; target p50 <= 60 ms"
     )
     cases = [

@@ -112,3 +112,30 @@ async def warm_up(embedder) -> None:
     a bulk-sized batch the torch one (the local embedder keeps both)."""
     await embedder.embed(["warm-up: load the model before anything is timed"])
     await embedder.embed([f"warm-up text {n}" for n in range(getattr(embedder, "BULK_TEXTS", 1))])
+
+
+async def fill_with_copies(store, sources: list, needed: int, **extra) -> None:
+    """Store copies of transcript chunks `sources` ((properties, vector) pairs) under new
+    video ids until `needed` more chunks are written: a large store in seconds, with real
+    text and the vectors it already has. Each copy's text differs a little (" the N ") so
+    the keyword side is not all ties; `extra` maps a property to a function of the copy's
+    number (e.g. channel_id=lambda copy: f"UCscale{copy % 50}")."""
+    from video_research.knowledge.store import generate_uuid5
+    from video_research.transcripts.indexer import CHUNKS
+
+    copy, written = 0, 0
+    while written < needed:
+        copy += 1
+        batch = sources[: needed - written]
+        objects = [
+            {
+                **props,
+                "video_id": f"c{copy:05d}-{props['video_id']}",
+                **{name: make(copy) for name, make in extra.items()},
+                "text": props["text"].replace(" the ", f" the {copy} ", 2),
+            }
+            for props, _ in batch
+        ]
+        uuids = [generate_uuid5(f"{o['video_id']}#{o['chunk_index']}", "bench") for o in objects]
+        await store.insert_many(CHUNKS, objects, uuids=uuids, vectors=[v for _, v in batch])
+        written += len(batch)
