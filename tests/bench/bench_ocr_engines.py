@@ -8,7 +8,9 @@ Keyframes (decoded with PyAV, one in the middle of each slide):
 
 Engines:
 - baseline: RapidOCR as the server runs it (`media.ocr.read_image`, angle classifier on,
-  confidence >= 0.6), and RapidOCR without the angle classifier (slides are upright);
+  confidence >= 0.6), and RapidOCR without the angle classifier (slides are upright), with
+  ONNX Runtime on one thread, and with detection at the frame's own size (by default it
+  scales the shorter side up to 736 px, so a 480x270 frame is detected at 1308x736);
 - Tesseract 5 through its command line (`tesseract - - --psm N`, a PNG on stdin), page
   segmentation modes 3 (auto), 6 (one block) and 11 (sparse text), and 6 with
   OMP_THREAD_LIMIT=1;
@@ -39,6 +41,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -141,18 +144,41 @@ def rapidocr_server(image: Any) -> str:
     return "\n".join(text for text, _ in read_image(image, 0.6))
 
 
-def rapidocr_no_cls(image: Any) -> str:
-    import numpy as np
-
-    from video_research.media.ocr import engine
-
-    found, _ = engine()(np.asarray(image)[:, :, ::-1], use_cls=False)
+def _rapidocr_lines(found: Any) -> str:
     lines = sorted(
         (min(p[1] for p in box), " ".join(str(text).split()))
         for box, text, score in found or []
         if float(score) >= 0.6
     )
     return "\n".join(text for _, text in lines)
+
+
+def rapidocr_no_cls(image: Any) -> str:
+    import numpy as np
+
+    from video_research.media.ocr import engine
+
+    found, _ = engine()(np.asarray(image)[:, :, ::-1], use_cls=False)
+    return _rapidocr_lines(found)
+
+
+@cache
+def _rapidocr_with(**options: Any) -> Any:
+    from rapidocr_onnxruntime import RapidOCR
+
+    return RapidOCR(**options)
+
+
+def rapidocr(**options: Any) -> Callable[[Any], str]:
+    """RapidOCR with other settings than the server's (an engine of its own)."""
+
+    def read(image: Any) -> str:
+        import numpy as np
+
+        found, _ = _rapidocr_with(**options)(np.asarray(image)[:, :, ::-1])
+        return _rapidocr_lines(found)
+
+    return read
 
 
 _children: list[tuple[float, int | None]] = []
@@ -214,6 +240,8 @@ def gocr(image: Any) -> str:
 
 ENGINES: list[tuple[str, Callable[[Any], str], str | None]] = [
     ("RapidOCR no angle classifier", rapidocr_no_cls, None),
+    ("RapidOCR 1 thread", rapidocr(intra_op_num_threads=1, inter_op_num_threads=1), None),
+    ("RapidOCR det at native size", rapidocr(det_limit_type="max", det_limit_side_len=1280), None),
     ("Tesseract 5 --psm 3", tesseract(3), "tesseract"),
     ("Tesseract 5 --psm 6", tesseract(6), "tesseract"),
     ("Tesseract 5 --psm 11", tesseract(11), "tesseract"),
