@@ -8,8 +8,9 @@ Keyframes (decoded with PyAV, one in the middle of each slide):
 
 Engines:
 - baseline: RapidOCR as the server runs it (`media.ocr.read_image`, angle classifier on,
-  confidence >= 0.6), and RapidOCR without the angle classifier (slides are upright), with
-  ONNX Runtime on one thread, and with detection at the frame's own size (by default it
+  confidence >= 0.6, MEDIA_OCR_THREADS' default), and RapidOCR without the angle classifier
+  (slides are upright), with ONNX Runtime on one thread (MEDIA_OCR_THREADS=1), and with
+  detection at the frame's own size (by default it
   scales the shorter side up to 736 px, so a 480x270 frame is detected at 1308x736);
 - Tesseract 5 through its command line (`tesseract - - --psm N`, a PNG on stdin), page
   segmentation modes 3 (auto), 6 (one block) and 11 (sparse text), and 6 with
@@ -138,10 +139,23 @@ def video_720_keyframes(directory: Path) -> list[Keyframe]:
 # engines: each returns the text read in one image, lines top to bottom
 
 
+def _server_threads() -> int:
+    from video_research.media.limits import MediaLimits
+
+    return MediaLimits().ocr_threads
+
+
 def rapidocr_server(image: Any) -> str:
     from video_research.media.ocr import read_image
 
-    return "\n".join(text for text, _ in read_image(image, 0.6))
+    return "\n".join(text for text, _ in read_image(image, 0.6, _server_threads()))
+
+
+def rapidocr_one_thread(image: Any) -> str:
+    """As the server runs it but with ONNX Runtime on one thread (MEDIA_OCR_THREADS=1)."""
+    from video_research.media.ocr import read_image
+
+    return "\n".join(text for text, _ in read_image(image, 0.6, 1))
 
 
 def _rapidocr_lines(found: Any) -> str:
@@ -158,7 +172,7 @@ def rapidocr_no_cls(image: Any) -> str:
 
     from video_research.media.ocr import engine
 
-    found, _ = engine()(np.asarray(image)[:, :, ::-1], use_cls=False)
+    found, _ = engine(_server_threads())(np.asarray(image)[:, :, ::-1], use_cls=False)
     return _rapidocr_lines(found)
 
 
@@ -175,7 +189,10 @@ def rapidocr(**options: Any) -> Callable[[Any], str]:
     def read(image: Any) -> str:
         import numpy as np
 
-        found, _ = _rapidocr_with(**options)(np.asarray(image)[:, :, ::-1])
+        from video_research.media.ocr import engine_options
+
+        settings = {**engine_options(_server_threads()), **options}
+        found, _ = _rapidocr_with(**settings)(np.asarray(image)[:, :, ::-1])
         return _rapidocr_lines(found)
 
     return read
@@ -240,7 +257,7 @@ def gocr(image: Any) -> str:
 
 ENGINES: list[tuple[str, Callable[[Any], str], str | None]] = [
     ("RapidOCR no angle classifier", rapidocr_no_cls, None),
-    ("RapidOCR 1 thread", rapidocr(intra_op_num_threads=1, inter_op_num_threads=1), None),
+    ("RapidOCR, MEDIA_OCR_THREADS=1", rapidocr_one_thread, None),
     ("RapidOCR det at native size", rapidocr(det_limit_type="max", det_limit_side_len=1280), None),
     ("Tesseract 5 --psm 3", tesseract(3), "tesseract"),
     ("Tesseract 5 --psm 6", tesseract(6), "tesseract"),
