@@ -5,9 +5,16 @@ the channel name dropped as an overlay, and a search for a slide's words landing
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 
+import av
+import pytest
+
 from tests.calls import call_ok
+from video_research.config import ConfigError, load_settings
+from video_research.media.limits import MediaLimits
+from video_research.media.ocr import engine_options, read_image
 
 
 def _accuracy(read: str, truth: str) -> float:
@@ -57,3 +64,22 @@ async def test_slides_are_read_into_a_timeline_and_found_by_search(lecture, trut
     assert only_speech["results"] == []
     # on-screen text alone does not make the video's speech "indexed"
     assert (await call_ok("get_indexed_videos", {}))["videos"] == []
+
+
+def test_ocr_threads_setting_reaches_the_engine(lecture):
+    """MEDIA_OCR_THREADS is the thread count RapidOCR is built with (0: ONNX Runtime's own
+    pool), and both read a slide alike: the thread count changes the speed, not the text."""
+    assert MediaLimits.from_settings(load_settings(dict(os.environ))).ocr_threads == 0
+    settings = load_settings({**os.environ, "MEDIA_OCR_THREADS": "3"})
+    assert MediaLimits.from_settings(settings).ocr_threads == 3
+    with pytest.raises(ConfigError, match="MEDIA_OCR_THREADS|media_ocr_threads"):
+        load_settings({**os.environ, "MEDIA_OCR_THREADS": "-1"})
+    assert engine_options(0) == {"intra_op_num_threads": -1, "inter_op_num_threads": -1}
+    assert engine_options(1) == {"intra_op_num_threads": 1, "inter_op_num_threads": 1}
+
+    with av.open(str(lecture)) as container:
+        stream = container.streams.video[0]
+        image = next(f for f in container.decode(stream) if f.time >= 30).to_image()
+    one = read_image(image, 0.6, 1)
+    assert [text for text, _ in one] == [text for text, _ in read_image(image, 0.6, 0)]
+    assert "Plate Tectonics" in [text for text, _ in one]

@@ -111,6 +111,17 @@ class MediaSettings(BaseModel):
             "that counts as a cut (it must also stand out of the change before it)",
         ),
     )
+    media_ocr_threads: int = Field(
+        default=0,
+        ge=0,
+        le=256,
+        json_schema_extra=env_field(
+            "MEDIA_OCR_THREADS",
+            "Threads ONNX Runtime gives the OCR models in a media worker (0: its default, "
+            "one per core). One thread spends half the CPU: faster on a busy machine, "
+            "slower on an idle one (make bench BENCH=ocr_engines)",
+        ),
+    )
     media_ocr_overlay_fraction: float = Field(
         default=0.6,
         gt=0.0,

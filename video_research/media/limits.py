@@ -31,6 +31,7 @@ class MediaLimits:
     max_frame_edge: int = 1280
     max_output_bytes: int = 4 * 1024**2
     decode_seconds: float = 300.0
+    ocr_threads: int = 0
 
     @classmethod
     def from_settings(cls, settings: Any) -> MediaLimits:
@@ -43,6 +44,7 @@ class MediaLimits:
             max_frame_edge=settings.media_max_frame_edge,
             max_output_bytes=settings.media_max_output_bytes,
             decode_seconds=settings.media_decode_seconds,
+            ocr_threads=settings.media_ocr_threads,
         )
 
 

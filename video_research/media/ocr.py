@@ -48,21 +48,33 @@ SIMILAR = 0.85
 _lock = threading.Lock()
 
 
+def engine_options(threads: int) -> dict[str, int]:
+    """RapidOCR's thread settings for `threads` ONNX Runtime threads (0: its default).
+
+    A setting, not a constant: on 2 cores ONNX Runtime's pool of one thread per core spends
+    1.5-2x the CPU of one thread; that bought 0.77x the time with the machine idle but cost
+    1.8x under load (bench_ocr_engines), so the best count depends on the host.
+    """
+    count = threads if threads > 0 else -1  # RapidOCR's "leave ONNX Runtime's default"
+    return {"intra_op_num_threads": count, "inter_op_num_threads": count}
+
+
 @cache
-def engine() -> Any:
-    """The one RapidOCR engine of the process (loading its three models takes ~1 s)."""
+def engine(threads: int = 0) -> Any:
+    """The RapidOCR engine of the process for a thread count (loading its three models
+    takes ~1 s)."""
     from rapidocr_onnxruntime import RapidOCR
 
-    return RapidOCR()
+    return RapidOCR(**engine_options(threads))
 
 
-def read_image(image: Any, min_confidence: float) -> list[tuple[str, float]]:
+def read_image(image: Any, min_confidence: float, threads: int = 0) -> list[tuple[str, float]]:
     """(text, confidence) of each line read in a PIL image, top to bottom."""
     import numpy as np
 
     pixels = np.asarray(image.convert("RGB"))[:, :, ::-1]  # RapidOCR takes OpenCV's BGR
-    with _lock:  # ONNX Runtime already uses every core: two at once only contend
-        found, _ = engine()(pixels)
+    with _lock:  # one read at a time: two at once only contend for the cores
+        found, _ = engine(threads)(pixels)
     lines = []
     for box, text, score in found or []:
         text = " ".join(str(text).split())
@@ -224,7 +236,7 @@ def read_screen_text(
                 sample.lines = previous[0].lines  # the same picture: read once
                 reused += 1
             else:
-                sample.lines = read_image(picture.image, min_confidence)
+                sample.lines = read_image(picture.image, min_confidence, limits.ocr_threads)
             previous = (sample, thumbnail)
             took = time.perf_counter() - began
             spent += took
