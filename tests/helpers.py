@@ -207,3 +207,28 @@ def wer(reference: str, hypothesis: str) -> float:
                 previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ref[i - 1] != hyp[j - 1])
             )
     return row[-1] / len(ref)
+
+
+def kill_after_commits(
+    script: str, args: list[str], env: Mapping[str, str], commits: int, delay: float = 0.0
+) -> None:
+    """Run `script` (python -c) as a writer that prints a line per committed write, let it
+    commit `commits` times, wait `delay` seconds more, then SIGKILL it wherever it is:
+    what a crash or an OOM kill leaves behind, for the store's recovery tests."""
+    import signal
+
+    writer = subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        env=dict(env),
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        for _ in range(commits):
+            assert writer.stdout and writer.stdout.readline(), "the writer died before committing"
+        time.sleep(delay)
+        os.kill(writer.pid, signal.SIGKILL)
+    finally:
+        writer.wait(timeout=30)

@@ -9,19 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.helpers import REPO_ROOT
+from tests.helpers import kill_after_commits
 from video_research.knowledge.filters import Filter
 
 DIMS = 384
@@ -322,21 +317,7 @@ async def test_sigkill_mid_batch_then_reopen_matches_exact_search(
     ann_env, tmp_path, server_env, services, seed, delay
 ):
     env = {**server_env, "KNOWLEDGE_ANN_MIN_OBJECTS": "300"}
-    writer = subprocess.Popen(
-        [sys.executable, "-c", KILLED_WRITER, str(seed)],
-        env=env,
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        for _ in range(5 + seed):
-            assert writer.stdout.readline(), "the writer died before committing"
-        time.sleep(delay)
-        os.kill(writer.pid, signal.SIGKILL)
-    finally:
-        writer.wait(timeout=30)
+    kill_after_commits(KILLED_WRITER, [str(seed)], env, commits=5 + seed, delay=delay)
     from video_research.knowledge.store import get_store
 
     db = Path(server_env["VIDEO_RESEARCH_DATA_DIR"]) / "knowledge.db"

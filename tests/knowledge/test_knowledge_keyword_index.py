@@ -8,18 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.helpers import REPO_ROOT
+from tests.helpers import kill_after_commits
 from video_research.knowledge.backends import keyword_index
 from video_research.knowledge.filters import Filter
 
@@ -158,21 +154,7 @@ KILLED_WRITER = textwrap.dedent(
 async def test_sigkill_mid_write_then_reopen_matches_sqlite(
     tmp_path, server_env, services, seed, delay
 ):
-    writer = subprocess.Popen(
-        [sys.executable, "-c", KILLED_WRITER, str(seed)],
-        env=server_env,
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        for _ in range(3 + seed):
-            assert writer.stdout.readline(), "the writer died before committing"
-        time.sleep(delay)
-        os.kill(writer.pid, signal.SIGKILL)
-    finally:
-        writer.wait(timeout=30)
+    kill_after_commits(KILLED_WRITER, [str(seed)], server_env, commits=3 + seed, delay=delay)
     from video_research.knowledge.store import get_store
 
     db = Path(server_env["VIDEO_RESEARCH_DATA_DIR"]) / "knowledge.db"

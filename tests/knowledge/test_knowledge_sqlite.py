@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO_ROOT
+from tests.helpers import kill_after_commits
 from video_research.knowledge.backends import sqlite_ext
 
 EXT_MODULE = Path(sqlite_ext.__file__)
@@ -97,21 +94,8 @@ WRITER = textwrap.dedent(
 
 def test_killed_writer_leaves_no_half_objects(tmp_path, server_env):
     """SIGKILL a process in the middle of batch writes; every object keeps text and vector."""
-    writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER],
-        env=server_env,
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        for _ in range(3):  # let a few batches commit, then kill it wherever it is
-            assert writer.stdout.readline(), "writer died before committing"
-        time.sleep(0.05)
-        os.kill(writer.pid, signal.SIGKILL)
-    finally:
-        writer.wait(timeout=30)
+    # let a few batches commit, then kill it wherever it is
+    kill_after_commits(WRITER, [], server_env, commits=3, delay=0.05)
     db = Path(server_env["VIDEO_RESEARCH_DATA_DIR"]) / "knowledge.db"
     conn, _ = sqlite_ext.connect(str(db))
     try:
