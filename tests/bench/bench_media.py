@@ -33,6 +33,28 @@ def _ffmpeg() -> str:
     return imageio_ffmpeg.get_ffmpeg_exe()
 
 
+def ffmpeg_scene_pass(video: Path) -> None:
+    """FFmpeg's own scene filter over `video` (the command-line baseline of scene cuts)."""
+    subprocess.run(
+        [
+            _ffmpeg(),
+            "-nostdin",
+            "-loglevel",
+            "error",
+            "-i",
+            str(video),
+            "-an",
+            "-vf",
+            "select='gt(scene,0.3)',metadata=print:file=-",
+            "-f",
+            "null",
+            "-",
+        ],
+        check=True,
+        capture_output=True,
+    )
+
+
 def _make_video(directory: Path) -> Path:
     target = directory / "lecture720.mp4"
     subprocess.run(
@@ -82,24 +104,7 @@ def _scenes(video: Path) -> None:
         found["scenes"] = detect_scenes(str(video), MediaLimits())["scenes"]
 
     def cli() -> None:
-        subprocess.run(
-            [
-                _ffmpeg(),
-                "-nostdin",
-                "-loglevel",
-                "error",
-                "-i",
-                str(video),
-                "-an",
-                "-vf",
-                "select='gt(scene,0.3)',metadata=print:file=-",
-                "-f",
-                "null",
-                "-",
-            ],
-            check=True,
-            capture_output=True,
-        )
+        ffmpeg_scene_pass(video)
 
     header("media: scene detection, 144 s of 1280x720 at 30 fps (best of 3)")
     mine, theirs = _best(ours), _best(cli)

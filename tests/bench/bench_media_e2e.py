@@ -33,12 +33,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
 
+from tests.bench.bench_media import ffmpeg_scene_pass
+from tests.bench.bench_speech import whisper_direct
 from tests.bench.common import header, report, run_with_env
 from tests.calls import call_ok
 
@@ -164,17 +165,7 @@ def _whisper_direct(path: Path) -> float:
 
     model = speech.load_model(speech.BUNDLED_MODEL, 0, "")
     model.transcribe(str(SPEECH), beam_size=1, vad_filter=True)  # loads the VAD too
-    started = time.perf_counter()
-    segments, _ = model.transcribe(
-        str(path),
-        beam_size=1,
-        vad_filter=True,
-        condition_on_previous_text=False,
-        word_timestamps=True,
-    )
-    for _ in segments:
-        pass
-    return time.perf_counter() - started
+    return whisper_direct(model, path)
 
 
 def _ocr_direct(path: Path) -> tuple[float, int]:
@@ -203,27 +194,8 @@ def _ocr_direct(path: Path) -> tuple[float, int]:
 
 
 def _scenes_direct(path: Path) -> float:
-    import imageio_ffmpeg
-
     started = time.perf_counter()
-    subprocess.run(
-        [
-            imageio_ffmpeg.get_ffmpeg_exe(),
-            "-nostdin",
-            "-loglevel",
-            "error",
-            "-i",
-            str(path),
-            "-an",
-            "-vf",
-            "select='gt(scene,0.3)',metadata=print:file=-",
-            "-f",
-            "null",
-            "-",
-        ],
-        check=True,
-        capture_output=True,
-    )
+    ffmpeg_scene_pass(path)
     return time.perf_counter() - started
 
 
