@@ -577,7 +577,8 @@ async def _keyword_scale_figures(n: int) -> None:
                 for i in range(start, end)
             ]
             await store.insert_many(COLLECTION, objects, vectors=vectors[: end - start])
-    print(f"   (inserted in {clock['s']:.0f} s)", flush=True)
+    inserted = clock["s"]
+    print(f"   (inserted in {inserted:.0f} s)", flush=True)
     keyword_index = store._keyword_index(COLLECTION)
     with stopwatch() as clock:
         await asyncio.to_thread(keyword_index.settle)
@@ -586,7 +587,7 @@ async def _keyword_scale_figures(n: int) -> None:
         clock["s"],
         "s",
         "insert",
-        clock["s"],
+        inserted,
         higher_is_better=False,
     )
     conn = store._conn()
