@@ -113,3 +113,21 @@ async def test_a_paraphrase_is_linked_by_stored_windows_without_embedding_them_a
         assert calls == [(1, "query")]
     finally:
         del embedder.embed
+
+
+async def test_every_video_of_the_results_is_linked_by_meaning_not_only_the_first_five(tmp_path):
+    """Seven videos hold the passage, asked for in another language (no word in common):
+    the best moment of each, the sixth and seventh video's too, links to it rather than
+    to its chunk's start (0:00)."""
+    source = (DATA / "transcripts" / "vtt" / TIDES).read_text()
+    videos = [f"tIdEs_{n:04d}ab"[:11] for n in range(7)]
+    for n, video in enumerate(videos):
+        (tmp_path / f"Tides, take {n} [{video}].en.vtt").write_text(source)
+    await call_ok("index_transcript_files", {"path": str(tmp_path), "fetch_metadata": False})
+    query = "a Breton facility operating for decades"
+    found = await call_ok("semantic_search_transcripts", {"query": query, "k": 10})
+    linked: dict[str, float] = {}  # each video's best moment: its first result
+    for result in found["results"]:
+        linked.setdefault(result["video_id"], result["match_time"])
+    assert len(linked) == 7, found["results"]
+    assert all(50 <= second <= 66 for second in linked.values()), linked  # Rance at 1:03
