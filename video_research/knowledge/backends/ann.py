@@ -445,8 +445,12 @@ class VectorIndex(GraphFiles):
         k: int,
         allowed: np.ndarray | None,
         read_vectors: Callable[[list[int]], dict[int, bytes]],
+        exact: bool = True,
     ) -> list[Candidate]:
-        """The k nearest rows (exact cosine distances), restricted to `allowed` row ids."""
+        """The k nearest rows, restricted to `allowed` row ids, with exact cosine
+        distances; `exact=False`: graph candidates keep the distances of their 8-bit
+        codes (within ~1e-3; no database read), for a caller that fuses many candidates
+        and measures exactly only the few it returns (hybrid search)."""
         import numpy as np
 
         query = np.ascontiguousarray(query, dtype=np.float32)
@@ -466,9 +470,17 @@ class VectorIndex(GraphFiles):
                         found[int(ids[i])] = 1.0 - float(scores[i])
             # The graph: approximate candidates, ranked exactly below.
             if self.hnsw is not None and self.live:
-                exact = max(int(k * EXACT_SHARE), k + 2)
-                for row in self._graph_candidates(query, k, allowed)[:exact]:
-                    found.setdefault(row, None)
+                rows = self._graph_candidates(query, k, allowed)
+                if exact:
+                    for row in rows[: max(int(k * EXACT_SHARE), k + 2)]:
+                        found.setdefault(row, None)
+                else:
+                    rows = [row for row in rows if row not in found]
+                    positions = self.row_pos[np.asarray(rows, dtype=np.int64)]
+                    if len(positions):
+                        codes = self.hnsw.reconstruct_batch(positions) @ query
+                        for row, score in zip(rows, codes.tolist(), strict=True):
+                            found[row] = 1.0 - score
         unknown = [row for row, distance in found.items() if distance is None]
         if unknown:
             blobs = read_vectors(unknown)
