@@ -364,14 +364,28 @@ async def _figures(size: int) -> None:
             (percentile(knn, pct) + percentile(keyword_times, pct)) * 1e3,
             higher_is_better=False,
         )
-    report(
-        "hybrid p50 against the target",
-        percentile(hybrid, 50) * 1e3,
-        "ms",
-        "target",
-        30.0,
-        higher_is_better=False,
-    )
+    # The queries above are the same on every run, so their rows may be in the page
+    # cache from an earlier run: these are new to this run (a stored chunk's vector
+    # moved a little, random caption words), their rows most likely read from disk.
+    fresh_rng = np.random.default_rng()
+    picked = fresh_rng.integers(0, size, QUERIES)
+    moved = vectors[picked] + 0.05 * fresh_rng.standard_normal((QUERIES, DIMS)).astype(np.float32)
+    moved /= np.linalg.norm(moved, axis=1, keepdims=True)
+    fresh = []
+    for i, query in zip(fresh_rng.integers(0, len(lines), QUERIES), moved, strict=True):
+        started = time.perf_counter()
+        await store.hybrid(CHUNKS, " ".join(lines[int(i)].split()[:6]), vector=query, limit=30)
+        fresh.append(time.perf_counter() - started)
+    for label, times in (("", hybrid), (", queries new to this run", fresh)):
+        report(
+            f"hybrid p50{label}",
+            percentile(times, 50) * 1e3,
+            "ms",
+            "target",
+            30.0,
+            higher_is_better=False,
+        )
+    print(f"   (hybrid p95, queries new to this run: {percentile(fresh, 95) * 1e3:.1f} ms)")
     await current_services().aclose()
     await _bulk_against_slices(vectors)
 
