@@ -11,9 +11,11 @@ SQLite holds every vector (`vectors_<Collection>` rows, float32 bytes) and a cha
 - a flat part: the exact float32 vectors of objects not yet in the graph (all of them
   while the collection is smaller than KNOWLEDGE_ANN_MIN_OBJECTS), searched exactly.
 
-Searching takes the graph's candidates and the flat part's, then ranks the candidates
-by their exact cosine distance (vectors read back from SQLite), so distances and scores
-are exactly what an exhaustive search reports; only recall is approximate.
+Searching takes the graph's candidates (in the order of their 8-bit codes) and the flat
+part's, then ranks the first of them by their exact cosine distance (vectors read back
+from SQLite), so distances and scores are exactly what an exhaustive search reports;
+only recall is approximate. Hybrid search asks for the codes' distances instead
+(`exact=False`) and measures exactly only the hits it returns.
 
 Keeping current: every search first reads the log past the index's `applied` sequence
 number (one indexed query) and applies it: ids whose vector row is gone are tombstoned,
