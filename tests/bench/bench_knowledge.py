@@ -112,15 +112,15 @@ def _unit(rows):
     return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
 
-def _power_law(alpha: float, total: float):
+def _power_law(alpha: float, total: float, dims: int = DIMS):
     """Variances that fall off as rank^-alpha and add up to `total`."""
     import numpy as np
 
-    variances = np.arange(1, DIMS + 1, dtype=np.float64) ** -alpha
+    variances = np.arange(1, dims + 1, dtype=np.float64) ** -alpha
     return variances * total / variances.sum()
 
 
-def _realistic_vectors(n: int, rng):
+def _realistic_vectors(n: int, rng, dims: int = DIMS):
     """Unit vectors shaped like all-MiniLM-L6-v2 embeddings of real transcript text.
 
     A mixture of 200 Gaussian topics whose statistics were fitted to 5,244 real texts
@@ -132,22 +132,23 @@ def _realistic_vectors(n: int, rng):
     At the real set's size this generator is still harder than the real embeddings
     (local intrinsic dimension at 20 neighbours 23 vs 16; queries 24 vs 21 for 7-word
     text queries), so recall measured on it is, if anything, pessimistic. See docs/knowledge-store.md,
-    "The vector index" for the comparison with the stress generator.
+    "The vector index" for the comparison with the stress generator. Other `dims` (512:
+    use-multilingual's) keep the same shape: the variance spectra are stretched over them.
     """
     import numpy as np
 
     topics = 200
-    between, _ = np.linalg.qr(rng.standard_normal((DIMS, DIMS)))
-    within, _ = np.linalg.qr(rng.standard_normal((DIMS, DIMS)))
+    between, _ = np.linalg.qr(rng.standard_normal((dims, dims)))
+    within, _ = np.linalg.qr(rng.standard_normal((dims, dims)))
     mean = between[:, 0] * 0.32
-    spread_between = (between * np.sqrt(_power_law(1.0, 0.315))).astype(np.float32)
-    spread_within = (within * np.sqrt(_power_law(0.7, 0.58))).astype(np.float32)
-    centres = mean + rng.standard_normal((topics, DIMS)).astype(np.float32) @ spread_between.T
+    spread_between = (between * np.sqrt(_power_law(1.0, 0.315, dims))).astype(np.float32)
+    spread_within = (within * np.sqrt(_power_law(0.7, 0.58, dims))).astype(np.float32)
+    centres = mean + rng.standard_normal((topics, dims)).astype(np.float32) @ spread_between.T
     labels = rng.integers(0, topics, n)
-    out = np.empty((n, DIMS), dtype=np.float32)
+    out = np.empty((n, dims), dtype=np.float32)
     for start in range(0, n, 100_000):
         end = min(n, start + 100_000)
-        noise = rng.standard_normal((end - start, DIMS)).astype(np.float32) @ spread_within.T
+        noise = rng.standard_normal((end - start, dims)).astype(np.float32) @ spread_within.T
         out[start:end] = _unit(centres[labels[start:end]] + noise)
     return out
 

@@ -121,6 +121,17 @@ async def test_recall_unfiltered_and_filtered_against_exact(ann_env, tmp_path):
     for hit in hits:
         exact = 1.0 - float(truth_vectors[ids.index(hit.properties["video_id"])] @ queries[1])
         assert abs(hit.distance - exact) < 1e-5
+    # Hybrid search fuses the graph's candidates by their codes' distances, then measures
+    # the hits it returns exactly; its vector side finds what near_vector finds.
+    hybrid = await store.hybrid(COLLECTION, "video", alpha=1.0, vector=queries[1], limit=10)
+    for hit in hybrid:
+        exact = 1.0 - float(truth_vectors[ids.index(hit.properties["video_id"])] @ queries[1])
+        assert abs(hit.distance - exact) < 1e-5
+    nearest = await store.near_vector(COLLECTION, queries[1], limit=10)
+    shared = {h.properties["video_id"] for h in hybrid} & {
+        h.properties["video_id"] for h in nearest
+    }
+    assert len(shared) >= 9
 
 
 async def test_deleted_and_replaced_objects_never_come_back(ann_env, tmp_path):

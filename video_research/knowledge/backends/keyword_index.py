@@ -36,36 +36,39 @@ BM25's. The best RESCORED hits are therefore scored again with the textbook form
 is a fast field, summed once per searcher), and re-ranked: the top-10 then matches the
 exhaustive scoring (`make bench`, recall@10 against tests/bench/exact_bm25.py).
 
-Tokens: words (`\\w+`), lower-cased without diacritics (as FTS5's unicode61), split
-where CJK and other scripts meet, so Latin words and numbers inside a Chinese query
-stay whole; a run of CJK characters becomes its overlapping character bigrams (one
-character alone stays itself), the segmentation Lucene's CJKAnalyzer uses: it needs no
-dictionary, and a query matches every word it contains, whatever the word boundaries.
+Tokens: `keyword_tokens` (CJK bigrams, Latin words and numbers whole).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
-import re
 import shutil
 import threading
 import time
-import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from video_research.knowledge.backends.keyword_tokens import (
+    MAX_QUERY_TERMS,
+    count_terms,
+    index_tokens,
+    query_tokens,
+    tokens,
+)
+
+__all__ = ["MAX_QUERY_TERMS", "Busy", "KeywordIndex", "index_tokens", "query_tokens", "tokens"]
+
 logger = logging.getLogger(__name__)
 
-FORMAT = 2
+FORMAT = 3
 TOKENIZER = "cjk-bigram-1"
 """Part of the index's source: a change of tokenisation makes old indexes stale."""
-MAX_QUERY_TERMS = 96
-"""Distinct query tokens searched (a 80-character Chinese sentence makes ~80 bigrams)."""
 WRITER_HEAP = 64 * 2**20
+
 TELLING_MIN_DOCS = 1000
 """From this size on, words in more than half the documents are left out of a query."""
 RESCORED = 30
@@ -75,54 +78,6 @@ SYNC_REBUILD_MAX = 50_000
 """Collections up to this size are (re)built inside the search that finds the index
 missing (about a second); larger ones are built by a background thread meanwhile."""
 _ANALYZER = "ws_lower"
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = (
-    r"\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-    r"\uf900-\ufaff\U00020000-\U0002fa1f"
-)
-_SCRIPT_RUN = re.compile(f"([{_CJK}]+)|([^{_CJK}]+)")
-
-
-_HAS_CJK = re.compile(f"[{_CJK}]")
-_combining: dict[int, None] = {}
-
-
-def _fold(text: str) -> str:
-    if text.isascii():  # nothing to decompose: the common case
-        return text.lower()
-    if not _combining:  # every combining mark, dropped by one str.translate (C speed)
-        _combining.update(
-            (code, None) for code in range(0x110000) if unicodedata.combining(chr(code))
-        )
-    return unicodedata.normalize("NFKD", text.lower()).translate(_combining)
-
-
-def tokens(text: str) -> Iterable[str]:
-    """The index's tokens of `text`, in order (see the module docstring)."""
-    for word in _WORD.findall(_fold(text)):
-        if word.isascii():
-            yield word
-            continue
-        for cjk, other in _SCRIPT_RUN.findall(word):
-            if other:
-                yield other
-            elif len(cjk) == 1:
-                yield cjk
-            else:
-                for at in range(len(cjk) - 1):
-                    yield cjk[at : at + 2]
-
-
-def index_tokens(text: str) -> str:
-    """`text` as the space-separated tokens the index stores."""
-    return " ".join(tokens(text))
-
-
-def query_tokens(query: str) -> list[str]:
-    """Distinct tokens of `query`, at most MAX_QUERY_TERMS."""
-    return list(dict.fromkeys(tokens(query)))[:MAX_QUERY_TERMS]
-
 
 Readers = tuple[
     Callable[[int], tuple[int, list[int] | None]],
@@ -169,7 +124,8 @@ class KeywordIndex:
         self._index: Any = None
         self._schema: Any = None
         self._searcher: Any = None
-        self._mean_length: tuple[Any, float] = (None, 0.0)
+        self._stats: tuple[Any, float, dict[str, int]] = (None, 0.0, {})
+        """(searcher, its mean document length, document frequencies asked of it)."""
         self._builder: threading.Thread | None = None
         self.build_seconds = 0.0
 
@@ -197,7 +153,9 @@ class KeywordIndex:
 
         builder = tantivy.SchemaBuilder()
         builder.add_unsigned_field("id", stored=False, indexed=True, fast=True)
-        builder.add_text_field("body", stored=False, tokenizer_name=_ANALYZER)
+        # Frequencies without positions: term queries never read positions (a third
+        # of the index's bytes and of its build time).
+        builder.add_text_field("body", stored=False, tokenizer_name=_ANALYZER, index_option="freq")
         builder.add_unsigned_field("len", stored=False, indexed=False, fast=True)
         analyzer = (
             tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
@@ -235,9 +193,9 @@ class KeywordIndex:
             return None
         return int(meta.get("applied", -1))
 
-    def _writer(self) -> Any:
+    def _writer(self, heap: int = WRITER_HEAP) -> Any:
         try:
-            return self._index.writer(heap_size=WRITER_HEAP, num_threads=1)
+            return self._index.writer(heap_size=heap, num_threads=1)
         except ValueError as exc:  # another process holds Tantivy's writer lock
             raise Busy(str(exc)) from exc
 
@@ -380,7 +338,8 @@ class KeywordIndex:
                     (tantivy.Occur.Must, tantivy.Query.const_score_query(span, 0.0)),
                 ]
             )
-        result = searcher.search(query, max(k, RESCORED) if id_range is None else k)
+        # count=False: counting every match would visit every posting (no WAND skipping).
+        result = searcher.search(query, max(k, RESCORED) if id_range is None else k, count=False)
         addresses = [address for _, address in result.hits]
         rows = searcher.fast_field_values("id", addresses) if addresses else []
         hits = [
@@ -398,55 +357,53 @@ class KeywordIndex:
         """`hits` with the first RESCORED scored by exact lengths (module docstring).
 
         A hit's length is its `len` fast field; its term frequencies are counted in its
-        SQLite body by one regular expression of the query's terms (whole words of the
-        folded text, which is what `tokens` makes of text without CJK; a body with CJK
-        is tokenised in full)."""
-        import math
-
+        SQLite body (`keyword_tokens.count_terms`)."""
         head, tail = hits[:RESCORED], hits[RESCORED:]
         bodies = self.readers()[1]([row for row, _, _ in head])
         lengths = searcher.fast_field_values("len", [address for _, _, address in head])
-        mean = self._mean(searcher)
+        mean, frequencies = self._statistics(searcher, terms)
         total = max(1, searcher.num_docs)
-        weights = {}
-        for term in terms:
-            df = searcher.doc_freq("body", term)
-            weights[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
-        pattern = re.compile(
-            r"(?<!\w)(?:"
-            + "|".join(map(re.escape, sorted(terms, key=len, reverse=True)))
-            + r")(?!\w)"
-        )
+        weights = {
+            term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequencies.items()
+        }
         rescored = []
         for (row, score, _), length in zip(head, lengths, strict=True):
             body = bodies.get(row)
             if body is None or mean <= 0 or length is None:
                 rescored.append((row, score))
                 continue
-            folded = _fold(body)
-            if _HAS_CJK.search(folded):
-                found = Counter(token for token in tokens(body) if token in weights)
-            else:
-                found = Counter(pattern.findall(folded))
             norm = K1 * (1 - B + B * int(length) / mean)
-            exact = sum(weights[term] * tf * (K1 + 1) / (tf + norm) for term, tf in found.items())
+            exact = sum(
+                weights[term] * tf * (K1 + 1) / (tf + norm)
+                for term, tf in count_terms(body, terms).items()
+            )
             rescored.append((row, exact))
         rescored.sort(key=lambda hit: -hit[1])
         return rescored + [(row, score) for row, score, _ in tail]
 
-    def _mean(self, searcher: Any) -> float:
-        """Mean document length (tokens) of this searcher's documents, once per searcher."""
+    def _statistics(self, searcher: Any, terms: list[str]) -> tuple[float, dict[str, int]]:
+        """The searcher's mean document length (tokens, summed once per searcher) and
+        each term's document frequency (asked once per searcher: a query asks for each
+        three times, to leave common words out, to rescore and to normalise)."""
         import tantivy
 
-        seen, mean = self._mean_length
-        if seen is searcher:
-            return mean
-        total = searcher.aggregate(tantivy.Query.all_query(), {"total": {"sum": {"field": "len"}}})[
-            "total"
-        ]["value"]
-        mean = float(total or 0.0) / max(1, searcher.num_docs)
-        self._mean_length = (searcher, mean)
-        return mean
+        seen, mean, known = self._stats
+        if seen is not searcher:
+            total = searcher.aggregate(
+                tantivy.Query.all_query(), {"total": {"sum": {"field": "len"}}}
+            )["total"]["value"]
+            mean = float(total or 0.0) / max(1, searcher.num_docs)
+            known = {}
+            self._stats = (searcher, mean, known)
+        if len(known) > 100_000:  # a long-lived searcher asked for many words
+            known.clear()
+        frequencies = {}
+        for term in terms:
+            df = known.get(term)
+            if df is None:
+                df = known[term] = searcher.doc_freq("body", term)
+            frequencies[term] = df
+        return mean, frequencies
 
     def settle(self) -> None:
         """Build or catch up now, waiting for a background build (benchmarks, tests)."""
@@ -483,7 +440,8 @@ class KeywordIndex:
         if searcher is None or searcher.num_docs < TELLING_MIN_DOCS:
             return terms
         half = searcher.num_docs / 2
-        kept = [term for term in terms if searcher.doc_freq("body", term) <= half]
+        frequencies = self._statistics(searcher, terms)[1]
+        kept = [term for term in terms if frequencies[term] <= half]
         return kept or terms
 
     def score_bound(self, terms: list[str]) -> float:
@@ -493,18 +451,13 @@ class KeywordIndex:
         is the share of the query's weighted words a document matches, and means the
         same for every query. A word the index does not hold counts with df 0: a
         passage matching half of what was asked scores about half."""
-        import math
-
         with self.lock:
             searcher = self._searcher
         if searcher is None:
             return 0.0
         total = max(1, searcher.num_docs)
-        bound = 0.0
-        for term in terms:
-            df = searcher.doc_freq("body", term)
-            bound += math.log(1 + (total - df + 0.5) / (df + 0.5))
-        return bound
+        frequencies = self._statistics(searcher, terms)[1]
+        return sum(math.log(1 + (total - df + 0.5) / (df + 0.5)) for df in frequencies.values())
 
     def close(self) -> None:
         builder = self._builder

@@ -154,8 +154,11 @@ class VectorSearch:
         vector: Any,
         where: FilterNode | None,
         k: int,
+        exact: bool = True,
     ) -> list[tuple[str, float, str]]:
-        """(uuid, cosine distance, properties JSON) of the k nearest objects matching `where`."""
+        """(uuid, cosine distance, properties JSON) of the k nearest objects matching
+        `where`; `exact=False`: distances of graph candidates from their codes (see
+        `VectorIndex.search`)."""
         name = state.definition.name
         index = self._index(state)
         read_log, read_vectors, read_all = self._readers(conn, name)
@@ -165,7 +168,7 @@ class VectorSearch:
             allowed = self._allowed_ids(conn, name, where, index.applied)
             if not len(allowed):
                 return []
-        nearest = index.search(vector, k, allowed, read_vectors)
+        nearest = index.search(vector, k, allowed, read_vectors, exact)
         if not nearest:
             return []
         bodies: dict[int, tuple[str, str]] = {}
