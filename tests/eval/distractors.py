@@ -73,8 +73,10 @@ MODES: dict[str, dict] = {
 SETS: dict[str, Callable[[Query], bool]] = {
     "viewer": lambda q: q.kind != "notes",
     "notes": lambda q: q.kind == "notes",
+    "notes held-out": lambda q: q.kind == "notes" and q.split == "held-out",
     "all": lambda q: True,
 }
+"""The held-out part of the notes set (never tuned on) is also reported alone."""
 
 
 def cache_dir() -> Path:
