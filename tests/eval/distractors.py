@@ -5,14 +5,23 @@ notes sets) in three modes (default fusion, keywords only, vectors only) over th
 corpus alone and over the corpus plus each number of distractor chunks, and prints
 moment@5 / MRR@10 per size, so a drop in quality as the store grows shows as one number.
 
-Distractors are real caption lines of the corpus recombined under synthetic video ids
-(`distractor-0000123`): each distractor video draws its lines from two corpus videos, in
-random order, into chunks shaped like the real ones (lines per chunk drawn from the
-real chunks, each line lasting what it lasted in its source), so they share the
-corpus's vocabulary, topics and style. Lines within MOMENT_SECONDS of a query's label
-are left out of the pool: a distractor holding the labelled sentence verbatim would be
-a second copy of the answer, not a distractor (a corpus of a million real chunks does
-not repeat each sentence a thousand times).
+Two pools of real caption lines, under synthetic video ids (`distractor-0000123`), in
+chunks shaped like the real ones (lines per chunk drawn from the real chunks, each line
+lasting what it lasted in its source); the report names the pool it used:
+
+- `--distractor-pool DIR` (what to measure with): transcripts of OTHER videos, exported
+  by `make eval-pool` (tests/eval/pool.py: 3Blue1Brown's and the Coding Train's other
+  videos, 25 languages, every language version of every corpus video left out). Each
+  distractor video re-cuts one source transcript into consecutive chunks from a random
+  line on, so its chunks read like a real video's; at 1M chunks each line recurs ~20
+  times (re-cut at other boundaries), standing in for that many more real videos.
+- without it, the fallback: the corpus's own lines, each distractor video drawing from
+  two corpus videos in random order. Lines within MOMENT_SECONDS of a query's label are
+  left out (a distractor holding the labelled sentence verbatim would be a second copy
+  of the answer). With 6,120 distinct lines of 39 videos, each recurs ~1,100 times at
+  1M and thousands of chunks are same-topic near-copies of each lecture: far from what
+  a real store holds (beside the transcripts pool it overstates the vector side's loss
+  and understates the keyword side's: docs/benchmarks.md).
 
 Embedding a million chunks with the default embedder would take hours on a laptop, so
 each distinct line is encoded once (cached on disk under the eval cache folder) and a
@@ -29,8 +38,8 @@ Distractors enter the real store through `insert_many` with the vectors given (S
 rows, vectors, FTS5 and the change log in one transaction per batch); the Tantivy and
 vector indexes are then built from SQLite as on any store's first search. A built
 store is kept under the eval cache folder (VIDEO_RESEARCH_EVAL_CACHE, default
-<tmp>/video-research-eval) and reused while the corpus, the embedder and this module's
-FORMAT are unchanged: building 1M chunks takes most of an hour on 2 cores.
+<tmp>/video-research-eval), named by size, pool (`Pool.tag`) and this module's FORMAT,
+and reused while they are unchanged: building 1M chunks takes ~30 minutes on 2 cores.
 """
 
 from __future__ import annotations
