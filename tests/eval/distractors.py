@@ -5,14 +5,23 @@ notes sets) in three modes (default fusion, keywords only, vectors only) over th
 corpus alone and over the corpus plus each number of distractor chunks, and prints
 moment@5 / MRR@10 per size, so a drop in quality as the store grows shows as one number.
 
-Distractors are real caption lines of the corpus recombined under synthetic video ids
-(`distractor-0000123`): each distractor video draws its lines from two corpus videos, in
-random order, into chunks shaped like the real ones (lines per chunk drawn from the
-real chunks, each line lasting what it lasted in its source), so they share the
-corpus's vocabulary, topics and style. Lines within MOMENT_SECONDS of a query's label
-are left out of the pool: a distractor holding the labelled sentence verbatim would be
-a second copy of the answer, not a distractor (a corpus of a million real chunks does
-not repeat each sentence a thousand times).
+Two pools of real caption lines, under synthetic video ids (`distractor-0000123`), in
+chunks shaped like the real ones (lines per chunk drawn from the real chunks, each line
+lasting what it lasted in its source); the report names the pool it used:
+
+- `--distractor-pool DIR` (what to measure with): transcripts of OTHER videos, exported
+  by `make eval-pool` (tests/eval/pool.py: 3Blue1Brown's and the Coding Train's other
+  videos, 25 languages, every language version of every corpus video left out). Each
+  distractor video re-cuts one source transcript into consecutive chunks from a random
+  line on, so its chunks read like a real video's; at 1M chunks each line recurs ~20
+  times (re-cut at other boundaries), standing in for that many more real videos.
+- without it, the fallback: the corpus's own lines, each distractor video drawing from
+  two corpus videos in random order. Lines within MOMENT_SECONDS of a query's label are
+  left out (a distractor holding the labelled sentence verbatim would be a second copy
+  of the answer). With 6,120 distinct lines of 39 videos, each recurs ~1,100 times at
+  1M and thousands of chunks are same-topic near-copies of each lecture: far from what
+  a real store holds (beside the transcripts pool it overstates the vector side's loss
+  and understates the keyword side's: docs/benchmarks.md).
 
 Embedding a million chunks with the default embedder would take hours on a laptop, so
 each distinct line is encoded once (cached on disk under the eval cache folder) and a
@@ -29,8 +38,8 @@ Distractors enter the real store through `insert_many` with the vectors given (S
 rows, vectors, FTS5 and the change log in one transaction per batch); the Tantivy and
 vector indexes are then built from SQLite as on any store's first search. A built
 store is kept under the eval cache folder (VIDEO_RESEARCH_EVAL_CACHE, default
-<tmp>/video-research-eval) and reused while the corpus, the embedder and this module's
-FORMAT are unchanged: building 1M chunks takes most of an hour on 2 cores.
+<tmp>/video-research-eval), named by size, pool (`Pool.tag`) and this module's FORMAT,
+and reused while they are unchanged: building 1M chunks takes ~30 minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -49,8 +58,10 @@ from typing import Any
 
 from tests.eval.metrics import MOMENT_SECONDS, Query, Scores, subset
 
-FORMAT = 1
+FORMAT = 2
 """Part of a cached store's key: bump it when the distractors change."""
+POOL_MANIFEST = "pool.json"
+"""Written by tests/eval/pool.py beside the transcripts it exports; not a transcript."""
 BATCH = 5000
 CHUNKS_PER_VIDEO = 20
 SOURCES_PER_VIDEO = 2
@@ -71,8 +82,10 @@ MODES: dict[str, dict] = {
 SETS: dict[str, Callable[[Query], bool]] = {
     "viewer": lambda q: q.kind != "notes",
     "notes": lambda q: q.kind == "notes",
+    "notes held-out": lambda q: q.kind == "notes" and q.split == "held-out",
     "all": lambda q: True,
 }
+"""The held-out part of the notes set (never tuned on) is also reported alone."""
 
 
 def cache_dir() -> Path:
@@ -84,10 +97,27 @@ def cache_dir() -> Path:
     return path
 
 
-def store_folder(model: str, size: int, true_vectors: bool = False) -> Path:
-    """Where the store of the corpus plus `size` distractors is kept between runs."""
+def store_folder(model: str, size: int, true_vectors: bool = False, pool: str = "") -> Path:
+    """Where the store of the corpus plus `size` distractors drawn from `pool` (a
+    Pool.tag) is kept between runs; size 0 (the corpus alone) is the same for every pool."""
     tag = "true" if true_vectors else "approx"
-    return cache_dir() / f"store-{model}-{size}-{tag}-f{FORMAT}"
+    if not size:
+        return cache_dir() / f"store-{model}-0-{tag}-f{FORMAT}"
+    return cache_dir() / f"store-{model}-{size}-{tag}-{pool}-f{FORMAT}"
+
+
+def cached_store(model: str, size: int) -> Path:
+    """The complete cached store of `size` distractors (approximate vectors), preferring
+    one drawn from a transcripts pool over the corpus-lines pool; where a new one would
+    go (the corpus-lines pool's folder) when there is none."""
+    if not size:
+        return store_folder(model, 0)
+    found = sorted(
+        cache_dir().glob(f"store-{model}-{size}-approx-*-f{FORMAT}"),
+        key=lambda folder: ("-corpus-" in folder.name, folder.name),
+    )
+    complete = [folder for folder in found if (folder / "complete.json").exists()]
+    return complete[0] if complete else store_folder(model, size, pool="corpus")
 
 
 @dataclass(frozen=True)
@@ -98,10 +128,14 @@ class Pool:
     seconds: list[float]
     """How long each line lasted in its source."""
     source: list[int]
-    """Index of the corpus video each line comes from."""
+    """Index of the source video each line comes from (lines of a video in order)."""
     lines_per_chunk: list[int]
     """Lines per chunk of every real chunk (the shape distractor chunks copy)."""
     videos: int
+    languages: tuple[str, ...] = ()
+    """Each source video's language; empty: all English (the corpus-lines pool)."""
+    folder: str = ""
+    """The transcripts folder the pool was read from; empty: the corpus's own lines."""
 
     @property
     def key(self) -> str:
@@ -110,6 +144,24 @@ class Pool:
             digest.update(text.encode() + b"\n")
         digest.update(json.dumps(self.lines_per_chunk).encode())
         return digest.hexdigest()[:16]
+
+    @property
+    def tag(self) -> str:
+        """The pool's part of a cached store's folder name."""
+        return f"transcripts-{self.key[:8]}" if self.folder else "corpus"
+
+    def describe(self) -> str:
+        if not self.folder:
+            return (
+                f"the eval corpus's own caption lines ({len(self.texts):,} distinct lines of "
+                f"{self.videos} videos, recombined two videos at a time)"
+            )
+        languages = sorted(set(self.languages))
+        return (
+            f"transcripts of other videos in {self.folder} ({self.videos} transcripts, "
+            f"{len(self.texts):,} distinct lines, {len(languages)} languages: "
+            f"{', '.join(languages)}; each distractor video re-cuts one of them)"
+        )
 
 
 def sentence_pool(
@@ -136,6 +188,41 @@ def sentence_pool(
             seconds.append(min(MAX_LINE_SECONDS, max(MIN_LINE_SECONDS, following - start)))
             source.append(number)
     return Pool(texts, seconds, source, sorted(lines_per_chunk), len(transcripts))
+
+
+def transcript_pool(folder: Path, lines_per_chunk: list[int]) -> Pool:
+    """Every distinct caption line of the transcript files in `folder` (see
+    tests/eval/pool.py), read with the project's own parsers, each file one source video.
+    None of them is a corpus video, so no line is left out for being near a label."""
+    from video_research.transcripts.sources import read_file
+
+    texts, seconds, source, languages, seen = [], [], [], [], set()
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name != POOL_MANIFEST)
+    for path in files:
+        transcript = read_file(path)
+        cues = transcript.cues
+        kept = 0
+        for at, cue in enumerate(cues):
+            text = cue.text.strip()
+            if not text or text in seen:
+                continue
+            following = cues[at + 1].start if at + 1 < len(cues) else cue.start + 3.0
+            seen.add(text)
+            texts.append(text)
+            seconds.append(min(MAX_LINE_SECONDS, max(MIN_LINE_SECONDS, following - cue.start)))
+            source.append(len(languages))
+            kept += 1
+        if kept:  # a file with no new line is not a source video
+            languages.append(transcript.language or "en")
+    return Pool(
+        texts,
+        seconds,
+        source,
+        sorted(lines_per_chunk),
+        len(languages),
+        tuple(languages),
+        str(folder),
+    )
 
 
 @dataclass
@@ -187,51 +274,90 @@ def distractor_batches(pool: Pool, count: int, seed: int = 24):
     import numpy as np
 
     rng = np.random.default_rng(seed)
+    chunks = _recut(pool, count, rng) if pool.folder else _recombined(pool, count, rng)
+    objects: list[dict] = []
+    members: list[Any] = []
+    for video, language, index, clock, chosen in chunks:
+        starts = []
+        for line in chosen:
+            starts.append(round(clock, 2))
+            clock += pool.seconds[line]
+        objects.append(
+            {
+                "video_id": f"distractor-{video:07d}",
+                "video_title": "",
+                "video_url": "",
+                "source": "file",
+                "language": language,
+                "evidence": "speech",
+                "text": "\n".join(pool.texts[line] for line in chosen),
+                "start_time": starts[0],
+                "end_time": round(clock, 2),
+                "chunk_index": index,
+                "first_cue": index * 100,
+                "last_cue": index * 100 + len(chosen) - 1,
+                "cue_starts": json.dumps(starts),
+                "timestamp_url": "",
+            }
+        )
+        members.append(chosen)
+        if len(objects) == BATCH:
+            yield objects, members
+            objects, members = [], []
+    if objects:
+        yield objects, members
+
+
+def _recombined(pool: Pool, count: int, rng: Any):
+    """The corpus-lines pool: each distractor video draws its lines from two corpus
+    videos, in random order. Yields (video, language, chunk index, start second, lines)."""
+    import numpy as np
+
     source = np.asarray(pool.source)
     by_video = [np.flatnonzero(source == v) for v in range(pool.videos)]
     by_video = [lines for lines in by_video if len(lines)]
     shapes = np.asarray(pool.lines_per_chunk)
-    objects: list[dict] = []
-    members: list[Any] = []
-    made = 0
-    video = 0
+    made = video = 0
     while made < count:
         picks = rng.choice(len(by_video), SOURCES_PER_VIDEO, replace=False)
         lines = np.concatenate([by_video[p] for p in picks])
-        video_id = f"distractor-{video:07d}"
         clock = float(rng.integers(0, 60))
         for index in range(min(CHUNKS_PER_VIDEO, count - made)):
             chosen = rng.choice(lines, min(len(lines), int(rng.choice(shapes))), replace=False)
-            starts = []
-            for line in chosen:
-                starts.append(round(clock, 2))
-                clock += pool.seconds[line]
-            objects.append(
-                {
-                    "video_id": video_id,
-                    "video_title": "",
-                    "video_url": "",
-                    "source": "file",
-                    "language": "en",
-                    "evidence": "speech",
-                    "text": "\n".join(pool.texts[line] for line in chosen),
-                    "start_time": starts[0],
-                    "end_time": round(clock, 2),
-                    "chunk_index": index,
-                    "first_cue": index * 100,
-                    "last_cue": index * 100 + len(chosen) - 1,
-                    "cue_starts": json.dumps(starts),
-                    "timestamp_url": "",
-                }
-            )
-            members.append(chosen)
+            yield video, "en", index, clock, chosen
+            clock += float(sum(pool.seconds[line] for line in chosen))
             made += 1
-            if len(objects) == BATCH:
-                yield objects, members
-                objects, members = [], []
         video += 1
-    if objects:
-        yield objects, members
+
+
+def _recut(pool: Pool, count: int, rng: Any):
+    """A transcripts pool: each distractor video is one source transcript (picked in
+    proportion to its lines) cut again into consecutive chunks from a random line on,
+    with chunk sizes drawn from the real chunks' and no more chunks than the source
+    holds lines for, so its chunks read like a real video's."""
+    import numpy as np
+
+    source = np.asarray(pool.source)
+    by_video = [np.flatnonzero(source == v) for v in range(pool.videos)]
+    weights = np.asarray([len(lines) for lines in by_video], dtype=np.float64)
+    weights /= weights.sum()
+    shapes = np.asarray(pool.lines_per_chunk)
+    mean_shape = max(1.0, float(shapes.mean()))
+    made = video = 0
+    while made < count:
+        pick = int(rng.choice(len(by_video), p=weights))
+        lines = by_video[pick]
+        at = int(rng.integers(0, len(lines)))
+        clock = float(rng.integers(0, 60))
+        room = max(1, int(len(lines) / mean_shape))
+        for index in range(min(CHUNKS_PER_VIDEO, room, count - made)):
+            size = min(len(lines), int(rng.choice(shapes)))
+            chosen = lines[(at + np.arange(size)) % len(lines)]
+            at += size
+            yield video, pool.languages[pick], index, clock, chosen
+            clock += float(sum(pool.seconds[line] for line in chosen))
+            made += 1
+        video += 1
 
 
 def approximate_vectors(parts: LineParts, members: list[Any]) -> Any:
@@ -322,12 +448,34 @@ async def _measure(harness: Harness, queries: list[Query]) -> dict[str, Scores]:
     return per_mode
 
 
+async def make_pool(
+    harness: Harness, shared: Path, model: str, queries: list[Query], folder: Path | None
+) -> Pool:
+    """The pool distractors are drawn from: the transcripts in `folder` when given (see
+    tests/eval/pool.py), else the corpus's own lines; chunk shapes from the corpus store."""
+    from video_research.knowledge.store import get_store
+    from video_research.support.services import use_services
+
+    services = _services(store_folder(model, 0), model)
+    try:
+        with use_services(services):
+            store = await get_store()
+            await harness.index(shared)
+            shapes = await _chunk_shapes(store)
+            if folder is not None:
+                return await asyncio.to_thread(transcript_pool, folder, shapes)
+            return sentence_pool(await harness.transcripts(), shapes, queries)
+    finally:
+        await services.aclose()
+
+
 async def _one_size(
     harness: Harness,
     shared: Path,
     model: str,
     queries: list[Query],
     size: int,
+    pool: Pool | None,
     true_vectors: bool = False,
 ) -> dict[str, Scores]:
     """Build (or reuse) the store of corpus + `size` distractors and ask every query."""
@@ -336,7 +484,7 @@ async def _one_size(
     from video_research.transcripts.indexer import CHUNKS
 
     tag = "true" if true_vectors else "approx"
-    folder = store_folder(model, size, true_vectors)
+    folder = store_folder(model, size, true_vectors, pool.tag if pool else "")
     marker = folder / "complete.json"
     if size and folder.exists() and not marker.exists():  # an interrupted build
         shutil.rmtree(folder)
@@ -349,9 +497,7 @@ async def _one_size(
         with use_services(services):
             store = await get_store()
             await harness.index(shared)
-            if size and not marker.exists():
-                pool_shapes = await _chunk_shapes(store)
-                pool = sentence_pool(await harness.transcripts(), pool_shapes, queries)
+            if size and pool is not None and not marker.exists():
                 line_vectors = await line_parts(pool, store.embedder)
                 print(
                     f"   building {size} distractors from {len(pool.texts)} distinct lines "
@@ -360,7 +506,7 @@ async def _one_size(
                 )
                 loaded = await load(store, pool, line_vectors, size, true_vectors)
                 built = await settle(store)
-                marker.write_text(json.dumps({"size": size, "pool": pool.key}))
+                marker.write_text(json.dumps({"size": size, "pool": pool.key, "tag": pool.tag}))
                 print(f"   inserted in {loaded:.0f} s, indexes built in {built:.0f} s", flush=True)
             else:
                 await settle(store)
@@ -377,23 +523,36 @@ def _row(scores: Scores) -> str:
 
 
 async def report(
-    harness: Harness, shared: Path, model: str, queries: list[Query], sizes: list[int]
+    harness: Harness,
+    shared: Path,
+    model: str,
+    queries: list[Query],
+    sizes: list[int],
+    pool_folder: Path | None = None,
 ) -> dict:
     """moment@5 / MRR@10 per size, mode and query set, and the default's p50."""
     results: dict[int, dict[str, Scores]] = {}
-    for size in [0, *sizes]:
-        print(f"\n## corpus + {size} distractors ({model})", flush=True)
-        results[size] = await _one_size(harness, shared, model, queries, size)
+    print(f"\n## corpus alone ({model})", flush=True)
+    results[0] = await _one_size(harness, shared, model, queries, 0, None)
+    pool = await make_pool(harness, shared, model, queries, pool_folder)
+    print(f"\ndistractor pool: {pool.describe()}", flush=True)
+    for size in sizes:
+        print(f"\n## corpus + {size} distractors ({model}, pool {pool.tag})", flush=True)
+        results[size] = await _one_size(harness, shared, model, queries, size, pool)
     print(f"\n### moment@5 / MRR@10 with distractors ({model}, {len(queries)} queries)\n")
+    print(f"pool: {pool.describe()}\n")
     head = "| distractors | " + " | ".join(f"{mode}, {label}" for label in SETS for mode in MODES)
     print(head + " | default p50 ms |")
     print("|---:|" + "---:|" * (len(SETS) * len(MODES) + 1))
-    summary: dict = {}
+    summary: dict = {"pool": pool.describe()}
     for size, per_mode in results.items():
         cells = [_row(subset(per_mode[mode], keep)) for keep in SETS.values() for mode in MODES]
         p50 = sorted(per_mode["default"].latencies)[len(per_mode["default"].latencies) // 2]
         print(f"| {size:,} | " + " | ".join(cells) + f" | {p50 * 1e3:.0f} |")
-        summary[size] = {mode: per_mode[mode].row() for mode in MODES}
+        summary[size] = {
+            label: {mode: subset(per_mode[mode], keep).row() for mode in MODES}
+            for label, keep in SETS.items()
+        }
     small, large = results[0], results[max(results)]
     for mode in MODES:
         drop = small[mode].row()["moment@5"] - large[mode].row()["moment@5"]
@@ -405,7 +564,11 @@ async def report(
 
 
 async def check_approximation(
-    harness: Harness, shared: Path, model: str, queries: list[Query]
+    harness: Harness,
+    shared: Path,
+    model: str,
+    queries: list[Query],
+    pool_folder: Path | None = None,
 ) -> None:
     """Mean cosine of approximate vs true chunk vectors, and moment@5 at CHECK_SIZE with
     each (see the module docstring)."""
@@ -414,12 +577,11 @@ async def check_approximation(
     from video_research.knowledge.store import get_store
     from video_research.support.services import use_services
 
+    pool = await make_pool(harness, shared, model, queries, pool_folder)
     services = _services(store_folder(model, 0), model)
     try:
         with use_services(services):
             store = await get_store()
-            await harness.index(shared)
-            pool = sentence_pool(await harness.transcripts(), await _chunk_shapes(store), queries)
             line_vectors = await line_parts(pool, store.embedder)
             batch, members = next(distractor_batches(pool, CHECK_SAMPLE))
             approx = approximate_vectors(line_vectors, members)
@@ -429,13 +591,14 @@ async def check_approximation(
     cosines = (approx * true).sum(axis=1)
     print(
         f"\n### the distractor vectors' approximation ({model})\n\n"
+        f"- pool: {pool.describe()}\n"
         f"- cosine(approximate vector, the embedder's own vector of the chunk) over {len(cosines)} "
         f"distractor chunks: mean {cosines.mean():.3f}, p5 {np.percentile(cosines, 5):.3f}, "
         f"min {cosines.min():.3f}"
     )
     rows = {}
     for true_vectors in (False, True):
-        per_mode = await _one_size(harness, shared, model, queries, CHECK_SIZE, true_vectors)
+        per_mode = await _one_size(harness, shared, model, queries, CHECK_SIZE, pool, true_vectors)
         rows["true" if true_vectors else "approximate"] = per_mode
     for mode in MODES:
         print(

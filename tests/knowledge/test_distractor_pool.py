@@ -1,0 +1,99 @@
+"""The eval's distractor pool (tests/eval/pool.py, distractors.transcript_pool): every
+language version of a corpus video is left out, the exported files read back through the
+project's parsers, and a distractor video re-cuts one source transcript in its language."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+from pathlib import Path
+
+from tests.eval import distractors, pool
+
+CORPUS_ID = "AAAAAAAAAAA"
+OTHER_ID = "BBBBBBBBBBB"
+CODING_ID = "CCCCCCCCCCC"
+
+
+def _srt(lines: list[str]) -> str:
+    blocks = [
+        f"{n + 1}\n00:00:{2 * n:02d},000 --> 00:00:{2 * n + 2:02d},000\n{text}\n"
+        for n, text in enumerate(lines)
+    ]
+    return "\n".join(blocks)
+
+
+def _captions(root: Path) -> Path:
+    for folder, video_id in (("2020/answer", CORPUS_ID), ("2021/other", OTHER_ID)):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "video_url.txt").write_text(f"https://youtu.be/{video_id}")
+        for language in ("english", "chinese"):
+            (root / folder / language).mkdir()
+            name = "captions.srt" if language == "english" else "auto_generated.srt"
+            words = [f"{video_id} {language} line {n}" for n in range(12)]
+            (root / folder / language / name).write_text(_srt(words))
+    # A folder without video_url.txt cannot be shown not to be a corpus video.
+    (root / "2022/unknown/english").mkdir(parents=True)
+    (root / "2022/unknown/english/captions.srt").write_text(_srt(["unknown line"]))
+    return root
+
+
+def _coding_train(root: Path) -> Path:
+    (root / "transcripts").mkdir(parents=True)
+    for video_id in (CODING_ID, CORPUS_ID):
+        segments = [
+            {"start": 3.0 * n, "end": 3.0 * n + 3, "text": f" {video_id} segment {n}"}
+            for n in range(30)
+        ]
+        prediction = {
+            "status": "succeeded",
+            "output": {"detected_language": "english", "segments": segments},
+        }
+        (root / "transcripts" / f"{video_id}.json").write_text(json.dumps(prediction))
+    (root / "transcripts" / "failed0000A.json").write_text(json.dumps({"status": "failed"}))
+    return root
+
+
+def test_pool_leaves_out_every_version_of_corpus_videos_and_reads_back(tmp_path):
+    excluded = {CORPUS_ID}
+    captions, left_out = pool.captions_videos(pool.Source(_captions(tmp_path / "c")), excluded)
+    coding, coding_out = pool.coding_train_videos(
+        pool.Source(_coding_train(tmp_path / "t")), excluded
+    )
+    assert sorted((v.video_id, v.language) for v in captions) == [
+        (OTHER_ID, "en"),
+        (OTHER_ID, "zh"),
+    ]
+    assert left_out == ["2020/answer", "2022/unknown"]
+    assert [v.video_id for v in coding] == [CODING_ID] and coding_out == [
+        f"transcripts/{CORPUS_ID}.json"
+    ]
+    out = tmp_path / "pool"
+    pool.export(pool.sample(captions + coding, lines=1000), out, {"videos": 3})
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [f"{OTHER_ID}.en.srt", f"{OTHER_ID}.zh.srt", f"{CODING_ID}.en.json", "pool.json"]
+    )
+
+    lines = distractors.transcript_pool(out, lines_per_chunk=[3, 4, 5])
+    assert lines.videos == 3 and sorted(lines.languages) == ["en", "en", "zh"]
+    assert not any(CORPUS_ID in text for text in lines.texts)
+    assert len(lines.texts) == 12 + 12 + 30
+    assert lines.tag.startswith("transcripts-") and "3 transcripts" in lines.describe()
+
+    by_text = {text: n for n, text in enumerate(lines.texts)}
+    chunks = [o for batch, _ in distractors.distractor_batches(lines, 200) for o in batch]
+    assert len(chunks) == 200
+    videos: dict[str, list[dict]] = {}
+    for chunk in chunks:
+        videos.setdefault(chunk["video_id"], []).append(chunk)
+    for members in videos.values():
+        texts = [t for chunk in members for t in chunk["text"].split("\n")]
+        sources = {lines.source[by_text[t]] for t in texts}
+        assert len(sources) == 1  # one source transcript per distractor video
+        (source,) = sources
+        assert {chunk["language"] for chunk in members} == {lines.languages[source]}
+        order = [by_text[t] for t in texts]  # consecutive lines, wrapping at the end
+        first, last = min(order), max(order)
+        assert all(b == a + 1 or (a == last and b == first) for a, b in pairwise(order))
+        starts = [chunk["start_time"] for chunk in members]
+        assert starts == sorted(starts)
