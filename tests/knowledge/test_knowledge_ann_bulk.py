@@ -51,16 +51,16 @@ def _unit(rows: np.ndarray) -> np.ndarray:
     return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
 
-def test_writes_during_a_bulk_build_are_neither_lost_nor_stale(monkeypatch):
-    rng = np.random.default_rng(3)
-    vectors = _unit(rng.standard_normal((3 * ann.MERGE_SLICE, DIMS)))
-    truth = Truth(vectors)
+def _held_bulk_build(
+    truth: Truth, monkeypatch
+) -> tuple[ann.VectorIndex, threading.Thread, threading.Event]:
+    """An index of `truth`'s vectors whose bulk graph build has started in a thread and
+    waits, its graph made, until the returned event is set: the test acts meanwhile."""
     index = ann.VectorIndex(None, "bulk", "test", DIMS, min_objects=100, ef_search=64)
     # No background worker: the test's own thread runs the build, at a known moment.
     index._maybe_work = lambda: None
     truth.catch_up(index)
-    assert index.flat_count == len(vectors)
-
+    assert index.flat_count == len(truth.vectors)
     started, release = threading.Event(), threading.Event()
     real_new_graph = ann._new_graph
 
@@ -74,6 +74,14 @@ def test_writes_during_a_bulk_build_are_neither_lost_nor_stale(monkeypatch):
     builder = threading.Thread(target=index.merge_slice)
     builder.start()
     assert started.wait(30)
+    return index, builder, release
+
+
+def test_writes_during_a_bulk_build_are_neither_lost_nor_stale(monkeypatch):
+    rng = np.random.default_rng(3)
+    vectors = _unit(rng.standard_normal((3 * ann.MERGE_SLICE, DIMS)))
+    truth = Truth(vectors)
+    index, builder, release = _held_bulk_build(truth, monkeypatch)
     # The build runs outside the lock: searches answer (from the flat part) meanwhile.
     assert truth.nearest(index, vectors[10])[0] == 11
     deleted, replaced, added = 11, 12, len(vectors) + 1
@@ -104,23 +112,8 @@ def test_a_reset_during_a_bulk_build_throws_the_stale_graph_away(monkeypatch):
     rng = np.random.default_rng(4)
     vectors = _unit(rng.standard_normal((2 * ann.MERGE_SLICE, DIMS)))
     truth = Truth(vectors)
-    index = ann.VectorIndex(None, "bulk", "test", DIMS, min_objects=100, ef_search=64)
-    # No background worker: the test's own thread runs the build, at a known moment.
-    index._maybe_work = lambda: None
-    truth.catch_up(index)
-    started, release = threading.Event(), threading.Event()
     real_new_graph = ann._new_graph
-
-    def held_new_graph(dimensions, sample):
-        graph = real_new_graph(dimensions, sample)
-        started.set()
-        assert release.wait(30)
-        return graph
-
-    monkeypatch.setattr(ann, "_new_graph", held_new_graph)
-    builder = threading.Thread(target=index.merge_slice)
-    builder.start()
-    assert started.wait(30)
+    index, builder, release = _held_bulk_build(truth, monkeypatch)
     with index.lock:  # what a compacted log or a graph of tombstones triggers
         index._reset()
         index._load(truth.read_log, truth.read_all, from_file=False)
