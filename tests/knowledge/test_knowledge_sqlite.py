@@ -207,3 +207,17 @@ def test_store_file_layout_is_documented(tmp_path, services):
         db.execute("SELECT definition FROM collections WHERE name='WebSearchResults'").fetchone()[0]
     )
     assert [p["name"] for p in definition["properties"]][:2] == ["created_at", "source_tool"]
+
+
+def test_rows_in_asks_a_long_list_a_slice_at_a_time():
+    """SQLite caps one statement's parameters: every id of a list far past one slice is
+    still found, and each only once."""
+    from video_research.knowledge.backends import sqlite_sql
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.executemany("INSERT INTO t VALUES (?, ?)", [(i, f"n{i}") for i in range(3000)])
+    wanted = list(range(0, 3000, 2)) + [5000]  # 1,500 present, one missing
+    rows = list(sqlite_sql.rows_in(conn, "SELECT id, name FROM t WHERE id IN", wanted))
+    assert sorted(rows) == [(i, f"n{i}") for i in range(0, 3000, 2)]
+    assert list(sqlite_sql.rows_in(conn, "SELECT id FROM t WHERE id IN", [])) == []

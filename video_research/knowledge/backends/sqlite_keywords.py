@@ -19,7 +19,7 @@ from typing import Any
 
 from video_research.knowledge.backends import fts
 from video_research.knowledge.backends.keyword_index import Busy, KeywordIndex, query_tokens
-from video_research.knowledge.backends.sqlite_sql import id_chunks
+from video_research.knowledge.backends.sqlite_sql import rows_in
 from video_research.knowledge.filters import FilterNode
 
 logger = logging.getLogger(__name__)
@@ -97,16 +97,7 @@ class KeywordSearch:
         read_log = self._readers(conn, name)[0]
 
         def read_bodies(ids: list[int]) -> dict[int, str]:
-            found: dict[int, str] = {}
-            for chunk in id_chunks(ids):
-                marks = ",".join("?" * len(chunk))
-                found.update(
-                    conn.execute(
-                        f'SELECT rowid, body FROM "fts_{name}" WHERE rowid IN ({marks})',
-                        list(chunk),
-                    ).fetchall()
-                )
-            return found
+            return dict(rows_in(conn, f'SELECT rowid, body FROM "fts_{name}" WHERE rowid IN', ids))
 
         def read_all() -> Any:
             cursor = conn.execute(f'SELECT rowid, body FROM "fts_{name}"')
@@ -151,14 +142,11 @@ class KeywordSearch:
             hits = [hit for hit, kept in zip(hits, keep, strict=True) if kept][:k]
             if len(hits) < k and not complete:
                 return None
-        uuids: dict[int, str] = {}
-        for chunk in id_chunks([row for row, _ in hits]):
-            marks = ",".join("?" * len(chunk))
-            uuids.update(
-                conn.execute(
-                    f'SELECT id, uuid FROM "obj_{name}" WHERE id IN ({marks})', list(chunk)
-                ).fetchall()
+        uuids: dict[int, str] = dict(
+            rows_in(
+                conn, f'SELECT id, uuid FROM "obj_{name}" WHERE id IN', [row for row, _ in hits]
             )
+        )
         bound = index.score_bound(terms)
         if bound <= 0:
             return None

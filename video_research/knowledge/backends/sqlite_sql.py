@@ -95,3 +95,10 @@ def id_chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
     """`items` in slices short enough for one `IN (...)` list."""
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
+
+
+def rows_in(conn: sqlite3.Connection, select: str, items: Sequence[Any]) -> Iterator[Any]:
+    """The rows of `select` (ending in `IN`) for every one of `items`: SQLite caps the
+    parameters of one statement, so a long list is asked a slice at a time."""
+    for chunk in id_chunks(items):
+        yield from conn.execute(f"{select} ({','.join('?' * len(chunk))})", list(chunk))

@@ -61,6 +61,7 @@ from video_research.knowledge.backends.sqlite_sql import (
     id_chunks,
     properties_json,
     property_sql,
+    rows_in,
     transaction,
 )
 from video_research.knowledge.backends.sqlite_vectors import VectorSearch
@@ -229,14 +230,13 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             deleted = 0
             if replace is not None:
                 deleted = self._delete_ids(conn, state, self._matching_ids(conn, name, replace))
-            existing: dict[str, int] = {}
-            for chunk in id_chunks([uuid for uuid, _, _ in rows]):
-                marks = ",".join("?" * len(chunk))
-                existing.update(
-                    conn.execute(
-                        f'SELECT uuid, id FROM "obj_{name}" WHERE uuid IN ({marks})', list(chunk)
-                    ).fetchall()
+            existing: dict[str, int] = dict(
+                rows_in(
+                    conn,
+                    f'SELECT uuid, id FROM "obj_{name}" WHERE uuid IN',
+                    [uuid for uuid, _, _ in rows],
                 )
+            )
             if existing and not upsert:
                 taken = next(iter(existing))
                 raise ToolFailure(
@@ -414,14 +414,9 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             )[offset : offset + limit]
             missing = [uuid for uuid, _ in ranked if uuid not in bodies]
             returned = [uuid for uuid, _ in ranked]
-            for chunk in id_chunks(missing):
-                marks = ",".join("?" * len(chunk))
-                bodies.update(
-                    conn.execute(
-                        f'SELECT uuid, properties FROM "obj_{name}" WHERE uuid IN ({marks})',
-                        list(chunk),
-                    ).fetchall()
-                )
+            bodies.update(
+                rows_in(conn, f'SELECT uuid, properties FROM "obj_{name}" WHERE uuid IN', missing)
+            )
             if vector is not None and returned:
                 distances.update(self._distances(conn, name, vector, returned))
         keyword_scores = {uuid: min(1.0, score) for uuid, score in keyword} if normalised else {}
@@ -448,16 +443,14 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
         import numpy as np
 
         query = np.asarray(vector, dtype=np.float32)
-        found: dict[str, float] = {}
-        for chunk in id_chunks(uuids):
-            marks = ",".join("?" * len(chunk))
-            for uuid, blob in conn.execute(
-                f'SELECT o.uuid, v.embedding FROM "obj_{name}" o JOIN "{self._vec_tables[name]}" '
-                f"v ON v.id = o.id WHERE o.uuid IN ({marks})",
-                list(chunk),
-            ):
-                found[uuid] = 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
-        return found
+        select = (
+            f'SELECT o.uuid, v.embedding FROM "obj_{name}" o JOIN "{self._vec_tables[name]}" '
+            "v ON v.id = o.id WHERE o.uuid IN"
+        )
+        return {
+            uuid: 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
+            for uuid, blob in rows_in(conn, select, uuids)
+        }
 
     # ------------------------------------------------------------ re-embedding
     async def _reembed(self, state: CollectionState, progress: Progress | None) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from video_research.knowledge.backends.ann import VectorIndex
-from video_research.knowledge.backends.sqlite_sql import compile_filter, id_chunks
+from video_research.knowledge.backends.sqlite_sql import compile_filter, rows_in
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.models import CollectionState
 
@@ -111,15 +111,7 @@ class VectorSearch:
             return latest, [i for (i,) in ids]
 
         def read_vectors(ids: list[int]) -> dict[int, bytes]:
-            found: dict[int, bytes] = {}
-            for chunk in id_chunks(ids):
-                marks = ",".join("?" * len(chunk))
-                found.update(
-                    conn.execute(
-                        f'SELECT id, embedding FROM "{table}" WHERE id IN ({marks})', list(chunk)
-                    ).fetchall()
-                )
-            return found
+            return dict(rows_in(conn, f'SELECT id, embedding FROM "{table}" WHERE id IN', ids))
 
         def read_all() -> Any:
             cursor = conn.execute(f'SELECT id, embedding FROM "{table}"')
@@ -171,13 +163,14 @@ class VectorSearch:
         nearest = index.search(vector, k, allowed, read_vectors, exact)
         if not nearest:
             return []
-        bodies: dict[int, tuple[str, str]] = {}
-        for chunk in id_chunks([c.row for c in nearest]):
-            marks = ",".join("?" * len(chunk))
-            for row_id, uuid, body in conn.execute(
-                f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN ({marks})', list(chunk)
-            ):
-                bodies[row_id] = (uuid, body)
+        bodies: dict[int, tuple[str, str]] = {
+            row_id: (uuid, body)
+            for row_id, uuid, body in rows_in(
+                conn,
+                f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN',
+                [c.row for c in nearest],
+            )
+        }
         return [
             (bodies[c.row][0], c.distance, bodies[c.row][1]) for c in nearest if c.row in bodies
         ]
