@@ -1,0 +1,225 @@
+"""The lines distractors are made of, and how they are cut into distractor videos.
+
+A `Pool` is the distinct caption lines of either the eval corpus itself (`sentence_pool`,
+the fallback) or a folder of other videos' transcripts (`transcript_pool`, exported by
+tests/eval/pool.py); `distractor_batches` turns it into store objects shaped like the
+real chunks, with the pool lines each one holds (their vectors are made from those
+lines: tests/eval/distractors.py). Kept apart from the store building and measuring so
+each reads on its own; a change here changes the distractors, so it bumps
+distractors.FORMAT.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.eval.metrics import MOMENT_SECONDS, Query
+
+POOL_MANIFEST = "pool.json"
+"""Written by tests/eval/pool.py beside the transcripts it exports; not a transcript."""
+BATCH = 5000
+"""Distractor objects per insert_many (one transaction each)."""
+CHUNKS_PER_VIDEO = 20
+SOURCES_PER_VIDEO = 2
+MIN_LINE_SECONDS, MAX_LINE_SECONDS = 1.0, 10.0
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The distinct caption lines distractors are made of."""
+
+    texts: list[str]
+    seconds: list[float]
+    """How long each line lasted in its source."""
+    source: list[int]
+    """Index of the source video each line comes from (lines of a video in order)."""
+    lines_per_chunk: list[int]
+    """Lines per chunk of every real chunk (the shape distractor chunks copy)."""
+    videos: int
+    languages: tuple[str, ...] = ()
+    """Each source video's language; empty: all English (the corpus-lines pool)."""
+    folder: str = ""
+    """The transcripts folder the pool was read from; empty: the corpus's own lines."""
+
+    @property
+    def key(self) -> str:
+        digest = hashlib.sha256()
+        for text in self.texts:
+            digest.update(text.encode() + b"\n")
+        digest.update(json.dumps(self.lines_per_chunk).encode())
+        return digest.hexdigest()[:16]
+
+    @property
+    def tag(self) -> str:
+        """The pool's part of a cached store's folder name."""
+        return f"transcripts-{self.key[:8]}" if self.folder else "corpus"
+
+    def describe(self) -> str:
+        if not self.folder:
+            return (
+                f"the eval corpus's own caption lines ({len(self.texts):,} distinct lines of "
+                f"{self.videos} videos, recombined two videos at a time)"
+            )
+        languages = sorted(set(self.languages))
+        return (
+            f"transcripts of other videos in {self.folder} ({self.videos} transcripts, "
+            f"{len(self.texts):,} distinct lines, {len(languages)} languages: "
+            f"{', '.join(languages)}; each distractor video re-cuts one of them)"
+        )
+
+
+def sentence_pool(
+    transcripts: dict[str, list[tuple[float, str]]],
+    lines_per_chunk: list[int],
+    queries: Sequence[Query],
+) -> Pool:
+    """Every distinct caption line of the corpus not within MOMENT_SECONDS of a label."""
+    labels: dict[str, list[float]] = {}
+    for query in queries:
+        labels.setdefault(query.video_id, []).append(query.second)
+    texts, seconds, source, seen = [], [], [], set()
+    for number, video in enumerate(sorted(transcripts)):
+        cues = transcripts[video]
+        for at, (start, text) in enumerate(cues):
+            text = text.strip()
+            if not text or text in seen:
+                continue
+            if any(abs(start - label) <= MOMENT_SECONDS for label in labels.get(video, ())):
+                continue
+            following = cues[at + 1][0] if at + 1 < len(cues) else start + 3.0
+            seen.add(text)
+            texts.append(text)
+            seconds.append(min(MAX_LINE_SECONDS, max(MIN_LINE_SECONDS, following - start)))
+            source.append(number)
+    return Pool(texts, seconds, source, sorted(lines_per_chunk), len(transcripts))
+
+
+def transcript_pool(folder: Path, lines_per_chunk: list[int]) -> Pool:
+    """Every distinct caption line of the transcript files in `folder` (see
+    tests/eval/pool.py), read with the project's own parsers, each file one source video.
+    None of them is a corpus video, so no line is left out for being near a label."""
+    from video_research.transcripts.sources import read_file
+
+    texts, seconds, source, languages, seen = [], [], [], [], set()
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name != POOL_MANIFEST)
+    for path in files:
+        transcript = read_file(path)
+        cues = transcript.cues
+        kept = 0
+        for at, cue in enumerate(cues):
+            text = cue.text.strip()
+            if not text or text in seen:
+                continue
+            following = cues[at + 1].start if at + 1 < len(cues) else cue.start + 3.0
+            seen.add(text)
+            texts.append(text)
+            seconds.append(min(MAX_LINE_SECONDS, max(MIN_LINE_SECONDS, following - cue.start)))
+            source.append(len(languages))
+            kept += 1
+        if kept:  # a file with no new line is not a source video
+            languages.append(transcript.language or "en")
+    return Pool(
+        texts,
+        seconds,
+        source,
+        sorted(lines_per_chunk),
+        len(languages),
+        tuple(languages),
+        str(folder),
+    )
+
+
+def distractor_batches(pool: Pool, count: int, seed: int = 24):
+    """(objects, line indices per object) in batches of BATCH, deterministic for a seed."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    chunks = _recut(pool, count, rng) if pool.folder else _recombined(pool, count, rng)
+    objects: list[dict] = []
+    members: list[Any] = []
+    for video, language, index, clock, chosen in chunks:
+        starts = []
+        for line in chosen:
+            starts.append(round(clock, 2))
+            clock += pool.seconds[line]
+        objects.append(
+            {
+                "video_id": f"distractor-{video:07d}",
+                "video_title": "",
+                "video_url": "",
+                "source": "file",
+                "language": language,
+                "evidence": "speech",
+                "text": "\n".join(pool.texts[line] for line in chosen),
+                "start_time": starts[0],
+                "end_time": round(clock, 2),
+                "chunk_index": index,
+                "first_cue": index * 100,
+                "last_cue": index * 100 + len(chosen) - 1,
+                "cue_starts": json.dumps(starts),
+                "timestamp_url": "",
+            }
+        )
+        members.append(chosen)
+        if len(objects) == BATCH:
+            yield objects, members
+            objects, members = [], []
+    if objects:
+        yield objects, members
+
+
+def _recombined(pool: Pool, count: int, rng: Any):
+    """The corpus-lines pool: each distractor video draws its lines from two corpus
+    videos, in random order. Yields (video, language, chunk index, start second, lines)."""
+    import numpy as np
+
+    source = np.asarray(pool.source)
+    by_video = [np.flatnonzero(source == v) for v in range(pool.videos)]
+    by_video = [lines for lines in by_video if len(lines)]
+    shapes = np.asarray(pool.lines_per_chunk)
+    made = video = 0
+    while made < count:
+        picks = rng.choice(len(by_video), SOURCES_PER_VIDEO, replace=False)
+        lines = np.concatenate([by_video[p] for p in picks])
+        clock = float(rng.integers(0, 60))
+        for index in range(min(CHUNKS_PER_VIDEO, count - made)):
+            chosen = rng.choice(lines, min(len(lines), int(rng.choice(shapes))), replace=False)
+            yield video, "en", index, clock, chosen
+            clock += float(sum(pool.seconds[line] for line in chosen))
+            made += 1
+        video += 1
+
+
+def _recut(pool: Pool, count: int, rng: Any):
+    """A transcripts pool: each distractor video is one source transcript (picked in
+    proportion to its lines) cut again into consecutive chunks from a random line on,
+    with chunk sizes drawn from the real chunks' and no more chunks than the source
+    holds lines for, so its chunks read like a real video's."""
+    import numpy as np
+
+    source = np.asarray(pool.source)
+    by_video = [np.flatnonzero(source == v) for v in range(pool.videos)]
+    weights = np.asarray([len(lines) for lines in by_video], dtype=np.float64)
+    weights /= weights.sum()
+    shapes = np.asarray(pool.lines_per_chunk)
+    mean_shape = max(1.0, float(shapes.mean()))
+    made = video = 0
+    while made < count:
+        pick = int(rng.choice(len(by_video), p=weights))
+        lines = by_video[pick]
+        at = int(rng.integers(0, len(lines)))
+        clock = float(rng.integers(0, 60))
+        room = max(1, int(len(lines) / mean_shape))
+        for index in range(min(CHUNKS_PER_VIDEO, room, count - made)):
+            size = min(len(lines), int(rng.choice(shapes)))
+            chosen = lines[(at + np.arange(size)) % len(lines)]
+            at += size
+            yield video, pool.languages[pick], index, clock, chosen
+            clock += float(sum(pool.seconds[line] for line in chosen))
+            made += 1
+        video += 1
