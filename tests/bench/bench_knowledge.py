@@ -40,6 +40,7 @@ from tests.bench.common import (
     in_services,
     percentile,
     report,
+    report_latency,
     services_for,
     stopwatch,
     warm_up,
@@ -228,18 +229,6 @@ def _disk_bytes(path: Path) -> int:
     return path.stat().st_size if path.exists() else 0
 
 
-def _latency(name: str, ours: list[float], base_name: str, base: list[float]) -> None:
-    for pct in (50, 95):
-        report(
-            f"{name} p{pct}",
-            percentile(ours, pct) * 1e3,
-            "ms",
-            f"{base_name} p{pct}",
-            percentile(base, pct) * 1e3,
-            higher_is_better=False,
-        )
-
-
 async def _store_figures(workdir: Path, n: int) -> None:
     import numpy as np
 
@@ -348,7 +337,7 @@ async def _store_figures(workdir: Path, n: int) -> None:
     ):
         times, numpy_times, recall = await timed_knn(mask, where)
         knn = knn or times
-        _latency(
+        report_latency(
             label, times, "numpy exact" + (", masked" if mask is not None else ""), numpy_times
         )
         report(f"{label} recall@10", recall, "", "numpy exact", 1.0, higher_is_better=True)
@@ -452,8 +441,8 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
             if truth:
                 recall.append(_tie_aware_recall([u for u, _ in ours], truth))
                 recall_bounded.append(_tie_aware_recall([u for u, _ in capped], truth))
-        _latency(f"keyword p50/p95, Tantivy ({label})", times, "exhaustive FTS5", old)
-        _latency(f"keyword p50/p95, bounded FTS5 ({label})", bounded, "exhaustive FTS5", old)
+        report_latency(f"keyword p50/p95, Tantivy ({label})", times, "exhaustive FTS5", old)
+        report_latency(f"keyword p50/p95, bounded FTS5 ({label})", bounded, "exhaustive FTS5", old)
         report(
             f"keyword recall@10, Tantivy ({label})",
             sum(recall) / max(1, len(recall)),
@@ -795,7 +784,7 @@ def _default_embedder_figures(workdir: Path) -> None:
         25.0,
         higher_is_better=True,
     )
-    _latency(f"{DEFAULT_LOCAL_MODEL} hybrid search", new["times"], LOCAL_MODEL, old["times"])
+    report_latency(f"{DEFAULT_LOCAL_MODEL} hybrid search", new["times"], LOCAL_MODEL, old["times"])
     report(
         f"{DEFAULT_LOCAL_MODEL} hybrid search p50",
         percentile(new["times"], 50) * 1e3,

@@ -33,7 +33,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.common import header, in_services, percentile, report, services_for, stopwatch
+from tests.bench.common import (
+    header,
+    in_services,
+    percentile,
+    report,
+    report_latency,
+    services_for,
+    stopwatch,
+)
 
 SIZE = int(os.environ.get("KNOWLEDGE_BENCH_MILLION", "1000000"))
 CACHE = Path(
@@ -301,15 +309,7 @@ async def _figures(size: int) -> None:
                 (expression,),
             ).fetchall()
             old.append(time.perf_counter() - started)
-        for pct in (50, 95):
-            report(
-                f"keyword p{pct} ({label})",
-                percentile(times, pct) * 1e3,
-                "ms",
-                f"exhaustive FTS5 p{pct} ({len(old)} q)",
-                percentile(old, pct) * 1e3,
-                higher_is_better=False,
-            )
+        report_latency(f"keyword ({label})", times, f"exhaustive FTS5 ({len(old)} q)", old)
         mean = lambda values: sum(values) / max(1, len(values))  # noqa: E731
         report(
             f"keyword recall@10 vs exact BM25 ({label})",
@@ -336,15 +336,7 @@ async def _figures(size: int) -> None:
         exact.append(time.perf_counter() - started)
         found = {_made(hit.properties) for hit in hits}
         recall.append(len(found & {int(i) for i in top}) / 10)
-    for pct in (50, 95):
-        report(
-            f"knn p{pct}",
-            percentile(knn, pct) * 1e3,
-            "ms",
-            f"numpy exact p{pct}",
-            percentile(exact, pct) * 1e3,
-            higher_is_better=False,
-        )
+    report_latency("knn", knn, "numpy exact", exact)
     report(
         "knn recall@10", sum(recall) / len(recall), "", "numpy exact", 1.0, higher_is_better=True
     )

@@ -63,6 +63,19 @@ def report(
     return ratio
 
 
+def report_latency(name: str, ours: list[float], base_name: str, base: list[float]) -> None:
+    """p50 and p95 of `ours` beside the same percentiles of `base` (seconds, shown in ms)."""
+    for pct in (50, 95):
+        report(
+            f"{name} p{pct}",
+            percentile(ours, pct) * 1e3,
+            "ms",
+            f"{base_name} p{pct}",
+            percentile(base, pct) * 1e3,
+            higher_is_better=False,
+        )
+
+
 def header(title: str) -> None:
     print(f"\n== {title}", flush=True)
 
