@@ -348,13 +348,13 @@ async def _store_figures(workdir: Path, n: int) -> None:
     ]
     conn = store._conn()
 
-    def exhaustive(text: str, k: int = 100) -> list[tuple[str, float]]:
+    def exhaustive(text: str, k: int = 100) -> list[tuple[int, float]]:
         """Today's keyword side: every term, every match ranked (FTS5's bm25)."""
         expression = fts.match_expression(fts.query_terms(text))
         if expression is None:
             return []
         rows = conn.execute(
-            f'SELECT o.uuid, -bm25("fts_{COLLECTION}") FROM "fts_{COLLECTION}" '
+            f'SELECT o.id, -bm25("fts_{COLLECTION}") FROM "fts_{COLLECTION}" '
             f'JOIN "obj_{COLLECTION}" o ON o.id = "fts_{COLLECTION}".rowid '
             f'WHERE "fts_{COLLECTION}" MATCH ? ORDER BY bm25("fts_{COLLECTION}") LIMIT ?',
             (expression, k),
@@ -386,7 +386,7 @@ async def _store_figures(workdir: Path, n: int) -> None:
             # top 10 (equal texts score equal, and ties come back in any order).
             truth = dict(exhaustive(text, 100_000)) if len(old) == 100 else dict(old)
             tenth = sorted(truth.values(), reverse=True)[: min(10, len(truth))][-1]
-            good = sum(1 for uuid, _ in ours if truth.get(uuid, -1e9) >= tenth - 1e-9)
+            good = sum(1 for row, _ in ours if truth.get(row, -1e9) >= tenth - 1e-9)
             keyword_recall.append(good / min(10, len(truth)))
     old_keyword_p50 = percentile(keyword_old, 50)
     await _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n)
@@ -409,11 +409,11 @@ async def _store_figures(workdir: Path, n: int) -> None:
     await current_services().aclose()
 
 
-def _tie_aware_recall(ours: list[str], truth: dict[str, float]) -> float:
+def _tie_aware_recall(ours: list[int], truth: dict[int, float]) -> float:
     """Share of `ours` that exhaustive BM25 scores within its top 10 (equal texts score
     equal, and ties come back in any order)."""
     tenth = sorted(truth.values(), reverse=True)[: min(10, len(truth))][-1]
-    good = sum(1 for uuid in ours if truth.get(uuid, -1e9) >= tenth - 1e-9)
+    good = sum(1 for row in ours if truth.get(row, -1e9) >= tenth - 1e-9)
     return good / min(10, len(truth))
 
 
@@ -439,8 +439,8 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
             truth = dict(exhaustive(text, 100_000))
             old.append(time.perf_counter() - started)
             if truth:
-                recall.append(_tie_aware_recall([u for u, _ in ours], truth))
-                recall_bounded.append(_tie_aware_recall([u for u, _ in capped], truth))
+                recall.append(_tie_aware_recall([r for r, _ in ours], truth))
+                recall_bounded.append(_tie_aware_recall([r for r, _ in capped], truth))
         report_latency(f"keyword p50/p95, Tantivy ({label})", times, "exhaustive FTS5", old)
         report_latency(f"keyword p50/p95, bounded FTS5 ({label})", bounded, "exhaustive FTS5", old)
         report(
@@ -470,8 +470,8 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
         every = searcher.search(query, n)
         rows = searcher.fast_field_values("id", [a for _, a in every.hits])
         scores = [s for s, _ in every.hits]
-        truth = {str(r): s for r, s in zip(rows, scores, strict=True)}
-        exact.append(_tie_aware_recall([str(r) for r in fast], truth) if truth else 1.0)
+        truth = {int(r): s for r, s in zip(rows, scores, strict=True)}
+        exact.append(_tie_aware_recall(fast, truth) if truth else 1.0)
     report(
         "keyword recall@10, Tantivy top-10 vs all matches scored",
         sum(exact) / max(1, len(exact)),
@@ -582,14 +582,14 @@ async def _keyword_scale_figures(n: int) -> None:
     )
     conn = store._conn()
 
-    def exhaustive(text: str, k: int = 100) -> list[tuple[str, float]]:
+    def exhaustive(text: str, k: int = 100) -> list[tuple[int, float]]:
         from video_research.knowledge.backends import fts
 
         expression = fts.match_expression(fts.query_terms(text))
         if expression is None:
             return []
         return conn.execute(
-            f'SELECT o.uuid, -bm25("fts_{COLLECTION}") FROM "fts_{COLLECTION}" '
+            f'SELECT o.id, -bm25("fts_{COLLECTION}") FROM "fts_{COLLECTION}" '
             f'JOIN "obj_{COLLECTION}" o ON o.id = "fts_{COLLECTION}".rowid '
             f'WHERE "fts_{COLLECTION}" MATCH ? ORDER BY bm25("fts_{COLLECTION}") LIMIT ?',
             (expression, k),

@@ -1,6 +1,7 @@
 """The embedded store at a million transcript chunks, with the default embedder's size.
 
-`make bench BENCH=million` (KNOWLEDGE_BENCH_MILLION chunks, default 1000000; 0 skips).
+`make bench BENCH=million` (KNOWLEDGE_BENCH_MILLION chunks, default 1000000; 0 skips;
+KNOWLEDGE_BENCH_DROP_CACHE=1 adds hybrid search with the page cache dropped, as root).
 The store is the real one (`insert_many`, then the Tantivy and faiss indexes built from
 SQLite as on a store's first search), filled with chunks of 8-20 real caption lines
 (../shared/data/transcripts, drawn from a window of 60 neighbouring lines, so a chunk
@@ -58,6 +59,9 @@ FTS5_SAMPLE = 5
 BULK_SAMPLE = 100_000
 """Vectors of the bulk-against-slices build comparison."""
 MODEL = "use-multilingual"
+DROP_CACHE = os.environ.get("KNOWLEDGE_BENCH_DROP_CACHE") == "1"
+"""Also measure hybrid search with the page cache dropped (root only: it empties the
+whole machine's cache, so it is asked for, never done by default)."""
 
 
 def _load() -> str:
@@ -276,7 +280,6 @@ async def _figures(size: int) -> None:
     with stopwatch() as clock:
         bm25 = ExactBm25(conn.execute(f'SELECT rowid, body FROM "fts_{CHUNKS}"'))
     print(f"   (exact BM25 over {len(bm25.rows):,} chunks in {clock['s']:.0f} s)", flush=True)
-    uuid_rows = dict(conn.execute(f'SELECT uuid, id FROM "obj_{CHUNKS}"').fetchall())
     keyword_times: list[float] = []
     print(f"   (load average {_load()} while measuring latency)")
     for label, texts in (("2-6 words", short), ("12-18 words", long)):
@@ -285,7 +288,7 @@ async def _figures(size: int) -> None:
             started = time.perf_counter()
             hits, _ = store._keyword(conn, CHUNKS, text, None, 10)
             times.append(time.perf_counter() - started)
-            rows = [uuid_rows[uuid] for uuid, _ in hits]
+            rows = [row for row, _ in hits]
             tokens = query_tokens(text)
             terms_recall.append(recall_at_k(rows, bm25.top(index.telling(tokens))))
             all_recall.append(recall_at_k(rows, bm25.top(tokens)))
@@ -378,8 +381,33 @@ async def _figures(size: int) -> None:
             higher_is_better=False,
         )
     print(f"   (hybrid p95, queries new to this run: {percentile(fresh, 95) * 1e3:.1f} ms)")
+    if DROP_CACHE:
+        pairs = list(zip(short + long, np.concatenate([queries, queries]), strict=True))
+        await _hybrid_cold(store, pairs)
     await current_services().aclose()
     await _bulk_against_slices(vectors)
+
+
+async def _hybrid_cold(store, pairs) -> None:
+    """Hybrid p50 with every file's pages dropped from the kernel's page cache (the
+    process keeps its vector graph in memory), against the same queries right after."""
+    from video_research.transcripts.indexer import CHUNKS
+
+    try:
+        os.sync()
+        Path("/proc/sys/vm/drop_caches").write_text("1\n")
+    except OSError as exc:
+        print(f"   (page cache not dropped: {exc}; needs root)")
+        return
+    runs = []
+    for _ in range(2):
+        times = []
+        for text, query in pairs:
+            started = time.perf_counter()
+            await store.hybrid(CHUNKS, text, vector=query, limit=30)
+            times.append(time.perf_counter() - started)
+        runs.append(times)
+    report_latency("hybrid, page cache dropped", runs[0], "the same queries again", runs[1])
 
 
 def main() -> None:

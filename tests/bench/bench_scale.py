@@ -77,7 +77,7 @@ async def _figures(size: int, texts: list[str], vectors, baseline: dict) -> dict
                 started = time.perf_counter()
                 hits, _ = store._keyword(conn, CHUNKS, text, None, 10)
                 keyword.append(time.perf_counter() - started)
-                found.append([uuid for uuid, _ in hits])
+                found.append([row for row, _ in hits])
             hybrid = []
             for text, vector in zip(texts, vectors, strict=True):
                 started = time.perf_counter()
@@ -88,7 +88,6 @@ async def _figures(size: int, texts: list[str], vectors, baseline: dict) -> dict
                 return result
             header(f"the store at {count:,} transcript chunks (corpus + {size:,} distractors)")
             print(f"   (load average {result['load']} while measuring latency)")
-            with_rows = dict(conn.execute(f'SELECT uuid, id FROM "obj_{CHUNKS}"').fetchall())
             started = time.perf_counter()
             bm25 = ExactBm25(conn.execute(f'SELECT rowid, body FROM "fts_{CHUNKS}"'))
             print(
@@ -96,13 +95,12 @@ async def _figures(size: int, texts: list[str], vectors, baseline: dict) -> dict
                 f"{time.perf_counter() - started:.0f} s)"
             )
             recall_all, recall_terms = [], []
-            for text, uuids in zip(texts, found, strict=True):
-                rows = [with_rows[u] for u in uuids]
+            for text, rows in zip(texts, found, strict=True):
                 terms = query_tokens(text)
                 recall_all.append(recall_at_k(rows, bm25.top(terms)))
                 recall_terms.append(recall_at_k(rows, bm25.top(index.telling(terms))))
             old, recall_fts5, fts5_exact = [], [], []
-            for text, uuids in list(zip(texts, found, strict=True))[:FTS5_SAMPLE]:
+            for text, rows in list(zip(texts, found, strict=True))[:FTS5_SAMPLE]:
                 expression = fts.match_expression(fts.query_terms(text))
                 if expression is None:
                     continue
@@ -116,7 +114,7 @@ async def _figures(size: int, texts: list[str], vectors, baseline: dict) -> dict
                 scores = dict(ranked)
                 tenth = sorted(scores.values(), reverse=True)[: min(10, len(scores))][-1]
                 top = {row: s for row, s in scores.items() if s >= tenth - 1e-9}
-                recall_fts5.append(recall_at_k([with_rows[u] for u in uuids], top))
+                recall_fts5.append(recall_at_k(rows, top))
                 fts5_exact.append(
                     recall_at_k([row for row, _ in ranked[:10]], bm25.top(query_tokens(text)))
                 )

@@ -7,7 +7,7 @@ import uuid as uuid_lib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -90,17 +90,23 @@ class CollectionState:
 Ranked = list[tuple[str, float]]
 """(uuid, raw score) pairs, best first."""
 
+Key = TypeVar("Key", str, int)
+"""What fusion ranks: a UUID, or the embedded store's row id (it fuses before it reads
+the rows, so only the hits it returns cost a database read)."""
 
-def relative_score_fusion(result_sets: Sequence[tuple[Ranked, float]]) -> list[tuple[str, float]]:
+
+def relative_score_fusion(
+    result_sets: Sequence[tuple[list[tuple[Key, float]], float]],
+) -> list[tuple[Key, float]]:
     """Weaviate's relativeScoreFusion: per-set min-max normalisation, weighted sum, best first.
 
     `result_sets` holds (ranked results, weight) pairs; raw scores must be higher-is-better
     (BM25 score; 1 - distance for vectors). A set whose scores are all equal normalises
     to 1. Ties in the fused score go to the higher raw score of the last set containing
-    the object (Weaviate's secondary sort), then to the UUID for a stable order.
+    the object (Weaviate's secondary sort), then to the key for a stable order.
     """
-    fused: dict[str, float] = {}
-    secondary: dict[str, float] = {}
+    fused: dict[Key, float] = {}
+    secondary: dict[Key, float] = {}
     for ranked, weight in result_sets:
         if not ranked:
             continue

@@ -170,8 +170,8 @@ def keyword_search(
     where: FilterNode | None,
     k: int,
     allowed_ids: Callable[[sqlite3.Connection, str, FilterNode, int], Any],
-) -> list[tuple[str, float]]:
-    """(uuid, bm25 score) of the best k objects matching `where`, best first."""
+) -> list[tuple[int, float]]:
+    """(row id, bm25 score) of the best k objects matching `where`, best first."""
     terms = query_terms(query)
     if not terms:
         return []
@@ -196,10 +196,10 @@ def keyword_search(
         low = max(low, high - int((high - low + 1) * fraction))
     sql, params = compile_filter(where)
     rows = conn.execute(
-        f'SELECT o.uuid, -bm25("fts_{name}") FROM "fts_{name}" '
+        f'SELECT o.id, -bm25("fts_{name}") FROM "fts_{name}" '
         f'JOIN "obj_{name}" o ON o.id = "fts_{name}".rowid '
         f'WHERE "fts_{name}" MATCH ? AND "fts_{name}".rowid BETWEEN ? AND ? AND {sql} '
         f'ORDER BY bm25("fts_{name}") LIMIT ?',
         [expression, low, high, *params, k],
     )
-    return [(uuid, float(score)) for uuid, score in rows]
+    return [(int(row), float(score)) for row, score in rows]

@@ -403,53 +403,78 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 if alpha < 1 and query.strip()
                 else ([], False)
             )
-            # Fused from the codes' distances; the hits returned are measured exactly
-            # below (each exact vector is a database read: 100 of them were most of a
-            # hybrid search at 1M chunks whose rows were not in the page cache).
-            nearest = self._knn(conn, state, vector, where, window, False) if alpha > 0 else []
-            distances = {uuid: distance for uuid, distance, _ in nearest}
-            bodies = {uuid: body for uuid, _, body in nearest}
-            ranked = relative_score_fusion(
-                [(keyword, 1.0 - alpha), ([(u, 1.0 - d) for u, d in distances.items()], alpha)]
-            )[offset : offset + limit]
-            missing = [uuid for uuid, _ in ranked if uuid not in bodies]
-            returned = [uuid for uuid, _ in ranked]
-            bodies.update(
-                rows_in(conn, f'SELECT uuid, properties FROM "obj_{name}" WHERE uuid IN', missing)
+            # Both sides answer with row ids, fused from the codes' distances: only the
+            # hits returned are read back (object, exact vector). Each read is a random
+            # one in the file, and reading 100 candidates a side was most of a hybrid
+            # search at a million chunks whose rows were not in the page cache.
+            nearest = (
+                self._nearest(conn, state, vector, where, window, exact=False) if alpha > 0 else []
             )
-            if vector is not None and returned:
-                distances.update(self._distances(conn, name, vector, returned))
-        keyword_scores = {uuid: min(1.0, score) for uuid, score in keyword} if normalised else {}
+            distances = {c.row: c.distance for c in nearest}
+            fused = relative_score_fusion(
+                [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)]
+            )
+            ranked, objects = self._read_ranked(conn, name, fused, limit, offset)
+            if vector is not None and ranked:
+                distances.update(self._distances(conn, name, vector, [row for row, _ in ranked]))
+        keyword_scores = {row: min(1.0, score) for row, score in keyword} if normalised else {}
         return [
             SearchHit(
-                uuid=uuid,
+                uuid=objects[row][0],
                 collection=name,
-                properties=json.loads(bodies[uuid]),
+                properties=json.loads(objects[row][1]),
                 score=score,
-                distance=distances.get(uuid),
-                keyword_score=keyword_scores.get(uuid, 0.0) if normalised else None,
+                distance=distances.get(row),
+                keyword_score=keyword_scores.get(row, 0.0) if normalised else None,
                 relevance=_relevance(
-                    alpha, distances.get(uuid), keyword_scores.get(uuid, 0.0), normalised
+                    alpha, distances.get(row), keyword_scores.get(row, 0.0), normalised
                 ),
             )
-            for uuid, score in ranked
+            for row, score in ranked
         ]
 
+    @staticmethod
+    def _read_ranked(
+        conn: sqlite3.Connection,
+        name: str,
+        fused: list[tuple[int, float]],
+        limit: int,
+        offset: int,
+    ) -> tuple[list[tuple[int, float]], dict[int, tuple[str, str]]]:
+        """The page [offset, offset + limit) of `fused` rows that SQLite still holds, and
+        their (uuid, properties JSON). A row an index returned but this transaction does
+        not see (deleted by another process since the index caught up) is skipped and the
+        next one takes its place."""
+        ranked: list[tuple[int, float]] = []
+        objects: dict[int, tuple[str, str]] = {}
+        cursor = offset
+        while len(ranked) < limit and cursor < len(fused):
+            wanted = fused[cursor : cursor + limit - len(ranked)]
+            cursor += len(wanted)
+            found = {
+                row: (uuid, body)
+                for row, uuid, body in rows_in(
+                    conn,
+                    f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN',
+                    [row for row, _ in wanted],
+                )
+            }
+            objects.update(found)
+            ranked += [(row, score) for row, score in wanted if row in found]
+        return ranked, objects
+
     def _distances(
-        self, conn: sqlite3.Connection, name: str, vector: Any, uuids: list[str]
-    ) -> dict[str, float]:
-        """Exact cosine distances of a few objects the vector side did not return (so
-        every hybrid hit carries its cosine, whichever side found it)."""
+        self, conn: sqlite3.Connection, name: str, vector: Any, rows: list[int]
+    ) -> dict[int, float]:
+        """Exact cosine distances of the rows a hybrid search returns (so every hit
+        carries its exact cosine, whichever side found it)."""
         import numpy as np
 
         query = np.asarray(vector, dtype=np.float32)
-        select = (
-            f'SELECT o.uuid, v.embedding FROM "obj_{name}" o JOIN "{self._vec_tables[name]}" '
-            "v ON v.id = o.id WHERE o.uuid IN"
-        )
+        select = f'SELECT id, embedding FROM "{self._vec_tables[name]}" WHERE id IN'
         return {
-            uuid: 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
-            for uuid, blob in rows_in(conn, select, uuids)
+            int(row): 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
+            for row, blob in rows_in(conn, select, rows)
         }
 
     # ------------------------------------------------------------ re-embedding

@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from video_research.knowledge.backends.ann import VectorIndex
+from video_research.knowledge.backends.ann import Candidate, VectorIndex
 from video_research.knowledge.backends.sqlite_sql import compile_filter, rows_in
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.models import CollectionState
@@ -146,21 +146,11 @@ class VectorSearch:
         vector: Any,
         where: FilterNode | None,
         k: int,
-        exact: bool = True,
     ) -> list[tuple[str, float, str]]:
         """(uuid, cosine distance, properties JSON) of the k nearest objects matching
-        `where`; `exact=False`: distances of graph candidates from their codes (see
-        `VectorIndex.search`)."""
+        `where`."""
         name = state.definition.name
-        index = self._index(state)
-        read_log, read_vectors, read_all = self._readers(conn, name)
-        index.catch_up(read_log, read_vectors, read_all)
-        allowed = None
-        if where is not None:
-            allowed = self._allowed_ids(conn, name, where, index.applied)
-            if not len(allowed):
-                return []
-        nearest = index.search(vector, k, allowed, read_vectors, exact)
+        nearest = self._nearest(conn, state, vector, where, k)
         if not nearest:
             return []
         bodies: dict[int, tuple[str, str]] = {
@@ -174,3 +164,26 @@ class VectorSearch:
         return [
             (bodies[c.row][0], c.distance, bodies[c.row][1]) for c in nearest if c.row in bodies
         ]
+
+    def _nearest(
+        self,
+        conn: sqlite3.Connection,
+        state: CollectionState,
+        vector: Any,
+        where: FilterNode | None,
+        k: int,
+        exact: bool = True,
+    ) -> list[Candidate]:
+        """The index's k nearest rows matching `where` (row ids: no object is read);
+        `exact=False`: distances of graph candidates from their codes (see
+        `VectorIndex.search`)."""
+        name = state.definition.name
+        index = self._index(state)
+        read_log, read_vectors, read_all = self._readers(conn, name)
+        index.catch_up(read_log, read_vectors, read_all)
+        allowed = None
+        if where is not None:
+            allowed = self._allowed_ids(conn, name, where, index.applied)
+            if not len(allowed):
+                return []
+        return index.search(vector, k, allowed, read_vectors, exact)
