@@ -72,6 +72,29 @@ async def test_index_serves_keywords_and_is_current_after_every_write(services):
     await services.aclose()
 
 
+async def test_a_row_the_indexes_hold_but_sqlite_lost_is_skipped_and_replaced(services):
+    """Both sides answer with row ids and only the hits returned are read back: a row
+    gone from SQLite behind the indexes' back (another process's delete racing the
+    search) is left out and the next hit takes its place."""
+    from video_research.knowledge.store import get_store
+    from video_research.support.services import current_settings
+
+    store = await get_store()
+    objects = _objects(12)
+    objects[3]["title"] = "lemma lemma lemma lemma"
+    await store.insert_many(COLLECTION, objects, vectors=_vectors(12))
+    assert (await _keyword(store, "lemma", limit=5))[0] == "v3"
+    with sqlite3.connect(current_settings().knowledge_db) as raw:  # no change-log entry
+        raw.execute(
+            f"DELETE FROM \"obj_{COLLECTION}\" WHERE json_extract(properties, '$.video_id') = 'v3'"
+        )
+    for alpha in (0.0, 0.5, 1.0):
+        hits = await store.hybrid(COLLECTION, "lemma", alpha=alpha, limit=5, vector=_vectors(1)[0])
+        found = [hit.properties["video_id"] for hit in hits]
+        assert len(found) == 5 and "v3" not in found, (alpha, found)
+    await services.aclose()
+
+
 async def test_a_missing_damaged_or_stale_index_is_rebuilt(services, tmp_path):
     from video_research.knowledge.store import get_store
     from video_research.support.services import current_settings
