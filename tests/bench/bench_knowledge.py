@@ -460,17 +460,18 @@ async def _tantivy_figures(store, conn, texts, exhaustive, keyword_old, n: int) 
     for text in long_texts[: 20 if n <= 200_000 else 5]:
         terms = index.telling(query_tokens(text))
         fast = [row for row, _ in index.search(terms, 10)]
-        searcher = index._searcher
         query = tantivy.Query.boolean_query(
             [
                 (tantivy.Occur.Should, tantivy.Query.term_query(index._schema, "body", t))
                 for t in terms
             ]
         )
-        every = searcher.search(query, n)
-        rows = searcher.fast_field_values("id", [a for _, a in every.hits])
-        scores = [s for s, _ in every.hits]
-        truth = {int(r): s for r, s in zip(rows, scores, strict=True)}
+        truth = {}
+        for searcher in index._searchers:  # each shard's every match
+            every = searcher.search(query, n)
+            rows = searcher.fast_field_values("id", [a for _, a in every.hits])
+            scores = [s for s, _ in every.hits]
+            truth.update({int(r): s for r, s in zip(rows, scores, strict=True)})
         exact.append(_tie_aware_recall(fast, truth) if truth else 1.0)
     report(
         "keyword recall@10, Tantivy top-10 vs all matches scored",

@@ -50,8 +50,13 @@ def test_tokens_split_scripts_and_make_cjk_bigrams():
     assert keyword_index.index_tokens("注意力机制") == "注意 意力 力机 机制"
 
 
-async def test_index_serves_keywords_and_is_current_after_every_write(services):
+@pytest.mark.parametrize("shard_min", [keyword_index.SHARD_MIN, 1])
+async def test_index_serves_keywords_and_is_current_after_every_write(
+    services, monkeypatch, shard_min
+):
     from video_research.knowledge.store import generate_uuid5, get_store
+
+    monkeypatch.setattr(keyword_index, "SHARD_MIN", shard_min)
 
     store = await get_store()
     objects = _objects(30)
@@ -60,6 +65,7 @@ async def test_index_serves_keywords_and_is_current_after_every_write(services):
     assert len(await _keyword(store, "lemma")) == 30
     index = store._keyword_indexes[COLLECTION]
     assert index.applied >= 0, "the Tantivy index did not serve the search"
+    assert index.shards == (2 if shard_min == 1 else 1)
     await store.delete_where(COLLECTION, Filter.eq("video_id", "v3"))
     found = await _keyword(store, "lemma")
     assert "v3" not in found and len(found) == 29
@@ -128,7 +134,7 @@ async def test_a_missing_damaged_or_stale_index_is_rebuilt(services, tmp_path):
     await services.aclose()
 
     # Damaged: the index files are garbage.
-    for path in (folder / COLLECTION).iterdir():
+    for path in (folder / COLLECTION).rglob("*"):  # every shard's files
         if path.is_file():
             path.write_bytes(b"not an index")
     assert len(await _keyword(await get_store(), "lemma")) == 20
@@ -144,8 +150,10 @@ KILLED_WRITER = textwrap.dedent(
     """
     import asyncio, sys
     import numpy as np
+    from video_research.knowledge.backends import keyword_index
     from video_research.knowledge.filters import Filter
     from video_research.knowledge.store import generate_uuid5, get_store
+    keyword_index.SHARD_MIN = int(sys.argv[2])
 
     async def main():
         store = await get_store()
@@ -173,11 +181,24 @@ KILLED_WRITER = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("seed,delay", [(1, 0.0), (2, 0.05)])
+@pytest.mark.parametrize(
+    "seed,delay,shard_min",
+    # The default threshold (one index), and 1: two shards, so a kill can land between
+    # their commits.
+    [
+        (1, 0.0, keyword_index.SHARD_MIN),
+        (2, 0.05, keyword_index.SHARD_MIN),
+        (3, 0.0, 1),
+        (4, 0.03, 1),
+    ],
+)
 async def test_sigkill_mid_write_then_reopen_matches_sqlite(
-    tmp_path, server_env, services, seed, delay
+    tmp_path, server_env, services, monkeypatch, seed, delay, shard_min
 ):
-    kill_after_commits(KILLED_WRITER, [str(seed)], server_env, commits=3 + seed, delay=delay)
+    monkeypatch.setattr(keyword_index, "SHARD_MIN", shard_min)
+    kill_after_commits(
+        KILLED_WRITER, [str(seed), str(shard_min)], server_env, commits=3 + seed, delay=delay
+    )
     from video_research.knowledge.store import get_store
 
     db = Path(server_env["VIDEO_RESEARCH_DATA_DIR"]) / "knowledge.db"
@@ -189,6 +210,7 @@ async def test_sigkill_mid_write_then_reopen_matches_sqlite(
         truth = {r["video_id"] for r in rows if word in r["title"].split()}
         found = await _keyword(store, word, limit=500)
         assert store._keyword_indexes[COLLECTION].applied >= 0
+        assert store._keyword_indexes[COLLECTION].shards == (2 if shard_min == 1 else 1)
         assert set(found) == truth, word
     await services.aclose()
 

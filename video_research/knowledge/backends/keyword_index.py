@@ -18,14 +18,16 @@ SQLite when it still exists, and the commit is followed by the meta file recordi
 new `applied`. Replaying an entry twice is harmless (delete then add), so a process
 killed between Tantivy's commit (atomic) and the meta file only replays again.
 
-On disk (`<knowledge.db>.kw/`): `<Collection>/` is the Tantivy index and
-`<Collection>.json` names its format, its source (the collection's keyword fields and
-this tokenisation) and `applied`. A missing, stale (other format or source, `applied`
-ahead of the log, a document count that disagrees with SQLite) or unreadable index is
-rebuilt from SQLite, with a log line, never a failed search; while another process
-holds Tantivy's writer lock, or while a large rebuild runs, the caller falls back to
-the FTS5 path, so a search never waits on this index or returns a deleted object
-(hits are joined back to SQLite's rows).
+On disk (`<knowledge.db>.kw/`): `<Collection>/0/`, `<Collection>/1/` are the Tantivy
+indexes of its shards (one below SHARD_MIN rows; row r lives in shard r % shards) and
+`<Collection>.json` names its format, its shard count, its source (the collection's
+keyword fields and this tokenisation) and `applied`. A missing, stale (other format,
+source or a shard count far from the collection's size, `applied` ahead of the log, a
+document count that disagrees with SQLite) or unreadable index is rebuilt from SQLite,
+with a log line, never a failed search; while another process holds Tantivy's writer
+lock, or while a large rebuild runs, the caller falls back to the FTS5 path, so a search
+never waits on this index or returns a deleted object (hits are joined back to SQLite's
+rows).
 
 Exact top-k: Tantivy stores a document's length in one byte (exact up to 40 tokens,
 then in steps of a few percent), so two transcript chunks whose BM25 scores differ by
@@ -33,7 +35,7 @@ less than that step can swap places: its top-10 is 0.97-0.98 of an exhaustive te
 BM25's. The best RESCORED hits are therefore scored again with the textbook formula
 (k1 1.2, b 0.75, IDF ln(1 + (N - n + 0.5) / (n + 0.5))) over their exact token counts
 (their bodies read back from SQLite) and the exact mean length (each document's length
-is a fast field, summed once per searcher), and re-ranked: the top-10 then matches the
+is a fast field, summed once per set of searchers), and re-ranked: the top-10 then matches the
 exhaustive scoring (`make bench`, recall@10 against tests/bench/exact_bm25.py).
 
 Tokens: `keyword_tokens` (CJK bigrams, Latin words and numbers whole).
@@ -49,6 +51,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +67,23 @@ __all__ = ["MAX_QUERY_TERMS", "Busy", "KeywordIndex", "index_tokens", "query_tok
 
 logger = logging.getLogger(__name__)
 
-FORMAT = 3
+FORMAT = 4
+SHARDS = 2
+"""Tantivy indexes per collection, each row in shard `row % SHARDS`, searched in parallel.
+Tantivy's search releases the GIL, and a query of a dozen common-ish words costs a pass
+over long posting lists that block-max WAND can barely skip (a transcript chunk is full of
+"going", "function", "really"): at a million chunks one index took ~10 ms for such a
+query, two half-size ones searched on two threads ~0.6 of that (`make bench
+BENCH=million`). The shards' hits are merged by score and the best RESCORED are rescored
+with the statistics of all shards, so the answer is the one-index answer."""
+SHARD_MIN = 200_000
+"""Collections built with fewer rows keep one index. Each shard ranks its hits with its
+own document frequencies, and in a small collection those drift from the whole
+collection's enough to leave a true top-10 hit outside its shard's top 30 (400 short
+documents over a dozen words did it); at a hundred thousand rows a shard the drift is a
+fraction of a percent. An index keeps its shard count while the collection stays within
+a factor of two of SHARD_MIN on the other side; past that it is rebuilt when a process
+next opens it."""
 TOKENIZER = "cjk-bigram-1"
 """Part of the index's source: a change of tokenisation makes old indexes stale."""
 WRITER_HEAP = 64 * 2**20
@@ -103,6 +122,38 @@ def _document(row: int, text: str) -> Any:
     return doc
 
 
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _shard_hits(searcher: Any, query: Any, limit: int) -> list[tuple[int, float, int | None]]:
+    """(row id, score, exact token count) of one shard's best `limit` hits."""
+    # count=False: counting every match would visit every posting (no WAND skipping).
+    result = searcher.search(query, limit, count=False)
+    addresses = [address for _, address in result.hits]
+    if not addresses:
+        return []
+    rows = searcher.fast_field_values("id", addresses)
+    lengths = searcher.fast_field_values("len", addresses)
+    return [
+        (int(row), float(score), length)
+        for (score, _), row, length in zip(result.hits, rows, lengths, strict=True)
+        if row is not None
+    ]
+
+
+def _each(searchers: list[Any], query: Any, limit: int) -> list[list[tuple[int, float, Any]]]:
+    """Every shard's hits: the first shard on this thread, the others on the pool's."""
+    global _pool
+    if len(searchers) == 1:
+        return [_shard_hits(searchers[0], query, limit)]
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(SHARDS - 1, thread_name_prefix="keyword-shard")
+    others = [_pool.submit(_shard_hits, searcher, query, limit) for searcher in searchers[1:]]
+    return [_shard_hits(searchers[0], query, limit), *(other.result() for other in others)]
+
+
 class KeywordIndex:
     """One collection's Tantivy index in this process (see the module docstring).
 
@@ -121,13 +172,15 @@ class KeywordIndex:
         self.source = f"{TOKENIZER}|{source}"
         self.lock = threading.RLock()
         self.applied = -1
-        self._index: Any = None
+        self._indexes: list[Any] = []
         self._schema: Any = None
-        self._searcher: Any = None
+        self._searchers: list[Any] = []
+        """One per shard; replaced (never changed in place) when the index is reloaded."""
         self._stats: tuple[Any, float, dict[str, int]] = (None, 0.0, {})
-        """(searcher, its mean document length, document frequencies asked of it)."""
+        """(searchers, their mean document length, document frequencies asked of them)."""
         self._builder: threading.Thread | None = None
         self.build_seconds = 0.0
+        self.shards = 1
 
     # ------------------------------------------------------------------ paths
     @property
@@ -141,7 +194,12 @@ class KeywordIndex:
         return self.directory / f"{self.name}.json"
 
     def _write_meta(self, applied: int) -> None:
-        meta = {"format": FORMAT, "source": self.source, "applied": applied}
+        meta = {
+            "format": FORMAT,
+            "shards": self.shards,
+            "source": self.source,
+            "applied": applied,
+        }
         tmp = self._meta_path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(meta))
         os.replace(tmp, self._meta_path)
@@ -164,40 +222,65 @@ class KeywordIndex:
         )
         return builder.build(), analyzer
 
-    def _open(self, create: bool) -> None:
+    def _open(self, create: bool, shards: int) -> None:
         import tantivy
 
         schema, analyzer = self._schema_and_analyzer()
         if create:
             shutil.rmtree(self._path, ignore_errors=True)
             self._meta_path.unlink(missing_ok=True)
-        self._path.mkdir(parents=True, exist_ok=True)
-        index = tantivy.Index(schema, path=str(self._path), reuse=not create)
-        index.register_tokenizer(_ANALYZER, analyzer)
-        self._index, self._schema = index, schema
-        self._searcher = index.searcher()
+        indexes = []
+        for shard in range(shards):
+            path = self._path / str(shard)
+            path.mkdir(parents=True, exist_ok=True)
+            index = tantivy.Index(schema, path=str(path), reuse=not create)
+            index.register_tokenizer(_ANALYZER, analyzer)
+            indexes.append(index)
+        self._indexes, self._schema, self.shards = indexes, schema, shards
+        self._searchers = [index.searcher() for index in indexes]
 
-    def _saved_applied(self) -> int | None:
+    def _reload(self) -> None:
+        for index in self._indexes:
+            index.reload()
+        self._searchers = [index.searcher() for index in self._indexes]
+
+    def _num_docs(self, searchers: list[Any] | None = None) -> int:
+        return sum(searcher.num_docs for searcher in (searchers or self._searchers))
+
+    def _saved_applied(self, rows: int) -> int | None:
         """`applied` of a usable index on disk, or None (missing, stale, unreadable)."""
         try:
             meta = json.loads(self._meta_path.read_text())
         except (OSError, ValueError):
             return None
+        shards = meta.get("shards")
         if meta.get("format") != FORMAT or meta.get("source") != self.source:
             logger.info("keyword index %s is stale (%s): rebuilding", self.name, meta)
             return None
+        if not (
+            (shards == 1 and rows < 2 * SHARD_MIN) or (shards == SHARDS and rows >= SHARD_MIN // 2)
+        ):
+            logger.info(
+                "keyword index %s has %s shards for %d rows: rebuilding", self.name, shards, rows
+            )
+            return None
         try:
-            self._open(create=False)
+            self._open(create=False, shards=shards)
         except Exception as exc:  # noqa: BLE001 - any damage means: rebuild
             logger.warning("keyword index %s is unreadable (%s): rebuilding", self.name, exc)
             return None
         return int(meta.get("applied", -1))
 
-    def _writer(self, heap: int = WRITER_HEAP) -> Any:
+    def _writers(self, heap: int = WRITER_HEAP) -> list[Any]:
+        """A writer per shard (each holds its shard's lock until dropped), or Busy."""
+        writers = []
         try:
-            return self._index.writer(heap_size=heap, num_threads=1)
+            for index in self._indexes:
+                writers.append(index.writer(heap_size=heap, num_threads=1))
         except ValueError as exc:  # another process holds Tantivy's writer lock
+            writers.clear()  # drops (and unlocks) the shards already taken
             raise Busy(str(exc)) from exc
+        return writers
 
     # ------------------------------------------------------------------ keeping current
     def catch_up(self) -> None:
@@ -216,7 +299,7 @@ class KeywordIndex:
             self._apply(latest, changed or [], read_bodies)
 
     def _load(self, read_log, read_bodies, read_all, count) -> None:
-        saved = self._saved_applied()
+        saved = self._saved_applied(count())
         if saved is not None and saved >= 0:
             latest, _ = read_log(-1)
             if saved <= latest:
@@ -224,12 +307,12 @@ class KeywordIndex:
                 _, changed = read_log(saved)
                 if latest > saved:
                     self._apply(latest, changed or [], read_bodies)
-                if self._searcher.num_docs == count():
+                if self._num_docs() == count():
                     return
                 logger.info(
                     "keyword index %s holds %d documents, SQLite %d: rebuilding",
                     self.name,
-                    self._searcher.num_docs,
+                    self._num_docs(),
                     count(),
                 )
             else:
@@ -243,13 +326,13 @@ class KeywordIndex:
             )
             self._builder.start()
             raise Busy("the keyword index is being built")
-        self.rebuild(read_log, read_all)
+        self.rebuild(read_log, read_all, count())
 
     def _rebuild_in_background(self) -> None:
         try:
-            read_log, _, read_all, _ = self.readers()
+            read_log, _, read_all, count = self.readers()
             with self.lock:
-                self.rebuild(read_log, read_all)
+                self.rebuild(read_log, read_all, count())
         except Exception as exc:  # noqa: BLE001 - the FTS5 path keeps serving
             logger.warning("building the keyword index of %s failed: %s", self.name, exc)
 
@@ -257,22 +340,26 @@ class KeywordIndex:
         self,
         read_log: Callable[[int], tuple[int, list[int] | None]],
         read_all: Callable[[], Iterable[tuple[int, str]]],
+        rows: int,
     ) -> None:
-        """A new index from every row of SQLite (the readers must be usable on this thread)."""
+        """A new index from every row of SQLite (the readers must be usable on this
+        thread), sharded when `rows` reach SHARD_MIN."""
 
         started = time.perf_counter()
-        self._open(create=True)
+        self._open(create=True, shards=SHARDS if rows >= SHARD_MIN else 1)
         latest, _ = read_log(-1)
-        writer = self._writer()
+        writers = self._writers()
         docs = 0
         for row, text in read_all():
-            writer.add_document(_document(row, text))
+            writers[row % self.shards].add_document(_document(row, text))
             docs += 1
-        writer.commit()
-        writer.wait_merging_threads()
+        for writer in writers:
+            writer.commit()
+        for writer in writers:
+            writer.wait_merging_threads()
+        writers.clear()
         self._write_meta(latest)
-        self._index.reload()
-        self._searcher = self._index.searcher()
+        self._reload()
         self.applied = latest
         self.build_seconds = time.perf_counter() - started
         logger.info(
@@ -288,27 +375,33 @@ class KeywordIndex:
         import tantivy
 
         unique = list(dict.fromkeys(changed))
-        writer = self._writer()
+        writers = self._writers()
         try:
             for start in range(0, len(unique), 500):
                 part = unique[start : start + 500]
                 bodies = read_bodies(part)
-                # By query: the term form would take the Python int for a signed value
-                # and match nothing in this unsigned field.
-                writer.delete_documents_by_query(
-                    tantivy.Query.term_set_query(self._schema, "id", part)
-                )
-                for row in part:
-                    text = bodies.get(row)
-                    if text is not None:
-                        writer.add_document(_document(row, text))
-            writer.commit()
-            # Written while the writer lock is held: no other process moves `applied` now.
+                for shard, writer in enumerate(writers):
+                    mine = [row for row in part if row % self.shards == shard]
+                    if not mine:
+                        continue
+                    # By query: the term form would take the Python int for a signed
+                    # value and match nothing in this unsigned field.
+                    writer.delete_documents_by_query(
+                        tantivy.Query.term_set_query(self._schema, "id", mine)
+                    )
+                    for row in mine:
+                        text = bodies.get(row)
+                        if text is not None:
+                            writer.add_document(_document(row, text))
+            # A kill between two shards' commits leaves `applied` behind: the next
+            # process replays the entries (delete then add), so both shards agree again.
+            for writer in writers:
+                writer.commit()
+            # Written while the writer locks are held: no other process moves `applied` now.
             self._write_meta(latest)
         finally:
-            del writer  # releases Tantivy's writer lock for other processes
-        self._index.reload()
-        self._searcher = self._index.searcher()
+            writers.clear()  # releases Tantivy's writer locks for other processes
+        self._reload()
         self.applied = latest
 
     # ------------------------------------------------------------------ search
@@ -321,7 +414,7 @@ class KeywordIndex:
         if not terms or k <= 0:
             return []
         with self.lock:
-            searcher, schema = self._searcher, self._schema
+            searchers, schema = self._searchers, self._schema
         query = tantivy.Query.boolean_query(
             [
                 (tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term))
@@ -338,36 +431,30 @@ class KeywordIndex:
                     (tantivy.Occur.Must, tantivy.Query.const_score_query(span, 0.0)),
                 ]
             )
-        # count=False: counting every match would visit every posting (no WAND skipping).
-        result = searcher.search(query, max(k, RESCORED) if id_range is None else k, count=False)
-        addresses = [address for _, address in result.hits]
-        rows = searcher.fast_field_values("id", addresses) if addresses else []
-        hits = [
-            (int(row), float(score), address)
-            for (score, address), row in zip(result.hits, rows, strict=True)
-            if row is not None
-        ]
+        limit = max(k, RESCORED) if id_range is None else k
+        hits = sorted(
+            (hit for found in _each(searchers, query, limit) for hit in found),
+            key=lambda hit: -hit[1],
+        )[:limit]
         if id_range is None and len(hits) > 1:
-            return self._rescored(searcher, terms, hits)[:k]
+            return self._rescored(searchers, terms, hits)[:k]
         return [(row, score) for row, score, _ in hits[:k]]
 
     def _rescored(
-        self, searcher: Any, terms: list[str], hits: list[tuple[int, float, Any]]
+        self, searchers: list[Any], terms: list[str], hits: list[tuple[int, float, int | None]]
     ) -> list[tuple[int, float]]:
-        """`hits` with the first RESCORED scored by exact lengths (module docstring).
-
-        A hit's length is its `len` fast field; its term frequencies are counted in its
+        """`hits` (row, Tantivy's score, exact length) with the first RESCORED scored by
+        exact lengths (module docstring); a hit's term frequencies are counted in its
         SQLite body (`keyword_tokens.count_terms`)."""
         head, tail = hits[:RESCORED], hits[RESCORED:]
         bodies = self.readers()[1]([row for row, _, _ in head])
-        lengths = searcher.fast_field_values("len", [address for _, _, address in head])
-        mean, frequencies = self._statistics(searcher, terms)
-        total = max(1, searcher.num_docs)
+        mean, frequencies = self._statistics(searchers, terms)
+        total = max(1, self._num_docs(searchers))
         weights = {
             term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequencies.items()
         }
         rescored = []
-        for (row, score, _), length in zip(head, lengths, strict=True):
+        for row, score, length in head:
             body = bodies.get(row)
             if body is None or mean <= 0 or length is None:
                 rescored.append((row, score))
@@ -381,27 +468,32 @@ class KeywordIndex:
         rescored.sort(key=lambda hit: -hit[1])
         return rescored + [(row, score) for row, score, _ in tail]
 
-    def _statistics(self, searcher: Any, terms: list[str]) -> tuple[float, dict[str, int]]:
-        """The searcher's mean document length (tokens, summed once per searcher) and
-        each term's document frequency (asked once per searcher: a query asks for each
-        three times, to leave common words out, to rescore and to normalise)."""
+    def _statistics(self, searchers: list[Any], terms: list[str]) -> tuple[float, dict[str, int]]:
+        """The shards' mean document length (tokens, summed once per set of searchers)
+        and each term's document frequency over all shards (asked once per set of
+        searchers: a query asks for each three times, to leave common words out, to
+        rescore and to normalise)."""
         import tantivy
 
         seen, mean, known = self._stats
-        if seen is not searcher:
-            total = searcher.aggregate(
-                tantivy.Query.all_query(), {"total": {"sum": {"field": "len"}}}
-            )["total"]["value"]
-            mean = float(total or 0.0) / max(1, searcher.num_docs)
+        if seen is not searchers:
+            total = sum(
+                searcher.aggregate(tantivy.Query.all_query(), {"total": {"sum": {"field": "len"}}})[
+                    "total"
+                ]["value"]
+                or 0.0
+                for searcher in searchers
+            )
+            mean = float(total) / max(1, self._num_docs(searchers))
             known = {}
-            self._stats = (searcher, mean, known)
-        if len(known) > 100_000:  # a long-lived searcher asked for many words
+            self._stats = (searchers, mean, known)
+        if len(known) > 100_000:  # long-lived searchers asked for many words
             known.clear()
         frequencies = {}
         for term in terms:
             df = known.get(term)
             if df is None:
-                df = known[term] = searcher.doc_freq("body", term)
+                df = known[term] = sum(searcher.doc_freq("body", term) for searcher in searchers)
             frequencies[term] = df
         return mean, frequencies
 
@@ -422,7 +514,7 @@ class KeywordIndex:
         with self.lock:
             if self.directory is not None:
                 self._meta_path.unlink(missing_ok=True)
-            self._index = self._searcher = None
+            self._indexes, self._searchers = [], []
             self.applied = -1
 
     def telling(self, terms: list[str]) -> list[str]:
@@ -436,11 +528,12 @@ class KeywordIndex:
         ("episode 3 part 12" over three videos' six chunks) every word is common, and
         each still tells passages apart."""
         with self.lock:
-            searcher = self._searcher
-        if searcher is None or searcher.num_docs < TELLING_MIN_DOCS:
+            searchers = self._searchers
+        total = self._num_docs(searchers) if searchers else 0
+        if total < TELLING_MIN_DOCS:
             return terms
-        half = searcher.num_docs / 2
-        frequencies = self._statistics(searcher, terms)[1]
+        half = total / 2
+        frequencies = self._statistics(searchers, terms)[1]
         kept = [term for term in terms if frequencies[term] <= half]
         return kept or terms
 
@@ -452,11 +545,11 @@ class KeywordIndex:
         same for every query. A word the index does not hold counts with df 0: a
         passage matching half of what was asked scores about half."""
         with self.lock:
-            searcher = self._searcher
-        if searcher is None:
+            searchers = self._searchers
+        if not searchers:
             return 0.0
-        total = max(1, searcher.num_docs)
-        frequencies = self._statistics(searcher, terms)[1]
+        total = max(1, self._num_docs(searchers))
+        frequencies = self._statistics(searchers, terms)[1]
         return sum(math.log(1 + (total - df + 0.5) / (df + 0.5)) for df in frequencies.values())
 
     def close(self) -> None:
@@ -464,5 +557,5 @@ class KeywordIndex:
         if builder is not None and builder is not threading.current_thread():
             builder.join(timeout=0.1)
         with self.lock:
-            self._index = self._searcher = None
+            self._indexes, self._searchers = [], []
             self.applied = -1

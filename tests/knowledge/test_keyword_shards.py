@@ -1,0 +1,113 @@
+"""The keyword index split into shards (knowledge.backends.keyword_index, SHARDS).
+
+A large collection's rows are dealt over two Tantivy indexes searched in parallel; the
+answer must still be exhaustive BM25's, the shards must stay current through writes
+(tests/knowledge/test_knowledge_keyword_index.py runs its write and SIGKILL tests over
+shards too), and an index follows its collection's size when a process opens it.
+SHARD_MIN is lowered here so that a few thousand rows are sharded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.bench.exact_bm25 import ExactBm25, recall_at_k
+from video_research.knowledge.backends import keyword_index
+from video_research.knowledge.backends.keyword_index import query_tokens
+
+COLLECTION = "VideoMetadata"
+DIMS = 384
+
+
+def _zipf_titles(count: int, seed: int) -> list[str]:
+    """Texts of 30-160 words over a 2,000-word vocabulary with Zipf frequencies, so some
+    words are in most texts and most words in few, as in transcripts."""
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, 2001) ** 1.1
+    weights /= weights.sum()
+    return [
+        " ".join(f"w{i}" for i in rng.choice(2000, int(rng.integers(30, 161)), p=weights))
+        for _ in range(count)
+    ]
+
+
+async def _opened():
+    """The store, its collection loaded (as every public search does first)."""
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    await store.collection(COLLECTION)
+    return store
+
+
+async def _store_with(titles: list[str]):
+    store = await _opened()
+    objects = [{"video_id": f"v{i}", "title": title} for i, title in enumerate(titles)]
+    vectors = np.random.default_rng(0).standard_normal((len(titles), DIMS)).astype(np.float32)
+    await store.insert_many(COLLECTION, objects, vectors=vectors)
+    return store
+
+
+async def test_sharded_index_answers_as_exhaustive_bm25(services, monkeypatch):
+    monkeypatch.setattr(keyword_index, "SHARD_MIN", 1000)
+    titles = _zipf_titles(3000, seed=5)
+    store = await _store_with(titles)
+    conn = store._conn()
+    hits, normalised = store._keyword(conn, COLLECTION, "w3 w40", None, 10)
+    index = store._keyword_indexes[COLLECTION]
+    assert normalised and index.shards == 2
+    counts = [searcher.num_docs for searcher in index._searchers]
+    assert sum(counts) == 3000 and min(counts) == 1500, counts
+
+    exact = ExactBm25(conn.execute(f'SELECT rowid, body FROM "fts_{COLLECTION}"'))
+    rng = np.random.default_rng(8)
+    recalls, shards_seen = [], set()
+    for _ in range(12):
+        words = rng.choice(400, int(rng.integers(2, 9)), replace=False)
+        query = " ".join(f"w{i}" for i in words)
+        hits, _ = store._keyword(conn, COLLECTION, query, None, 10)
+        rows = [row for row, _ in hits]
+        shards_seen |= {row % 2 for row in rows}
+        recalls.append(recall_at_k(rows, exact.top(index.telling(query_tokens(query)))))
+    assert shards_seen == {0, 1}
+    assert recalls == [1.0] * 12, recalls
+    await services.aclose()
+
+
+async def test_an_index_follows_its_collections_size_when_opened(services, monkeypatch):
+    store = await _store_with(_zipf_titles(60, seed=6))
+    conn = store._conn()
+    before = store._keyword(conn, COLLECTION, "w5 w9 w30", None, 10)[0]
+
+    def same(hits: list[tuple[int, float]]) -> bool:
+        """The one-index answer: the same rows in the same order, the same scores."""
+        return [row for row, _ in hits] == [row for row, _ in before] and [
+            score for _, score in hits
+        ] == pytest.approx([score for _, score in before], rel=1e-9)
+
+    assert store._keyword_indexes[COLLECTION].shards == 1
+    await services.aclose()
+
+    # Grown past twice the threshold (as if it had been written to): two shards.
+    monkeypatch.setattr(keyword_index, "SHARD_MIN", 25)
+    store = await _opened()
+    conn = store._conn()
+    assert same(store._keyword(conn, COLLECTION, "w5 w9 w30", None, 10)[0])
+    assert store._keyword_indexes[COLLECTION].shards == 2
+    await services.aclose()
+
+    # Within a factor of two of the threshold: kept as it is.
+    monkeypatch.setattr(keyword_index, "SHARD_MIN", 100)
+    store = await _opened()
+    store._keyword(store._conn(), COLLECTION, "w5", None, 10)
+    assert store._keyword_indexes[COLLECTION].shards == 2
+    await services.aclose()
+
+    # Shrunk below half of it: one index again.
+    monkeypatch.setattr(keyword_index, "SHARD_MIN", 1000)
+    store = await _opened()
+    conn = store._conn()
+    assert same(store._keyword(conn, COLLECTION, "w5 w9 w30", None, 10)[0])
+    assert store._keyword_indexes[COLLECTION].shards == 1
+    await services.aclose()
