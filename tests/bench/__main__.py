@@ -26,9 +26,14 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    # The audit trail of the benchmarks' own calls goes to a file, not between the figures.
-    audit = os.path.join(tempfile.mkdtemp(prefix="bench-audit-"), "audit.jsonl")
-    os.environ.setdefault("VIDEO_RESEARCH_AUDIT_LOG", audit)
+    # The audit trail of the benchmarks' own calls goes to a file, not between the
+    # figures, in a folder removed when the run ends.
+    with tempfile.TemporaryDirectory(prefix="bench-audit-") as folder:
+        os.environ.setdefault("VIDEO_RESEARCH_AUDIT_LOG", os.path.join(folder, "audit.jsonl"))
+        return _run(chosen)
+
+
+def _run(chosen: list[str]) -> int:
     failures = 0
     for name in chosen:
         module = importlib.import_module(f"tests.bench.bench_{name}")
