@@ -26,8 +26,8 @@ source or a shard count far from the collection's size, `applied` ahead of the l
 document count that disagrees with SQLite) or unreadable index is rebuilt from SQLite,
 with a log line, never a failed search; while another process holds Tantivy's writer
 lock, or while a large rebuild runs, the caller falls back to the FTS5 path, so a search
-never waits on this index or returns a deleted object (hits are joined back to SQLite's
-rows).
+never waits on this index or returns a deleted object (the store reads the hits it
+returns back from SQLite).
 
 Exact top-k: Tantivy stores a document's length in one byte (exact up to 40 tokens,
 then in steps of a few percent), so two transcript chunks whose BM25 scores differ by
@@ -35,8 +35,8 @@ less than that step can swap places: its top-10 is 0.97-0.98 of an exhaustive te
 BM25's. The best RESCORED hits are therefore scored again with the textbook formula
 (k1 1.2, b 0.75, IDF ln(1 + (N - n + 0.5) / (n + 0.5))) over their exact token counts
 (their bodies read back from SQLite) and the exact mean length (each document's length
-is a fast field, summed once per set of searchers), and re-ranked: the top-10 then matches the
-exhaustive scoring (`make bench`, recall@10 against tests/bench/exact_bm25.py).
+is a fast field, summed once per set of searchers), and re-ranked: the top-10 then
+matches the exhaustive scoring (`make bench`, recall@10 against tests/bench/exact_bm25.py).
 
 Tokens: `keyword_tokens` (CJK bigrams, Latin words and numbers whole).
 """
@@ -73,7 +73,7 @@ SHARDS = 2
 Tantivy's search releases the GIL, and a query of a dozen common-ish words costs a pass
 over long posting lists that block-max WAND can barely skip (a transcript chunk is full of
 "going", "function", "really"): at a million chunks one index took ~10 ms for such a
-query, two half-size ones searched on two threads ~0.6 of that (`make bench
+query, two half-size ones searched on two threads 0.5-0.7 of that (`make bench
 BENCH=million`). The shards' hits are merged by score and the best RESCORED are rescored
 with the statistics of all shards, so the answer is the one-index answer."""
 SHARD_MIN = 200_000
@@ -142,11 +142,19 @@ def _shard_hits(searcher: Any, query: Any, limit: int) -> list[tuple[int, float,
     ]
 
 
+def _length_sum(searcher: Any) -> float:
+    """The tokens of every document of one shard (its `len` fast field, summed)."""
+    import tantivy
+
+    result = searcher.aggregate(tantivy.Query.all_query(), {"total": {"sum": {"field": "len"}}})
+    return float(result["total"]["value"] or 0.0)
+
+
 def _each(searchers: list[Any], query: Any, limit: int) -> list[list[tuple[int, float, Any]]]:
     """Every shard's hits: the first shard on this thread, the others on the pool's."""
     global _pool
-    if len(searchers) == 1:
-        return [_shard_hits(searchers[0], query, limit)]
+    if len(searchers) <= 1:
+        return [_shard_hits(searcher, query, limit) for searcher in searchers]
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(SHARDS - 1, thread_name_prefix="keyword-shard")
@@ -473,17 +481,10 @@ class KeywordIndex:
         and each term's document frequency over all shards (asked once per set of
         searchers: a query asks for each three times, to leave common words out, to
         rescore and to normalise)."""
-        import tantivy
 
         seen, mean, known = self._stats
         if seen is not searchers:
-            total = sum(
-                searcher.aggregate(tantivy.Query.all_query(), {"total": {"sum": {"field": "len"}}})[
-                    "total"
-                ]["value"]
-                or 0.0
-                for searcher in searchers
-            )
+            total = sum(_length_sum(searcher) for searcher in searchers)
             mean = float(total) / max(1, self._num_docs(searchers))
             known = {}
             self._stats = (searchers, mean, known)
