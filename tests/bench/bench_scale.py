@@ -138,12 +138,15 @@ async def _figures(size: int, texts: list[str], vectors, baseline: dict) -> dict
                 mean(fts5_exact),
                 higher_is_better=True,
             )
+            # FTS5's bm25() is not textbook BM25 (its IDF goes to ~0 for common words,
+            # its tokens are not the index's), so this agreement is shown for reference
+            # beside FTS5's own against exact BM25; the target is the line above.
             report(
-                "keyword recall@10 vs exhaustive FTS5",
+                "keyword recall@10 vs exhaustive FTS5's order",
                 mean(recall_fts5),
                 "",
-                "target",
-                0.99,
+                "exhaustive FTS5 vs exact BM25",
+                mean(fts5_exact),
                 higher_is_better=True,
             )
             if exact:
