@@ -76,38 +76,27 @@ async def test_sharded_index_answers_as_exhaustive_bm25(services, monkeypatch):
 
 
 async def test_an_index_follows_its_collections_size_when_opened(services, monkeypatch):
+    query = "w5 w9 w30"
     store = await _store_with(_zipf_titles(60, seed=6))
-    conn = store._conn()
-    before = store._keyword(conn, COLLECTION, "w5 w9 w30", None, 10)[0]
+    before = store._keyword(store._conn(), COLLECTION, query, None, 10)[0]
+    assert store._keyword_indexes[COLLECTION].shards == 1
+    await services.aclose()
 
-    def same(hits: list[tuple[int, float]]) -> bool:
-        """The one-index answer: the same rows in the same order, the same scores."""
-        return [row for row, _ in hits] == [row for row, _ in before] and [
+    async def reopened(shard_min: int) -> tuple[bool, int]:
+        """Open the store again with SHARD_MIN at `shard_min`: (whether the query gets
+        the one-index answer, same rows, order and scores; the index's shard count)."""
+        monkeypatch.setattr(keyword_index, "SHARD_MIN", shard_min)
+        store = await _opened()
+        hits = store._keyword(store._conn(), COLLECTION, query, None, 10)[0]
+        shards = store._keyword_indexes[COLLECTION].shards
+        await services.aclose()
+        same = [row for row, _ in hits] == [row for row, _ in before] and [
             score for _, score in hits
         ] == pytest.approx([score for _, score in before], rel=1e-9)
+        return same, shards
 
-    assert store._keyword_indexes[COLLECTION].shards == 1
-    await services.aclose()
-
-    # Grown past twice the threshold (as if it had been written to): two shards.
-    monkeypatch.setattr(keyword_index, "SHARD_MIN", 25)
-    store = await _opened()
-    conn = store._conn()
-    assert same(store._keyword(conn, COLLECTION, "w5 w9 w30", None, 10)[0])
-    assert store._keyword_indexes[COLLECTION].shards == 2
-    await services.aclose()
-
-    # Within a factor of two of the threshold: kept as it is.
-    monkeypatch.setattr(keyword_index, "SHARD_MIN", 100)
-    store = await _opened()
-    store._keyword(store._conn(), COLLECTION, "w5", None, 10)
-    assert store._keyword_indexes[COLLECTION].shards == 2
-    await services.aclose()
-
-    # Shrunk below half of it: one index again.
-    monkeypatch.setattr(keyword_index, "SHARD_MIN", 1000)
-    store = await _opened()
-    conn = store._conn()
-    assert same(store._keyword(conn, COLLECTION, "w5 w9 w30", None, 10)[0])
-    assert store._keyword_indexes[COLLECTION].shards == 1
-    await services.aclose()
+    # 60 rows: past twice the threshold (as if the collection had grown), two shards;
+    # within a factor of two of it, kept as they are; below half of it, one index again.
+    assert await reopened(25) == (True, 2)
+    assert await reopened(100) == (True, 2)
+    assert await reopened(1000) == (True, 1)
