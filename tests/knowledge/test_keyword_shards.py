@@ -9,10 +9,15 @@ SHARD_MIN is lowered here so that a few thousand rows are sharded.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
 from tests.bench.exact_bm25 import ExactBm25, recall_at_k
+from tests.helpers import REPO_ROOT
 from video_research.knowledge.backends import keyword_index
 from video_research.knowledge.backends.keyword_index import query_tokens
 
@@ -100,3 +105,53 @@ async def test_an_index_follows_its_collections_size_when_opened(services, monke
     assert await reopened(25) == (True, 2)
     assert await reopened(100) == (True, 2)
     assert await reopened(1000) == (True, 1)
+
+
+SEARCH_THEN_FORK = textwrap.dedent(
+    """
+    import asyncio, os, signal
+    import numpy as np
+    from video_research.knowledge.backends import keyword_index
+    from video_research.knowledge.store import get_store
+
+    keyword_index.SHARD_MIN = 1
+
+    async def search():
+        store = await get_store()
+        hits = await store.hybrid(
+            "VideoMetadata", "lemma", alpha=0.0, limit=5, vector=np.ones(384, "float32")
+        )
+        assert store._keyword_indexes["VideoMetadata"].shards == 2
+        return len(hits)
+
+    async def main():
+        store = await get_store()
+        objects = [{"video_id": f"v{i}", "title": f"lemma {i}"} for i in range(8)]
+        await store.insert_many(
+            "VideoMetadata", objects, vectors=np.ones((8, 384), "float32")
+        )
+        return await search()
+
+    assert asyncio.run(main()) == 5  # the shards' pool has its worker thread now
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(20)  # a child waiting on the parent's worker would hang here
+        os._exit(0 if asyncio.run(search()) == 5 else 1)
+    _, status = os.waitpid(pid, 0)
+    raise SystemExit(os.waitstatus_to_exitcode(status))
+    """
+)
+
+
+def test_a_forked_child_searches_its_shards(server_env):
+    """The pool's worker thread is not copied into a forked child (a server forked by a
+    prefork host after its first search): the child starts its own pool, not waits."""
+    done = subprocess.run(
+        [sys.executable, "-c", SEARCH_THEN_FORK],
+        env=server_env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

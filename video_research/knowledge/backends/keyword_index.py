@@ -126,6 +126,15 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
+def _forget_pool() -> None:
+    """In a forked child the pool's worker thread does not exist: start a new pool."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _shard_hits(searcher: Any, query: Any, limit: int) -> list[tuple[int, float, int | None]]:
     """(row id, score, exact token count) of one shard's best `limit` hits."""
     # count=False: counting every match would visit every posting (no WAND skipping).
