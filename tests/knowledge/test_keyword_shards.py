@@ -107,6 +107,27 @@ async def test_an_index_follows_its_collections_size_when_opened(services, monke
     assert await reopened(1000) == (True, 1)
 
 
+async def test_concurrent_searches_over_shards_agree_with_one_at_a_time(services, monkeypatch):
+    """Searches on several threads share the shards' one-worker pool: each gets its own
+    answer, the one it gets alone."""
+    import asyncio
+
+    monkeypatch.setattr(keyword_index, "SHARD_MIN", 100)
+    store = await _store_with(_zipf_titles(400, seed=7))
+    queries = [f"w{i} w{i + 7} w{3 * i + 11}" for i in range(16)]
+    vector = np.random.default_rng(1).standard_normal(DIMS).astype(np.float32)
+
+    async def search(query: str) -> list[str]:
+        hits = await store.hybrid(COLLECTION, query, alpha=0.3, limit=10, vector=vector)
+        return [hit.uuid for hit in hits]
+
+    alone = [await search(query) for query in queries]
+    assert store._keyword_indexes[COLLECTION].shards == 2
+    together = await asyncio.gather(*(search(query) for query in queries * 3))
+    assert together == alone * 3
+    await services.aclose()
+
+
 SEARCH_THEN_FORK = textwrap.dedent(
     """
     import asyncio, os, signal
