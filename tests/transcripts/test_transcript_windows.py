@@ -131,3 +131,19 @@ async def test_every_video_of_the_results_is_linked_by_meaning_not_only_the_firs
         linked.setdefault(result["video_id"], result["match_time"])
     assert len(linked) == 7, found["results"]
     assert all(50 <= second <= 66 for second in linked.values()), linked  # Rance at 1:03
+
+
+def test_the_link_goes_to_a_passage_its_neighbours_agree_on_not_a_lone_peak():
+    """One window scoring a hair above a passage that five overlapping windows match is
+    the chance match; the passage is where the moment is."""
+    from types import SimpleNamespace
+
+    from video_research.transcripts.search import TermMatcher, _best_window
+    from video_research.transcripts.windows import Scored
+
+    cosines = {start: 0.3 for start in range(0, 400, 10)}
+    cosines.update({90: 0.498, 100: 0.498, 110: 0.498, 120: 0.498, 130: 0.498})
+    cosines[300] = 0.5858  # smoothed with its two 0.3 neighbours: 0.5000 against 0.498
+    scored = [Scored(float(start), cosine, "") for start, cosine in sorted(cosines.items())]
+    elsewhere = [SimpleNamespace(start=900.0, end=960.0, score=1.0)]
+    assert _best_window(scored, elsewhere, TermMatcher([])) == 110.0

@@ -61,6 +61,15 @@ MEANING_MOMENT_BONUS = 0.1
 MEANING_WORD_BONUS = 0.3
 """How a window is scored against the query (see `focus_by_meaning`; tuned on the tuning
 part of make eval's paraphrase and cross-language queries)."""
+MEANING_VOTE_SECONDS = 20.0
+MEANING_VOTE_SHARPNESS = 0.01
+"""The window linked is the one whose neighbourhood (starts within MEANING_VOTE_SECONDS)
+holds the most near-best scores, each weighted exp((score - best) / SHARPNESS), not the
+single best window: a passage that several overlapping windows match beats a lone
+window that matches by chance (the cosines of one video's windows differ by a few
+hundredths). Tuned on the tuning part of make eval's paraphrase and cross-language
+queries with use-multilingual; MiniLM's links gain too (docs/benchmarks.md, "Links:
+every video of the results")."""
 MEANING_WORD_CANDIDATES = 30
 """Windows per video in which the query's words are counted (the best by meaning)."""
 MEANING_MOMENTS = 3
@@ -395,7 +404,8 @@ async def focus_by_meaning(
     neighbours', MEANING_SMOOTHING, since a passage outlasts a window), plus
     MEANING_MOMENT_BONUS times the search's score of a moment of this video that holds
     the window (relative to the best), plus MEANING_WORD_BONUS times the share of the
-    query's words it holds. Why the whole video: on make eval's paraphrase and
+    query's words it holds; of those scores, the window whose neighbours hold the most
+    near-best ones wins (MEANING_VOTE_SHARPNESS). Why the whole video: on make eval's paraphrase and
     cross-language queries, most links that missed had the right video but the wrong
     chunk (the chunk's whole text matched, the passage sat minutes away), which no
     choice inside the chunk could mend. A moment the query's words place (`focus`, not
@@ -434,9 +444,10 @@ async def focus_by_meaning(
 
 
 def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatcher) -> float:
-    """The start of the best-scoring window (see `focus_by_meaning`). The words are looked
-    for in the MEANING_WORD_CANDIDATES windows that score best without them only: a
-    video has hundreds of windows, and the word bonus only reorders the leaders."""
+    """The start of the window that the best-scoring windows around it vote for (see
+    `focus_by_meaning`, MEANING_VOTE_SHARPNESS). The words are looked for in the
+    MEANING_WORD_CANDIDATES windows that score best without them only: a video has
+    hundreds of windows, and the word bonus only reorders the leaders."""
     import numpy as np
 
     starts = np.fromiter((window.start for window in scored), dtype=np.float64)
@@ -453,7 +464,13 @@ def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatc
         for at in np.argsort(-score)[:MEANING_WORD_CANDIDATES]:
             found = len(matcher.find(scored[at].text))
             score[at] += MEANING_WORD_BONUS * found / len(matcher.terms)
-    return float(starts[int(np.argmax(score))])
+    weights = np.exp((score - score.max()) / MEANING_VOTE_SHARPNESS)
+    near = np.abs(starts[:, None] - starts[None, :]) <= MEANING_VOTE_SECONDS
+    votes = near @ weights
+    # Windows whose neighbourhoods are the same (a short video's few windows all see
+    # one another) tie: the best-scoring of them wins, as without the vote.
+    tied = np.flatnonzero(votes >= votes.max() * (1 - 1e-9))
+    return float(starts[int(tied[np.argmax(score[tied])])])
 
 
 async def _embed_lines(
