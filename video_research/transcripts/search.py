@@ -465,8 +465,15 @@ def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatc
             found = len(matcher.find(scored[at].text))
             score[at] += MEANING_WORD_BONUS * found / len(matcher.terms)
     weights = np.exp((score - score.max()) / MEANING_VOTE_SHARPNESS)
-    near = np.abs(starts[:, None] - starts[None, :]) <= MEANING_VOTE_SECONDS
-    votes = near @ weights
+    # Each window's vote: the weights of the windows starting within MEANING_VOTE_SECONDS
+    # of it, summed from a running total over the windows in time order (a long video has
+    # up to a thousand windows: no n x n matrix).
+    order = np.argsort(starts, kind="stable")
+    ordered = starts[order]
+    total = np.concatenate(([0.0], np.cumsum(weights[order])))
+    low = np.searchsorted(ordered, starts - MEANING_VOTE_SECONDS, side="left")
+    high = np.searchsorted(ordered, starts + MEANING_VOTE_SECONDS, side="right")
+    votes = total[high] - total[low]
     # Windows whose neighbourhoods are the same (a short video's few windows all see
     # one another) tie: the best-scoring of them wins, as without the vote.
     tied = np.flatnonzero(votes >= votes.max() * (1 - 1e-9))
