@@ -405,10 +405,10 @@ async def focus_by_meaning(
     MEANING_MOMENT_BONUS times the search's score of a moment of this video that holds
     the window (relative to the best), plus MEANING_WORD_BONUS times the share of the
     query's words it holds; of those scores, the window whose neighbours hold the most
-    near-best ones wins (MEANING_VOTE_SHARPNESS). Why the whole video: on make eval's paraphrase and
-    cross-language queries, most links that missed had the right video but the wrong
-    chunk (the chunk's whole text matched, the passage sat minutes away), which no
-    choice inside the chunk could mend. A moment the query's words place (`focus`, not
+    near-best ones wins (MEANING_VOTE_SHARPNESS). Why the whole video: on make eval's
+    paraphrase and cross-language queries, most links that missed had the right video
+    but the wrong chunk (the chunk's whole text matched, the passage sat minutes away),
+    which no choice inside the chunk could mend. A moment the query's words place (`focus`, not
     `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
 
     A weak moment without stored windows (a video indexed before they were, or text read
