@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.bench.common import header, median, percentile, report, run_with_env
+from tests.bench.common import header, median, report, report_latency, run_with_env
 from video_research.catalog import videos
 from video_research.catalog.db import get_db
 from video_research.handlers.context import CallContext, Caller
@@ -94,15 +94,7 @@ async def _run() -> None:
         ours.append(await _timed(_call, "catalog_search", {"q": q}))
         naive.append(await _timed(get_db().read, _naive, q))
     header(f"catalog_search, {VIDEOS} videos, {len(QUERIES)} queries")
-    for label, pct in (("p50", 50), ("p95", 95)):
-        report(
-            f"catalog_search (tool path) {label}",
-            percentile(ours, pct) * 1000,
-            "ms",
-            f"plain LIKE page + count {label}",
-            percentile(naive, pct) * 1000,
-            higher_is_better=False,
-        )
+    report_latency("catalog_search (tool path)", ours, "plain LIKE page + count", naive)
     filtered = [
         await _timed(_call, "catalog_search", {"q": "night", "categories": ["Horror"]})
         for _ in range(RUNS // 4)

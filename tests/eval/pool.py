@@ -64,7 +64,16 @@ LANGUAGES = {
 CAPTION_FILES = ("captions.srt", "community.srt", "auto_generated.srt")
 """Which caption file of a language folder to take, best first (a `*_community.srt`
 regional variant comes after `community.srt`)."""
-_YOUTUBE_ID = re.compile(r"(?:youtu\.be/|[?&]v=)([A-Za-z0-9_-]{11})")
+
+
+def _video_id(url_file: bytes) -> str | None:
+    """The video of a captions folder's `video_url.txt` (the server's own URL parser)."""
+    from video_research.support.youtube_urls import YouTubeUrlError, parse_video_id
+
+    try:
+        return parse_video_id(url_file.decode("utf-8", "replace").strip())
+    except YouTubeUrlError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -139,9 +148,9 @@ def captions_videos(source: Source, excluded: set[str]) -> tuple[list[Video], li
     names = source.names()
     urls = [n for n in names if n.endswith("/video_url.txt")]
     ids = {
-        n.rsplit("/", 1)[0]: match.group(1)
+        n.rsplit("/", 1)[0]: video_id
         for n, text in source.read(urls).items()
-        if (match := _YOUTUBE_ID.search(text.decode("utf-8", "replace")))
+        if (video_id := _video_id(text))
     }
     by_folder: dict[tuple[str, str], list[str]] = defaultdict(list)
     for name in names:

@@ -197,7 +197,11 @@ class KeywordIndex:
         """(searchers, their mean document length, document frequencies asked of them)."""
         self._builder: threading.Thread | None = None
         self.build_seconds = 0.0
-        self.shards = 1
+
+    @property
+    def shards(self) -> int:
+        """The open index's Tantivy indexes (1 before it is opened)."""
+        return len(self._indexes) or 1
 
     # ------------------------------------------------------------------ paths
     @property
@@ -253,7 +257,7 @@ class KeywordIndex:
             index = tantivy.Index(schema, path=str(path), reuse=not create)
             index.register_tokenizer(_ANALYZER, analyzer)
             indexes.append(index)
-        self._indexes, self._schema, self.shards = indexes, schema, shards
+        self._indexes, self._schema = indexes, schema
         self._searchers = [index.searcher() for index in indexes]
 
     def _reload(self) -> None:
