@@ -488,11 +488,15 @@ def test_frames_are_a_zoomable_grid(browser, server):
     cells = view.locator("button.cell")
     assert cells.count() == 4
     _shoot(page, "frames")
+    from playwright.sync_api import expect
+
     cells.nth(1).click()
     label = view.locator("#zoom-label")
-    assert label.inner_text() == "0:10 lecture.mp4 (2 of 4)"
+    # expect() waits for the dialog to fill its label: reading it right after the click
+    # raced the view's render once in CI.
+    expect(label).to_have_text("0:10 lecture.mp4 (2 of 4)")
     page.keyboard.press("ArrowRight")
-    assert label.inner_text() == "0:15 lecture.mp4 (3 of 4)"
+    expect(label).to_have_text("0:15 lecture.mp4 (3 of 4)")
     page.keyboard.press("Escape")
     assert not view.locator("#zoom").evaluate("dialog => dialog.open")
     # Focus returns to the frame last shown from the dialog's close event, which the
