@@ -30,7 +30,36 @@ def test_alpha_leans_on_keywords_with_names_and_stays_between_floor_and_base():
     assert fusion.query_alpha(many) == fusion.FLOOR
 
 
-async def test_hybrid_without_alpha_uses_the_query_weight(services):
+@pytest.mark.parametrize(
+    "query,text,share",
+    [
+        (
+            "make a guess at how adding complex numbers might work",
+            "Make a guess at how adding complex numbers might work!",
+            1.0,
+        ),
+        ("adding complex numbers", "multiplying complex numbers", 2 / 3),
+        # Latin folded; CJK in bigrams: the lone 用 is not a bigram of 我们用
+        ("用 Perlin 噪声", "我们用 PERLIN 噪声来画山", 2 / 3),
+        ("", "anything", 0.0),
+    ],
+)
+def test_matched_share_counts_the_query_words_a_text_holds(query, text, share):
+    assert fusion.matched_share(query, text) == pytest.approx(share)
+
+
+def test_a_query_leans_on_keywords_only_when_the_best_keyword_hit_holds_its_words():
+    quote = "then Monty Hall reveals a goat behind one door"
+    said = "And then Monty Hall reveals a goat behind one door you did not pick."
+    assert fusion.keyword_match_alpha(0.75, quote, said) == fusion.KEYWORD_MATCH_ALPHA
+    paraphrase = "the host opens an empty door on purpose"
+    assert fusion.keyword_match_alpha(0.75, paraphrase, said) == 0.75
+    assert fusion.keyword_match_alpha(0.75, quote, None) == 0.75
+    # Never raised: a query already leaning on keywords keeps its weight.
+    assert fusion.keyword_match_alpha(0.1, quote, said) == 0.1
+
+
+async def _titles_store():
     import numpy as np
 
     from video_research.knowledge.store import get_store
@@ -42,9 +71,32 @@ async def test_hybrid_without_alpha_uses_the_query_weight(services):
         [{"video_id": f"v{i}", "title": f"talk {i} about Grok 3"} for i in range(5)],
         vectors=rng.standard_normal((5, 384)),
     )
-    query = rng.standard_normal(384)
-    adaptive = await store.hybrid("VideoMetadata", "Grok 3", alpha=None, vector=query)
+    return store, rng.standard_normal(384)
+
+
+async def test_hybrid_without_alpha_uses_the_query_weight(services):
+    store, query = await _titles_store()
+    # No title holds most of these words: the weight is the query's own.
+    words = "Grok 3 reasoning benchmark results compared"
+    adaptive = await store.hybrid("VideoMetadata", words, alpha=None, vector=query)
     fixed = await store.hybrid(
-        "VideoMetadata", "Grok 3", alpha=fusion.query_alpha("Grok 3"), vector=query
+        "VideoMetadata", words, alpha=fusion.query_alpha(words), vector=query
     )
     assert [(h.uuid, h.score) for h in adaptive] == [(h.uuid, h.score) for h in fixed]
+    assert fusion.query_alpha(words) > fusion.KEYWORD_MATCH_ALPHA
+
+
+async def test_hybrid_without_alpha_leans_on_keywords_when_a_hit_holds_the_query(services):
+    store, query = await _titles_store()
+    adaptive = await store.hybrid("VideoMetadata", "talk 3 about Grok 3", alpha=None, vector=query)
+    keywords = await store.hybrid(
+        "VideoMetadata", "talk 3 about Grok 3", alpha=fusion.KEYWORD_MATCH_ALPHA, vector=query
+    )
+    own = await store.hybrid(
+        "VideoMetadata",
+        "talk 3 about Grok 3",
+        alpha=fusion.query_alpha("talk 3 about Grok 3"),
+        vector=query,
+    )
+    assert [(h.uuid, h.score) for h in adaptive] == [(h.uuid, h.score) for h in keywords]
+    assert [(h.uuid, h.score) for h in adaptive] != [(h.uuid, h.score) for h in own]

@@ -110,7 +110,10 @@ class KnowledgeStore(ABC):
         where: FilterNode | None,
         limit: int,
         offset: int,
-    ) -> list[SearchHit]: ...
+        adapt: bool = False,
+    ) -> list[SearchHit]:
+        """`adapt`: alpha is the query's own weight (the caller gave none), to be lowered
+        when the best keyword hit holds the query's words (`fusion.keyword_match_alpha`)."""
 
     @abstractmethod
     def _near_vector_sync(
@@ -369,6 +372,7 @@ class KnowledgeStore(ABC):
     ) -> list[SearchHit]:
         """Keyword + vector search fused as Weaviate's relativeScoreFusion (see module doc);
         alpha None weighs the two sides for this query (`knowledge.fusion`)."""
+        adapt = alpha is None
         if alpha is None:
             alpha = query_alpha(query, self.embedder.identity)
         if not 0.0 <= alpha <= 1.0:
@@ -392,6 +396,7 @@ class KnowledgeStore(ABC):
             bound,
             limit,
             offset,
+            adapt,
         )
         return _above(hits, min_score)
 

@@ -73,6 +73,7 @@ from video_research.knowledge.base import (
 )
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
+from video_research.knowledge.fusion import keyword_match_alpha
 from video_research.knowledge.models import (
     CollectionState,
     SearchHit,
@@ -394,6 +395,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
         where: FilterNode | None,
         limit: int,
         offset: int,
+        adapt: bool = False,
     ) -> list[SearchHit]:
         name = state.definition.name
         window = min(MAX_RESULTS, max(HYBRID_MIN_CANDIDATES, limit + offset))
@@ -403,6 +405,11 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 if alpha < 1 and query.strip()
                 else ([], False)
             )
+            if adapt and keyword:
+                best = conn.execute(
+                    f'SELECT body FROM "fts_{name}" WHERE rowid = ?', (keyword[0][0],)
+                ).fetchone()
+                alpha = keyword_match_alpha(alpha, query, best[0] if best else None)
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random
             # one in the file, and reading 100 candidates a side was most of a hybrid

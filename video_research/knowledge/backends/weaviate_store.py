@@ -47,6 +47,7 @@ from video_research.knowledge.collections import (
 )
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
+from video_research.knowledge.fusion import keyword_match_alpha
 from video_research.knowledge.models import (
     CollectionState,
     SearchHit,
@@ -582,16 +583,21 @@ class WeaviateStore(KnowledgeStore):
         where: FilterNode | None,
         limit: int,
         offset: int,
+        adapt: bool = False,
     ) -> list[SearchHit]:
-        result = self._collection(state).query.hybrid(
-            **hybrid_arguments(
-                query,
-                vector,
-                alpha,
-                to_weaviate_filter(where, state.definition),
-                limit,
-                offset,
-            )
+        collection = self._collection(state)
+        filters = to_weaviate_filter(where, state.definition)
+        if adapt and alpha > 0 and query.strip():
+            # The same rule as the embedded store's: its best keyword hit decides, so a
+            # query weighs its two sides alike on either backend.
+            best = collection.query.bm25(query=query, filters=filters, limit=1).objects
+            if best:
+                text = state.definition.keyword_text(
+                    from_weaviate(state.definition, best[0].properties)
+                )
+                alpha = keyword_match_alpha(alpha, query, text)
+        result = collection.query.hybrid(
+            **hybrid_arguments(query, vector, alpha, filters, limit, offset)
         )
         return [to_search_hit(state.definition, o, vector_only=False) for o in result.objects]
 
