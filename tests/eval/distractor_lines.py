@@ -11,8 +11,10 @@ distractors.FORMAT.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,13 @@ BATCH = 5000
 CHUNKS_PER_VIDEO = 20
 SOURCES_PER_VIDEO = 2
 MIN_LINE_SECONDS, MAX_LINE_SECONDS = 1.0, 10.0
+COPY_RUN = 6
+COPY_SHARE = 0.2
+"""A pool transcript holding COPY_SHARE of a corpus video's runs of COPY_RUN words is a
+copy of that video's speech, not a distractor: another id does not make it another
+video. Three Coding Train livestreams, from which corpus tutorials were cut, hold 85-91%
+of one corpus video each; the next highest share of any pool transcript is 1.1% (phrases
+a channel repeats)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,8 @@ class Pool:
     """Each source video's language; empty: all English (the corpus-lines pool)."""
     folder: str = ""
     """The transcripts folder the pool was read from; empty: the corpus's own lines."""
+    copies: tuple[int, ...] = ()
+    """Source videos never drawn: copies of a corpus video's speech (`corpus_copies`)."""
 
     @property
     def key(self) -> str:
@@ -57,7 +68,12 @@ class Pool:
     @property
     def tag(self) -> str:
         """The pool's part of a cached store's folder name."""
-        return f"transcripts-{self.key[:8]}" if self.folder else "corpus"
+        if not self.folder:
+            return "corpus"
+        if not self.copies:
+            return f"transcripts-{self.key[:8]}"
+        left_out = hashlib.sha256(json.dumps(self.copies).encode()).hexdigest()[:4]
+        return f"transcripts-{self.key[:8]}-x{left_out}"
 
     def describe(self) -> str:
         if not self.folder:
@@ -69,7 +85,8 @@ class Pool:
         return (
             f"transcripts of other videos in {self.folder} ({self.videos} transcripts, "
             f"{len(self.texts):,} distinct lines, {len(languages)} languages: "
-            f"{', '.join(languages)}; each distractor video re-cuts one of them)"
+            f"{', '.join(languages)}; each distractor video re-cuts one of them; "
+            f"{len(self.copies)} left out as copies of a corpus video's speech)"
         )
 
 
@@ -132,6 +149,35 @@ def transcript_pool(folder: Path, lines_per_chunk: list[int]) -> Pool:
         tuple(languages),
         str(folder),
     )
+
+
+def _runs(text: str) -> set[str]:
+    words = re.findall(r"\w+", text.lower())
+    return {" ".join(words[at : at + COPY_RUN]) for at in range(len(words) - COPY_RUN + 1)}
+
+
+def corpus_copies(pool: Pool, corpus: dict[str, list[tuple[float, str]]]) -> Pool:
+    """`pool` with the sources that copy a corpus video's speech marked (see COPY_SHARE):
+    a pool exported by video id keeps a livestream whose edited cut is a corpus video."""
+    owners: dict[str, list[int]] = {}
+    sizes: list[int] = []
+    for number, cues in enumerate(corpus.values()):
+        runs = _runs(" ".join(text for _, text in cues))
+        sizes.append(len(runs))
+        for run in runs:
+            owners.setdefault(run, []).append(number)
+    by_source: dict[int, list[str]] = {}
+    for text, source in zip(pool.texts, pool.source, strict=True):
+        by_source.setdefault(source, []).append(text)
+    copies = []
+    for source, texts in sorted(by_source.items()):
+        shared: dict[int, int] = {}
+        for run in _runs(" ".join(texts)):
+            for video in owners.get(run, ()):
+                shared[video] = shared.get(video, 0) + 1
+        if any(count >= COPY_SHARE * sizes[video] for video, count in shared.items()):
+            copies.append(source)
+    return dataclasses.replace(pool, copies=tuple(copies))
 
 
 def distractor_batches(pool: Pool, count: int, seed: int = 24):
@@ -205,6 +251,7 @@ def _recut(pool: Pool, count: int, rng: Any):
     source = np.asarray(pool.source)
     by_video = [np.flatnonzero(source == v) for v in range(pool.videos)]
     weights = np.asarray([len(lines) for lines in by_video], dtype=np.float64)
+    weights[list(pool.copies)] = 0.0
     weights /= weights.sum()
     shapes = np.asarray(pool.lines_per_chunk)
     mean_shape = max(1.0, float(shapes.mean()))

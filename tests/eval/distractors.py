@@ -57,6 +57,7 @@ from typing import Any
 
 from tests.eval.distractor_lines import (
     Pool,
+    corpus_copies,
     distractor_batches,
     sentence_pool,
     transcript_pool,
@@ -267,7 +268,8 @@ async def make_pool(
             await harness.index(shared)
             shapes = await _chunk_shapes(store)
             if folder is not None:
-                return await asyncio.to_thread(transcript_pool, folder, shapes)
+                lines = await asyncio.to_thread(transcript_pool, folder, shapes)
+                return corpus_copies(lines, await harness.transcripts())
             return sentence_pool(await harness.transcripts(), shapes, queries)
     finally:
         await services.aclose()

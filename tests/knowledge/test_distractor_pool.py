@@ -97,3 +97,37 @@ def test_pool_leaves_out_every_version_of_corpus_videos_and_reads_back(tmp_path)
         assert all(b == a + 1 or (a == last and b == first) for a, b in pairwise(order))
         starts = [chunk["start_time"] for chunk in members]
         assert starts == sorted(starts)
+
+
+def test_a_pool_transcript_copying_a_corpus_video_is_never_drawn(tmp_path):
+    """A livestream a corpus tutorial was cut from holds the answers under another id."""
+    said = [f"in this part we move the particle number {n} to the left edge" for n in range(25)]
+    other = [f"today we bake bread loaf {n} with flour water and salt" for n in range(25)]
+    out = tmp_path / "pool"
+    out.mkdir()
+    # The livestream: the corpus video's speech, then talk of its own (SRT times < 60 s).
+    stream = said[3:23] + [f"thanks for joining the stream friend {n} see you" for n in range(8)]
+    (out / "LIVESTREAM1.en.srt").write_text(_srt(stream))
+    (out / "OTHERVIDEO1.en.srt").write_text(_srt(other))
+    lines = distractors.transcript_pool(out, lines_per_chunk=[3, 4, 5])
+    corpus = {CORPUS_ID: [(2.0 * n, text) for n, text in enumerate(said)]}
+    checked = distractors.corpus_copies(lines, corpus)
+
+    stream_source = lines.source[lines.texts.index(stream[-1])]
+    assert checked.copies == (stream_source,)
+    assert checked.tag != lines.tag  # stores built from the two are kept apart
+    assert "1 left out as copies" in checked.describe()
+    drawn = {
+        lines.source[lines.texts.index(text)]
+        for batch, _ in distractors.distractor_batches(checked, 300)
+        for chunk in batch
+        for text in chunk["text"].split("\n")
+    }
+    assert drawn == {lines.source[lines.texts.index(other[0])]}
+    # Unchecked, the copy is drawn like any other transcript.
+    assert stream_source in {
+        lines.source[lines.texts.index(text)]
+        for batch, _ in distractors.distractor_batches(lines, 300)
+        for chunk in batch
+        for text in chunk["text"].split("\n")
+    }
