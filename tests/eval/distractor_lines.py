@@ -31,11 +31,14 @@ SOURCES_PER_VIDEO = 2
 MIN_LINE_SECONDS, MAX_LINE_SECONDS = 1.0, 10.0
 COPY_RUN = 6
 COPY_SHARE = 0.2
-"""A pool transcript holding COPY_SHARE of a corpus video's runs of COPY_RUN words is a
-copy of that video's speech, not a distractor: another id does not make it another
-video. Three Coding Train livestreams, from which corpus tutorials were cut, hold 85-91%
-of one corpus video each; the next highest share of any pool transcript is 1.1% (phrases
-a channel repeats)."""
+COPY_MIN_RUNS = 100
+"""A pool transcript holding COPY_SHARE of a corpus video's runs of COPY_RUN words, and
+at least COPY_MIN_RUNS of them, is a copy of that video's speech, not a distractor:
+another id does not make it another video. Three Coding Train livestreams, from which
+corpus tutorials were cut, hold 85-91% of one corpus video each (1,670-2,711 runs); the
+next highest share of any pool transcript is 1.1% (phrases a channel repeats). The
+minimum keeps a video of a few distinct runs ("you you you you you you") from marking
+every transcript that shares one."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,10 @@ def corpus_copies(pool: Pool, corpus: dict[str, list[tuple[float, str]]]) -> Poo
         for run in _runs(" ".join(texts)):
             for video in owners.get(run, ()):
                 shared[video] = shared.get(video, 0) + 1
-        if any(count >= COPY_SHARE * sizes[video] for video, count in shared.items()):
+        if any(
+            count >= max(COPY_MIN_RUNS, COPY_SHARE * sizes[video])
+            for video, count in shared.items()
+        ):
             copies.append(source)
     return dataclasses.replace(pool, copies=tuple(copies))
 

@@ -102,7 +102,8 @@ def test_pool_leaves_out_every_version_of_corpus_videos_and_reads_back(tmp_path)
 def test_a_pool_transcript_copying_a_corpus_video_is_never_drawn(tmp_path):
     """A livestream a corpus tutorial was cut from holds the answers under another id."""
     said = [f"in this part we move the particle number {n} to the left edge" for n in range(25)]
-    other = [f"today we bake bread loaf {n} with flour water and salt" for n in range(25)]
+    other = [f"today we bake bread loaf {n} with flour water and salt" for n in range(24)]
+    other.append("you you you you you you you you")
     out = tmp_path / "pool"
     out.mkdir()
     # The livestream: the corpus video's speech, then talk of its own (SRT times < 60 s).
@@ -110,7 +111,11 @@ def test_a_pool_transcript_copying_a_corpus_video_is_never_drawn(tmp_path):
     (out / "LIVESTREAM1.en.srt").write_text(_srt(stream))
     (out / "OTHERVIDEO1.en.srt").write_text(_srt(other))
     lines = distractors.transcript_pool(out, lines_per_chunk=[3, 4, 5])
-    corpus = {CORPUS_ID: [(2.0 * n, text) for n, text in enumerate(said)]}
+    corpus = {
+        CORPUS_ID: [(2.0 * n, text) for n, text in enumerate(said)],
+        # A music video: its few distinct runs of words are in many transcripts.
+        "MUSICVIDEO1": [(2.0 * n, "you you you you you you you") for n in range(9)],
+    }
     checked = distractors.corpus_copies(lines, corpus)
 
     stream_source = lines.source[lines.texts.index(stream[-1])]
