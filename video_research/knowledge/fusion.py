@@ -79,14 +79,18 @@ def query_alpha(query: str, embedder_identity: str = "") -> float:
 
 KEYWORD_MATCH_SHARE = 0.7
 """The share of the query's distinct words the best keyword hit must hold for the query
-to lean on keywords (see the module docstring). With 100k distractor chunks of other
-videos, moment@5 of make eval's tuning parts rose from 0.659 to 0.677 and on the corpus
-alone stayed 0.867; 0.8 gave the same, 0.9 and 1.0 (every word) less at 100k (0.659,
-0.650): a quote often drops or changes a word of what was said."""
+to lean on keywords (see the module docstring). Chosen on make eval's tuning parts (the
+viewer queries and the notes' tuning part) in a replay of cached result lists: with 100k
+distractor chunks of other videos their moment@5 rose from 0.619 to 0.677, and on the
+corpus alone stayed 0.867. 0.8 gave the same; 0.6 the same at 100k and one query more on
+the corpus alone (0.872), within the replay's noise (it rounds alpha to a grid), and
+would let a three-word query lean on two of its words; 0.9 and 1.0 (every word) less at
+100k (0.659, 0.650): a quote often drops or changes a word of what was said; 0.5 less
+on both (0.863 / 0.655)."""
 KEYWORD_MATCH_ALPHA = 0.2
 """alpha of a query whose words the best keyword hit holds (at most). 0.4 kept less at
-100k (0.673); 0.2 still lets the vector side break ties between passages that hold the
-same words."""
+100k (0.673) and 0 lost on the corpus alone (0.859): the vector side still breaks ties
+between passages that hold the same words."""
 
 
 def matched_share(query: str, text: str) -> float:
