@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from video_research.knowledge import fusion
+from video_research.knowledge.backends.keyword_tokens import matched_share
 
 
 @pytest.mark.parametrize(
@@ -45,18 +46,19 @@ def test_alpha_leans_on_keywords_with_names_and_stays_between_floor_and_base():
     ],
 )
 def test_matched_share_counts_the_query_words_a_text_holds(query, text, share):
-    assert fusion.matched_share(query, text) == pytest.approx(share)
+    assert matched_share(query, text) == pytest.approx(share)
 
 
 def test_a_query_leans_on_keywords_only_when_the_best_keyword_hit_holds_its_words():
     quote = "then Monty Hall reveals a goat behind one door"
     said = "And then Monty Hall reveals a goat behind one door you did not pick."
-    assert fusion.keyword_match_alpha(0.75, quote, said) == fusion.KEYWORD_MATCH_ALPHA
+    share = matched_share(quote, said)
+    assert fusion.keyword_match_alpha(0.75, share) == fusion.KEYWORD_MATCH_ALPHA
     paraphrase = "the host opens an empty door on purpose"
-    assert fusion.keyword_match_alpha(0.75, paraphrase, said) == 0.75
-    assert fusion.keyword_match_alpha(0.75, quote, None) == 0.75
+    assert fusion.keyword_match_alpha(0.75, matched_share(paraphrase, said)) == 0.75
+    assert fusion.keyword_match_alpha(0.75, None) == 0.75  # no keyword hit
     # Never raised: a query already leaning on keywords keeps its weight.
-    assert fusion.keyword_match_alpha(0.1, quote, said) == 0.1
+    assert fusion.keyword_match_alpha(0.1, share) == 0.1
 
 
 async def _titles_store():

@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import re
 
-from video_research.knowledge.backends.keyword_tokens import count_terms, query_tokens
-
 BASE = 0.6
 """alpha of a query without specific tokens (the previous fixed default)."""
 MODEL_BASE = {"local:use-multilingual": 0.75}
@@ -93,18 +91,10 @@ KEYWORD_MATCH_ALPHA = 0.2
 between passages that hold the same words."""
 
 
-def matched_share(query: str, text: str) -> float:
-    """The share of `query`'s distinct words (the keyword index's tokens: CJK text in
-    bigrams) that `text` holds."""
-    terms = query_tokens(query)
-    if not terms:
-        return 0.0
-    return len(count_terms(text, terms)) / len(terms)
-
-
-def keyword_match_alpha(alpha: float, query: str, best_keyword_text: str | None) -> float:
-    """`alpha` lowered to KEYWORD_MATCH_ALPHA when the best keyword hit (its text as the
-    keyword index holds it) holds the query's words; else `alpha` unchanged."""
-    if best_keyword_text and matched_share(query, best_keyword_text) >= KEYWORD_MATCH_SHARE:
+def keyword_match_alpha(alpha: float, share: float | None) -> float:
+    """`alpha` lowered to KEYWORD_MATCH_ALPHA when the best keyword hit holds `share` of
+    the query's words (`keyword_tokens.matched_share`) and that is KEYWORD_MATCH_SHARE or
+    more; else `alpha` unchanged (also without a keyword hit: None)."""
+    if share is not None and share >= KEYWORD_MATCH_SHARE:
         return min(alpha, KEYWORD_MATCH_ALPHA)
     return alpha

@@ -86,3 +86,12 @@ def count_terms(text: str, terms: Iterable[str]) -> dict[str, int]:
     else:
         counts = Counter(tokens(text))
     return {term: counts[term] for term in terms if term in counts}
+
+
+def matched_share(query: str, text: str) -> float:
+    """The share of `query`'s distinct tokens that `text` holds (how fully a passage
+    matches what was asked: `knowledge.fusion.keyword_match_alpha`)."""
+    terms = query_tokens(query)
+    if not terms:
+        return 0.0
+    return len(count_terms(text, terms)) / len(terms)

@@ -51,6 +51,7 @@ from video_research.config import Settings
 from video_research.knowledge.backends import sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
 from video_research.knowledge.backends.keyword_index import KeywordIndex
+from video_research.knowledge.backends.keyword_tokens import matched_share
 from video_research.knowledge.backends.sqlite_keywords import KeywordSearch
 from video_research.knowledge.backends.sqlite_schema import (
     KNOWLEDGE_SCHEMA_VERSION as KNOWLEDGE_SCHEMA_VERSION,  # imported from here elsewhere
@@ -409,7 +410,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 best = conn.execute(
                     f'SELECT body FROM "fts_{name}" WHERE rowid = ?', (keyword[0][0],)
                 ).fetchone()
-                alpha = keyword_match_alpha(alpha, query, best[0] if best else None)
+                alpha = keyword_match_alpha(alpha, matched_share(query, best[0]) if best else None)
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random
             # one in the file, and reading 100 candidates a side was most of a hybrid

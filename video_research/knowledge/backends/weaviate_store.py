@@ -38,6 +38,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from video_research.config import Settings
+from video_research.knowledge.backends.keyword_tokens import matched_share
 from video_research.knowledge.base import KnowledgeStore, Progress
 from video_research.knowledge.collections import (
     CollectionDef,
@@ -595,7 +596,7 @@ class WeaviateStore(KnowledgeStore):
                 text = state.definition.keyword_text(
                     from_weaviate(state.definition, best[0].properties)
                 )
-                alpha = keyword_match_alpha(alpha, query, text)
+                alpha = keyword_match_alpha(alpha, matched_share(query, text))
         result = collection.query.hybrid(
             **hybrid_arguments(query, vector, alpha, filters, limit, offset)
         )
