@@ -392,14 +392,7 @@ async def _figures(size: int) -> None:
             started = time.perf_counter()
             await store.hybrid(CHUNKS, text, alpha=alpha, vector=query, limit=30)
             times.append(time.perf_counter() - started)
-    report(
-        "hybrid p50, alpha weighed per query",
-        percentile(weighed, 50) * 1e3,
-        "ms",
-        "alpha 0.5, same queries",
-        percentile(fixed, 50) * 1e3,
-        higher_is_better=False,
-    )
+    report_latency("hybrid, alpha weighed per query", weighed, "alpha 0.5, same queries", fixed)
     if DROP_CACHE:
         pairs = list(zip(short + long, np.concatenate([queries, queries]), strict=True))
         await _hybrid_cold(store, pairs)
