@@ -102,3 +102,12 @@ def rows_in(conn: sqlite3.Connection, select: str, items: Sequence[Any]) -> Iter
     parameters of one statement, so a long list is asked a slice at a time."""
     for chunk in id_chunks(items):
         yield from conn.execute(f"{select} ({','.join('?' * len(chunk))})", list(chunk))
+
+
+def objects_by_row(
+    conn: sqlite3.Connection, name: str, rows: Sequence[int]
+) -> dict[int, tuple[str, str]]:
+    """(uuid, properties JSON) of those of `rows` that collection `name` still holds: the
+    indexes answer with row ids, and a row deleted since they caught up is left out."""
+    select = f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN'
+    return {row: (uuid, body) for row, uuid, body in rows_in(conn, select, rows)}

@@ -60,6 +60,7 @@ from video_research.knowledge.backends.sqlite_schema import CollectionSchema
 from video_research.knowledge.backends.sqlite_sql import (
     compile_filter,
     id_chunks,
+    objects_by_row,
     properties_json,
     property_sql,
     rows_in,
@@ -459,14 +460,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
         while len(ranked) < limit and cursor < len(fused):
             wanted = fused[cursor : cursor + limit - len(ranked)]
             cursor += len(wanted)
-            found = {
-                row: (uuid, body)
-                for row, uuid, body in rows_in(
-                    conn,
-                    f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN',
-                    [row for row, _ in wanted],
-                )
-            }
+            found = objects_by_row(conn, name, [row for row, _ in wanted])
             objects.update(found)
             ranked += [(row, score) for row, score in wanted if row in found]
         return ranked, objects

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from video_research.knowledge.backends.ann import Candidate, VectorIndex
-from video_research.knowledge.backends.sqlite_sql import compile_filter, rows_in
+from video_research.knowledge.backends.sqlite_sql import compile_filter, objects_by_row, rows_in
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.models import CollectionState
 
@@ -153,14 +153,7 @@ class VectorSearch:
         nearest = self._nearest(conn, state, vector, where, k)
         if not nearest:
             return []
-        bodies: dict[int, tuple[str, str]] = {
-            row_id: (uuid, body)
-            for row_id, uuid, body in rows_in(
-                conn,
-                f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN',
-                [c.row for c in nearest],
-            )
-        }
+        bodies = objects_by_row(conn, name, [c.row for c in nearest])
         return [
             (bodies[c.row][0], c.distance, bodies[c.row][1]) for c in nearest if c.row in bodies
         ]
