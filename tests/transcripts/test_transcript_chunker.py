@@ -96,6 +96,27 @@ def chapter_lists(draw):
     overlap=20,
     title="",
 )
+# Found by hypothesis exploring locally: a long cue overlapping the next one (rolling
+# captions) was cut into pieces timed past the next cue's start, so a later chunk
+# started before an earlier one.
+@example(
+    cues=[
+        Cue(0.0, 0.0, "the"),
+        Cue(
+            0.0,
+            1.0,
+            "the " * 11
+            + "checker " * 3
+            + "sourdough " * 5
+            + "supercalifragilisticexpialidocious " * 3,
+        ),
+        Cue(0.0, 0.0, "the " * 32 + "supercalifragilisticexpialidocious " * 2),
+    ],
+    chapters=[],
+    target=64,
+    overlap=0,
+    title="",
+)
 def test_chunk_invariants(cues, chapters, target, overlap, title):
     assert_invariants(cues, chapters, target, overlap, title)
 

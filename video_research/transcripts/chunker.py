@@ -151,11 +151,14 @@ def _starts_sentence(text: str, at: int) -> bool:
     return bool(before) and before[-1] in _SENTENCE_END
 
 
-def _split_cue(cue: Cue, limit: int) -> list[tuple[Cue, int]]:
+def _split_cue(cue: Cue, limit: int, until: float | None = None) -> list[tuple[Cue, int]]:
     """A cue of more than `limit` word pieces cut into pieces of at most `limit`, each with
     its size: at a sentence end when one is in the second half of a piece, else between
     words; inside a word only when that one word is longer than a piece. Times are
-    interpolated by character position. Linear: each token is looked at once."""
+    interpolated by character position, over the cue's span or up to `until` (the next
+    cue's start) when that comes sooner: rolling captions overlap, and a piece starting
+    after the next cue would put the chunks' starts out of order. The last piece still
+    ends at the cue's end. Linear: each token is looked at once."""
     text = cue.text
     tokenizer = local_tokenizer()
     cuts: list[tuple[int, int]] = []  # (char offset, tokens before it)
@@ -189,13 +192,15 @@ def _split_cue(cue: Cue, limit: int) -> list[tuple[Cue, int]]:
             piece_char, piece_tok = cut
     cuts.append((len(text), total - piece_tok))
     span, length = cue.end - cue.start, max(len(text), 1)
+    if until is not None:
+        span = max(0.0, min(span, until - cue.start))
     pieces: list[tuple[Cue, int]] = []
     low = 0
     for high, tokens in cuts:
         piece = text[low:high].strip()
         if piece:
             start = round(cue.start + span * low / length, 3)
-            end = round(cue.start + span * high / length, 3)
+            end = cue.end if high == len(text) else round(cue.start + span * high / length, 3)
             pieces.append((Cue(start, max(start, end), piece), tokens))
         low = high
     return pieces
@@ -211,13 +216,14 @@ def fit_cues(
         batch = cues[start : start + TOKEN_BATCH]
         short = [cue.text for cue in batch if len(cue.text) <= LONG_CUE_CHARS]
         counts = iter(_token_counts(short))
-        for cue in batch:
+        for at, cue in enumerate(batch, start):
             size = next(counts) if len(cue.text) <= LONG_CUE_CHARS else limit + 1
             if size <= limit:
                 fitted.append(cue)
                 sizes.append(size)
                 continue
-            for piece, piece_size in _split_cue(cue, limit):
+            following = cues[at + 1].start if at + 1 < len(cues) else None
+            for piece, piece_size in _split_cue(cue, limit, following):
                 fitted.append(piece)
                 sizes.append(piece_size)
         budget.check("chunking")
