@@ -15,7 +15,8 @@ Options: --embedders all-MiniLM-L6-v2,use-multilingual  --limit N (first N queri
 --sweep (tune alpha, candidate counts and merging on this set; --sweep-only skips the rest)  --json PATH (write the numbers)
 --keep DIR (keep the index there: a second run skips the unchanged files).
 --distractors 100000,1000000 (quality with that many distractor chunks added, default
-embedder only; --check-approximation validates their cached vectors: see distractors.py).
+embedder only, and the ceiling any reranking of the three modes' candidates could reach;
+--check-approximation validates their cached vectors: see distractors.py).
 --distractor-pool DIR (draw the distractors from the transcripts of other videos that
 `make eval-pool` exported there, see pool.py; without it, from the corpus's own lines).
 """

@@ -4,6 +4,9 @@
 notes sets) in three modes (default fusion, keywords only, vectors only) over the eval
 corpus alone and over the corpus plus each number of distractor chunks, and prints
 moment@5 / MRR@10 per size, so a drop in quality as the store grows shows as one number.
+It then asks each mode again for CEILING_MOMENTS moments and prints the ceiling (`ceiling`):
+the share of queries whose right moment any mode's first 50 moments hold, which bounds
+what any fusion or reranking of these retrievers' candidates could score at that size.
 
 Two pools of real caption lines, under synthetic video ids (`distractor-0000123`), in
 chunks shaped like the real ones (lines per chunk drawn from the real chunks, each line
@@ -63,7 +66,7 @@ from tests.eval.distractor_lines import (
     sentence_pool,
     transcript_pool,
 )
-from tests.eval.metrics import Query, Scores, subset
+from tests.eval.metrics import Query, Scores, is_moment, subset
 
 FORMAT = 2
 """Part of a cached store's key: bump it when the distractors change (here or in
@@ -81,6 +84,9 @@ MODES: dict[str, dict] = {
     "keywords only": {"alpha": 0.0},
     "vectors only": {"alpha": 1.0},
 }
+CEILING_MOMENTS = 50
+"""Moments each mode is asked for in the ceiling pass (`ceiling`): about 150 chunks,
+deeper than any reranking stage would read within the latency budget."""
 SETS: dict[str, Callable[[Query], bool]] = {
     "viewer": lambda q: q.kind != "notes",
     "notes": lambda q: q.kind == "notes",
@@ -245,13 +251,51 @@ def _services(folder: Path, model: str, size: int = 0):
     return Services(config.load_settings(env))
 
 
-async def _measure(harness: Harness, queries: list[Query]) -> dict[str, Scores]:
-    """Each mode over every query, mode by mode interleaved per query (load alike)."""
+async def _measure(
+    harness: Harness, queries: list[Query], deep_too: bool = True
+) -> dict[str, Scores]:
+    """Each mode over every query, mode by mode interleaved per query (load alike); then,
+    with `deep_too`, each mode again for CEILING_MOMENTS moments (keys "<mode>, deep"),
+    for `ceiling`."""
     per_mode = {mode: Scores() for mode in MODES}
     for query in queries:
         for mode, arguments in MODES.items():
             await harness.ask(query, arguments, per_mode[mode])
-    return per_mode
+    if not deep_too:
+        return per_mode
+    deep = {f"{mode}, deep": Scores() for mode in MODES}
+    for query in queries:
+        for mode, arguments in MODES.items():
+            await harness.ask(query, {**arguments, "k": CEILING_MOMENTS}, deep[f"{mode}, deep"])
+    return {**per_mode, **deep}
+
+
+def ceiling(per_mode: dict[str, Scores], keep: Callable[[Query], bool] = lambda q: True) -> dict:
+    """What no fusion or reranking of these retrievers could beat, as shares of the
+    queries `keep` selects: `oracle@5`, the right moment in the first 5 of at least one
+    mode (a per-query choice of mode, made with the label in hand), and `reach`, the
+    right moment anywhere in the first CEILING_MOMENTS of at least one mode (a reranker
+    that always put it first, reading ~150 chunks of three lists)."""
+    modes = list(MODES)
+    first5: dict[str, bool] = {}
+    reach: dict[str, bool] = {}
+    for mode in modes:
+        for query, _, answers in per_mode[mode].trace:
+            if keep(query):
+                first5[query.id] = first5.get(query.id, False) or any(
+                    is_moment(query, answer) for answer in answers[:5]
+                )
+        for query, _, answers in per_mode[f"{mode}, deep"].trace:
+            if keep(query):
+                reach[query.id] = reach.get(query.id, False) or any(
+                    is_moment(query, answer) for answer in answers
+                )
+    n = max(len(first5), 1)
+    return {
+        "oracle@5": sum(first5.values()) / n,
+        "reach": sum(reach.values()) / n,
+        "n": len(first5),
+    }
 
 
 async def make_pool(
@@ -284,8 +328,10 @@ async def _one_size(
     size: int,
     pool: Pool | None,
     true_vectors: bool = False,
+    deep_too: bool = True,
 ) -> dict[str, Scores]:
-    """Build (or reuse) the store of corpus + `size` distractors and ask every query."""
+    """Build (or reuse) the store of corpus + `size` distractors and ask every query (with
+    `deep_too`, the ceiling pass as well: `_measure`)."""
     from video_research.knowledge.store import get_store
     from video_research.support.services import use_services
     from video_research.transcripts.indexer import CHUNKS
@@ -319,7 +365,7 @@ async def _one_size(
                 await settle(store)
             chunks = await store.count(CHUNKS)
             print(f"   {chunks} chunks in the store", flush=True)
-            return await _measure(harness, queries)
+            return await _measure(harness, queries, deep_too)
     finally:
         await services.aclose()
 
@@ -367,7 +413,44 @@ async def report(
         print(
             f"- {mode}: moment@5 drop from the corpus alone to {max(results):,}: {drop:.3f} ({verdict}, target <= 0.02)"
         )
+    _print_ceiling(results, queries)
+    for size, per_mode in results.items():
+        summary[size]["ceiling"] = ceiling(per_mode)
     return summary
+
+
+def _print_ceiling(results: dict[int, dict[str, Scores]], queries: list[Query]) -> None:
+    """The ceiling table (`ceiling`): per query group, the default's moment@5 beside
+    oracle@5 and reach at each size, then the smallest drop any reranking of these
+    three retrievers' candidates could reach."""
+    groups = sorted({query.group for query in queries})
+    print(
+        f"\n### ceiling: the right moment in the first 5 of any mode (oracle@5) / in the first "
+        f"{CEILING_MOMENTS} moments of any mode (reach), beside the default's moment@5\n"
+    )
+    sizes = [f"+ {size:,}" if size else "corpus alone" for size in results]
+    print(
+        "| group (n) | "
+        + " | ".join(f"{size}: default / oracle@5 / reach" for size in sizes)
+        + " |"
+    )
+    print("|---|" + "---:|" * len(results))
+    for label in ["all", *groups]:
+        keep = (lambda q: True) if label == "all" else (lambda q, g=label: q.group == g)
+        cells, n = [], 0
+        for per_mode in results.values():
+            bound = ceiling(per_mode, keep)
+            n = bound["n"]
+            default = subset(per_mode["default"], keep).row()["moment@5"]
+            cells.append(f"{default:.3f} / {bound['oracle@5']:.3f} / {bound['reach']:.3f}")
+        print(f"| {label} ({n}) | " + " | ".join(cells) + " |")
+    small, largest = results[0], max(results)
+    best = small["default"].row()["moment@5"] - ceiling(results[largest])["reach"]
+    print(
+        f"- a reranker that put the right moment first whenever any mode's first "
+        f"{CEILING_MOMENTS} moments held it would still drop {max(best, 0.0):.3f} from the "
+        f"corpus alone to {largest:,} (target <= 0.02)"
+    )
 
 
 async def check_approximation(
@@ -405,7 +488,9 @@ async def check_approximation(
     )
     rows = {}
     for true_vectors in (False, True):
-        per_mode = await _one_size(harness, shared, model, queries, CHECK_SIZE, pool, true_vectors)
+        per_mode = await _one_size(
+            harness, shared, model, queries, CHECK_SIZE, pool, true_vectors, deep_too=False
+        )
         rows["true" if true_vectors else "approximate"] = per_mode
     for mode in MODES:
         print(

@@ -136,3 +136,30 @@ def test_a_pool_transcript_copying_a_corpus_video_is_never_drawn(tmp_path):
         for chunk in batch
         for text in chunk["text"].split("\n")
     }
+
+
+def test_the_ceiling_counts_a_moment_any_mode_found_and_only_within_its_depth():
+    """`ceiling`: oracle@5 reads each mode's first 5 answers, reach reads the deep lists
+    whole; a query no mode answers counts in neither."""
+    from tests.eval.metrics import Query, Scores
+
+    def query(name: str) -> Query:
+        return Query(name, name, f"video-{name}", 100.0, "paraphrase", "en", "en")
+
+    found_by_keywords, found_deep, missed = query("a"), query("b"), query("c")
+    elsewhere = [("other", 100.0)] * 5
+    per_mode = {name: Scores() for mode in distractors.MODES for name in (mode, f"{mode}, deep")}
+    for mode in distractors.MODES:
+        right = [("video-a", 110.0)] if mode == "keywords only" else [("other", 1.0)]
+        per_mode[mode].add(found_by_keywords, elsewhere[:4] + right, 0.0)
+        per_mode[mode].add(found_deep, elsewhere + [("video-b", 100.0)], 0.0)  # 6th: not @5
+        per_mode[mode].add(missed, elsewhere + [("video-c", 200.0)], 0.0)  # 100 s off
+        deep = per_mode[f"{mode}, deep"]
+        deep.add(found_by_keywords, elsewhere + right, 0.0)
+        deep.add(found_deep, elsewhere * 9 + [("video-b", 95.0)], 0.0)  # the 46th answer
+        deep.add(missed, elsewhere * 10, 0.0)
+
+    bound = distractors.ceiling(per_mode)
+    assert bound == {"oracle@5": 1 / 3, "reach": 2 / 3, "n": 3}
+    only_b = distractors.ceiling(per_mode, lambda q: q.id == "b")
+    assert only_b == {"oracle@5": 0.0, "reach": 1.0, "n": 1}
