@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 
 import pytest
@@ -132,6 +133,8 @@ async def test_stdout_carries_only_json_rpc(server_env):
     stderr_text = stderr.decode()
     assert secret not in "\n".join(out_lines) + rest.decode() and secret not in stderr_text
     assert "video_research" in stderr_text, "expected DEBUG logs on stderr"
+    # the start-up heap was frozen before serving (support/memory.py)
+    assert re.search(r"froze [1-9]\d{3,} start-up objects", stderr_text), stderr_text[-2000:]
 
 
 async def test_concurrent_calls_on_one_session(server_env):

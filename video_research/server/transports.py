@@ -37,6 +37,7 @@ import anyio
 from video_research.config import ConfigError, Settings
 from video_research.server.app import build_server, initialization_options
 from video_research.server.http_json import send_json
+from video_research.support.memory import freeze_start_up_heap
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +58,7 @@ async def serve_stdio(settings: Settings) -> None:
     from mcp.server.stdio import stdio_server
 
     server = build_server(settings)
+    freeze_start_up_heap()
     async with stdio_server() as (read_stream, write_stream):
         # The SDK points fd 1 at stderr while it serves; make Python's own stdout follow,
         # so a stray print() from any library can never corrupt the protocol stream.
@@ -543,6 +545,7 @@ async def serve_http(settings: Settings, transport: str, host: str, port: int) -
     check_exposure(settings, host)
     app = http_app(settings, host, port) if transport == "http" else sse_app(settings, host, port)
     drain = Drain(app)
+    freeze_start_up_heap()
     config = uvicorn.Config(
         drain,
         host=host,
