@@ -20,12 +20,13 @@ logger = logging.getLogger(__name__)
 
 
 def freeze_start_up_heap() -> int:
-    """Collect what start-up left as garbage, then freeze the rest: call once the server
-    is built, before it serves. Returns how many objects were frozen.
+    """Freeze every object the collector tracks now: call once the server is built,
+    before it serves. Returns how many objects were frozen.
 
     Objects frozen are never collected, so this runs before any request: what a request
-    allocates stays collectable."""
-    gc.collect()
+    allocates stays collectable. No collection runs first: at start-up one found 36
+    objects of garbage among ~90,000 and cost 45-55 ms of a ~630 ms start, while the
+    freeze itself takes well under a millisecond."""
     gc.freeze()
     frozen = gc.get_freeze_count()
     logger.debug("froze %d start-up objects: full collections skip them", frozen)

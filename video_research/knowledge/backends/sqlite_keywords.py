@@ -19,7 +19,7 @@ from typing import Any
 
 from video_research.knowledge.backends import fts
 from video_research.knowledge.backends.keyword_index import Busy, KeywordIndex, query_tokens
-from video_research.knowledge.backends.sqlite_sql import rows_in
+from video_research.knowledge.backends.sqlite_sql import keyword_bodies
 from video_research.knowledge.filters import FilterNode
 
 logger = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ class KeywordSearch:
         read_log = self._readers(conn, name)[0]
 
         def read_bodies(ids: list[int]) -> dict[int, str]:
-            return dict(rows_in(conn, f'SELECT rowid, body FROM "fts_{name}" WHERE rowid IN', ids))
+            return keyword_bodies(conn, name, ids)
 
         def read_all() -> Any:
             cursor = conn.execute(f'SELECT rowid, body FROM "fts_{name}"')

@@ -111,3 +111,8 @@ def objects_by_row(
     indexes answer with row ids, and a row deleted since they caught up is left out."""
     select = f'SELECT id, uuid, properties FROM "obj_{name}" WHERE id IN'
     return {row: (uuid, body) for row, uuid, body in rows_in(conn, select, rows)}
+
+
+def keyword_bodies(conn: sqlite3.Connection, name: str, rows: Sequence[int]) -> dict[int, str]:
+    """The keyword text (the FTS5 body) of those of `rows` that collection `name` holds."""
+    return dict(rows_in(conn, f'SELECT rowid, body FROM "fts_{name}" WHERE rowid IN', rows))

@@ -60,6 +60,7 @@ from video_research.knowledge.backends.sqlite_schema import CollectionSchema
 from video_research.knowledge.backends.sqlite_sql import (
     compile_filter,
     id_chunks,
+    keyword_bodies,
     objects_by_row,
     properties_json,
     property_sql,
@@ -408,10 +409,10 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 else ([], False)
             )
             if adapt and keyword:
-                best = conn.execute(
-                    f'SELECT body FROM "fts_{name}" WHERE rowid = ?', (keyword[0][0],)
-                ).fetchone()
-                alpha = keyword_match_alpha(alpha, matched_share(query, best[0]) if best else None)
+                best = keyword_bodies(conn, name, [keyword[0][0]]).get(keyword[0][0])
+                alpha = keyword_match_alpha(
+                    alpha, None if best is None else matched_share(query, best)
+                )
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random
             # one in the file, and reading 100 candidates a side was most of a hybrid
