@@ -124,7 +124,6 @@ TOOL_VIEWS: dict[str, str] = {
 READS: dict[str, tuple[str, ...]] = {
     "semantic_search_transcripts": (
         "query",
-        "result_count",
         "results[].video_id",
         "results[].video_title",
         "results[].channel_title",
@@ -143,6 +142,7 @@ READS: dict[str, tuple[str, ...]] = {
         "results[].collection",
         "results[].properties",
         "collections_searched",
+        "total",
     ),
     "document_search": (
         "query",
@@ -151,7 +151,7 @@ READS: dict[str, tuple[str, ...]] = {
         "results[].text",
         "results[].page",
         "results[].citation",
-        "results[].source_path",
+        "total",
     ),
     "video_analyze": ("title", "summary", "key_points", "timestamps", "topics", "source"),
     "video_continue_session": ("response", "turn_count", "video_title", "source", "video_id"),
