@@ -55,6 +55,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
+    # A sandboxed view frame gets a process of its own by default, and Playwright's routes
+    # (the stand-ins for YouTube's thumbnails and player) then sometimes miss its first
+    # requests: keep it in the page's process. The sandbox and the CSP apply the same.
+    "--disable-features=IsolateSandboxedIframes",
 ]
 
 pytestmark = [
@@ -154,6 +158,8 @@ def host_page(browser, server, *, token=ADMIN, with_apps=True):
     page.route(f"{origin}/apps-host/dist/host.bundle.js", lambda r: r.fulfill(path=str(BUNDLE)))
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.console = []
+    page.on("console", lambda message: page.console.append(message.text))
     page.goto(f"{origin}/apps-host/host.html")
     tools = page.evaluate(
         "([token, withApps]) => host.open({ token, withApps })", [token, with_apps]
@@ -434,7 +440,14 @@ def test_moments_show_the_sentence_that_matched_and_play_in_place(
             )
         except Exception:
             html = view.locator(".hit .thumb").first.evaluate("t => t.outerHTML")
-            pytest.fail(f"no YouTube thumbnail: asked {thumbs}, errors {page.errors}: {html}")
+            caps = view.evaluate(
+                "JSON.stringify([Bridge.capabilities, performance.getEntriesByType('resource')"
+                ".map((e) => e.name.slice(0, 80))])"
+            )
+            pytest.fail(
+                f"no YouTube thumbnail: asked {thumbs}, errors {page.errors}, console "
+                f"{page.console}, capabilities {caps}: {html}"
+            )
 
     view = _looks(page, "semantic_search_transcripts", args, result, check, shot="moments")
     assert thumbs and all(f"/vi/{TIDES}/" in url for url in thumbs)
