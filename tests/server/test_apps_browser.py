@@ -466,6 +466,11 @@ def test_moments_show_the_sentence_that_matched_and_play_in_place(
     assert 0 <= player_box["y"] - (hit_box["y"] + hit_box["height"]) < 40
     assert any("How tides make electricity" in said for said in _told(page))
     _shoot(page, "moments-playing")
+    # The host offers fullscreen (and no picture-in-picture): the player offers it too.
+    assert not view.get_by_role("button", name="Picture in picture").count()
+    view.get_by_role("button", name="Fullscreen").click()
+    page.wait_for_function("() => window.displayModeRequests.length === 1")
+    assert page.evaluate("window.displayModeRequests") == ["fullscreen"]
     assert not page.errors
 
 
