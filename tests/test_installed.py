@@ -272,3 +272,100 @@ def _pyproject_version() -> str:
     import tomllib
 
     return tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+# ------------------------------------------------------------------ the MCP Bundle
+MCPB = REPO_ROOT / "bundle" / "node_modules" / ".bin" / "mcpb"
+
+
+def _bundle_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bundle_build", REPO_ROOT / "bundle" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _filled(value: str, variables: dict[str, str]) -> str:
+    for name, replacement in variables.items():
+        value = value.replace("${" + name + "}", replacement)
+    return value
+
+
+def test_the_bundle_manifest_declares_the_server_its_settings_and_tools(wheel, tmp_path):
+    from video_research.tools import dispatch
+
+    manifest = json.loads(_bundle_module().build(wheel, tmp_path / "bundle").read_text())
+    assert manifest["version"] == _pyproject_version()
+    assert manifest["server"]["type"] == "uv"
+    assert (tmp_path / "bundle" / "server" / wheel.name).is_file()
+    config = manifest["user_config"]
+    assert config["gemini_api_key"]["type"] == "string" and config["gemini_api_key"]["sensitive"]
+    assert config["youtube_api_key"]["sensitive"] and not config["youtube_api_key"]["required"]
+    assert config["file_roots"]["type"] == "directory" and config["file_roots"]["multiple"]
+    env = manifest["server"]["mcp_config"]["env"]
+    assert env["GEMINI_API_KEY"] == "${user_config.gemini_api_key}"
+    assert env["YOUTUBE_API_KEY"] == "${user_config.youtube_api_key}"
+    assert "${user_config.file_roots}" in manifest["server"]["mcp_config"]["args"]
+    assert {tool["name"] for tool in manifest["tools"]} == set(dispatch.TOOLS)
+
+
+@pytest.mark.skipif(
+    not MCPB.exists(), reason="the mcpb CLI is not installed (make test installs it)"
+)
+async def test_the_bundle_validates_packs_and_starts_as_claude_desktop_starts_it(wheel, tmp_path):
+    """`mcpb validate` and `mcpb pack` (the format's own CLI), then the .mcpb unpacked and
+    its manifest's command run with ${__dirname} and the user configuration filled in."""
+    import zipfile
+
+    manifest_path = _bundle_module().build(wheel, tmp_path / "bundle")
+    _run(MCPB, "validate", manifest_path)
+    packed = tmp_path / "video-research.mcpb"
+    _run(MCPB, "pack", tmp_path / "bundle", packed)
+    unpacked = tmp_path / "installed-extension"
+    with zipfile.ZipFile(packed) as archive:
+        archive.extractall(unpacked)
+    manifest = json.loads((unpacked / "manifest.json").read_text())
+
+    home, env = fresh_home(tmp_path)
+    chosen = home / "research"
+    outside = home / "elsewhere"
+    outside.mkdir()
+    variables = {
+        "__dirname": str(unpacked),
+        "HOME": str(home),
+        "user_config.gemini_api_key": "",
+        "user_config.youtube_api_key": "",
+    }
+    config = manifest["server"]["mcp_config"]
+    args = []
+    for arg in config["args"]:
+        # A `multiple` field expands into one argument per value.
+        args += [str(chosen)] if arg == "${user_config.file_roots}" else [_filled(arg, variables)]
+    env.update({k: v for k, v in _uv_env().items() if k.startswith(NETWORK)})
+    env.update({name: _filled(value, variables) for name, value in config["env"].items()})
+    env.update({"UV_PYTHON": sys.executable, "UV_OFFLINE": "1"})
+    env["PATH"] = f"{Path(UV).parent}:{env['PATH']}"  # the host's uv
+    del env["VIDEO_RESEARCH_FILE_ROOTS"]  # the bundle's folders come from its arguments
+    # The host makes the environment on install; from uv's cache here.
+    _uv(
+        UV,
+        "sync",
+        "--quiet",
+        "--directory",
+        unpacked,
+        env={**_uv_env(), "UV_PYTHON": sys.executable},
+    )
+    command = shutil.which(config["command"], path=env["PATH"])
+    async with mcp_client(env, command=command, args=args, cwd=home) as session:
+        tools = {tool.name for tool in (await session.list_tools()).tools}
+        # Every tool the manifest declares (the toolset meta tools are listed only while
+        # toolsets are dynamic, as they are not here: VIDEO_RESEARCH_TOOLSETS=all).
+        declared = {tool["name"] for tool in manifest["tools"]}
+        assert (
+            tools <= declared
+            and {n for n in declared - tools if not n.startswith("toolset_")} == set()
+        )
+        refused = await session.call_tool("index_transcript_files", {"path": str(outside)})
+        assert refused.is_error, "the folders chosen in the bundle's settings are the roots"
