@@ -129,6 +129,8 @@ def test_token_pieces_start_at_words_and_number_them(model):
     assert pieces.words == sorted(pieces.words)
     # "unbelievably" is several pieces of one word
     assert len(set(pieces.words)) < len(pieces.words)
+    counter = LocalEmbedder(model).token_counter()
+    assert len(pieces.starts) == counter.count(text) == counter.counts([text, ""])[0]
 
 
 def test_the_local_embedder_never_imports_torch(tmp_path):
