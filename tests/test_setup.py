@@ -162,6 +162,17 @@ def test_bad_arguments_are_usage_errors_that_change_nothing(argv, message, tmp_p
     assert json.loads(config.read_text()) == CLAUDE_DESKTOP
 
 
+def test_a_linked_file_is_written_through_the_link(tmp_path):
+    real = tmp_path / "dotfiles" / "mcp.json"
+    real.parent.mkdir()
+    real.write_text(json.dumps(CURSOR))
+    link = tmp_path / "mcp.json"
+    link.symlink_to(real)
+    assert main(["setup", "cursor", "--config", str(link)]) == 0
+    assert link.is_symlink()
+    assert "video-research" in json.loads(real.read_text())["mcpServers"]
+
+
 def test_a_file_that_is_not_json_is_left_alone(tmp_path, capsys):
     config = tmp_path / "claude_desktop_config.json"
     config.write_text('{"mcpServers": {')

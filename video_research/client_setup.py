@@ -265,7 +265,9 @@ def setup(
 
 def _write_atomically(path: Path, text: str) -> None:
     """`text` into `path` through a temporary file renamed over it; the old file's mode kept
-    (a new file is private to the user: it may hold an API key)."""
+    (a new file is private to the user: it may hold an API key). A link (a dotfiles
+    checkout) is written through, never replaced by a file."""
+    path = path.resolve()
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
