@@ -166,4 +166,4 @@ lint: install
 	$(VENV)/bin/lint-imports --no-logo
 
 clean:
-	rm -rf dist $(VENV) $(BENCH_VENV) $(FUZZ_VENV) $(ENGINES_VENV) $(EXPORT_VENV) .pytest_cache .ruff_cache
+	rm -rf dist build $(VENV) $(BENCH_VENV) $(FUZZ_VENV) $(ENGINES_VENV) $(EXPORT_VENV) .pytest_cache .ruff_cache

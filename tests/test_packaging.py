@@ -84,3 +84,12 @@ def test_the_changelog_starts_with_this_version():
     versions = re.findall(r"^## \[?([^\]\s]+)\]?", changelog, flags=re.M)
     released = [v for v in versions if v.lower() != "unreleased"]
     assert released and released[0] == PYPROJECT["version"]
+
+
+def test_the_wheel_names_in_the_docs_are_this_version():
+    """The README's and docs' `uvx --from dist/<wheel>` lines are copied as they stand."""
+    for page in [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]:
+        for version in re.findall(
+            r"video_research-(\d[^-\s]*)-py3-none-any\.whl", page.read_text()
+        ):
+            assert version == PYPROJECT["version"], page.name
