@@ -161,8 +161,8 @@ fuzz: install $(FUZZ_VENV)/.installed
 
 # The import contracts ([tool.importlinter] in pyproject.toml): one direction of imports, no cycles.
 lint: install
-	$(PY) -m ruff check video_research tests
-	$(PY) -m ruff format --check video_research tests
+	$(PY) -m ruff check video_research tests bundle
+	$(PY) -m ruff format --check video_research tests bundle
 	$(VENV)/bin/lint-imports --no-logo
 
 clean:
