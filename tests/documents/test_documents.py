@@ -25,7 +25,7 @@ from video_research.documents import library
 from video_research.documents.chunking import chunk_blocks, heading_text
 from video_research.documents.extract import Block, DocumentType, extract, parse_markdown
 from video_research.handlers.context import CallContext
-from video_research.knowledge.embedders.embeddings import count_tokens
+from video_research.knowledge.embedders.embeddings import default_token_counter
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import get_store
 
@@ -34,7 +34,11 @@ SAMPLES = DATA / "documents"
 
 def _within_budget(chunks, budget):
     for chunk in chunks:
-        heading = count_tokens(heading_text(chunk.heading_path)) if chunk.heading_path else 0
+        heading = (
+            default_token_counter().count(heading_text(chunk.heading_path))
+            if chunk.heading_path
+            else 0
+        )
         assert chunk.token_count + heading <= budget, (chunk.token_count, heading, chunk.text[:80])
 
 
