@@ -7,11 +7,16 @@ from video_research.support import contracts
 from video_research.tools import batches, dispatch
 
 
-async def test_a_batch_of_only_bad_files_is_an_error_listing_each(tmp_path):
+def _folder(tmp_path, files: dict[str, str]):
     folder = tmp_path / "papers"
     folder.mkdir()
-    (folder / "a.pdf").write_text("not a pdf")
-    (folder / "b.docx").write_text("not a docx either")
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+async def test_a_batch_of_only_bad_files_is_an_error_listing_each(tmp_path):
+    folder = _folder(tmp_path, {"a.pdf": "not a pdf", "b.docx": "not a docx either"})
     outcome = await call_tool("document_ingest", {"path": str(folder)})
     assert outcome.result is None and outcome.error is not None
     error = outcome.error.to_json_dict()
@@ -24,10 +29,9 @@ async def test_a_batch_of_only_bad_files_is_an_error_listing_each(tmp_path):
 
 
 async def test_one_good_file_keeps_the_batch_a_success(tmp_path):
-    folder = tmp_path / "papers"
-    folder.mkdir()
-    (folder / "a.pdf").write_text("not a pdf")
-    (folder / "notes.md").write_text("# Tides\n\nThe moon pulls the oceans.\n")
+    folder = _folder(
+        tmp_path, {"a.pdf": "not a pdf", "notes.md": "# Tides\n\nThe moon pulls the oceans.\n"}
+    )
     outcome = await call_tool("document_ingest", {"path": str(folder)})
     assert outcome.error is None
     assert outcome.result["failed"] == 1 and outcome.result["ingested"] == 1

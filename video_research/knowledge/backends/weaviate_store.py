@@ -38,6 +38,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from video_research.config import Settings
+from video_research.knowledge import relevance
 from video_research.knowledge.backends.keyword_tokens import matched_share
 from video_research.knowledge.base import KnowledgeStore, Progress
 from video_research.knowledge.collections import (
@@ -580,6 +581,10 @@ class WeaviateStore(KnowledgeStore):
             offset=offset or None,
         )
         return [to_stored_object(state.definition, o) for o in result.objects]
+
+    @staticmethod
+    def _query_share(query: str, text: str) -> float:
+        return matched_share(query, text, relevance.STOPWORDS)
 
     def _hybrid_sync(
         self,
