@@ -167,7 +167,7 @@ async def test_nats_going_away_fails_cleanly_and_changes_nothing(nats_config, ca
 
 async def test_nats_going_away_between_read_and_write(nats_config, catalog):
     """NATS dies after the queue was read and before the new revision is written: the
-    call fails with nats_error and the queue is all-or-nothing, never half a change."""
+    call fails with unavailable and the queue is all-or-nothing, never half a change."""
     await ok("queue_add_video", {"video_id": "halloween"}, BLESSED)
     backend = q.backend()
     items, _ = await q.items_for(["elm", "airplane"], "dj")

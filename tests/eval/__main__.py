@@ -288,8 +288,12 @@ async def _relevance_report(queries: list[Query], fit: bool) -> None:
     """Whether relevance says "nothing here" (tests/eval/calibration.py)."""
     from tests.eval import calibration
     from video_research.knowledge.relevance import WEAK
+    from video_research.knowledge.store import get_store
 
-    samples, missed = await calibration.collect(_call, queries, calibration.load_no_answer())
+    embedder = (await get_store()).embedder if fit else None
+    samples, missed = await calibration.collect(
+        _call, queries, calibration.load_no_answer(), embedder
+    )
     _say(f"\n### relevance: weak below {WEAK}, answerable and no-answer queries\n")
     _say(calibration.report(samples, missed, WEAK))
     if fit:

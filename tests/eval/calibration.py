@@ -40,12 +40,35 @@ class Sample:
     cosine: float | None
     share: float | None
     relevance: float | None
+    baseline: float = 0.0
+    """The query's mean cosine to BACKGROUND: how close it sits to any text (an experiment)."""
 
     @property
     def held_out(self) -> bool:
         if self.query.kind in ("notes", "no_answer"):
             return self.query.split == "held-out"
         return self.query.id[1:].isdigit() and int(self.query.id[1:]) % 3 == 0
+
+
+BACKGROUND = [
+    "The meeting was moved to Thursday afternoon.",
+    "Please close the door when you leave the room.",
+    "I will call you back in a few minutes.",
+    "The weather was nice so we went for a walk.",
+    "Thanks for your message, I will have a look tomorrow.",
+    "She put the keys on the kitchen table.",
+    "We are running a little late, start without us.",
+    "The shop opens at nine and closes at six.",
+    "Can you send me the file again, the link did not work?",
+    "He has been living in the same house for ten years.",
+    "Let us talk about it after lunch.",
+    "The train was crowded this morning.",
+    "I forgot my umbrella at the office.",
+    "They painted the fence white last summer.",
+    "Remember to buy milk on the way home.",
+    "The children were playing in the garden.",
+]
+"""Everyday sentences about nothing in particular, for the baseline experiment."""
 
 
 def load_no_answer() -> list[Query]:
@@ -56,7 +79,7 @@ Call = Callable[[str, dict], Awaitable[dict]]
 
 
 async def collect(
-    call: Call, answerable: list[Query], no_answer: list[Query]
+    call: Call, answerable: list[Query], no_answer: list[Query], embedder=None
 ) -> tuple[list[Sample], int]:
     """The samples, and how many answerable queries had no right moment in their top 10."""
     samples: list[Sample] = []
@@ -87,6 +110,13 @@ async def collect(
         samples.append(
             Sample(query, has_answer, scores["cosine"], scores["share"], chosen["relevance"])
         )
+    if embedder is not None:
+        import numpy as np
+
+        background = np.array(await embedder.embed(BACKGROUND, "document"))
+        for sample in samples:
+            vector = np.array((await embedder.embed([sample.query.query], "query"))[0])
+            sample.baseline = float(np.mean(background @ vector))
     return samples, missed
 
 
@@ -123,6 +153,12 @@ def report(samples: list[Sample], missed: int, threshold: float) -> str:
     lines.append(
         f"\n({missed} answerable queries had no right moment in their top 10: not counted)"
     )
+    wrong = [s for s in samples if (s.relevance is None or s.relevance < threshold) == s.answerable]
+    lines.append("\nmisjudged (query id, answerable, cosine, share, relevance, query):")
+    for s in wrong:
+        lines.append(
+            f"  {s.query.id} {s.answerable} {s.cosine} {s.share} {s.relevance} {s.query.query[:70]!r}"
+        )
     return "\n".join(lines)
 
 
@@ -162,6 +198,8 @@ def calibrate(samples: list[Sample]) -> str:
     out = []
     for name, features in (
         ("both", lambda s: [s.cosine, s.share]),
+        ("both, baseline (experiment)", lambda s: [s.cosine, s.share, s.baseline]),
+        ("cosine - baseline, share (experiment)", lambda s: [s.cosine - s.baseline, s.share]),
         ("cosine only", lambda s: [s.cosine]),
         ("share only", lambda s: [s.share]),
     ):
