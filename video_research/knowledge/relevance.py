@@ -20,8 +20,9 @@ under 5%. docs/benchmarks.md has the figures, tuning and held-out parts.
 
 A hit without a cosine (a keywords-only search) is scored by its share alone
 (`SHARE_ONLY`), and so is every hit of a model without a calibration of its own (Gemini
-embeddings), whose cosines run on another scale. The formula reads no rank and no other hit, so one hit's relevance does not
-change with what else was found: a 0.9 in one answer means what it means in another.
+embeddings), whose cosines run on another scale. The formula reads no rank and no other
+hit, so one hit's relevance does not change with what else was found: a 0.9 in one
+answer means what it means in another.
 """
 
 from __future__ import annotations
@@ -31,106 +32,16 @@ from dataclasses import dataclass
 
 from video_research.knowledge import guidance
 
-STOPWORDS: frozenset[str] = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "here",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "just",
-        "like",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "she",
-        "so",
-        "some",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "too",
-        "up",
-        "us",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "about",
-        "also",
-        "all",
-        "any",
-        "each",
-        "more",
-        "most",
-        "other",
-        "over",
-        "should",
-        "such",
-        "only",
-        "out",
-        "again",
-        "once",
-        "get",
-        "got",
-        "one",
-        "two",
-    ]
-).union(*guidance.STOPWORDS.values())
+_ENGLISH_STOPWORDS = """
+a an and are as at be been but by can could did do does doing for from had has have he
+her here his how i if in into is it its just like me my no not of on or our she so some
+than that the their them then there these they this those to too up us very was we were
+what when where which while who why will with would you your about also all any each
+more most other over should such only out again once get got one two
+"""
+STOPWORDS: frozenset[str] = frozenset(_ENGLISH_STOPWORDS.split()).union(
+    *guidance.STOPWORDS.values()
+)
 """Words that say nothing of a query's subject (English, and the commonest words of the
 Latin-script languages knowledge.guidance tells apart)."""
 
