@@ -113,6 +113,7 @@ async def test_the_size_limit_stops_a_download_without_a_length(server, configur
     assert not list(tmp_path.iterdir()), "the partial file is removed"
     failed = await call("index_media_files", {"urls": [f"{server}/big.ogg", f"{server}/nope.ogg"]})
     assert [item["reason"] for item in failures(failed)] == ["download", "download"]
+    assert failures(failed)[0]["category"] == "too_large", "its own category, not the reason's"
 
 
 @pytest.mark.parametrize(

@@ -69,12 +69,13 @@ def _indexing_batch(result: dict[str, Any]) -> tuple[int, list[Failed]]:
     batch = result.get("batch") or {}
     failed = []
     for it in batch.get("failed", []):
+        # An item made from a ToolFailure says its category; the others have a reason only.
         category = _REASON_CATEGORY.get(str(it.get("reason")), ErrorCategory.INTERNAL_ERROR)
         failed.append(
             {
                 "item": str(it.get("file") or it.get("video_id") or "?"),
                 "category": category.value,
-                **it,  # reason, error, hint, retryable, and file or video_id
+                **it,  # reason, error, hint, retryable, file or video_id, maybe category
             }
         )
     done = int(batch.get("indexed_count", 0)) + int(batch.get("skipped_count", 0))
