@@ -170,9 +170,7 @@ async def test_content_analyze_rejects_unsupported_and_huge_files(gemini_stub, t
     huge = tmp_path / "huge.txt"
     with huge.open("wb") as handle:
         handle.truncate(21 * 1024 * 1024)
-    assert (
-        await call("content_analyze", {"file_path": str(huge)})
-    ).error.category == "too_large"
+    assert (await call("content_analyze", {"file_path": str(huge)})).error.category == "too_large"
 
 
 async def test_content_extract_follows_the_callers_schema(gemini_stub):
