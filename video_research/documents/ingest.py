@@ -12,7 +12,7 @@ process (support/isolation.py: memory, CPU and wall-clock limits), chunked in a 
 thread and written as one replacement of its previous chunks. A file that cannot be read
 (encrypted, corrupt, too large) or has no text becomes a failed item with a
 ToolError-shaped error before anything is written, and the batch goes on; a failure that
-is not about the file (config_error, auth_error, connection_error: the store refuses
+is not about the file (config_error, unauthorized, network: the store refuses
 writes or cannot be reached) fails the whole call. `max_files` counts the files actually
 read (ingested, updated or failed), not the unchanged ones, so calling again takes the
 rest. Progress is reported after every file. A cancelled request stops at the next file
