@@ -1,8 +1,12 @@
 """Which local files a tool may read: only those under the allowed roots.
 
-The roots are VIDEO_RESEARCH_FILE_ROOTS (default: the user's home directory). When the MCP
-client declares its own roots (the `roots` capability), a path must also lie under one of
-those: the client's roots narrow the server's, never widen them.
+The roots are VIDEO_RESEARCH_FILE_ROOTS (default: the user's home directory). When an MCP
+client of a handshake-era revision (2025-11-25 and older) declares its own roots (the
+`roots` capability), a path must also lie under one of those: the effective roots are the
+intersection, the client's roots narrow the server's, never widen them. A refusal names
+the rule that refused and both sets. On MCP 2026-07-28 the client's roots are not read: that
+revision deprecates roots (SEP-2577) and could ask for them only through an input-required
+round trip that would double every file-reading call; the server's roots alone decide.
 
 Paths are resolved before the check — `~`, `..` and symbolic links included — so a link
 inside a root that points outside it is refused, and so is `root/../elsewhere`. Every
@@ -50,12 +54,17 @@ def configured_roots(settings: Settings | None = None) -> list[Path]:
 
 
 async def client_roots(ctx: Any) -> list[Path] | None:
-    """The directories the MCP client shares (file:// roots), or None when it declares none."""
+    """The directories the MCP client shares (file:// roots), or None when it declares none
+    or speaks MCP 2026-07-28 (see the module's docstring: not read there)."""
     session = getattr(ctx, "session", None)
     if session is None:
         return None
     try:
         import mcp_types as types
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if getattr(session, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            return None
 
         if not session.check_client_capability(
             types.ClientCapabilities(roots=types.RootsCapability())
@@ -182,17 +191,22 @@ def confine_to(
                 "outside them: a link inside a root is followed, and its target must be under "
                 "a root too."
             )
+        client = ", ".join(printable(r) for r in extra_roots or []) or "(none)"
+        both = (
+            f" A path must be under both: the server's roots ({shown}, "
+            f"VIDEO_RESEARCH_FILE_ROOTS) and your MCP client's roots ({client})."
+        )
         if in_configured and extra_roots is not None:
-            client = ", ".join(printable(r) for r in extra_roots) or "(none)"
             message = (
                 f"{explain(path, resolved)} is outside the directories your MCP client shares "
-                f"with this server ({client})."
+                f"with this server (its roots: {client}); the server's roots ({shown}) "
+                "allow it." + both
             )
             hint = "Add the directory to your client's roots, or pass a file under one of them."
         else:
             message = (
                 f"{explain(path, resolved)} is outside the directories this server may read "
-                f"({shown}).{why}"
+                f"({shown}).{why}" + (both if extra_roots is not None else "")
             )
             hint = (
                 f"Allowed roots: {shown}. To read it, add its directory (or the link's target) "

@@ -2,10 +2,12 @@
 
 A tool that has a view carries `_meta.ui.resourceUri`, a `ui://` link to an HTML document
 the host renders in a sandboxed iframe and feeds with the tool's structured result. This
-is an extension: the server advertises it, and only a client that declared it (with the
-`text/html;profile=mcp-app` MIME type, the SDK's `client_supports_apps`) sees the links
-and the `ui://` resources. Every other client gets the tools/list and results it always
-got, so the views cost nothing to a host that cannot show them.
+is an extension: the server advertises it, and a client that declared it (with the
+`text/html;profile=mcp-app` MIME type, the SDK's `client_supports_apps`) renders the views.
+The links and the `ui://` resources are in every client's lists all the same: a list must
+be one per server configuration for a client (or a shared cache) to keep it (MCP
+2026-07-28 cache hints), and a host without the extension ignores `_meta.ui`. The results
+are the same for every client.
 
 The views are committed files in `views/` (plain HTML, CSS and JS, no build), joined
 into one self-contained document per view when first read: the host's CSP allows no
@@ -38,6 +40,9 @@ __all__ = [
 ]
 
 SCHEME = "ui://"
+
+VIEW_TTL_MS = 3_600_000
+"""How long a client may keep a view's document (an hour)."""
 
 PLAYER_ORIGIN = "https://www.youtube-nocookie.com"
 """The one origin a view may frame: YouTube's player without its tracking cookies."""
@@ -153,13 +158,17 @@ def read(uri: str) -> types.ReadResourceResult:
         raise MCPError(
             types.INVALID_PARAMS,
             f"Unknown view: {uri[:200]}. The views are {', '.join(VIEWS)}.",
+            {"uri": uri},
         )
     return types.ReadResourceResult(
         contents=[
             types.TextResourceContents(
                 uri=uri, mime_type=APP_MIME_TYPE, meta={"ui": view.ui_meta}, text=html(view.name)
             )
-        ]
+        ],
+        # A view is a file of this release: the same for everyone until the server changes.
+        ttl_ms=VIEW_TTL_MS,
+        cache_scope="public",
     )
 
 
