@@ -28,13 +28,17 @@ from video_research.tools import dispatch
 
 LECTURE = REPO_ROOT / "tests" / "fixtures" / "media" / "lecture.mp4"
 LEGACY, MODERN = "legacy", "2026-07-28"
+"""Client modes: the initialize handshake (2025-11-25), and a fresh client's default
+("auto": server/discover, which this server answers with 2026-07-28)."""
 WIRES = [pytest.param(LEGACY, id="2025-11-25"), pytest.param(MODERN, id="2026-07-28")]
 TRANSPORTS = ["stdio", "http"]
 
 
 @asynccontextmanager
 async def fresh_client(env, transport: str, mode: str, **options):
-    """The SDK's Client on `transport` speaking `mode`, against a server of `env`."""
+    """The SDK's Client on `transport` speaking `mode`, against a server of `env`. The
+    2026-07-28 wire is reached as a fresh client reaches it: mode "auto", server/discover."""
+    mode = "auto" if mode == MODERN else mode
     if transport == "stdio":
         params = StdioServerParameters(
             command=sys.executable, args=["-m", "video_research"], env=env, cwd=str(REPO_ROOT)
@@ -115,9 +119,7 @@ async def test_a_fresh_client_finds_and_calls_unlisted_tools(server_env, tmp_pat
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_on_2026_an_off_tool_and_toolset_enable_answer_with_tool_call(
-    server_env, transport
-):
+async def test_on_2026_an_off_tool_and_toolset_enable_answer_with_tool_call(server_env, transport):
     changed: list[object] = []
 
     async def on_message(message) -> None:
@@ -168,3 +170,37 @@ async def test_a_server_that_does_not_serve_a_toolset_names_the_setting(server_e
         error = tool_json(direct)
         assert direct.is_error and error["details"]["served"] is False
         assert "VIDEO_RESEARCH_TOOLSETS" in error["hint"] and "tool_call" not in error["hint"]
+
+
+# ---------------------------------------------------------------- events and resources
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_on_2026_a_listen_stream_gets_the_queue_updates(server_env, transport):
+    """subscriptions/listen (the SDK's ListenHandler): a 2026-07-28 client names the
+    resources it follows and is told when a tool call changes one."""
+    import anyio
+    from mcp.client.subscriptions import ResourceUpdated
+    from mcp.shared.exceptions import MCPError
+
+    async with fresh_client(server_env, transport, MODERN) as client:
+        assert client.server_capabilities.resources.subscribe is True
+        listed = await client.list_resources()
+        assert listed.cache_scope == "public" and listed.ttl_ms > 0
+        with pytest.raises(MCPError) as unknown:
+            await client.read_resource("nope://x")
+        assert unknown.value.error.code == types.INVALID_PARAMS
+        assert unknown.value.error.data == {"uri": "nope://x"}
+
+        video = {
+            "video_id": "halloween",
+            "title": "Halloween",
+            "manifest_url": "https://media.example/halloween.json",
+        }
+        assert not (await client.call_tool("catalog_add", video)).is_error
+        async with client.listen(resource_subscriptions=["queue://current"]) as events:
+            added = await client.call_tool("queue_add_video", {"video_id": "halloween"})
+            assert not added.is_error, added.content
+            with anyio.fail_after(10):
+                event = await events.__anext__()
+            assert event == ResourceUpdated(uri="queue://current")

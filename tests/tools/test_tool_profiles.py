@@ -222,8 +222,7 @@ async def test_stdio_default_profile_and_toolsets_on_demand(server_env):
             await session.call_tool("catalog_serch", {"q": "x"})
         assert (
             "Did you mean 'catalog_search' (toolset 'catalog', not listed here: call it through "
-            'tool_call {"name": "catalog_search"'
-            in str(typo.value)
+            'tool_call {"name": "catalog_search"' in str(typo.value)
         )
         assert 'toolset_enable {"toolset": "catalog"}' in str(typo.value)
 
