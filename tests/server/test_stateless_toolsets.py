@@ -204,3 +204,32 @@ async def test_on_2026_a_listen_stream_gets_the_queue_updates(server_env, transp
             with anyio.fail_after(10):
                 event = await events.__anext__()
             assert event == ResourceUpdated(uri="queue://current")
+
+
+@pytest.mark.parametrize("mode", WIRES)
+async def test_client_roots_narrow_the_servers_on_2025_and_are_not_asked_for_on_2026(
+    server_env, tmp_path, mode
+):
+    """2025-11-25: a path must be under the client's roots too (the intersection).
+    2026-07-28 deprecates roots and has no server-to-client request outside an
+    input-required round trip: the client is not asked, the server's roots decide."""
+    shared, other = tmp_path / "shared", tmp_path / "other"
+    shared.mkdir()
+    other.mkdir()
+    note = _note(other)
+    asked: list[object] = []
+
+    async def roots(context) -> types.ListRootsResult:
+        asked.append(context)
+        return types.ListRootsResult(roots=[types.Root(uri=shared.as_uri())])
+
+    async with fresh_client(server_env, "stdio", mode, list_roots_callback=roots) as client:
+        result = await client.call_tool("document_ingest", {"path": str(note)})
+        if mode == LEGACY:
+            error = tool_json(result)
+            assert result.is_error and error["category"] == "forbidden_path"
+            assert "your MCP client shares" in error["error"] and str(shared) in error["error"]
+            assert asked
+        else:
+            assert not result.is_error, result.content
+            assert asked == []
