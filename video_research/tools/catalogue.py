@@ -21,12 +21,15 @@ _FIELDS = ("name", "title", "body")
 _BOOSTS = {"name": 3.0, "title": 2.0, "body": 1.0}
 
 
+Toolsets = tuple[tuple[str, str], ...]
+"""(toolset, its one line) pairs: what the index adds to each tool's own words."""
+
+
 @cache
-def _index() -> Any:
+def _index(toolsets: Toolsets) -> Any:
     import tantivy
 
-    from video_research.tools.toolsets import toolset_description
-
+    lines = dict(toolsets)
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("tool", stored=True, tokenizer_name="raw")
     for field in _FIELDS:
@@ -39,7 +42,7 @@ def _index() -> Any:
                 tool=spec.name,
                 name=spec.name.replace("_", " "),
                 title=spec.title,
-                body=f"{spec.description}\n{spec.toolset}: {toolset_description(spec.toolset)}",
+                body=f"{spec.description}\n{spec.toolset}: {lines.get(spec.toolset, '')}",
             )
         )
     writer.commit()
@@ -47,15 +50,16 @@ def _index() -> Any:
     return index
 
 
-def search(query: str, among: tuple[str, ...], limit: int) -> list[str]:
+def search(query: str, among: tuple[str, ...], limit: int, toolsets: Toolsets = ()) -> list[str]:
     """The names of the tools in `among` that fit `query` best, best first (at most
-    `limit`); a query naming a tool exactly puts that tool first."""
+    `limit`); a query naming a tool exactly puts that tool first. `toolsets` gives each
+    toolset's line, searched with its tools."""
     wanted = set(among)
     words = " ".join(re.findall(r"\w+", query.replace("_", " ")))
     exact = [name for name in re.findall(r"\w+", query) if name in wanted]
     found: list[str] = list(dict.fromkeys(exact))
     if words:
-        index = _index()
+        index = _index(toolsets)
         parsed, _errors = index.parse_query_lenient(words, list(_FIELDS), field_boosts=_BOOSTS)
         searcher = index.searcher()
         for _score, address in searcher.search(parsed, len(TOOLS)).hits:

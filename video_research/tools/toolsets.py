@@ -467,8 +467,12 @@ class SessionControl:
                 "summary": TOOLS[name].summary,
                 "listed": name in visible,
             }
-            for name in catalogue.search(query, tuple(self.served()), limit)
+            for name in catalogue.search(query, self._searchable(), limit, _toolset_lines())
         ]
+
+    def _searchable(self) -> tuple[str, ...]:
+        """The served tools but the meta-tools, which every list here shows already."""
+        return tuple(name for name in self.served() if TOOLS[name].toolset != META_TOOLSET)
 
     def describe(self, name: str) -> dict[str, Any]:
         spec = self._served_spec(name)
@@ -538,6 +542,11 @@ class _Relayed(ToolFailure):
             retry_after_seconds=error.retry_after_seconds,
             details=error.details,
         )
+
+
+@cache
+def _toolset_lines() -> tuple[tuple[str, str], ...]:
+    return tuple((name, toolset_description(name)) for name in [*toolset_names(), META_TOOLSET])
 
 
 def _published_contract(schema: dict[str, Any]) -> dict[str, Any]:
