@@ -3,7 +3,7 @@
 A tool that has a view carries `_meta.ui.resourceUri`, a `ui://` link to an HTML document
 the host renders in a sandboxed iframe and feeds with the tool's structured result. This
 is an extension: the server advertises it, and a client that declared it (with the
-`text/html;profile=mcp-app` MIME type, the SDK's `client_supports_apps`) renders the views.
+`text/html;profile=mcp-app` MIME type) renders the views.
 The links and the `ui://` resources are in every client's lists all the same: a list must
 be one per server configuration for a client (or a shared cache) to keep it (MCP
 2026-07-28 cache hints), and a host without the extension ignores `_meta.ui`. The results
@@ -24,7 +24,7 @@ from importlib import resources as package_files
 from typing import Any
 
 import mcp_types as types
-from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID, ResourceCsp, client_supports_apps
+from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID, ResourceCsp
 from mcp.shared.exceptions import MCPError
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "EXTENSION_ID",
     "TOOL_VIEWS",
     "VIEWS",
-    "negotiated",
     "read",
     "resources",
     "with_views",
@@ -113,14 +112,6 @@ TOOL_VIEWS: dict[str, str] = {
     "media_frames": "ui://video-research/frames.html",
 }
 """Which tool's result opens which view (a tool this server does not have links nothing)."""
-
-
-def negotiated(ctx: Any) -> bool:
-    """Whether this request's client declared the extension (and its HTML profile)."""
-    try:
-        return client_supports_apps(ctx)
-    except AttributeError:  # a context without a session (in-process calls)
-        return False
 
 
 def with_views(tools: list[types.Tool]) -> list[types.Tool]:
