@@ -6,7 +6,8 @@ tool_search, reads its schemas with tool_describe and runs it with tool_call, in
 request each; the 2025-11-25 wire (`mode="legacy"`, the initialize handshake) keeps its
 per-session toolset_enable besides. A tool the list does not show, called directly,
 answers as a tool result whose hint is the call that works on that wire: never
-toolset_enable where the next request would have forgotten it.
+toolset_enable where the next request would have forgotten it. Client roots narrow the
+server's on both wires (2026-07-28 asks for them in an input-required round trip).
 """
 
 from __future__ import annotations
@@ -206,30 +207,42 @@ async def test_on_2026_a_listen_stream_gets_the_queue_updates(server_env, transp
             assert event == ResourceUpdated(uri="queue://current")
 
 
-@pytest.mark.parametrize("mode", WIRES)
-async def test_client_roots_narrow_the_servers_on_2025_and_are_not_asked_for_on_2026(
-    server_env, tmp_path, mode
-):
-    """2025-11-25: a path must be under the client's roots too (the intersection).
-    2026-07-28 deprecates roots and has no server-to-client request outside an
-    input-required round trip: the client is not asked, the server's roots decide."""
+@pytest.mark.parametrize(
+    "mode,transport",
+    [(LEGACY, "stdio"), (MODERN, "stdio"), (MODERN, "http")],
+    ids=["2025-11-25-stdio", "2026-07-28-stdio", "2026-07-28-http"],
+)
+async def test_client_roots_narrow_the_servers_on_both_wires(server_env, tmp_path, transport, mode):
+    """A path must be under the client's roots too (the intersection). 2025-11-25 asks with
+    roots/list; 2026-07-28, which has no server-to-client request, answers the call with
+    an input-required result asking for the roots, and the SDK's client calls again with
+    them. A client that declares no roots is never asked: the server's roots decide."""
     shared, other = tmp_path / "shared", tmp_path / "other"
-    shared.mkdir()
-    other.mkdir()
-    note = _note(other)
+    rows = (
+        "video_id,title,categories,duration_seconds,manifest_url\nc1,One,Comedy,100,https://m/c1\n"
+    )
+    for folder in (shared, other):
+        folder.mkdir()
+        (folder / "videos.csv").write_text(rows, encoding="utf-8")
     asked: list[object] = []
 
     async def roots(context) -> types.ListRootsResult:
         asked.append(context)
         return types.ListRootsResult(roots=[types.Root(uri=shared.as_uri())])
 
-    async with fresh_client(server_env, "stdio", mode, list_roots_callback=roots) as client:
-        result = await client.call_tool("document_ingest", {"path": str(note)})
-        if mode == LEGACY:
-            error = tool_json(result)
-            assert result.is_error and error["category"] == "forbidden_path"
-            assert "your MCP client shares" in error["error"] and str(shared) in error["error"]
-            assert asked
-        else:
-            assert not result.is_error, result.content
-            assert asked == []
+    def dry_import(folder):
+        arguments = {"file_path": str(folder / "videos.csv"), "dry_run": True}
+        return {"name": "catalog_import", "arguments": arguments}
+
+    env = _default_env(server_env)
+    async with fresh_client(env, transport, mode, list_roots_callback=roots) as client:
+        refused = await client.call_tool("tool_call", dry_import(other))
+        error = tool_json(refused)
+        assert refused.is_error and error["category"] == "forbidden_path"
+        assert "your MCP client shares" in error["error"] and str(shared) in error["error"]
+        assert "must be under both" in error["error"]
+        assert asked
+        read = await client.call_tool("tool_call", dry_import(shared))
+        assert not read.is_error, read.content
+    async with fresh_client(env, transport, mode) as client:
+        assert not (await client.call_tool("tool_call", dry_import(other))).is_error

@@ -88,6 +88,32 @@ def _encodable_json(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
     return payload, text
 
 
+ROOTS_INPUT = "roots"
+"""The key of the client's roots in an input-required round trip (2026-07-28)."""
+
+LOCAL_PATH_ARGUMENTS = frozenset({"path", "paths", "file_path", "file_paths", "directory"})
+"""The argument names through which a tool is given local files (docs/security.md)."""
+
+
+def _names_local_path(arguments: Any) -> bool:
+    """Whether a call's arguments name a local file (also inside tool_call's `arguments`):
+    the calls for which a 2026-07-28 client that shares roots is asked for them."""
+    if not isinstance(arguments, dict):
+        return False
+    if any(arguments.get(name) for name in LOCAL_PATH_ARGUMENTS):
+        return True
+    return _names_local_path(arguments.get("arguments"))
+
+
+def _declares_roots(session: Any) -> bool:
+    try:
+        return session.check_client_capability(
+            types.ClientCapabilities(roots=types.RootsCapability())
+        )
+    except Exception:  # a session that cannot say: treated as declaring none
+        return False
+
+
 def _meta_dict(meta: Any) -> dict[str, Any]:
     if meta is None:
         return {}
@@ -214,7 +240,9 @@ def build_server(settings: Settings | None = None, services: Services | None = N
         # so the list is one per configuration: what a shared cache needs.
         return types.ListToolsResult(tools=apps.with_views(tool_listing.definitions(specs)))
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         live = services.settings
         listed = toolsets.of(ctx.session)
         stateless = toolsets.is_stateless(ctx.session)
@@ -227,6 +255,16 @@ def build_server(settings: Settings | None = None, services: Services | None = N
                 types.INVALID_PARAMS,
                 toolsets.unknown_tool_message(params.name, live, listed, stateless=stateless),
             )
+        answered_roots = None
+        if stateless and _names_local_path(params.arguments) and _declares_roots(ctx.session):
+            answer = (params.input_responses or {}).get(ROOTS_INPUT)
+            if not isinstance(answer, types.ListRootsResult):
+                # 2026-07-28 has no roots/list request: ask inside this call, and the
+                # client calls again with its roots (input-required round trip).
+                return types.InputRequiredResult(
+                    input_requests={ROOTS_INPUT: types.ListRootsRequest()}
+                )
+            answered_roots = [str(root.uri) for root in answer.roots]
         meta = _meta_dict(ctx.meta)
         identity = await auth.identity_from_request(getattr(ctx, "request", None), live)
         caller = await auth.resolve_caller(meta, live, transport_identity=identity)
@@ -244,6 +282,7 @@ def build_server(settings: Settings | None = None, services: Services | None = N
             session=ctx.session,
             request_id=ctx.request_id,
             services=services,
+            answered_roots=answered_roots,
         )
         if meta.get("progress_token", meta.get("progressToken")) is None:
             return tool_result(await dispatch.call(spec, params.arguments, call_ctx))
