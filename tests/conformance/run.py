@@ -113,7 +113,8 @@ class Verdict:
     def ok(self) -> bool:
         return self.failed == 0
 
-    def cell(self, judged: bool) -> str:
+    def cell(self, kind: str) -> str:
+        """`kind`: judged (a failure is ours), fixture or ext (a failure is n/a here)."""
         ran = self.passed + self.failed
         if self.ok:
             text = f"PASS {self.passed}/{ran}"
@@ -122,7 +123,7 @@ class Verdict:
             if self.warnings:
                 text += f" {self.warnings}w"
             return text
-        return f"{'FAIL' if judged else 'n/a (fixture)'} {self.passed}/{ran}"
+        return f"{'FAIL' if kind == 'judged' else f'n/a ({kind})'} {self.passed}/{ran}"
 
 
 # ---------------------------------------------------------------- the suite
@@ -295,11 +296,11 @@ def table(revision: str, ours: dict, sdk: dict | None, sdk_why: str) -> int:
         mine = ours.get(name)
         is_judged = name in judged
         kind = "judged" if is_judged else "ext" if name.startswith("tasks-") else "fixture"
-        mine_cell = mine.cell(is_judged) if mine else ("FAIL not run" if is_judged else "-")
+        mine_cell = mine.cell(kind) if mine else ("FAIL not run" if is_judged else "-")
         if is_judged and (mine is None or not mine.ok):
             failures += 1
         theirs = (sdk or {}).get(name)
-        sdk_cell = theirs.cell(is_judged) if theirs else ("-" if sdk is not None else "absent")
+        sdk_cell = theirs.cell(kind) if theirs else ("-" if sdk is not None else "absent")
         print(f"  {name:<48} {kind:<8} {mine_cell:<34} {sdk_cell}")
         if is_judged and mine is not None and not mine.ok:
             print(f"      {mine.first_failure[:160]}")
@@ -324,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         ours = against(start_ours, "2026-07-28", CI_SCENARIOS)
         failed = [n for n in CI_SCENARIOS if n not in ours or not ours[n].ok]
         for name in CI_SCENARIOS:
-            print(f"  {name:<48} {ours[name].cell(True) if name in ours else 'FAIL not run'}")
+            print(f"  {name:<48} {ours[name].cell('judged') if name in ours else 'FAIL not run'}")
         return 1 if failed else 0
     folder, sdk_why = sdk_server_dir()
     failures = 0
