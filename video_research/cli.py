@@ -263,7 +263,10 @@ def _tools(settings: Settings, as_json: bool, every: bool = False) -> int:
         mark = ("  " if spec.name in listed else "+ ") if every else ""
         print(f"{mark}{spec.name.ljust(width)}  {spec.toolset.ljust(sets)}  {spec.summary}")
     if every:
-        print("\n+ not listed at the start of a session: turn its toolset on with toolset_enable")
+        print(
+            "\n+ not listed by default: run it through tool_call (any protocol revision), or "
+            "turn its toolset on with toolset_enable (a 2025-11-25 session)"
+        )
     return EXIT_OK
 
 

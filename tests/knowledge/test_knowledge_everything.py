@@ -155,6 +155,19 @@ def test_empty_note_names_the_setting_without_toolset_enable():
     assert "VIDEO_RESEARCH_TOOLSETS (e.g. default,documents)" in note
 
 
+def test_empty_note_without_sessions_names_tool_call_not_toolset_enable():
+    """On MCP 2026-07-28 (no sessions) toolset_enable cannot keep anything: the note offers
+    tool_call, which works in one request."""
+    toolsets = {"document_ingest": "documents", "tool_call": "toolsets"}
+
+    def where(tool: str) -> tuple[str | None, bool]:
+        return toolsets.get(tool), tool == "tool_call"
+
+    note = guidance.empty_note(["DocumentChunks"], {"DocumentChunks": ("document_ingest",)}, where)
+    assert "toolset_enable" not in note and "VIDEO_RESEARCH_TOOLSETS" not in note
+    assert "run them through tool_call" in note
+
+
 async def test_weak_hits_are_said_to_be_weak():
     await call_ok(
         "knowledge_ingest",
@@ -215,6 +228,7 @@ async def test_search_and_stats_over_stdio(tmp_path):
         # The default profile lists neither indexing tool: the note says how to list them.
         assert 'toolset_enable {"toolset": "transcripts"}' in note
         assert 'toolset_enable {"toolset": "documents"}' in note
+        assert "run them through tool_call" in note
         moments = await session.call_tool("semantic_search_transcripts", {"query": "Monty Hall"})
         (note,) = moments.structured_content["notes"]
         assert "index_transcript_files for a folder" in note

@@ -864,11 +864,14 @@ def test_the_views_csp_blocks_an_undeclared_origin(browser, server):
     assert "connect-src" in outcome["seen"] and "frame-src" in outcome["seen"]
 
 
-def test_a_host_without_the_extension_gets_plain_results(browser, server):
+def test_a_host_without_the_extension_gets_the_same_list_and_plain_results(browser, server):
+    """One list per configuration (cacheable): the links are there for every host, and a
+    host that does not render views reads the result as it always did."""
     page = host_page(browser, server, with_apps=False)
-    assert all(meta is None for meta in page.tools.values())
-    assert _show(page, "queue_status", {}) == {"uri": None}
-    plain = json.loads(page.locator("#plain").inner_text())
+    linked = host_page(browser, server)
+    assert page.tools == linked.tools
+    assert page.tools["queue_status"] == {"ui": {"resourceUri": "ui://video-research/queue.html"}}
+    plain = page.evaluate("() => host.call('queue_status', {})")
     assert "structuredContent" in plain and plain["content"][0]["type"] == "text"
     assert page.frame(name="view") is None
 

@@ -1,5 +1,5 @@
-"""MCP Apps over the real SDK: a client that declares the extension sees the views'
-`ui://` links and resources; one that does not gets exactly what it got before."""
+"""MCP Apps over the real SDK: the views' `ui://` links and resources are in every client's
+lists (one list per configuration); a client that declares the extension renders them."""
 
 from __future__ import annotations
 
@@ -48,23 +48,18 @@ async def test_a_host_with_the_extension_sees_the_views(server_env):
             assert "@include" not in content.text
 
 
-async def test_a_host_without_the_extension_gets_todays_lists_and_results(server_env):
+async def test_every_client_gets_the_same_lists_and_results(server_env):
+    """The lists are one per configuration (a shared cache may keep them, MCP 2026-07-28):
+    a host without the extension gets the links too, and ignores them."""
     async with mcp_client(server_env) as plain, mcp_client(server_env, extensions=APPS) as host:
         plain_tools = await plain.list_tools()
-        assert all(tool.meta is None for tool in plain_tools.tools)
-        assert _dump(plain_tools) == _dump(
-            types.ListToolsResult(tools=_without_ui(await host.list_tools()))
-        )
-        plain_uris = {r.uri for r in (await plain.list_resources()).resources}
-        assert not any(uri.startswith("ui://") for uri in plain_uris)
+        assert _dump(plain_tools) == _dump(await host.list_tools())
+        assert any(tool.meta for tool in plain_tools.tools)
+        assert _dump(await plain.list_resources()) == _dump(await host.list_resources())
         # The result itself is the same whether or not the client shows it as a view.
         assert _dump(await plain.call_tool("queue_status", {})) == _dump(
             await host.call_tool("queue_status", {})
         )
-
-
-def _without_ui(listed: types.ListToolsResult) -> list[types.Tool]:
-    return [tool.model_copy(update={"meta": None}) for tool in listed.tools]
 
 
 async def test_an_unknown_view_is_invalid_params(server_env):
@@ -72,6 +67,7 @@ async def test_an_unknown_view_is_invalid_params(server_env):
         with pytest.raises(MCPError, match="Unknown view") as raised:
             await session.read_resource("ui://video-research/nope.html")
         assert raised.value.error.code == types.INVALID_PARAMS
+        assert raised.value.error.data == {"uri": "ui://video-research/nope.html"}
 
 
 def test_the_default_profile_stays_within_budget_with_the_views_linked():

@@ -1,7 +1,7 @@
 """Ingest local files into the document library: confine, hash, extract, chunk, store.
 
 `ingest(request, ctx)` runs a whole request. Explicit paths are checked before anything
-is read: one outside the allowed roots fails the call with `forbidden_path`, one that
+is read: one outside the allowed roots fails the call with `forbidden`, one that
 does not exist with `not_found`. Directories expand through the glob (hidden files and
 folders skipped, unsupported types counted and skipped), and every file they expand to
 is confined again, so a symbolic link inside a root that points outside it is refused.

@@ -64,6 +64,9 @@ class CallContext:
     services: Services = field(default_factory=current_services)
     """The settings and shared resources, built once when the server started (by default
     the Services in force where the context is made)."""
+    answered_roots: list[str] | None = None
+    """The root URIs the client answered in this request's input-required round trip
+    (MCP 2026-07-28, which has no roots/list request of its own); None when not asked."""
     toolsets: Any = None
     """This session's toolsets for the toolset meta-tools (`tools.toolsets.SessionControl`),
     set by the dispatcher for every call."""

@@ -169,7 +169,8 @@ def empty_note(
     searched: list[str], source_tools: dict[str, tuple[str, ...]], where: ToolsetOf
 ) -> str:
     """What to run to fill the `searched` collections, all of them empty: the tools, their
-    toolsets, and toolset_enable for those this session does not list."""
+    toolsets, and for those not listed here how to reach them (tool_call; toolset_enable
+    where a session keeps it; else the setting that serves them)."""
     steps: list[str] = []
     hidden: list[str] = []
     for name, fillers in FILLERS.items():
@@ -197,9 +198,15 @@ def empty_note(
         shown = ", ".join(producers[:6]) + (", ..." if len(producers) > 6 else "")
         text += f" Results of {shown} are stored here as they run."
     if hidden:
-        if where("toolset_enable")[1]:
-            enable = " or ".join(f'toolset_enable {{"toolset": "{t}"}}' for t in hidden)
-            text += f" Those tools are not listed in this session: call {enable} first."
+        if where("tool_call")[1]:
+            text += (
+                " Those tools are not listed here: run them through tool_call "
+                '{"name": ..., "arguments": {...}} (tool_describe gives their schemas)'
+            )
+            if where("toolset_enable")[1]:
+                enable = " or ".join(f'toolset_enable {{"toolset": "{t}"}}' for t in hidden)
+                text += f", or list them in this session with {enable}"
+            text += "."
         else:
             text += (
                 " Those tools are not listed in this session: add their toolsets to "

@@ -6,7 +6,8 @@ role it needs; `video_research.tools.toolsets` says which of them a session sees
 `tools/list`, `tools/call`, the CLI and the contract tests all read this one table, and
 reach it through this module.
 
-A call goes: look up (unknown -> JSON-RPC invalid params) -> role check -> input
+A call goes: look up (unknown -> JSON-RPC invalid params; known but not listed here -> a
+`not_found` tool result naming the call that reaches it) -> role check -> input
 defaults + validation -> handler -> output validation -> result. Whatever a handler
 raises becomes a structured ToolError; a result that breaks its own output contract is
 a server bug, logged and answered as `internal_error`.
@@ -101,7 +102,12 @@ async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContex
     shared resources the code below reaches through accessors are the call's own.
     """
     if ctx.toolsets is None:
-        ctx.toolsets = toolsets.SessionControl(ctx.settings, toolsets.of(ctx.session))
+        ctx.toolsets = toolsets.SessionControl(
+            ctx.settings,
+            toolsets.of(ctx.session),
+            stateless=toolsets.is_stateless(ctx.session),
+            runner=call,
+        )
     with use_services(ctx.services):
         return await _call_timed(spec, arguments, ctx)
 

@@ -2,10 +2,12 @@
 
 A tool that has a view carries `_meta.ui.resourceUri`, a `ui://` link to an HTML document
 the host renders in a sandboxed iframe and feeds with the tool's structured result. This
-is an extension: the server advertises it, and only a client that declared it (with the
-`text/html;profile=mcp-app` MIME type, the SDK's `client_supports_apps`) sees the links
-and the `ui://` resources. Every other client gets the tools/list and results it always
-got, so the views cost nothing to a host that cannot show them.
+is an extension: the server advertises it, and a client that declared it (with the
+`text/html;profile=mcp-app` MIME type) renders the views.
+The links and the `ui://` resources are in every client's lists all the same: a list must
+be one per server configuration for a client (or a shared cache) to keep it (MCP
+2026-07-28 cache hints), and a host without the extension ignores `_meta.ui`. The results
+are the same for every client.
 
 The views are committed files in `views/` (plain HTML, CSS and JS, no build), joined
 into one self-contained document per view when first read: the host's CSP allows no
@@ -23,7 +25,7 @@ from importlib import resources as package_files
 from typing import Any
 
 import mcp_types as types
-from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID, ResourceCsp, client_supports_apps
+from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID, ResourceCsp
 from mcp.shared.exceptions import MCPError
 
 __all__ = [
@@ -32,13 +34,15 @@ __all__ = [
     "EXTENSION_ID",
     "TOOL_VIEWS",
     "VIEWS",
-    "negotiated",
     "read",
     "resources",
     "with_views",
 ]
 
 SCHEME = "ui://"
+
+VIEW_TTL_MS = 3_600_000
+"""How long a client may keep a view's document (an hour)."""
 
 PLAYER_ORIGIN = "https://www.youtube-nocookie.com"
 """The one origin a view may frame: YouTube's player without its tracking cookies."""
@@ -206,14 +210,6 @@ tool's output schema (`[]`: each item of an array). A contract test resolves eve
 schemas/: a tool whose result drops or renames one fails it until its view follows."""
 
 
-def negotiated(ctx: Any) -> bool:
-    """Whether this request's client declared the extension (and its HTML profile)."""
-    try:
-        return client_supports_apps(ctx)
-    except AttributeError:  # a context without a session (in-process calls)
-        return False
-
-
 def with_views(tools: list[types.Tool]) -> list[types.Tool]:
     """`tools` with `_meta.ui.resourceUri` on those that have a view (copies: the
     published definitions are shared by every session)."""
@@ -249,13 +245,17 @@ def read(uri: str) -> types.ReadResourceResult:
         raise MCPError(
             types.INVALID_PARAMS,
             f"Unknown view: {uri[:200]}. The views are {', '.join(VIEWS)}.",
+            {"uri": uri},
         )
     return types.ReadResourceResult(
         contents=[
             types.TextResourceContents(
                 uri=uri, mime_type=APP_MIME_TYPE, meta={"ui": view.ui_meta}, text=html(view.name)
             )
-        ]
+        ],
+        # A view is a file of this release: the same for everyone until the server changes.
+        ttl_ms=VIEW_TTL_MS,
+        cache_scope="public",
     )
 
 

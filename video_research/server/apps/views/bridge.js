@@ -171,13 +171,10 @@ class ToolFailure extends Error {}
 const PLAIN = {
   forbidden: "You don't have permission to do that here. Ask an admin if you need it.",
   unauthorized: "You're not signed in to this server, or your sign-in expired.",
-  forbidden_path: "That file is outside the folders this server may read.",
   rate_limited: "Too many requests just now. Try again in a moment.",
-  timeout_error: "That took too long. Try again in a moment.",
-  connection_error: "The server couldn't reach a service it needs. Try again in a moment.",
-  NETWORK_ERROR: "The server couldn't reach a service it needs. Try again in a moment.",
-  API_UNAVAILABLE: "The service is unavailable right now. Try again in a moment.",
-  API_QUOTA_EXCEEDED: "The service's quota is used up for now. Try again later.",
+  timeout: "That took too long. Try again in a moment.",
+  network: "The server couldn't reach a service it needs. Try again in a moment.",
+  unavailable: "The service is unavailable right now. Try again in a moment.",
   internal_error: "Something went wrong on the server.",
 };
 
