@@ -116,7 +116,7 @@ async def test_a_fresh_client_finds_and_calls_unlisted_tools(server_env, tmp_pat
         missing = await client.call_tool(
             "tool_call", {"name": "media_frames", "arguments": {"path": str(tmp_path / "x.mp4")}}
         )
-        assert missing.is_error and tool_json(missing)["category"] == "FILE_NOT_FOUND"
+        assert missing.is_error and tool_json(missing)["category"] == "not_found"
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
