@@ -321,6 +321,15 @@ class StoreSettings(BaseModel):
             "Worker processes that parse untrusted files (documents, media), started on first use",
         ),
     )
+    worker_priority: Literal["batch", "normal", "low"] = Field(
+        default="batch",
+        json_schema_extra=env_field(
+            "WORKER_PRIORITY",
+            "How parser and media workers are scheduled beside other processes: batch (a "
+            "full share of the CPU, never preempting the server's event loop), normal, or "
+            "low (niceness 10: yields to every other process, starves on a busy machine)",
+        ),
+    )
     parser_memory_mb: int = Field(
         default=2048,
         ge=256,
