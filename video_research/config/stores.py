@@ -321,13 +321,13 @@ class StoreSettings(BaseModel):
             "Worker processes that parse untrusted files (documents, media), started on first use",
         ),
     )
-    worker_priority: Literal["batch", "normal", "low"] = Field(
-        default="batch",
+    worker_priority: Literal["normal", "low"] = Field(
+        default="normal",
         json_schema_extra=env_field(
             "WORKER_PRIORITY",
-            "How parser and media workers are scheduled beside other processes: batch (a "
-            "full share of the CPU, never preempting the server's event loop), normal, or "
-            "low (niceness 10: yields to every other process, starves on a busy machine)",
+            "CPU priority of parser and media workers: normal (the server's own, a full "
+            "share beside other processes) or low (niceness 10: they yield to every other "
+            "process, and starve on a busy machine)",
         ),
     )
     parser_memory_mb: int = Field(

@@ -33,12 +33,13 @@ server shuts it down) and keeps only the environment variables a parser needs
 Priority: the event loop is kept responsive by the process boundary, not by starving the
 workers. A worker shares no GIL with the server, so the loop's own thread never waits for
 it (measured: under 7 ms of loop CPU between two 5 ms sleeps while a worker transcribed
-beside two busy processes, at any worker priority). What is left is the kernel's choice of
-whom to run on a wake-up, and there SCHED_BATCH marks the worker as throughput work: it
-gets its full fair share of the CPU (a worker at niceness 10 got about a tenth beside other
-work: speech 5-8 times slower than the engine called directly beside the same load) but
-its wake-ups never preempt an interactive thread. The loop's own priority cannot be raised
-without privileges, and fewer worker threads would only make the work slower.
+beside two busy processes, at every worker priority tried); how late the loop wakes is then
+the kernel's to decide among all the machine's processes, and a sleeper that needs little
+CPU, as the loop, is run first on waking. So workers run at the server's own priority: at
+niceness 10 (the old default, still `WORKER_PRIORITY=low`) a worker got about a tenth of
+what each other process got and speech took 5-8 times the engine called directly beside
+the same load. Not chosen: raising the loop's priority (it needs privileges the server
+rarely has), fewer worker threads (only slower), SCHED_BATCH (see WorkerPriority).
 
 Adopting a parser takes one line at its call site; the function must be a top-level
 function (it is imported by name in the worker) whose arguments and result pickle, and it
@@ -94,14 +95,16 @@ T = TypeVar("T")
 TASKS_PER_WORKER = 200
 """Files one worker parses before it is replaced: bounds what a parser leaks or caches."""
 
-WorkerPriority = Literal["batch", "normal", "low"]
+WorkerPriority = Literal["normal", "low"]
 """How a worker is scheduled against the other processes of the machine (`WORKER_PRIORITY`):
 
-- "batch": the server's own niceness under SCHED_BATCH: a full fair share of the CPU beside
-  every other process, marked as throughput work, so the kernel never lets its wake-ups
-  preempt an interactive thread such as the server's event loop (the default);
-- "normal": the server's own niceness and scheduling policy;
+- "normal": the server's own niceness and scheduling policy, a full fair share of the CPU
+  beside every other process (the default);
 - "low": LOW_NICENESS below the server: it yields to every other process of the machine.
+
+Not SCHED_BATCH: it keeps the fair share, but a batch thread's wake-ups never preempt, and
+a frame-threaded decoder's threads wake each other per frame: the scene pass of a 60 s
+lecture in a worker took 3.1-12.4 s under it beside two busy processes, 2.5-4.5 s without.
 """
 
 LOW_NICENESS = 10
@@ -166,7 +169,7 @@ class ParserPool:
         workers: int,
         *,
         tasks_per_worker: int = TASKS_PER_WORKER,
-        priority: WorkerPriority = "batch",
+        priority: WorkerPriority = "normal",
     ) -> None:
         self.workers = workers
         self.priority = priority
@@ -465,7 +468,7 @@ def _unpacked(label: str, outcome: tuple[Any, ...]) -> Any:
 # ---------------------------------------------------------------------- in the worker
 
 
-def _start_worker(environment: frozenset[str], priority: WorkerPriority = "batch") -> None:
+def _start_worker(environment: frozenset[str], priority: WorkerPriority = "normal") -> None:
     """Make a fresh worker safe to parse in (see the module docstring)."""
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -480,12 +483,10 @@ def _start_worker(environment: frozenset[str], priority: WorkerPriority = "batch
 def _schedule(priority: WorkerPriority) -> None:
     """Schedule this worker as `priority` says (see WorkerPriority). Run before any thread
     starts: a thread created later (a decoder's, ONNX Runtime's, CTranslate2's) inherits
-    its creator's policy and niceness, which Linux keeps per thread."""
-    with contextlib.suppress(OSError, AttributeError):  # not Linux, or not allowed: as is
-        if priority == "low":
+    its creator's niceness, which Linux keeps per thread."""
+    if priority == "low":
+        with contextlib.suppress(OSError):  # not allowed: as it is
             os.nice(LOW_NICENESS)
-        elif priority == "batch":
-            os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
 
 
 def _set_limits(memory_mb: int, cpu_seconds: int) -> None:
