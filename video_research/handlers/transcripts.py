@@ -388,31 +388,32 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         if path.suffix.lower() not in VIDEO_SUFFIXES:
             return 0
         limits = MediaLimits.from_settings(settings)
+
+        async def in_worker(function: Any, work: str, done: str, **options: Any) -> Any:
+            return await parse_isolated(
+                printable(path.name),
+                function,
+                str(path),
+                limits,
+                worker_limits=worker_limits(settings, work),
+                worker_pool=MEDIA_POOL,
+                worker_progress=WorkerProgress("tick", lambda at: item.media(at, done)),
+                **options,
+            )
+
         # the scene cuts in a call of their own, so each stage reports its own progress
         await item.stage("scenes", "finding the scene cuts")
-        cuts = await parse_isolated(
-            printable(path.name),
-            detect_scenes,
-            str(path),
-            limits,
-            threshold=settings.media_scene_threshold,
-            worker_limits=worker_limits(settings, "decode"),
-            worker_pool=MEDIA_POOL,
-            worker_progress=WorkerProgress("tick", lambda at: item.media(at, "searched")),
-        )
+        threshold = settings.media_scene_threshold
+        cuts = await in_worker(detect_scenes, "decode", "searched", threshold=threshold)
         scenes = cuts["scenes"]
         await item.stage("screen text", f"reading the text of {len(scenes)} scene(s)")
-        found = await parse_isolated(
-            printable(path.name),
+        found = await in_worker(
             read_screen_text,
-            str(path),
-            limits,
+            "ocr",
+            "read",
             overlay_fraction=settings.media_ocr_overlay_fraction,
-            scene_threshold=settings.media_scene_threshold,
+            scene_threshold=threshold,
             scenes=scenes,
-            worker_limits=worker_limits(settings, "ocr"),
-            worker_pool=MEDIA_POOL,
-            worker_progress=WorkerProgress("tick", lambda at: item.media(at, "read")),
         )
         if not found["spans"]:
             return 0
