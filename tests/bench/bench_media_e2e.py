@@ -35,6 +35,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
@@ -89,8 +90,8 @@ def cache_dir() -> Path:
     return folder
 
 
-def _speech_track():
-    """The fixture's sentences without their silences, pauses of PAUSE s, to SECONDS."""
+def _speech_track(seconds: int):
+    """The fixture's sentences without their silences, pauses of PAUSE s, to `seconds`."""
     import numpy as np
 
     from video_research.media import speech
@@ -105,7 +106,7 @@ def _speech_track():
         high = int((sentence["end"] + 0.15) * rate)
         pieces += [audio[low:high], pause]
     once = np.concatenate(pieces)
-    total = SECONDS * rate
+    total = seconds * rate
     return np.tile(once, total // once.size + 1)[:total].astype(np.float32), rate
 
 
@@ -124,14 +125,15 @@ def _slide(n: int):
     return image
 
 
-def make_video() -> Path:
-    """The 10-minute lecture, from the cache when an earlier run made it."""
-    target = cache_dir() / f"lecture600-v{VERSION}.mp4"
+def make_video(seconds: int = SECONDS) -> Path:
+    """The lecture (10 minutes unless `seconds` says otherwise, in whole slides), from the
+    cache when an earlier run made it."""
+    target = cache_dir() / f"lecture{seconds}-v{VERSION}.mp4"
     if target.exists():
         return target
     import av
 
-    audio, rate = _speech_track()
+    audio, rate = _speech_track(seconds)
     partial = target.with_suffix(".part.mp4")
     with av.open(str(partial), "w") as out:
         video = out.add_stream("libx264", rate=FPS)
@@ -142,7 +144,7 @@ def make_video() -> Path:
         sound.bit_rate = 64000
         frames_per_slide = SLIDE_SECONDS * FPS
         samples_per_slide = SLIDE_SECONDS * rate
-        for n in range(SECONDS // SLIDE_SECONDS):
+        for n in range(seconds // SLIDE_SECONDS):
             frame = av.VideoFrame.from_image(_slide(n)).reformat(format="yuv420p")
             for k in range(frames_per_slide):
                 frame.pts = n * frames_per_slide + k
@@ -160,7 +162,8 @@ def make_video() -> Path:
     return target
 
 
-def _whisper_direct(path: Path) -> float:
+def whisper_direct_on(path: Path) -> float:
+    """(a): faster-whisper on `path` with the server's options, its model loaded first."""
     from video_research.media import speech
 
     model = speech.load_model(speech.BUNDLED_MODEL, 0, "")
@@ -168,12 +171,13 @@ def _whisper_direct(path: Path) -> float:
     return whisper_direct(model, path)
 
 
-def _ocr_direct(path: Path) -> tuple[float, int]:
+def ocr_direct(path: Path, seconds: int = SECONDS) -> tuple[float, int]:
+    """(b): RapidOCR on one keyframe per slide (decoded first): (seconds, lines read)."""
     import av
 
     from video_research.media.ocr import engine
 
-    wanted = [n * SLIDE_SECONDS + SLIDE_SECONDS / 2 for n in range(SECONDS // SLIDE_SECONDS)]
+    wanted = [n * SLIDE_SECONDS + SLIDE_SECONDS / 2 for n in range(seconds // SLIDE_SECONDS)]
     pictures = []
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
@@ -193,7 +197,8 @@ def _ocr_direct(path: Path) -> tuple[float, int]:
     return time.perf_counter() - started, lines
 
 
-def _scenes_direct(path: Path) -> float:
+def scenes_direct(path: Path) -> float:
+    """(c): FFmpeg's scene filter over every frame of `path`, in seconds."""
     started = time.perf_counter()
     ffmpeg_scene_pass(path)
     return time.perf_counter() - started
@@ -216,6 +221,51 @@ def _ours_in_process(path: Path) -> tuple[float, float, int]:
     return scenes, time.perf_counter() - started, found["keyframes_read"]
 
 
+async def warm_up(folder: Path) -> None:
+    """index_media_files on the lecture fixture (copied into `folder`, a file root): loads
+    the embedder, starts the media workers and loads their models before anything is timed."""
+    warm = folder / "warm"
+    warm.mkdir(exist_ok=True)
+    shutil.copy(LECTURE, warm / "warm.mp4")
+    await call_ok("index_media_files", {"paths": [str(warm)], "force_reindex": True})
+
+
+async def index_timed(
+    video: Path, folder: Path, on_progress: Callable[[float, str | None], None] | None = None
+) -> dict[str, float]:
+    """index_media_files on `video` (copied into `folder`, which must be a file root), after
+    `warm_up`: {"ours" (s), "speech" (s to its last "transcribed" progress), "chunks",
+    "screen_chunks"}. `on_progress(seconds since the call began, message)` sees each
+    progress notification."""
+    media = folder / "media"
+    media.mkdir(exist_ok=True)
+    shutil.copy(video, media / video.name)
+    transcribed: list[float] = []
+    started = time.perf_counter()
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        now = time.perf_counter()
+        if message and "transcribed" in message:
+            transcribed.append(now)
+        if on_progress is not None:
+            on_progress(now - started, message)
+
+    result = await call_ok(
+        "index_media_files",
+        {"paths": [str(media)], "screen_text": True, "force_reindex": True},
+        progress=progress,
+    )
+    ours = time.perf_counter() - started
+    assert result["batch"]["indexed_count"] == 1, result
+    return {
+        "ours": ours,
+        # the last "transcribed" progress comes as the speech ends (before its indexing)
+        "speech": (transcribed[-1] if transcribed else started) - started,
+        "chunks": result["batch"].get("chunk_count", 0),
+        "screen_chunks": result["screen_chunk_count"],
+    }
+
+
 def main() -> None:
     header(
         f"media end to end: index_media_files on a {SECONDS // 60}-minute {WIDTH}x{HEIGHT} "
@@ -228,31 +278,8 @@ def main() -> None:
     timed: dict[str, float] = {}
 
     async def tool() -> None:
-        warm = folder / "warm"
-        warm.mkdir()
-        shutil.copy(LECTURE, warm / "warm.mp4")
-        await call_ok("index_media_files", {"paths": [str(warm)]})  # embedder, workers, models
-        media = folder / "media"
-        media.mkdir()
-        shutil.copy(video, media / "lecture600.mp4")
-        transcribed: list[float] = []
-
-        async def progress(done: float, total: float | None, message: str | None) -> None:
-            if message and "transcribed" in message:
-                transcribed.append(time.perf_counter())
-
-        started = time.perf_counter()
-        result = await call_ok(
-            "index_media_files",
-            {"paths": [str(media)], "screen_text": True},
-            progress=progress,
-        )
-        timed["ours"] = time.perf_counter() - started
-        # the last "transcribed" progress comes as the speech ends (before its indexing)
-        timed["speech"] = (transcribed[-1] if transcribed else started) - started
-        assert result["batch"]["indexed_count"] == 1, result
-        timed["chunks"] = result["batch"].get("chunk_count", 0)
-        timed["screen_chunks"] = result["screen_chunk_count"]
+        await warm_up(folder)
+        timed.update(await index_timed(video, folder))
 
     run_with_env(
         {
@@ -263,9 +290,9 @@ def main() -> None:
         tool,
     )
     ours = timed["ours"]
-    whisper = _whisper_direct(video)
-    ocr, lines = _ocr_direct(video)
-    scenes = _scenes_direct(video)
+    whisper = whisper_direct_on(video)
+    ocr, lines = ocr_direct(video)
+    scenes = scenes_direct(video)
     our_scenes, our_screen, keyframes = _ours_in_process(video)
     print(
         f"   ours: {timed['chunks']} speech chunks and {timed['screen_chunks']} on-screen text "

@@ -321,6 +321,15 @@ class StoreSettings(BaseModel):
             "Worker processes that parse untrusted files (documents, media), started on first use",
         ),
     )
+    worker_priority: Literal["normal", "low"] = Field(
+        default="normal",
+        json_schema_extra=env_field(
+            "WORKER_PRIORITY",
+            "CPU priority of parser and media workers: normal (the server's own, a full "
+            "share beside other processes) or low (niceness 10: they yield to every other "
+            "process, and starve on a busy machine)",
+        ),
+    )
     parser_memory_mb: int = Field(
         default=2048,
         ge=256,

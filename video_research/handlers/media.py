@@ -18,6 +18,7 @@ from video_research.handlers.context import CallContext
 from video_research.media.limits import MediaLimits, worker_limits
 from video_research.support import paths
 from video_research.support.isolation import MEDIA_POOL, WorkerProgress, parse_isolated
+from video_research.support.progress import Stages
 
 
 def file_uri_time(given: str) -> tuple[str, float | None]:
@@ -217,30 +218,52 @@ async def media_scenes(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
 
 async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from video_research.media.ocr import read_screen_text
+    from video_research.media.scenes import detect_scenes
 
     path, limits = await _confined(args, ctx)
-    _, duration = await _duration(ctx, path, limits)
-    start = args.get("start", 0.0)
     settings = ctx.settings
-    found = await _in_worker(
-        ctx,
-        read_screen_text,
-        path,
-        limits,
-        start=start,
-        end=args.get("end"),
-        sample_seconds=args.get("sample_seconds", 10.0),
-        min_confidence=args.get("min_confidence", 0.6),
-        overlay_fraction=settings.media_ocr_overlay_fraction,
-        keep_overlays=bool(args.get("keep_overlays")),
-        scene_threshold=args.get("scene_threshold") or settings.media_scene_threshold,
-        work="ocr",
-        tick=_ticker(ctx, start, args.get("end") or duration, "on-screen text"),
-    )
-    spans = [{**span, "link": link(path, span["appeared"])} for span in found["spans"]]
-    indexed = None
-    if args.get("index"):
-        indexed = await _index_screen_text(path, args, found["spans"])
+    threshold = args.get("scene_threshold") or settings.media_scene_threshold
+    # stages: probe, scene cuts, on-screen text, index; each reported as it starts and at
+    # least every few seconds while it runs (support.progress)
+    async with Stages(ctx.report_progress, 100.0) as stages:
+        await stages.stage(0.1, 2, "probe: reading the file's streams")
+        _, duration = await _duration(ctx, path, limits)
+        start = args.get("start", 0.0)
+        end = args.get("end") or duration
+        await stages.stage(2, 30, "scenes: finding the scene cuts")
+        cuts = await _in_worker(
+            ctx,
+            detect_scenes,
+            path,
+            limits,
+            threshold=threshold,
+            start=start,
+            end=args.get("end"),
+            tick=_stage_tick(stages, start, end, "scenes"),
+        )
+        reading = f"on-screen text: reading {len(cuts['scenes'])} scene(s)"
+        await stages.stage(30, 90 if args.get("index") else 99, reading)
+        found = await _in_worker(
+            ctx,
+            read_screen_text,
+            path,
+            limits,
+            start=start,
+            end=args.get("end"),
+            sample_seconds=args.get("sample_seconds", 10.0),
+            min_confidence=args.get("min_confidence", 0.6),
+            overlay_fraction=settings.media_ocr_overlay_fraction,
+            keep_overlays=bool(args.get("keep_overlays")),
+            scene_threshold=threshold,
+            scenes=cuts["scenes"],
+            work="ocr",
+            tick=_stage_tick(stages, start, end, "on-screen text"),
+        )
+        spans = [{**span, "link": link(path, span["appeared"])} for span in found["spans"]]
+        indexed = None
+        if args.get("index"):
+            await stages.stage(90, 99, f"index: {len(found['spans'])} lines shown")
+            indexed = await _index_screen_text(path, args, found["spans"])
     return {
         "path": paths.printable(path),
         "duration_seconds": found["duration_seconds"],
@@ -250,6 +273,16 @@ async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str,
         "ms_per_keyframe": found["ms_per_keyframe"],
         "indexed": indexed,
     }
+
+
+def _stage_tick(stages: Stages, start: float, end: float, what: str) -> WorkerProgress:
+    """A worker's `tick(seconds)` as the current stage's share of [start, end]."""
+    span = max(end - start, 1e-6)
+
+    def report(seconds: float) -> None:
+        stages.update((seconds - start) / span, f"{what}: {seconds:.0f} of {end:.0f} s")
+
+    return WorkerProgress("tick", report)
 
 
 async def _index_screen_text(

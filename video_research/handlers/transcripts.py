@@ -391,25 +391,45 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             return None  # the transcription reports what is wrong with the file
         return found.duration
 
-    async def screen_text(path: Path, info: Any) -> int:
+    async def screen_text(path: Path, info: Any, item: media_index.ItemProgress) -> int:
         from video_research.media.limits import VIDEO_SUFFIXES, MediaLimits
         from video_research.media.ocr import read_screen_text
+        from video_research.media.scenes import detect_scenes
         from video_research.transcripts.screen import index_screen_text
 
         if path.suffix.lower() not in VIDEO_SUFFIXES:
             return 0
-        found = await parse_isolated(
-            printable(path.name),
+        limits = MediaLimits.from_settings(settings)
+
+        async def in_worker(function: Any, work: str, done: str, **options: Any) -> Any:
+            return await parse_isolated(
+                printable(path.name),
+                function,
+                str(path),
+                limits,
+                worker_limits=worker_limits(settings, work),
+                worker_pool=MEDIA_POOL,
+                worker_progress=WorkerProgress("tick", lambda at: item.media(at, done)),
+                **options,
+            )
+
+        # the scene cuts in a call of their own, so each stage reports its own progress
+        await item.stage("scenes", "finding the scene cuts")
+        threshold = settings.media_scene_threshold
+        cuts = await in_worker(detect_scenes, "decode", "searched", threshold=threshold)
+        scenes = cuts["scenes"]
+        await item.stage("screen text", f"reading the text of {len(scenes)} scene(s)")
+        found = await in_worker(
             read_screen_text,
-            str(path),
-            MediaLimits.from_settings(settings),
+            "ocr",
+            "read",
             overlay_fraction=settings.media_ocr_overlay_fraction,
-            scene_threshold=settings.media_scene_threshold,
-            worker_limits=worker_limits(settings, "ocr"),
-            worker_pool=MEDIA_POOL,
+            scene_threshold=threshold,
+            scenes=scenes,
         )
         if not found["spans"]:
             return 0
+        await item.stage("index screen text", f"indexing {len(found['spans'])} lines shown")
         written = await index_screen_text(info, found["spans"], source_path=str(path))
         return int(written["chunk_count"])
 

@@ -191,13 +191,15 @@ def read_screen_text(
     keep_overlays: bool = False,
     scene_threshold: float = 0.02,
     tick: Tick = no_tick,
+    scenes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The on-screen text timeline of `path` between `start` and `end`.
 
     Returns {"duration_seconds", "spans", "overlays", "keyframes_read" (OCR runs: samples
     equal to the one before are not read again), "ms_per_keyframe" (per sample)}.
     Scene detection takes the first part of the progress, OCR the rest: `tick` gets the
-    media time of each keyframe read.
+    media time of each keyframe read. `scenes`: the range's scene cuts (`detect_scenes`),
+    when the caller found them already, in a call of its own with progress of its own.
     """
     import numpy as np
 
@@ -205,11 +207,17 @@ def read_screen_text(
         info = describe(container, path, limits)
         require_video(info, path)
         low, high = check_range(start, end, info.duration_seconds)
-        # scene detection checks for cancellation too; its progress stays at the start
-        found = detect_scenes(
-            path, limits, threshold=scene_threshold, start=low, end=high, tick=lambda _: tick(low)
-        )
-        samples = sample_times(found["scenes"], sample_seconds)[:MAX_SAMPLES]
+        if scenes is None:
+            # scene detection checks for cancellation too; its progress stays at the start
+            scenes = detect_scenes(
+                path,
+                limits,
+                threshold=scene_threshold,
+                start=low,
+                end=high,
+                tick=lambda _: tick(low),
+            )["scenes"]
+        samples = sample_times(scenes, sample_seconds)[:MAX_SAMPLES]
         spent = 0.0
         reused = 0
         previous: tuple[Sample, Any] | None = None

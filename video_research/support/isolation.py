@@ -26,10 +26,20 @@ per-task timeout and breaks the whole pool (every pending future) when one worke
 Workers are spawned, not forked (a fork would copy the event loop, the server's threads and
 their locks), on first use, so the server starts as fast as before. Each worker sends
 anything written to stdout to stderr (stdout carries the MCP protocol over stdio), writes no
-core files, runs at a lower CPU priority (`WORKER_NICENESS`: the server's event loop comes
-first), ignores Ctrl-C (the server shuts it down) and keeps only the environment
-variables a parser needs (`WORKER_ENVIRONMENT`): no API key or token is left in the
-`os.environ` of parsing code.
+core files, is scheduled as `WORKER_PRIORITY` says (`WorkerPriority`), ignores Ctrl-C (the
+server shuts it down) and keeps only the environment variables a parser needs
+(`WORKER_ENVIRONMENT`): no API key or token is left in the `os.environ` of parsing code.
+
+Priority: the event loop is kept responsive by the process boundary, not by starving the
+workers. A worker shares no GIL with the server, so the loop's own thread never waits for
+it (measured: under 7 ms of loop CPU between two 5 ms sleeps while a worker transcribed
+beside two busy processes, at every worker priority tried); how late the loop wakes is then
+the kernel's to decide among all the machine's processes, and a sleeper that needs little
+CPU, as the loop, is run first on waking. So workers run at the server's own priority: at
+niceness 10 (the old default, still `WORKER_PRIORITY=low`) a worker got about a tenth of
+what each other process got and speech took 5-8 times the engine called directly beside
+the same load. Not chosen: raising the loop's priority (it needs privileges the server
+rarely has), fewer worker threads (only slower), SCHED_BATCH (see WorkerPriority).
 
 Adopting a parser takes one line at its call site; the function must be a top-level
 function (it is imported by name in the worker) whose arguments and result pickle, and it
@@ -68,7 +78,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.services import Resource, current_services
@@ -85,11 +95,22 @@ T = TypeVar("T")
 TASKS_PER_WORKER = 200
 """Files one worker parses before it is replaced: bounds what a parser leaks or caches."""
 
-WORKER_NICENESS = 10
-"""How much lower a worker's CPU priority is than the server's: a worker decoding or
-transcribing on every core would otherwise delay the server's event loop by its time
-slices (measured 65-170 ms stalls on a loaded 2-core machine), so the server answers first.
+WorkerPriority = Literal["normal", "low"]
+"""How a worker is scheduled against the other processes of the machine (`WORKER_PRIORITY`):
+
+- "normal": the server's own niceness and scheduling policy, a full fair share of the CPU
+  beside every other process (the default);
+- "low": LOW_NICENESS below the server: it yields to every other process of the machine.
+
+Not SCHED_BATCH: it keeps the fair share, but a batch thread's wake-ups never preempt, and
+a frame-threaded decoder's threads wake each other per frame: the scene pass of a 60 s
+lecture in a worker took 3.1-12.4 s under it beside two busy processes, 2.5-4.5 s without.
 """
+
+LOW_NICENESS = 10
+"""How much lower a "low" worker's priority is: at 10 a CPU-bound worker gets about a tenth
+of what a process at the default priority gets, so beside other work it starves (speech
+7.9 times slower than the engine called directly beside the same load)."""
 
 EXIT_OUT_OF_MEMORY = 87
 """A worker's exit status after a MemoryError: the pool tells a memory breach by it."""
@@ -143,8 +164,15 @@ class WorkerProgress:
 class ParserPool:
     """Worker processes that run parser functions under `ParserLimits`, started on first use."""
 
-    def __init__(self, workers: int, *, tasks_per_worker: int = TASKS_PER_WORKER) -> None:
+    def __init__(
+        self,
+        workers: int,
+        *,
+        tasks_per_worker: int = TASKS_PER_WORKER,
+        priority: WorkerPriority = "normal",
+    ) -> None:
         self.workers = workers
+        self.priority = priority
         self._tasks_per_worker = tasks_per_worker
         self._pool: ProcessPool | None = None
         self._lock = threading.Lock()
@@ -171,7 +199,7 @@ class ParserPool:
                     max_workers=self.workers,
                     max_tasks=self._tasks_per_worker,
                     initializer=_start_worker,
-                    initargs=(WORKER_ENVIRONMENT,),
+                    initargs=(WORKER_ENVIRONMENT, self.priority),
                     context=multiprocessing.get_context("spawn"),
                 )
                 if not self._pool.active:  # reading it starts the workers (not the first schedule)
@@ -263,11 +291,11 @@ class ParserPool:
 
 
 def _open_pool(settings: Settings) -> ParserPool:
-    return ParserPool(settings.parser_workers)
+    return ParserPool(settings.parser_workers, priority=settings.worker_priority)
 
 
 def _open_media_pool(settings: Settings) -> ParserPool:
-    return ParserPool(settings.media_workers)
+    return ParserPool(settings.media_workers, priority=settings.worker_priority)
 
 
 async def _close_pool(pool: ParserPool) -> None:
@@ -276,7 +304,7 @@ async def _close_pool(pool: ParserPool) -> None:
 
 PARSER_POOL: Resource[ParserPool] = Resource(
     name="parser_pool",
-    key=lambda settings: settings.parser_workers,
+    key=lambda settings: (settings.parser_workers, settings.worker_priority),
     open=_open_pool,
     close=_close_pool,
     single=True,
@@ -287,7 +315,7 @@ force, so changing a limit takes effect on the next file without restarting work
 
 MEDIA_POOL: Resource[ParserPool] = Resource(
     name="media_pool",
-    key=lambda settings: settings.media_workers,
+    key=lambda settings: (settings.media_workers, settings.worker_priority),
     open=_open_media_pool,
     close=_close_pool,
     single=True,
@@ -440,17 +468,25 @@ def _unpacked(label: str, outcome: tuple[Any, ...]) -> Any:
 # ---------------------------------------------------------------------- in the worker
 
 
-def _start_worker(environment: frozenset[str]) -> None:
+def _start_worker(environment: frozenset[str], priority: WorkerPriority = "normal") -> None:
     """Make a fresh worker safe to parse in (see the module docstring)."""
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICENESS)
+    _schedule(priority)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for key in list(os.environ):
         if key not in environment and not key.startswith("LC_"):
             del os.environ[key]
+
+
+def _schedule(priority: WorkerPriority) -> None:
+    """Schedule this worker as `priority` says (see WorkerPriority). Run before any thread
+    starts: a thread created later (a decoder's, ONNX Runtime's, CTranslate2's) inherits
+    its creator's niceness, which Linux keeps per thread."""
+    if priority == "low":
+        with contextlib.suppress(OSError):  # not allowed: as it is
+            os.nice(LOW_NICENESS)
 
 
 def _set_limits(memory_mb: int, cpu_seconds: int) -> None:

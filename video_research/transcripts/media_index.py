@@ -28,6 +28,7 @@ import anyio
 
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.support.progress import Stages
 from video_research.transcripts import indexer
 from video_research.transcripts.parsers import Cue
 from video_research.transcripts.screen import record_screen_only
@@ -42,8 +43,17 @@ from video_research.transcripts.sources import (
 
 logger = logging.getLogger(__name__)
 
-PROGRESS_EVERY_SECONDS = 1.0
-"""How often a running transcription reports how far it got."""
+STAGE_WEIGHTS = {
+    "download": 8.0,
+    "probe": 1.0,
+    "speech": 30.0,
+    "index speech": 3.0,
+    "scenes": 4.0,
+    "screen text": 12.0,
+    "index screen text": 1.0,
+}
+"""Share of an item's step of the overall progress each stage takes (roughly its time on
+a video with speech and slides); an item's stages fill its step between them."""
 
 
 class MediaFailure(ToolFailure):
@@ -81,9 +91,10 @@ raises MediaFailure for the file, a config_error ToolFailure when no file can be
 Download = Callable[[str, Path], Awaitable[Fetched]]
 """(url, folder) -> the media file downloaded into the folder."""
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
-ScreenText = Callable[[Path, indexer.VideoInfo], Awaitable[int]]
-"""(file, the video it is indexed as) -> screen chunks written (0 for audio or a video
-with no text on screen); raises ToolFailure when the pictures cannot be read."""
+ScreenText = Callable[[Path, indexer.VideoInfo, "ItemProgress"], Awaitable[int]]
+"""(file, the video it is indexed as, its progress: stages "scenes", "screen text" and
+"index screen text") -> screen chunks written (0 for audio or a video with no text on
+screen); raises ToolFailure when the pictures cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -165,40 +176,82 @@ async def index_media(
     a directory may point out of the roots) and `urls`, one at a time."""
     run = MediaRun()
     total = len(files) + len(urls)
-    await progress(0, total, f"{total} media item(s) to index")
-    for done, file in enumerate(files):
-        try:
-            checked = confine(file)
-        except ToolFailure as failure:
-            run.failed.append(failure_item(failure, "forbidden", file=printable(file)))
-            continue
-        await _one_file(checked, options, tools, run, _Reporter(progress, done, total))
-        await progress(done + 1, total, printable(file.name))
-    for done, url in enumerate(urls, start=len(files)):
-        await _one_url(url, options, tools, run, _Reporter(progress, done, total))
-        await progress(done + 1, total, url[:200])
+    async with Stages(progress, total) as stages:
+        await stages.send(0, f"{total} media item(s) to index")
+        for done, file in enumerate(files):
+            try:
+                checked = confine(file)
+            except ToolFailure as failure:
+                run.failed.append(failure_item(failure, "forbidden", file=printable(file)))
+                continue
+            plan = _plan(tools)
+            item = ItemProgress(stages, done, total, printable(file.name), plan)
+            await _one_file(checked, options, tools, run, item)
+            await stages.send(done + 1, f"{printable(file.name)} ({done + 1}/{total}): done")
+        for done, url in enumerate(urls, start=len(files)):
+            plan = ("download", "probe", "speech", "index speech")
+            item = ItemProgress(stages, done, total, url[:200], plan)
+            await _one_url(url, options, tools, run, item)
+            await stages.send(done + 1, f"{url[:200]} ({done + 1}/{total}): done")
     return run
 
 
-class _Reporter:
-    """Progress of one item: done items plus the fraction of this one's media transcribed."""
+def _plan(tools: MediaTools) -> tuple[str, ...]:
+    """The stages a local file may go through (its pictures are read when the call asks;
+    an audio file skips them: its progress steps from its speech to its end)."""
+    spoken = ("probe", "speech", "index speech")
+    if tools.screen_text is None:
+        return spoken
+    return (*spoken, "scenes", "screen text", "index screen text")
 
-    def __init__(self, progress: Progress, done: int, total: int) -> None:
-        self.progress, self.done, self.total = progress, done, total
-        self.last = 0.0
 
-    async def __call__(self, name: str, seconds: float, duration: float | None) -> None:
-        if not duration:
+class ItemProgress:
+    """The progress of one item, per item and overall: the items done plus how far this
+    one got through its stages (`plan`), each stage reported as it starts and at least
+    every few seconds while it runs, as "<name> (<n>/<total>) <stage>: <what>"."""
+
+    def __init__(
+        self, stages: Stages, done: int, total: int, name: str, plan: tuple[str, ...]
+    ) -> None:
+        self.stages, self.done, self.total, self.name = stages, done, total, name
+        weights = [STAGE_WEIGHTS[stage] for stage in plan]
+        whole, passed = sum(weights), 0.0
+        self.spans: dict[str, tuple[float, float]] = {}
+        for stage, weight in zip(plan, weights, strict=True):
+            self.spans[stage] = (passed / whole, (passed + weight) / whole)
+            passed += weight
+        self.current = ""
+        self.duration: float | None = None
+        """The media's length once probed (seconds), for the stages' percentages."""
+
+    def _label(self, what: str) -> str:
+        return f"{self.name} ({self.done + 1}/{self.total}) {self.current}: {what}"
+
+    async def stage(self, stage: str, what: str) -> None:
+        """Begin `stage` (one of the plan's), saying `what`; the current one again: only
+        what it says changes."""
+        if stage == self.current:
+            self.stages.update(0.0, self._label(what))
             return
-        fraction = min(seconds / duration, 1.0)
-        if fraction <= self.last:
+        if stage not in self.spans:
             return
-        self.last = fraction
-        await self.progress(
-            self.done + min(fraction, 0.999),  # the item's own step comes once it is indexed
-            self.total,
-            f"{name}: {fraction:.0%} of {_clock(duration)} transcribed",
+        self.current = stage
+        low, high = self.spans[stage]
+        # never the item's bare start: `done` itself was the previous item's end
+        await self.stages.stage(
+            self.done + max(low, 0.001), self.done + min(high, 0.999), self._label(what)
         )
+
+    def media(self, seconds: float, done: str, duration: float | None = None) -> None:
+        """The stage reached `seconds` of the media's `duration` (by default the probed
+        length; unknown: no percentage), which it has `done` ("transcribed")."""
+        duration = duration or self.duration
+        if duration:
+            fraction = min(seconds / duration, 1.0)
+            said = f"{fraction:.0%} of {_clock(duration)} {done}"
+        else:
+            fraction, said = 0.0, f"{_clock(seconds)} {done}"
+        self.stages.update(fraction, self._label(said))
 
 
 def _clock(seconds: float) -> str:
@@ -211,9 +264,10 @@ def _clock(seconds: float) -> str:
 
 
 async def _one_file(
-    file: Path, options: MediaOptions, tools: MediaTools, run: MediaRun, report: _Reporter
+    file: Path, options: MediaOptions, tools: MediaTools, run: MediaRun, report: ItemProgress
 ) -> None:
     name = printable(file.name)
+    await report.stage("probe", "checking the file")
     try:
         digest = await asyncio.to_thread(_sha256, file)
     except (ToolFailure, OSError) as exc:
@@ -251,18 +305,23 @@ async def _one_file(
     if tools.screen_text is not None:
         # After the speech, whatever became of it: a slide deck recorded without a voice
         # is still found by what its slides say.
-        shown = await _read_screen_text(file, info, tools, run, name)
+        shown = await _read_screen_text(file, info, tools, run, name, report)
         if shown and not spoken:
             await _record_screen_only(file, info, shown, run, stamps, name)
 
 
 async def _read_screen_text(
-    file: Path, info: indexer.VideoInfo, tools: MediaTools, run: MediaRun, name: str
+    file: Path,
+    info: indexer.VideoInfo,
+    tools: MediaTools,
+    run: MediaRun,
+    name: str,
+    report: ItemProgress,
 ) -> int:
     """Screen chunks written for `file` (0 when none, or when its pictures were unreadable)."""
     assert tools.screen_text is not None
     try:
-        written = await tools.screen_text(file, info)
+        written = await tools.screen_text(file, info, report)
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
@@ -302,7 +361,7 @@ async def _record_screen_only(
 
 
 async def _one_url(
-    url: str, options: MediaOptions, tools: MediaTools, run: MediaRun, report: _Reporter
+    url: str, options: MediaOptions, tools: MediaTools, run: MediaRun, report: ItemProgress
 ) -> None:
     from video_research.support.youtube_urls import parse_video_id
 
@@ -312,6 +371,7 @@ async def _one_url(
     except ToolFailure:
         youtube_id = None
     captions_note = ""
+    await report.stage("download", "looking for captions" if youtube_id else "downloading")
     if youtube_id and not options.force_reindex:
         existing = await indexer.get_video(youtube_id)
         if existing and existing.get("source") != indexer.SCREEN:  # screen only: no speech yet
@@ -334,6 +394,7 @@ async def _one_url(
     folder = options.scratch / f"item-{time.monotonic_ns()}"
     folder.mkdir(parents=True, exist_ok=True)
     try:
+        await report.stage("download", "downloading")
         try:
             fetched = await tools.download(url, folder)
         except ToolFailure as failure:
@@ -368,7 +429,7 @@ async def _transcribe_and_index(
     options: MediaOptions,
     tools: MediaTools,
     run: MediaRun,
-    report: _Reporter,
+    report: ItemProgress,
     stamps: dict[str, str],
     *,
     source_path: str | None,
@@ -377,17 +438,11 @@ async def _transcribe_and_index(
     """Transcribe `media` and index its speech: True when indexed, False when it failed
     (the failure is the last item of `run.failed`)."""
     name = printable(media.name) if source_path else info.video_id
-    duration = await tools.duration(media)
-    latest = [0.0]
-
-    async def tick() -> None:
-        while True:
-            await asyncio.sleep(PROGRESS_EVERY_SECONDS)
-            await report(name, latest[0], duration)
-
-    ticker = asyncio.create_task(tick())
+    await report.stage("probe", "reading its length")
+    duration = report.duration = await tools.duration(media)
+    await report.stage("speech", f"0% of {_clock(duration or 0)} transcribed")
     try:
-        result = await tools.transcribe(media, lambda seconds: latest.__setitem__(0, seconds))
+        result = await tools.transcribe(media, lambda seconds: report.media(seconds, "transcribed"))
     except MediaFailure as failure:
         run.failed.append(failure_item(failure, failure.reason, video_id=info.video_id, **where))
         return False
@@ -396,9 +451,9 @@ async def _transcribe_and_index(
             raise  # the model cannot load: every item would fail alike
         run.failed.append(failure_item(failure, "error", video_id=info.video_id, **where))
         return False
-    finally:
-        ticker.cancel()
-    await report(name, float(result.get("duration") or 0.0), duration)
+    heard = float(result.get("duration") or 0.0)
+    report.media(heard, "transcribed", duration or heard)
+    await report.stages.flush()
     run.transcribed += 1
     run.speech_seconds += float(result.get("duration") or 0.0)
     cues = [Cue(s["start"], s["end"], s["text"]) for s in result["segments"] if s["text"]]
@@ -422,6 +477,7 @@ async def _transcribe_and_index(
         source="speech",
         source_path=source_path or "",
     )
+    await report.stage("index speech", f"indexing {len(cues)} spoken segments")
     try:
         run.indexed.append(await _write(transcript, info, stamps))
     except ToolFailure as failure:
