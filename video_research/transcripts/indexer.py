@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,7 +178,8 @@ def timestamp_url(video_id: str, video_url: str, seconds: float) -> str:
     if is_youtube_id(video_id) and (not video_url or "youtube.com" in video_url):
         return watch_url(video_id, seconds)
     if video_url:
-        return f"{video_url.split('#')[0]}#t={max(0, int(seconds))}"
+        # a media fragment takes fractions: to the tenth, never after the words start
+        return f"{video_url.split('#')[0]}#t={max(0.0, math.floor(seconds * 10) / 10):.1f}"
     return ""
 
 

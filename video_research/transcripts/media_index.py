@@ -28,8 +28,9 @@ import anyio
 
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.support.media_names import VIDEO_SUFFIXES, caption_language, captions_beside
 from video_research.transcripts import indexer
-from video_research.transcripts.parsers import Cue
+from video_research.transcripts.parsers import Cue, TranscriptFormatError
 from video_research.transcripts.screen import record_screen_only
 from video_research.transcripts.sources import (
     Transcript,
@@ -38,6 +39,7 @@ from video_research.transcripts.sources import (
     fetch_youtube,
     identify,
     printable,
+    read_file,
 )
 
 logger = logging.getLogger(__name__)
@@ -172,7 +174,7 @@ async def index_media(
         except ToolFailure as failure:
             run.failed.append(failure_item(failure, "forbidden", file=printable(file)))
             continue
-        await _one_file(checked, options, tools, run, _Reporter(progress, done, total))
+        await _one_file(checked, options, tools, run, _Reporter(progress, done, total), confine)
         await progress(done + 1, total, printable(file.name))
     for done, url in enumerate(urls, start=len(files)):
         await _one_url(url, options, tools, run, _Reporter(progress, done, total))
@@ -211,7 +213,12 @@ def _clock(seconds: float) -> str:
 
 
 async def _one_file(
-    file: Path, options: MediaOptions, tools: MediaTools, run: MediaRun, report: _Reporter
+    file: Path,
+    options: MediaOptions,
+    tools: MediaTools,
+    run: MediaRun,
+    report: _Reporter,
+    confine: Callable[[Path], Path],
 ) -> None:
     name = printable(file.name)
     try:
@@ -223,28 +230,37 @@ async def _one_file(
             _item(reason, message, "Check the file can be read.", file=printable(file))
         )
         return
+    video_id = identify(file)["video_id"]
+    title = identify(file).get("title") or _title_from(file)
+    # the file itself is the link: a hit opens it at its moment (#t=), and media_frames
+    # takes that link to show the frame
+    info = indexer.VideoInfo(video_id, title=title, url=file.as_uri())
+    if options.speech != "always" and file.suffix.lower() in VIDEO_SUFFIXES:
+        captions = await asyncio.to_thread(_captions_of, file, options, confine)
+        if captions is not None:
+            await _index_captions(file, captions, digest, info, options, tools, run)
+            return
     stamps = {
         "source_sha256": digest,
         "metadata_sha256": _settings_sha256(tools.model, options.language),
         "speech_model": tools.model,
     }
-    video_id = identify(file)["video_id"]
     if not options.force_reindex:
         if await _unchanged(file, stamps):
             run.skipped.append(video_id)
             return
         existing = await indexer.get_video(video_id)
-        if existing and existing.get("source") not in (indexer.SPEECH, indexer.SCREEN):
+        if (
+            existing
+            and existing.get("source") not in (indexer.SPEECH, indexer.SCREEN)
+            and options.speech != "always"
+        ):
             run.skipped.append(video_id)
             run.notes.append(
-                f"{video_id} already has a {existing.get('source')} transcript; force_reindex "
-                "replaces it with speech."
+                f"{video_id} already has a {existing.get('source')} transcript; "
+                'speech: "always" or force_reindex replaces it with speech.'
             )
             return
-    title = identify(file).get("title") or _title_from(file)
-    # the file itself is the link: a hit opens it at its moment (#t=), and media_frames
-    # takes that link to show the frame
-    info = indexer.VideoInfo(video_id, title=title, url=file.as_uri())
     spoken = await _transcribe_and_index(
         file, info, options, tools, run, report, stamps, source_path=printable(file), file=name
     )
@@ -254,6 +270,88 @@ async def _one_file(
         shown = await _read_screen_text(file, info, tools, run, name)
         if shown and not spoken:
             await _record_screen_only(file, info, shown, run, stamps, name)
+
+
+def _captions_of(file: Path, options: MediaOptions, confine: Callable[[Path], Path]) -> Path | None:
+    """The caption file beside a video (same name, yt-dlp's language tag allowed) that is
+    its transcript, inside the roots; None when it has none. Blocking."""
+    for caption in captions_beside(file, options.caption_languages or ()):
+        try:
+            return confine(caption)
+        except ToolFailure:
+            continue  # a link out of the roots is not read
+    return None
+
+
+async def _index_captions(
+    file: Path,
+    caption: Path,
+    digest: str,
+    info: indexer.VideoInfo,
+    options: MediaOptions,
+    tools: MediaTools,
+    run: MediaRun,
+) -> None:
+    """A video with captions beside it: the captions are its transcript (they win over
+    speech recognition: a person or YouTube timed them), linked to the video, and the
+    video's on-screen text is read beside them. Unchanged video and captions are skipped;
+    captions indexed before by index_transcript_files are indexed again as the video's,
+    with its pictures."""
+    name = printable(file.name)
+    shown = printable(caption.name)
+    try:
+        caption_digest = await asyncio.to_thread(_sha256, caption)
+        stamps = {
+            "source_sha256": caption_digest,
+            "metadata_sha256": _captions_sha256(digest, tools.screen_text is not None),
+        }
+        existing = await indexer.get_video(info.video_id)
+        if (
+            not options.force_reindex
+            and existing
+            and existing.get("source_path") == printable(caption)
+            and all(existing.get(key) == value for key, value in stamps.items())
+        ):
+            run.skipped.append(info.video_id)
+            return
+        transcript = await asyncio.to_thread(read_file, caption)
+    except (ToolFailure, TranscriptFormatError, OSError) as exc:
+        message = exc.message if isinstance(exc, ToolFailure) else str(exc)
+        run.failed.append(
+            _item(
+                "unreadable",
+                f"{name}: its captions {shown} could not be read ({message}).",
+                'Fix or remove the caption file, or pass speech: "always" to transcribe the '
+                "video instead.",
+                file=printable(file),
+                video_id=info.video_id,
+            )
+        )
+        return
+    if not transcript.cues:
+        run.failed.append(
+            _item(
+                "unreadable",
+                f"{name}: its captions {shown} hold no cues.",
+                'Fix or remove the caption file, or pass speech: "always".',
+                file=printable(file),
+                video_id=info.video_id,
+            )
+        )
+        return
+    transcript.video_id = info.video_id
+    transcript.language = transcript.language or caption_language(caption, file) or options.language
+    info.title = transcript.metadata.get("title") or info.title
+    try:
+        run.indexed.append(await _write(transcript, info, stamps))
+    except ToolFailure as failure:
+        if failure.category is ErrorCategory.CONFIG_ERROR:
+            raise
+        run.failed.append(failure_item(failure, "error", video_id=info.video_id, file=name))
+        return
+    run.notes.append(f'{name}: speech from its captions {shown} (speech: "always" transcribes it).')
+    if tools.screen_text is not None:
+        await _read_screen_text(file, info, tools, run, name)
 
 
 async def _read_screen_text(
@@ -451,6 +549,13 @@ def _sha256(file: Path) -> str:
     """SHA-256 of the media file (FIFOs and devices refused, never read)."""
     with paths.open_regular(file) as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _captions_sha256(video_sha256: str, screen_text: bool) -> str:
+    """What a caption-indexed video depends on besides its captions: the video's bytes
+    and whether its pictures were read."""
+    said = {"captions_for": video_sha256, "screen_text": screen_text}
+    return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
 
 
 def _settings_sha256(model: str, language: str) -> str:
