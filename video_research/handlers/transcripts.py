@@ -379,13 +379,13 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             return None  # the transcription reports what is wrong with the file
         return found.duration
 
-    async def screen_text(path: Path, info: Any) -> int:
+    async def screen_text(path: Path, info: Any) -> media_index.Shown:
         from video_research.media.limits import VIDEO_SUFFIXES, MediaLimits
         from video_research.media.ocr import read_screen_text
         from video_research.transcripts.screen import index_screen_text
 
         if path.suffix.lower() not in VIDEO_SUFFIXES:
-            return 0
+            return media_index.Shown()
         found = await parse_isolated(
             printable(path.name),
             read_screen_text,
@@ -396,10 +396,11 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             worker_limits=worker_limits(settings, "ocr"),
             worker_pool=MEDIA_POOL,
         )
+        cuts = tuple(found["scene_starts"])
         if not found["spans"]:
-            return 0
+            return media_index.Shown(0, cuts)
         written = await index_screen_text(info, found["spans"], source_path=str(path))
-        return int(written["chunk_count"])
+        return media_index.Shown(int(written["chunk_count"]), cuts)
 
     tools = media_index.MediaTools(
         transcribe,

@@ -224,8 +224,11 @@ async def index_transcript(
     *,
     stamps: dict[str, str] | None = None,
     budget: Budget | None = None,
+    cuts: Sequence[float] = (),
 ) -> dict[str, Any]:
     """Chunk and store one video's transcript, replacing what was indexed for it before.
+
+    `cuts`: the video's scene cuts (seconds), which no chunk spans.
 
     `stamps` (source_sha256, metadata_sha256, and speech_model for speech) are kept in the
     record for `file_record`.
@@ -246,6 +249,7 @@ async def index_transcript(
         overlap_tokens=min(
             settings.transcript_chunk_overlap, settings.transcript_chunk_tokens // 2
         ),
+        cuts=cuts,
         budget=budget,
     )
     budget.pause()

@@ -83,9 +83,20 @@ raises MediaFailure for the file, a config_error ToolFailure when no file can be
 Download = Callable[[str, Path], Awaitable[Fetched]]
 """(url, folder) -> the media file downloaded into the folder."""
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
-ScreenText = Callable[[Path, indexer.VideoInfo], Awaitable[int]]
-"""(file, the video it is indexed as) -> screen chunks written (0 for audio or a video
-with no text on screen); raises ToolFailure when the pictures cannot be read."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What reading a video's pictures gave: screen chunks written (0 for audio or a video
+    with no text on screen), and its scene cuts (seconds), which no speech moment spans."""
+
+    chunks: int = 0
+    cuts: tuple[float, ...] = ()
+
+
+ScreenText = Callable[[Path, indexer.VideoInfo], Awaitable[Shown]]
+"""(file, the video it is indexed as) -> what its pictures gave; raises ToolFailure when
+the pictures cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -261,15 +272,23 @@ async def _one_file(
                 'speech: "always" or force_reindex replaces it with speech.'
             )
             return
+    # The pictures first: their scene cuts bound the speech's moments. Whatever becomes
+    # of the speech, a slide deck recorded without a voice is found by its slides.
+    shown = await _read_screen_text(file, info, tools, run, name)
     spoken = await _transcribe_and_index(
-        file, info, options, tools, run, report, stamps, source_path=printable(file), file=name
+        file,
+        info,
+        options,
+        tools,
+        run,
+        report,
+        stamps,
+        source_path=printable(file),
+        cuts=shown.cuts,
+        file=name,
     )
-    if tools.screen_text is not None:
-        # After the speech, whatever became of it: a slide deck recorded without a voice
-        # is still found by what its slides say.
-        shown = await _read_screen_text(file, info, tools, run, name)
-        if shown and not spoken:
-            await _record_screen_only(file, info, shown, run, stamps, name)
+    if shown.chunks and not spoken:
+        await _record_screen_only(file, info, shown.chunks, run, stamps, name)
 
 
 def _captions_of(file: Path, options: MediaOptions, confine: Callable[[Path], Path]) -> Path | None:
@@ -298,7 +317,7 @@ async def _index_captions(
     captions indexed before by index_transcript_files are indexed again as the video's,
     with its pictures."""
     name = printable(file.name)
-    shown = printable(caption.name)
+    captioned = printable(caption.name)
     try:
         caption_digest = await asyncio.to_thread(_sha256, caption)
         stamps = {
@@ -320,7 +339,7 @@ async def _index_captions(
         run.failed.append(
             _item(
                 "unreadable",
-                f"{name}: its captions {shown} could not be read ({message}).",
+                f"{name}: its captions {captioned} could not be read ({message}).",
                 'Fix or remove the caption file, or pass speech: "always" to transcribe the '
                 "video instead.",
                 file=printable(file),
@@ -332,7 +351,7 @@ async def _index_captions(
         run.failed.append(
             _item(
                 "unreadable",
-                f"{name}: its captions {shown} hold no cues.",
+                f"{name}: its captions {captioned} hold no cues.",
                 'Fix or remove the caption file, or pass speech: "always".',
                 file=printable(file),
                 video_id=info.video_id,
@@ -342,32 +361,34 @@ async def _index_captions(
     transcript.video_id = info.video_id
     transcript.language = transcript.language or caption_language(caption, file) or options.language
     info.title = transcript.metadata.get("title") or info.title
+    shown = await _read_screen_text(file, info, tools, run, name)
     try:
-        run.indexed.append(await _write(transcript, info, stamps))
+        run.indexed.append(await _write(transcript, info, stamps, shown.cuts))
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
         run.failed.append(failure_item(failure, "error", video_id=info.video_id, file=name))
         return
-    run.notes.append(f'{name}: speech from its captions {shown} (speech: "always" transcribes it).')
-    if tools.screen_text is not None:
-        await _read_screen_text(file, info, tools, run, name)
+    run.notes.append(
+        f'{name}: speech from its captions {captioned} (speech: "always" transcribes it).'
+    )
 
 
 async def _read_screen_text(
     file: Path, info: indexer.VideoInfo, tools: MediaTools, run: MediaRun, name: str
-) -> int:
-    """Screen chunks written for `file` (0 when none, or when its pictures were unreadable)."""
-    assert tools.screen_text is not None
+) -> Shown:
+    """What `file`'s pictures gave (nothing when not asked for, or unreadable)."""
+    if tools.screen_text is None:
+        return Shown()
     try:
-        written = await tools.screen_text(file, info)
+        shown = await tools.screen_text(file, info)
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
         run.notes.append(f"{name}: its on-screen text was not read: {failure.message}")
-        return 0
-    run.screen_chunks += written
-    return written
+        return Shown()
+    run.screen_chunks += shown.chunks
+    return shown
 
 
 SILENT = ("no_audio", "no_transcript")
@@ -470,6 +491,7 @@ async def _transcribe_and_index(
     stamps: dict[str, str],
     *,
     source_path: str | None,
+    cuts: tuple[float, ...] = (),
     **where: str,
 ) -> bool:
     """Transcribe `media` and index its speech: True when indexed, False when it failed
@@ -521,7 +543,7 @@ async def _transcribe_and_index(
         source_path=source_path or "",
     )
     try:
-        run.indexed.append(await _write(transcript, info, stamps))
+        run.indexed.append(await _write(transcript, info, stamps, cuts))
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
@@ -531,11 +553,14 @@ async def _transcribe_and_index(
 
 
 async def _write(
-    transcript: Transcript, info: indexer.VideoInfo, stamps: dict[str, str] | None
+    transcript: Transcript,
+    info: indexer.VideoInfo,
+    stamps: dict[str, str] | None,
+    cuts: tuple[float, ...] = (),
 ) -> dict[str, Any]:
     """Index one transcript whole: shielded, so a cancel never splits chunks and record."""
     with anyio.CancelScope(shield=True):
-        return await indexer.index_transcript(transcript, info, stamps=stamps)
+        return await indexer.index_transcript(transcript, info, stamps=stamps, cuts=cuts)
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -182,6 +182,15 @@ class Moment:
                 lines.setdefault(first + offset, Line(first + offset, start, text))
         return [lines[index] for index in sorted(lines)]
 
+    def home(self, at: float) -> SearchHit:
+        """The chunk the link lands in (the best of those holding `at`; the best chunk when
+        none does): its sentences are the hit's text and its span the hit's, so a result
+        reads as the moment it links to, not as the neighbours merged into it."""
+        for hit in self.hits:
+            if hit.properties["start_time"] <= at <= hit.properties["end_time"]:
+                return hit
+        return self.hits[0]
+
     def to_result(self, match_time: float | None) -> dict[str, Any]:
         props = self.props
         focus = props["start_time"] if match_time is None else match_time
@@ -192,16 +201,17 @@ class Moment:
             "cosine": _rounded(None if best.distance is None else 1.0 - best.distance),
             "keyword": _rounded(best.keyword_score),
         }
+        home = self.home(focus)
         return {
             "scores": scores,
             "low_content": low_content(props),
             **video_fields(props),
             "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
             # a link by meaning may lie beyond the chunks that matched: the span holds it
-            "start_time": min(self.start, focus),
-            "end_time": max(self.end, focus),
+            "start_time": min(home.properties["start_time"], focus),
+            "end_time": max(home.properties["end_time"], focus),
             "match_time": focus,
-            "text": " ".join(line.text for line in self.lines()),
+            "text": home.properties["text"].replace("\n", " "),
             "score": round(self.score, 6),
             "chapter": props.get("chapter"),
             "chunks": len(self.hits),
