@@ -94,3 +94,41 @@ def test_a_gap_past_the_limit_is_refused_before_its_silence_is_made(tmp_path):
     with pytest.raises(speech.SpeechError) as refused:
         speech.decode_audio(str(far), 3600)
     assert refused.value.reason == "too_long"
+
+
+class _Word:
+    def __init__(self, start: float, end: float, word: str) -> None:
+        self.start, self.end, self.word = start, end, word
+
+
+class _Segment:
+    def __init__(self, words: list[_Word]) -> None:
+        self.words = words
+        self.start, self.end = words[0].start, words[-1].end
+        self.text = "".join(w.word for w in words)
+
+
+def _words(start: float, text: str, step: float = 0.3) -> list[_Word]:
+    return [
+        _Word(start + n * step, start + n * step + 0.25, " " + w)
+        for n, w in enumerate(text.split())
+    ]
+
+
+def test_whisper_segments_are_recut_into_sentences_at_their_first_word():
+    """A segment that runs from one sentence into the next (as Whisper's often do) becomes
+    two sentences, the second starting at its own first word; a sentence continued in the
+    next segment is joined; a long pause ends an unpunctuated sentence."""
+    said = speech.Sentences()
+    first = _words(0.0, "Bees dance to show flowers. What causes the")
+    said.add_segment(_Segment(first))
+    said.add_segment(_Segment(_words(first[-1].end + 0.1, "ocean tides? The moon")))
+    said.add_segment(_Segment(_words(10.0, "pulls the water")))  # after a 7 s pause
+    out = said.finish()
+    assert [s["text"] for s in out] == [
+        "Bees dance to show flowers.",
+        "What causes the ocean tides?",
+        "The moon",
+        "pulls the water",
+    ]
+    assert out[1]["start"] == round(first[5].start, 2) and out[3]["start"] == 10.0
