@@ -53,7 +53,7 @@ async def test_a_tool_refusal_names_the_resolved_path_the_roots_and_the_setting(
     root, outside, _ = tree
     configure(VIDEO_RESEARCH_FILE_ROOTS=str(root))
     error = await call_error("index_transcript_files", {"path": str(root / "shared" / "data")})
-    assert error["category"] == "forbidden_path"
+    assert error["category"] == "forbidden"
     assert str(outside / "data") in error["error"] and "symbolic link" in error["error"]
     assert "VIDEO_RESEARCH_FILE_ROOTS" in error["hint"]
 
@@ -82,6 +82,6 @@ async def test_a_relative_path_outside_the_roots_says_to_pass_an_absolute_one(
     configure(VIDEO_RESEARCH_FILE_ROOTS=str(root))
     monkeypatch.chdir(tmp_path)
     error = await call_error("index_transcript_files", {"path": "outside/data"})
-    assert error["category"] == "forbidden_path"
+    assert error["category"] == "forbidden"
     assert f"resolved to {tmp_path / 'outside' / 'data'}" in error["error"]
     assert "pass an absolute path" in error["hint"]

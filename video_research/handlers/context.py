@@ -72,6 +72,13 @@ class CallContext:
     last_progress: float | None = field(default=None, init=False)
     """The last progress value sent: MCP progress must increase with each notification."""
 
+    def allowed(self, tools: tuple[str, ...]) -> list[str]:
+        """The tools of `tools` this caller may call, so a view shows only the controls
+        that would work (all of them outside a server, where no role is checked)."""
+        if self.toolsets is None:
+            return list(tools)
+        return self.toolsets.callable_by(self.caller, tools)
+
     @property
     def settings(self) -> Settings:
         """The settings in force for this call (what handlers read instead of a global)."""

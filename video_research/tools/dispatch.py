@@ -30,7 +30,7 @@ from video_research.handlers.context import CallContext, ImageAttachment
 from video_research.support import contracts
 from video_research.support.errors import ErrorCategory, ToolError, ToolFailure, make_tool_error
 from video_research.support.services import use_services
-from video_research.tools import toolsets
+from video_research.tools import batches, toolsets
 from video_research.tools.table import TOOLS, ToolSpec
 from video_research.tools.toolsets import (
     DEFAULT_PROFILE,
@@ -157,7 +157,7 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
         return Outcome(error=failure.to_tool_error())
     except Exception as exc:
         error = make_tool_error(exc)
-        level = logging.ERROR if error.category == ErrorCategory.UNKNOWN else logging.WARNING
+        level = logging.ERROR if error.category == ErrorCategory.INTERNAL_ERROR else logging.WARNING
         logger.log(level, "tool %s raised %s", spec.name, type(exc).__name__, exc_info=exc)
         return Outcome(error=error)
     problems = contracts.validation_errors(spec.output_path, result)
@@ -170,6 +170,9 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
                 details={"errors": problems},
             ).to_tool_error()
         )
+    failure = batches.all_failed(spec.name, result)
+    if failure is not None:
+        return Outcome(error=failure.to_tool_error())
     return Outcome(result=result, images=list(ctx.images))
 
 
@@ -219,7 +222,7 @@ async def _audit_cancelled(spec: ToolSpec, arguments: dict[str, Any], ctx: CallC
         error=ToolError(
             error=f"{spec.name} was cancelled before it answered; its change may or may not "
             "have been applied.",
-            category="cancelled",
+            category=ErrorCategory.CANCELLED.value,
             hint="Check the current state before repeating the call.",
         )
     )

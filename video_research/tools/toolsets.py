@@ -349,3 +349,13 @@ class SessionControl:
     def disable(self, toolset: str) -> list[str]:
         """Turn `toolset` off; the names of the tools it took off the list."""
         return disable(self.settings, self.toolsets, toolset)
+
+    def callable_by(self, caller: Any, names: tuple[str, ...]) -> list[str]:
+        """Those of `names` this session lists and `caller`'s role may call: the actions a
+        view may offer this person (a control it would refuse is not shown)."""
+        listed = visible_names(self.settings, self.toolsets)
+        return [
+            name
+            for name in names
+            if name in listed and name in TOOLS and caller.has_role(TOOLS[name].role)
+        ]

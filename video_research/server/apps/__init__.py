@@ -9,8 +9,9 @@ got, so the views cost nothing to a host that cannot show them.
 
 The views are committed files in `views/` (plain HTML, CSS and JS, no build), joined
 into one self-contained document per view when first read: the host's CSP allows no
-script or style from anywhere, and the only origin a view may embed is the video
-player's (`frameDomains`).
+script or style from anywhere, the only origin a view may embed is the video player's
+(`frameDomains`), and the only one it may load images from is YouTube's thumbnails'
+(`resourceDomains`, moments only; a host that refuses it gets no thumbnail).
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ SCHEME = "ui://"
 PLAYER_ORIGIN = "https://www.youtube-nocookie.com"
 """The one origin a view may frame: YouTube's player without its tracking cookies."""
 
+THUMBNAIL_ORIGIN = "https://i.ytimg.com"
+"""Where YouTube serves a video's thumbnails (the moments view's pictures of YouTube hits)."""
+
 
 @dataclass(frozen=True)
 class View:
@@ -49,6 +53,7 @@ class View:
     title: str
     description: str
     frames_player: bool
+    youtube_thumbnails: bool = False
 
     @property
     def uri(self) -> str:
@@ -60,7 +65,10 @@ class View:
         left out is the spec's "none"), and the player's origin framed only by the views
         that embed it."""
         frames = [PLAYER_ORIGIN] if self.frames_player else None
-        return ResourceCsp(frame_domains=frames).model_dump(by_alias=True, exclude_none=True)
+        images = [THUMBNAIL_ORIGIN] if self.youtube_thumbnails else None
+        return ResourceCsp(frame_domains=frames, resource_domains=images).model_dump(
+            by_alias=True, exclude_none=True
+        )
 
     @property
     def ui_meta(self) -> dict[str, Any]:
@@ -73,8 +81,10 @@ VIEWS: dict[str, View] = {
         View(
             "moments",
             "Moments",
-            "Search hits as a list; choosing one plays the video from that second.",
+            "Search hits as cards led by a thumbnail; choosing one plays the video from that "
+            "second, in place.",
             frames_player=True,
+            youtube_thumbnails=True,
         ),
         View(
             "analysis",
@@ -85,7 +95,8 @@ VIEWS: dict[str, View] = {
         View(
             "frames",
             "Frames",
-            "Frames and contact sheets (a result's images) as a zoomable grid.",
+            "Frames and contact sheets as a grid labelled with each frame's time; choosing "
+            "one shows it fullscreen.",
             frames_player=False,
         ),
         View(
@@ -106,8 +117,93 @@ TOOL_VIEWS: dict[str, str] = {
     "queue_status": "ui://video-research/queue.html",
     "catalog_search": "ui://video-research/queue.html",
     "media_frames": "ui://video-research/frames.html",
+    "media_contact_sheet": "ui://video-research/frames.html",
 }
 """Which tool's result opens which view (a tool this server does not have links nothing)."""
+
+READS: dict[str, tuple[str, ...]] = {
+    "semantic_search_transcripts": (
+        "query",
+        "results[].video_id",
+        "results[].video_title",
+        "results[].channel_title",
+        "results[].video_url",
+        "results[].timestamp_url",
+        "results[].start_time",
+        "results[].match_time",
+        "results[].text",
+        "results[].chapter",
+        "results[].language",
+        "results[].evidence",
+        "results[].thumbnail.content_index",
+    ),
+    "knowledge_search": (
+        "query",
+        "results[].collection",
+        "results[].properties",
+        "collections_searched",
+        "total",
+    ),
+    "document_search": (
+        "query",
+        "results[].title",
+        "results[].file_name",
+        "results[].text",
+        "results[].page",
+        "results[].citation",
+        "total",
+    ),
+    "video_analyze": ("title", "summary", "key_points", "timestamps", "topics", "source"),
+    "video_continue_session": ("response", "turn_count", "video_title", "source", "video_id"),
+    "queue_status": (
+        "current_video.title",
+        "current_video.duration_seconds",
+        "current_video.elapsed_seconds",
+        "current_video.started_at",
+        "items[].uid",
+        "items[].title",
+        "items[].duration_seconds",
+        "items[].added_by",
+        "total_duration_seconds",
+        "actions",
+    ),
+    "catalog_search": (
+        "items[].video_id",
+        "items[].title",
+        "items[].duration_seconds",
+        "items[].categories",
+        "total",
+        "has_more",
+        "snapshot_id",
+        "actions",
+    ),
+    "media_frames": (
+        "path",
+        "duration_seconds",
+        "frames[].time",
+        "frames[].label",
+        "frames[].link",
+        "frames[].width",
+        "frames[].height",
+        "frames[].content_index",
+        "omitted",
+    ),
+    "media_contact_sheet": (
+        "path",
+        "duration_seconds",
+        "sheet.content_index",
+        "sheet.width",
+        "sheet.height",
+        "cells[].time",
+        "cells[].label",
+        "cells[].row",
+        "cells[].column",
+        "cells[].link",
+    ),
+}
+"""The fields of each linked tool's structured result its view reads, as paths into the
+tool's output schema (`[]`: each item of an array). A contract test resolves every path in
+schemas/: a tool whose result drops or renames one fails it until its view follows."""
 
 
 def negotiated(ctx: Any) -> bool:
