@@ -448,7 +448,17 @@ async def focus_by_meaning(
     for video_id, scored in stored.items():
         at = first[video_id]
         own = [m for m in moments if m.props["video_id"] == video_id]
-        start = _best_window(scored, own, matcher)
+        # A moment is sentences within 30 s, ranked by its own words and vector: its link
+        # by meaning is the best window inside it (a window may start a step before it).
+        moment = moments[at]
+        inside = [
+            window
+            for window in scored
+            if moment.start - windows.WINDOW_STEP_SECONDS <= window.start <= moment.end
+        ]
+        if not inside:
+            continue
+        start = _best_window(inside, own, matcher)
         lexical = links[at]
         if weak[at] or lexical is None or abs(start - lexical) > windows.WINDOW_SECONDS:
             links[at] = start
