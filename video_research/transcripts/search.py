@@ -11,7 +11,7 @@ terms it holds (weighted by how rare each is among the moment's lines), takes th
 (the earliest of equals), and walks back to the start of that line's sentence. The link
 is therefore never later than the words that matched. With no query word in the moment
 (a paraphrase, or another language), moments are linked by meaning (`focus_by_meaning`:
-the ~20-second windows of their video, embedded at index time by `windows`, compared
+the ~20-second windows inside them, embedded at index time by `windows`, compared
 with the query vector the search already has); the others link to the start of their
 best chunk.
 """
@@ -422,17 +422,18 @@ async def focus_by_meaning(
 ) -> None:
     """Link moments by meaning, from the windows stored at index time (`windows`).
 
-    The best moment of each of the first MEANING_VIDEOS videos is linked to the window of
-    its whole video that scores best: its cosine to the query (smoothed with its two
-    neighbours', MEANING_SMOOTHING, since a passage outlasts a window), plus
-    MEANING_MOMENT_BONUS times the search's score of a moment of this video that holds
-    the window (relative to the best), plus MEANING_WORD_BONUS times the share of the
-    query's words it holds; of those scores, the window whose neighbours hold the most
-    near-best ones wins (MEANING_VOTE_SHARPNESS). Why the whole video: on make eval's
-    paraphrase and cross-language queries, most links that missed had the right video
-    but the wrong chunk (the chunk's whole text matched, the passage sat minutes away),
-    which no choice inside the chunk could mend. A moment the query's words place (`focus`, not
-    `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
+    The best moment of each of the first MEANING_VIDEOS videos is linked to the window
+    inside it (starting at most a window step before it) that scores best: its cosine to
+    the query (smoothed with its two neighbours', MEANING_SMOOTHING, since a passage
+    outlasts a window), plus MEANING_MOMENT_BONUS times the search's score of a moment of
+    this video that holds the window (relative to the best), plus MEANING_WORD_BONUS times
+    the share of the query's words it holds; of those scores, the window whose neighbours
+    hold the most near-best ones wins (MEANING_VOTE_SHARPNESS). Inside the moment: a
+    moment is sentences within 30 s ranked by its own words and vector, so the passage is
+    the moment; the vote over the whole video (made for 200-token chunks, whose text
+    matched while the passage sat minutes away) pulled links off it (make eval, docs/
+    benchmarks.md "Sentence-sized moments"). A moment the query's words place (`focus`,
+    not `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
 
     A weak moment without stored windows (a video indexed before they were, or text read
     off the screen) falls back to embedding windows of MEANING_WINDOW_LINES lines of its
