@@ -79,7 +79,7 @@ async def test_a_lecture_video_is_found_by_what_was_said_and_what_was_shown(serv
 
         # The file itself is the link, and a thumbnail of the moment comes on request.
         assert top["video_url"].startswith("file://") and top["video_url"].endswith(".mp4")
-        assert top["timestamp_url"].endswith(f"#t={int(top['match_time'])}")
+        assert top["timestamp_url"].endswith(f"#t={int(top['match_time'] * 10) / 10:.1f}")
         pictured = await client.call_tool(
             "semantic_search_transcripts",
             {"query": "a vaccine teaches the body to fight a virus", "k": 2, "thumbnails": True},

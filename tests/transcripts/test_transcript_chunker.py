@@ -17,8 +17,8 @@ from video_research.knowledge.embedders.embeddings import (
     default_token_counter,
     minilm_token_counter,
 )
+from video_research.transcripts.chunker import MOMENT_SECONDS, Chapter, body_budget, chunk_cues
 from video_research.transcripts.chunker import WORDS as A_WORD
-from video_research.transcripts.chunker import Chapter, body_budget, chunk_cues
 from video_research.transcripts.parsers import Cue, parse_file
 
 FORMATS = Path(__file__).parent.parent / "data" / "transcripts" / "formats"
@@ -249,3 +249,56 @@ def test_overlap_must_be_smaller_than_the_target():
 
 def test_empty_transcript_gives_no_chunks():
     assert chunk_cues([]) == ([], [])
+
+
+def _talk(sentences: int, seconds: float = 4.0, gap: float = 0.5) -> list[Cue]:
+    """Punctuated speech: one sentence per cue, `seconds` long, `gap` apart."""
+    return [
+        Cue(n * (seconds + gap), n * (seconds + gap) + seconds, f"Sentence {n} says a thing.")
+        for n in range(sentences)
+    ]
+
+
+def test_a_chunk_is_whole_sentences_within_thirty_seconds():
+    chunks, fitted = chunk_cues(_talk(40), target_tokens=200)
+    assert len(chunks) > 5
+    for chunk in chunks:
+        assert chunk.end - chunk.start <= MOMENT_SECONDS
+        assert chunk.text.endswith(".")  # cut after a full stop
+    # cut at sentence ends, nothing repeated: each sentence is in exactly one moment
+    assert [c.first_cue for c in chunks[1:]] == [c.last_cue + 1 for c in chunks[:-1]]
+
+
+def test_a_sentence_split_over_caption_lines_is_kept_whole():
+    lines = []
+    for n in range(30):  # each sentence on two lines, the full stop on the second
+        lines += [
+            Cue(n * 4.0, n * 4.0 + 2, f"the {n}th point is that"),
+            Cue(n * 4.0 + 2, n * 4.0 + 4, "it matters."),
+        ]
+    chunks, _ = chunk_cues(lines)
+    assert len(chunks) > 2
+    assert all(chunk.text.endswith("it matters.") for chunk in chunks)
+    assert all(chunk.text.startswith("the ") for chunk in chunks)
+
+
+def test_a_long_pause_and_a_scene_cut_end_a_moment():
+    cues = [
+        Cue(0.0, 3.0, "First we boil the water."),
+        Cue(3.2, 6.0, "Then we add the pasta."),
+        # a long pause: the next clip of a joined recording
+        Cue(12.0, 15.0, "Volcanoes erupt when rock melts."),
+        Cue(15.2, 18.0, "Lava cools into new land."),
+        Cue(18.3, 21.0, "Bees dance to show the way."),
+    ]
+    chunks, _ = chunk_cues(cues)
+    assert [(c.first_cue, c.last_cue) for c in chunks] == [(0, 1), (2, 4)]
+    chunks, _ = chunk_cues(cues, cuts=[18.1])  # the slide changes before the bees
+    assert [(c.first_cue, c.last_cue) for c in chunks] == [(0, 1), (2, 3), (4, 4)]
+
+
+def test_unpunctuated_captions_are_cut_by_time_with_an_overlap():
+    cues = [Cue(n * 2.0, n * 2.0 + 2, f"word{n} and more words") for n in range(60)]
+    chunks, _ = chunk_cues(cues, overlap_tokens=10)
+    assert all(c.end - c.start <= MOMENT_SECONDS for c in chunks)
+    assert all(b.first_cue <= a.last_cue for a, b in zip(chunks, chunks[1:], strict=False))

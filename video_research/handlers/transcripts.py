@@ -391,14 +391,16 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             return None  # the transcription reports what is wrong with the file
         return found.duration
 
-    async def screen_text(path: Path, info: Any, item: media_index.ItemProgress) -> int:
+    async def screen_text(
+        path: Path, info: Any, item: media_index.ItemProgress
+    ) -> media_index.Shown:
         from video_research.media.limits import VIDEO_SUFFIXES, MediaLimits
         from video_research.media.ocr import read_screen_text
         from video_research.media.scenes import detect_scenes
         from video_research.transcripts.screen import index_screen_text
 
         if path.suffix.lower() not in VIDEO_SUFFIXES:
-            return 0
+            return media_index.Shown()
         limits = MediaLimits.from_settings(settings)
 
         async def in_worker(function: Any, work: str, done: str, **options: Any) -> Any:
@@ -416,8 +418,8 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         # the scene cuts in a call of their own, so each stage reports its own progress
         await item.stage("scenes", "finding the scene cuts")
         threshold = settings.media_scene_threshold
-        cuts = await in_worker(detect_scenes, "decode", "searched", threshold=threshold)
-        scenes = cuts["scenes"]
+        detected = await in_worker(detect_scenes, "decode", "searched", threshold=threshold)
+        scenes = detected["scenes"]
         await item.stage("screen text", f"reading the text of {len(scenes)} scene(s)")
         found = await in_worker(
             read_screen_text,
@@ -427,11 +429,12 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             scene_threshold=threshold,
             scenes=scenes,
         )
+        cuts = tuple(found["scene_starts"])
         if not found["spans"]:
-            return 0
+            return media_index.Shown(0, cuts)
         await item.stage("index screen text", f"indexing {len(found['spans'])} lines shown")
         written = await index_screen_text(info, found["spans"], source_path=str(path))
-        return int(written["chunk_count"])
+        return media_index.Shown(int(written["chunk_count"]), cuts)
 
     tools = media_index.MediaTools(
         transcribe,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from video_research.media.limits import Deadline, MediaLimits
-from video_research.media.probe import MediaInfo, check_pixels
+from video_research.media.probe import MediaInfo, check_pixels, media_origin
 
 Tick = Callable[[float], None]
 """Called with the media time reached (seconds) as decoding goes; raising stops it."""
@@ -138,7 +138,7 @@ def iter_frames_at(
     assert info.video is not None
     width, height = scaled_size(info.video.width, info.video.height, max_edge)
     half_frame = 0.5 / (info.video.fps or 25.0)
-    start = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
+    start = media_origin(container)  # the clock speech and every other tool count from
     decoder: Iterator[Any] | None = None
     last: Any = None
     for target in sorted(times):
@@ -186,7 +186,7 @@ def walk(
     stream = _stream(container, info)
     # thumbnails do not show deblocking: skipping the loop filter decodes ~25% faster
     stream.codec_context.options = {"skip_loop_filter": "all"}
-    offset = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
+    offset = media_origin(container)
     if start > 0:
         _seek(container, stream, start + offset, info.path)
     width, height = size

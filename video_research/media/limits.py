@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.support.media_names import AUDIO_SUFFIXES as AUDIO_SUFFIXES
+from video_research.support.media_names import MEDIA_SUFFIXES as MEDIA_SUFFIXES
+from video_research.support.media_names import VIDEO_SUFFIXES as VIDEO_SUFFIXES
 
-AUDIO_SUFFIXES = (".mp3", ".m4a", ".aac", ".wav", ".ogg", ".oga", ".opus", ".flac")
-VIDEO_SUFFIXES = (".mp4", ".m4v", ".mkv", ".webm", ".mov", ".avi")
-MEDIA_SUFFIXES = AUDIO_SUFFIXES + VIDEO_SUFFIXES
-"""The one list of media file names: what the media tools accept, what a folder given to
-index_media_files is searched for, and (video) which files have pictures to read. In
-order, for messages that list them."""
+# The one list of media file names: what the media tools accept, what a folder given to
+# index_media_files is searched for, and (video) which files have pictures to read. In
+# order, for messages that list them (support.media_names: transcripts asks it too).
 
 
 @dataclass(frozen=True)

@@ -195,8 +195,9 @@ def read_screen_text(
 ) -> dict[str, Any]:
     """The on-screen text timeline of `path` between `start` and `end`.
 
-    Returns {"duration_seconds", "spans", "overlays", "keyframes_read" (OCR runs: samples
-    equal to the one before are not read again), "ms_per_keyframe" (per sample)}.
+    Returns {"duration_seconds", "spans", "overlays", "scene_starts" (the cuts, seconds),
+    "keyframes_read" (OCR runs: samples equal to the one before are not read again),
+    "ms_per_keyframe" (per sample)}.
     Scene detection takes the first part of the progress, OCR the rest: `tick` gets the
     media time of each keyframe read. `scenes`: the range's scene cuts (`detect_scenes`),
     when the caller found them already, in a call of its own with progress of its own.
@@ -254,6 +255,7 @@ def read_screen_text(
     return {
         "duration_seconds": info.duration_seconds,
         **timeline,
+        "scene_starts": [scene["start"] for scene in scenes[1:]],
         "keyframes_read": len(samples) - reused,
         "ms_per_keyframe": round(spent * 1000 / len(samples), 1) if samples else 0.0,
     }

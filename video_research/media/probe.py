@@ -165,6 +165,14 @@ def describe(container: Any, path: str, limits: MediaLimits) -> MediaInfo:
     )
 
 
+def media_origin(container: Any) -> float:
+    """Second zero of the media's timeline: the container's start time, the earliest of its
+    streams' (what players count from). Every time the media tools report is measured from
+    it, so speech, frames, scenes and screen text agree on one clock."""
+    start = container.start_time
+    return start / 1_000_000 if start is not None else 0.0
+
+
 def check_pixels(width: int, height: int, limits: MediaLimits, shown: str) -> None:
     if width * height > limits.max_pixels:
         raise too_large(

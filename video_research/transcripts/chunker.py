@@ -10,9 +10,14 @@ The rules, each one a reason the search works:
   are exact cue times and the timestamp link lands where the words are spoken. The one
   exception is a single cue longer than a whole chunk (a transcript without timings
   pasted as one cue): it is cut at word boundaries first, with times interpolated.
-- Consecutive chunks overlap by up to `overlap_tokens` of whole cues, so a sentence that
-  straddles a boundary is whole in one of them.
-- A chunk never crosses a chapter boundary, and carries its chapter's title.
+- A chunk is a moment: whole sentences, at most MOMENT_SECONDS of the video, cut after
+  its last full stop, so a hit's text is what was said there and its words and vector
+  are those of that moment, not of a minute of talk. It never spans a pause of
+  MOMENT_PAUSE_SECONDS, a scene cut (when the video's are known) or a chapter start.
+- Only a chunk with no sentence end to cut at (unpunctuated captions) is cut mid-
+  sentence; the next one then repeats up to `overlap_tokens` of whole cues, so the
+  sentence is whole in one of them.
+- A chunk carries its chapter's title.
 
 Chapters come from the caller or from a video description, where YouTube reads them:
 lines that start (or end) with a timestamp, the first at 0:00, in increasing order.
@@ -217,6 +222,42 @@ def fit_cues(
     return fitted, sizes
 
 
+MOMENT_SECONDS = 30.0
+"""A chunk spans at most this much of the video (a single longer caption aside): a moment
+a link can land in, not a minute of talk whose words and vector blur five topics."""
+MOMENT_PAUSE_SECONDS = 3.0
+"""Silence between two lines that a chunk never spans: after it, a new thought (or the
+next clip of a joined recording) begins."""
+
+
+def _sentence_ends(cues: Sequence[Cue]) -> list[bool]:
+    """Whether each cue ends a sentence (its text ends with a full stop, ! or ?)."""
+    ends = []
+    for cue in cues:
+        text = cue.text.rstrip().rstrip("\"')]»”’）」")
+        ends.append(bool(text) and text[-1] in _SENTENCE_END)
+    return ends
+
+
+def _walls(
+    cues: Sequence[Cue], owners: Sequence[int], cuts: Sequence[float], pause: float
+) -> list[bool]:
+    """Whether a chunk may not run from cue i-1 into cue i: a chapter starts, a pause of
+    `pause` seconds, or a scene cut (one of `cuts`, seconds) comes between them. A line
+    starting up to half a second before the cut counts as after it: speakers start the
+    sentence as the slide changes."""
+    ordered = sorted(cuts)
+    walls = [False] * len(cues)
+    for at in range(1, len(cues)):
+        before, now = cues[at - 1], cues[at]
+        if owners[at] != owners[at - 1] or now.start - before.end > pause:
+            walls[at] = True
+            continue
+        low = bisect.bisect_right(ordered, before.start + 0.5)
+        walls[at] = low < len(ordered) and ordered[low] <= now.start + 0.5
+    return walls
+
+
 def chunk_cues(
     cues: Sequence[Cue],
     *,
@@ -224,14 +265,24 @@ def chunk_cues(
     chapters: Sequence[Chapter] = (),
     target_tokens: int = DEFAULT_TARGET_TOKENS,
     overlap_tokens: int = DEFAULT_OVERLAP_TOKENS,
+    max_seconds: float = MOMENT_SECONDS,
+    pause_seconds: float = MOMENT_PAUSE_SECONDS,
+    cuts: Sequence[float] = (),
     budget: Budget = UNLIMITED,
     tokens: TokenCounter | None = None,
 ) -> tuple[list[Chunk], list[Cue]]:
-    """Chunks of whole cues, and the cue list their `first_cue`/`last_cue` index into.
+    """Chunks of whole cues (moments), and the cue list their `first_cue`/`last_cue`
+    index into.
 
-    Each chunk's body is at most `body_budget(title, chapter, target_tokens, window)`
-    tokens of `tokens` (the embedder's counter; the default model's when not given).
-    Linear in the number of cues; `budget` bounds the wall time.
+    A chunk is whole sentences: it grows a line at a time while its body stays within
+    `body_budget(title, chapter, target_tokens, window)` tokens of `tokens` (the
+    embedder's counter; the default model's when not given) and its span within
+    `max_seconds`, and is then cut after its last complete sentence. It never spans a
+    chapter start, a pause of `pause_seconds` or a scene cut (`cuts`, seconds). Only a
+    chunk that holds no sentence end to cut at (captions without punctuation, a run-on
+    speaker) is cut mid-sentence, and then the next one repeats up to `overlap_tokens`
+    of its last lines, so the sentence is whole in one of them. Linear in the number of
+    cues; `budget` bounds the wall time.
     """
     if not 0 <= overlap_tokens < target_tokens:
         raise ValueError("overlap_tokens must be at least 0 and less than target_tokens")
@@ -246,16 +297,27 @@ def chunk_cues(
     fitted, sizes = fit_cues(cues, min([default_room, *rooms]), tokens, budget)
     starts = [chapter.start for chapter in chapters]
     owners = [bisect.bisect_right(starts, cue.start + 1e-6) - 1 for cue in fitted]
+    walls = _walls(fitted, owners, cuts, pause_seconds)
+    ends = _sentence_ends(fitted)
     chunks: list[Chunk] = []
     position = 0
     while position < len(fitted):
         budget.tick("chunking")
         chapter_index = owners[position]
         room = rooms[chapter_index] if chapter_index >= 0 else default_room
-        end, used = position, 0
-        while end < len(fitted) and used + sizes[end] <= room and owners[end] == chapter_index:
+        end, used, sentence = position, 0, position
+        while end < len(fitted) and (end == position or not walls[end]):
+            too_long = fitted[end].end - fitted[position].start > max_seconds
+            if end > position and (used + sizes[end] > room or too_long):
+                break
             used += sizes[end]
             end += 1
+            if ends[end - 1]:
+                sentence = end
+        full = end < len(fitted) and not walls[end]  # stopped by size or time, not a wall
+        if full and sentence > position:
+            end = sentence  # cut after the last whole sentence
+            used = sum(sizes[position:end])
         members = fitted[position:end]
         chunks.append(
             Chunk(
@@ -271,8 +333,8 @@ def chunk_cues(
         )
         if end >= len(fitted):
             break
-        if owners[end] != chapter_index:
-            position = end  # a new chapter starts fresh: no overlap across chapters
+        if walls[end] or ends[end - 1]:
+            position = end  # a new sentence, chapter or scene starts fresh: no overlap
             continue
         back, carried = end, 0
         while back - 1 > position and carried + sizes[back - 1] <= overlap_tokens:

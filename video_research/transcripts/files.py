@@ -24,6 +24,7 @@ from typing import Any
 from video_research.knowledge.collections import canonical_date
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.support.media_names import caption_language, video_beside
 from video_research.transcripts import indexer
 from video_research.transcripts.chunker import Chapter, parse_chapters
 from video_research.transcripts.parsers import (
@@ -35,6 +36,7 @@ from video_research.transcripts.parsers import (
 from video_research.transcripts.sources import (
     Transcript,
     failure_item,
+    identify,
     is_youtube_id,
     printable,
     read_file,
@@ -100,6 +102,13 @@ async def index(
     await progress(0, len(files), f"{len(files)} transcript file(s) to index")
     for start in range(0, len(files), METADATA_BATCH):
         await run.index(files[start : start + METADATA_BATCH], len(files))
+    if run.unlinked:
+        shown = ", ".join(run.unlinked[:5]) + (" ..." if len(run.unlinked) > 5 else "")
+        run.notes.append(
+            f"{len(run.unlinked)} transcript(s) have no video beside them and no YouTube ID, "
+            f"so their hits have no link ({shown}). Put the video beside its captions under "
+            "the same name (talk.mp4 beside talk.vtt or talk.en.vtt), or give videos[...].url."
+        )
     return run
 
 
@@ -112,6 +121,8 @@ class _Loaded:
     budget: Budget
     options: FileOptions
     """The call's options with what an earlier call said of this file filled in."""
+    video: Path | None = None
+    """The video file beside the transcript (same name), which its moments link to."""
 
 
 class FileRun:
@@ -135,6 +146,8 @@ class FileRun:
         self.skipped: list[str] = []
         self.failed: list[dict[str, Any]] = []
         self.notes: list[str] = []
+        self.unlinked: list[str] = []
+        """Files indexed with no video to link to (no video beside them, no YouTube ID)."""
         self.done = 0
 
     async def _step(self, file: Path, total: int) -> None:
@@ -232,11 +245,26 @@ class FileRun:
         if not transcript.cues:
             self._fail(file, "unreadable", f"{name} holds no captions.", _FORMAT_HINT)
             return None
+        video = await asyncio.to_thread(self._video, file)
         if given.get("video_id"):
             transcript.video_id = given["video_id"]
+        elif video is not None:  # one video, one ID: what index_media_files gives the video
+            transcript.video_id = identify(video)["video_id"]
+        if video is not None and not transcript.language:
+            transcript.language = caption_language(file, video)
         if not self._claim(file, transcript.video_id):
             return None
-        return _Loaded(file, transcript, given, stamps, budget, options)
+        return _Loaded(file, transcript, given, stamps, budget, options, video)
+
+    def _video(self, file: Path) -> Path | None:
+        """The video beside a caption file, when it is inside the roots. Blocking."""
+        video = video_beside(file)
+        if video is None:
+            return None
+        try:
+            return self.confine(video)
+        except ToolFailure:
+            return None
 
     async def index(self, files: list[Path], total: int) -> None:
         """Parse `files`, look up their YouTube IDs' metadata at once, and index them."""
@@ -259,6 +287,8 @@ class FileRun:
             transcript = item.transcript
             try:
                 info = _file_info(item, item.options, infos.get(transcript.video_id))
+                if not info.link:
+                    self.unlinked.append(printable(item.file.name))
                 self.indexed.append(
                     await indexer.index_transcript(
                         transcript, info, stamps=item.stamps, budget=item.budget
@@ -341,7 +371,7 @@ def _file_info(
         title=given.get("title")
         or base.title
         or meta.get("title")
-        or _title_from(file, transcript.video_id),
+        or _title_from(item.video or file, transcript.video_id),
         channel_id=given.get("channel_id")
         or base.channel_id
         or meta.get("channel_id")
@@ -353,7 +383,11 @@ def _file_info(
         or options.channel_title
         or "",
         published_at=published_at or base.published_at or meta.get("published_at"),
-        url=given.get("url") or base.url or meta.get("url") or "",
+        url=given.get("url")
+        or (item.video.as_uri() if item.video is not None else "")
+        or base.url
+        or meta.get("url")
+        or "",
         chapters=chapters
         or parse_chapters(given.get("description"))
         or base.chapters

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -176,7 +177,8 @@ def timestamp_url(video_id: str, video_url: str, seconds: float) -> str:
     if is_youtube_id(video_id) and (not video_url or "youtube.com" in video_url):
         return watch_url(video_id, seconds)
     if video_url:
-        return f"{video_url.split('#')[0]}#t={max(0, int(seconds))}"
+        # a media fragment takes fractions: to the tenth, never after the words start
+        return f"{video_url.split('#')[0]}#t={max(0.0, math.floor(seconds * 10) / 10):.1f}"
     return ""
 
 
@@ -221,8 +223,11 @@ async def index_transcript(
     *,
     stamps: dict[str, str] | None = None,
     budget: Budget | None = None,
+    cuts: Sequence[float] = (),
 ) -> dict[str, Any]:
     """Chunk and store one video's transcript, replacing what was indexed for it before.
+
+    `cuts`: the video's scene cuts (seconds), which no chunk spans.
 
     `stamps` (source_sha256, metadata_sha256, and speech_model for speech) are kept in the
     record for `file_record`.
@@ -247,6 +252,7 @@ async def index_transcript(
         overlap_tokens=min(
             settings.transcript_chunk_overlap, settings.transcript_chunk_tokens // 2
         ),
+        cuts=cuts,
         budget=budget,
         tokens=tokens,
     )

@@ -28,9 +28,10 @@ import anyio
 
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
+from video_research.support.media_names import VIDEO_SUFFIXES, caption_language, captions_beside
 from video_research.support.progress import Stages
 from video_research.transcripts import indexer
-from video_research.transcripts.parsers import Cue
+from video_research.transcripts.parsers import Cue, TranscriptFormatError
 from video_research.transcripts.screen import record_screen_only
 from video_research.transcripts.sources import (
     Transcript,
@@ -39,6 +40,7 @@ from video_research.transcripts.sources import (
     fetch_youtube,
     identify,
     printable,
+    read_file,
 )
 
 logger = logging.getLogger(__name__)
@@ -91,10 +93,21 @@ raises MediaFailure for the file, a config_error ToolFailure when no file can be
 Download = Callable[[str, Path], Awaitable[Fetched]]
 """(url, folder) -> the media file downloaded into the folder."""
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
-ScreenText = Callable[[Path, indexer.VideoInfo, "ItemProgress"], Awaitable[int]]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What reading a video's pictures gave: screen chunks written (0 for audio or a video
+    with no text on screen), and its scene cuts (seconds), which no speech moment spans."""
+
+    chunks: int = 0
+    cuts: tuple[float, ...] = ()
+
+
+ScreenText = Callable[[Path, indexer.VideoInfo, "ItemProgress"], Awaitable[Shown]]
 """(file, the video it is indexed as, its progress: stages "scenes", "screen text" and
-"index screen text") -> screen chunks written (0 for audio or a video with no text on
-screen); raises ToolFailure when the pictures cannot be read."""
+"index screen text") -> what its pictures gave; raises ToolFailure when the pictures
+cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -186,7 +199,7 @@ async def index_media(
                 continue
             plan = _plan(tools)
             item = ItemProgress(stages, done, total, printable(file.name), plan)
-            await _one_file(checked, options, tools, run, item)
+            await _one_file(checked, options, tools, run, item, confine)
             await stages.send(done + 1, f"{printable(file.name)} ({done + 1}/{total}): done")
         for done, url in enumerate(urls, start=len(files)):
             plan = ("download", "probe", "speech", "index speech")
@@ -197,12 +210,13 @@ async def index_media(
 
 
 def _plan(tools: MediaTools) -> tuple[str, ...]:
-    """The stages a local file may go through (its pictures are read when the call asks;
-    an audio file skips them: its progress steps from its speech to its end)."""
-    spoken = ("probe", "speech", "index speech")
+    """The stages a local file may go through, in their order: its pictures first (their
+    scene cuts bound the speech's moments; read when the call asks, skipped by an audio
+    file, whose progress steps from its probe to its speech), then its speech."""
+    spoken = ("speech", "index speech")
     if tools.screen_text is None:
-        return spoken
-    return (*spoken, "scenes", "screen text", "index screen text")
+        return ("probe", *spoken)
+    return ("probe", "scenes", "screen text", "index screen text", *spoken)
 
 
 class ItemProgress:
@@ -264,7 +278,12 @@ def _clock(seconds: float) -> str:
 
 
 async def _one_file(
-    file: Path, options: MediaOptions, tools: MediaTools, run: MediaRun, report: ItemProgress
+    file: Path,
+    options: MediaOptions,
+    tools: MediaTools,
+    run: MediaRun,
+    report: ItemProgress,
+    confine: Callable[[Path], Path],
 ) -> None:
     name = printable(file.name)
     await report.stage("probe", "checking the file")
@@ -277,37 +296,138 @@ async def _one_file(
             _item(reason, message, "Check the file can be read.", file=printable(file))
         )
         return
+    video_id = identify(file)["video_id"]
+    title = identify(file).get("title") or _title_from(file)
+    # the file itself is the link: a hit opens it at its moment (#t=), and media_frames
+    # takes that link to show the frame
+    info = indexer.VideoInfo(video_id, title=title, url=file.as_uri())
+    if options.speech != "always" and file.suffix.lower() in VIDEO_SUFFIXES:
+        captions = await asyncio.to_thread(_captions_of, file, options, confine)
+        if captions is not None:
+            await _index_captions(file, captions, digest, info, options, tools, run, report)
+            return
     stamps = {
         "source_sha256": digest,
         "metadata_sha256": _settings_sha256(tools.model, options.language),
         "speech_model": tools.model,
     }
-    video_id = identify(file)["video_id"]
     if not options.force_reindex:
         if await _unchanged(file, stamps):
             run.skipped.append(video_id)
             return
         existing = await indexer.get_video(video_id)
-        if existing and existing.get("source") not in (indexer.SPEECH, indexer.SCREEN):
+        if (
+            existing
+            and existing.get("source") not in (indexer.SPEECH, indexer.SCREEN)
+            and options.speech != "always"
+        ):
             run.skipped.append(video_id)
             run.notes.append(
-                f"{video_id} already has a {existing.get('source')} transcript; force_reindex "
-                "replaces it with speech."
+                f"{video_id} already has a {existing.get('source')} transcript; "
+                'speech: "always" or force_reindex replaces it with speech.'
             )
             return
-    title = identify(file).get("title") or _title_from(file)
-    # the file itself is the link: a hit opens it at its moment (#t=), and media_frames
-    # takes that link to show the frame
-    info = indexer.VideoInfo(video_id, title=title, url=file.as_uri())
+    # The pictures first: their scene cuts bound the speech's moments. Whatever becomes
+    # of the speech, a slide deck recorded without a voice is found by its slides.
+    shown = await _read_screen_text(file, info, tools, run, name, report)
     spoken = await _transcribe_and_index(
-        file, info, options, tools, run, report, stamps, source_path=printable(file), file=name
+        file,
+        info,
+        options,
+        tools,
+        run,
+        report,
+        stamps,
+        source_path=printable(file),
+        cuts=shown.cuts,
+        file=name,
     )
-    if tools.screen_text is not None:
-        # After the speech, whatever became of it: a slide deck recorded without a voice
-        # is still found by what its slides say.
-        shown = await _read_screen_text(file, info, tools, run, name, report)
-        if shown and not spoken:
-            await _record_screen_only(file, info, shown, run, stamps, name)
+    if shown.chunks and not spoken:
+        await _record_screen_only(file, info, shown.chunks, run, stamps, name)
+
+
+def _captions_of(file: Path, options: MediaOptions, confine: Callable[[Path], Path]) -> Path | None:
+    """The caption file beside a video (same name, yt-dlp's language tag allowed) that is
+    its transcript, inside the roots; None when it has none. Blocking."""
+    for caption in captions_beside(file, options.caption_languages or ()):
+        try:
+            return confine(caption)
+        except ToolFailure:
+            continue  # a link out of the roots is not read
+    return None
+
+
+async def _index_captions(
+    file: Path,
+    caption: Path,
+    digest: str,
+    info: indexer.VideoInfo,
+    options: MediaOptions,
+    tools: MediaTools,
+    run: MediaRun,
+    report: ItemProgress,
+) -> None:
+    """A video with captions beside it: the captions are its transcript (they win over
+    speech recognition: a person or YouTube timed them), linked to the video, and the
+    video's on-screen text is read beside them. Unchanged video and captions are skipped;
+    captions indexed before by index_transcript_files are indexed again as the video's,
+    with its pictures."""
+    name = printable(file.name)
+    captioned = printable(caption.name)
+    try:
+        caption_digest = await asyncio.to_thread(_sha256, caption)
+        stamps = {
+            "source_sha256": caption_digest,
+            "metadata_sha256": _captions_sha256(digest, tools.screen_text is not None),
+        }
+        existing = await indexer.get_video(info.video_id)
+        if (
+            not options.force_reindex
+            and existing
+            and existing.get("source_path") == printable(caption)
+            and all(existing.get(key) == value for key, value in stamps.items())
+        ):
+            run.skipped.append(info.video_id)
+            return
+        transcript = await asyncio.to_thread(read_file, caption)
+    except (ToolFailure, TranscriptFormatError, OSError) as exc:
+        message = exc.message if isinstance(exc, ToolFailure) else str(exc)
+        run.failed.append(
+            _item(
+                "unreadable",
+                f"{name}: its captions {captioned} could not be read ({message}).",
+                'Fix or remove the caption file, or pass speech: "always" to transcribe the '
+                "video instead.",
+                file=printable(file),
+                video_id=info.video_id,
+            )
+        )
+        return
+    if not transcript.cues:
+        run.failed.append(
+            _item(
+                "unreadable",
+                f"{name}: its captions {captioned} hold no cues.",
+                'Fix or remove the caption file, or pass speech: "always".',
+                file=printable(file),
+                video_id=info.video_id,
+            )
+        )
+        return
+    transcript.video_id = info.video_id
+    transcript.language = transcript.language or caption_language(caption, file) or options.language
+    info.title = transcript.metadata.get("title") or info.title
+    shown = await _read_screen_text(file, info, tools, run, name, report)
+    try:
+        run.indexed.append(await _write(transcript, info, stamps, shown.cuts))
+    except ToolFailure as failure:
+        if failure.category is ErrorCategory.CONFIG_ERROR:
+            raise
+        run.failed.append(failure_item(failure, "error", video_id=info.video_id, file=name))
+        return
+    run.notes.append(
+        f'{name}: speech from its captions {captioned} (speech: "always" transcribes it).'
+    )
 
 
 async def _read_screen_text(
@@ -317,18 +437,19 @@ async def _read_screen_text(
     run: MediaRun,
     name: str,
     report: ItemProgress,
-) -> int:
-    """Screen chunks written for `file` (0 when none, or when its pictures were unreadable)."""
-    assert tools.screen_text is not None
+) -> Shown:
+    """What `file`'s pictures gave (nothing when not asked for, or unreadable)."""
+    if tools.screen_text is None:
+        return Shown()
     try:
-        written = await tools.screen_text(file, info, report)
+        shown = await tools.screen_text(file, info, report)
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
         run.notes.append(f"{name}: its on-screen text was not read: {failure.message}")
-        return 0
-    run.screen_chunks += written
-    return written
+        return Shown()
+    run.screen_chunks += shown.chunks
+    return shown
 
 
 SILENT = ("no_audio", "no_transcript")
@@ -433,6 +554,7 @@ async def _transcribe_and_index(
     stamps: dict[str, str],
     *,
     source_path: str | None,
+    cuts: tuple[float, ...] = (),
     **where: str,
 ) -> bool:
     """Transcribe `media` and index its speech: True when indexed, False when it failed
@@ -479,7 +601,7 @@ async def _transcribe_and_index(
     )
     await report.stage("index speech", f"indexing {len(cues)} spoken segments")
     try:
-        run.indexed.append(await _write(transcript, info, stamps))
+        run.indexed.append(await _write(transcript, info, stamps, cuts))
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
@@ -489,11 +611,14 @@ async def _transcribe_and_index(
 
 
 async def _write(
-    transcript: Transcript, info: indexer.VideoInfo, stamps: dict[str, str] | None
+    transcript: Transcript,
+    info: indexer.VideoInfo,
+    stamps: dict[str, str] | None,
+    cuts: tuple[float, ...] = (),
 ) -> dict[str, Any]:
     """Index one transcript whole: shielded, so a cancel never splits chunks and record."""
     with anyio.CancelScope(shield=True):
-        return await indexer.index_transcript(transcript, info, stamps=stamps)
+        return await indexer.index_transcript(transcript, info, stamps=stamps, cuts=cuts)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -507,6 +632,13 @@ def _sha256(file: Path) -> str:
     """SHA-256 of the media file (FIFOs and devices refused, never read)."""
     with paths.open_regular(file) as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _captions_sha256(video_sha256: str, screen_text: bool) -> str:
+    """What a caption-indexed video depends on besides its captions: the video's bytes
+    and whether its pictures were read."""
+    said = {"captions_for": video_sha256, "screen_text": screen_text}
+    return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
 
 
 def _settings_sha256(model: str, language: str) -> str:

@@ -11,7 +11,7 @@ terms it holds (weighted by how rare each is among the moment's lines), takes th
 (the earliest of equals), and walks back to the start of that line's sentence. The link
 is therefore never later than the words that matched. With no query word in the moment
 (a paraphrase, or another language), moments are linked by meaning (`focus_by_meaning`:
-the ~20-second windows of their video, embedded at index time by `windows`, compared
+the ~20-second windows inside them, embedded at index time by `windows`, compared
 with the query vector the search already has); the others link to the start of their
 best chunk.
 """
@@ -183,6 +183,15 @@ class Moment:
                 lines.setdefault(first + offset, Line(first + offset, start, text))
         return [lines[index] for index in sorted(lines)]
 
+    def home(self, at: float) -> SearchHit:
+        """The chunk the link lands in (the best of those holding `at`; the best chunk when
+        none does): its sentences are the hit's text and its span the hit's, so a result
+        reads as the moment it links to, not as the neighbours merged into it."""
+        for hit in self.hits:
+            if hit.properties["start_time"] <= at <= hit.properties["end_time"]:
+                return hit
+        return self.hits[0]
+
     def to_result(self, match_time: float | None) -> dict[str, Any]:
         props = self.props
         focus = props["start_time"] if match_time is None else match_time
@@ -194,6 +203,7 @@ class Moment:
             "keyword": _rounded(best.keyword_score),
             "share": _rounded(best.keyword_share),
         }
+        home = self.home(focus)
         best_relevance = max(
             (h.relevance for h in self.hits if h.relevance is not None), default=0.0
         )
@@ -205,10 +215,10 @@ class Moment:
             **video_fields(props),
             "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
             # a link by meaning may lie beyond the chunks that matched: the span holds it
-            "start_time": min(self.start, focus),
-            "end_time": max(self.end, focus),
+            "start_time": min(home.properties["start_time"], focus),
+            "end_time": max(home.properties["end_time"], focus),
             "match_time": focus,
-            "text": " ".join(line.text for line in self.lines()),
+            "text": home.properties["text"].replace("\n", " "),
             "score": round(self.score, 6),
             "chapter": props.get("chapter"),
             "chunks": len(self.hits),
@@ -412,17 +422,18 @@ async def focus_by_meaning(
 ) -> None:
     """Link moments by meaning, from the windows stored at index time (`windows`).
 
-    The best moment of each of the first MEANING_VIDEOS videos is linked to the window of
-    its whole video that scores best: its cosine to the query (smoothed with its two
-    neighbours', MEANING_SMOOTHING, since a passage outlasts a window), plus
-    MEANING_MOMENT_BONUS times the search's score of a moment of this video that holds
-    the window (relative to the best), plus MEANING_WORD_BONUS times the share of the
-    query's words it holds; of those scores, the window whose neighbours hold the most
-    near-best ones wins (MEANING_VOTE_SHARPNESS). Why the whole video: on make eval's
-    paraphrase and cross-language queries, most links that missed had the right video
-    but the wrong chunk (the chunk's whole text matched, the passage sat minutes away),
-    which no choice inside the chunk could mend. A moment the query's words place (`focus`, not
-    `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
+    The best moment of each of the first MEANING_VIDEOS videos is linked to the window
+    inside it (starting at most a window step before it) that scores best: its cosine to
+    the query (smoothed with its two neighbours', MEANING_SMOOTHING, since a passage
+    outlasts a window), plus MEANING_MOMENT_BONUS times the search's score of a moment of
+    this video that holds the window (relative to the best), plus MEANING_WORD_BONUS times
+    the share of the query's words it holds; of those scores, the window whose neighbours
+    hold the most near-best ones wins (MEANING_VOTE_SHARPNESS). Inside the moment: a
+    moment is sentences within 30 s ranked by its own words and vector, so the passage is
+    the moment; the vote over the whole video (made for 200-token chunks, whose text
+    matched while the passage sat minutes away) pulled links off it (make eval, docs/
+    benchmarks.md "Sentence-sized moments"). A moment the query's words place (`focus`,
+    not `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
 
     A weak moment without stored windows (a video indexed before they were, or text read
     off the screen) falls back to embedding windows of MEANING_WINDOW_LINES lines of its
@@ -438,7 +449,17 @@ async def focus_by_meaning(
     for video_id, scored in stored.items():
         at = first[video_id]
         own = [m for m in moments if m.props["video_id"] == video_id]
-        start = _best_window(scored, own, matcher)
+        # A moment is sentences within 30 s, ranked by its own words and vector: its link
+        # by meaning is the best window inside it (a window may start a step before it).
+        moment = moments[at]
+        inside = [
+            window
+            for window in scored
+            if moment.start - windows.WINDOW_STEP_SECONDS <= window.start <= moment.end
+        ]
+        if not inside:
+            continue
+        start = _best_window(inside, own, matcher)
         lexical = links[at]
         if weak[at] or lexical is None or abs(start - lexical) > windows.WINDOW_SECONDS:
             links[at] = start
