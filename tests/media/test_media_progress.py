@@ -125,7 +125,8 @@ async def test_every_stage_reports_within_2_s_and_at_least_every_5_s(server_env,
         result = indexed.structured_content
         assert result["transcribed_count"] == 1 and result["screen_chunk_count"] >= 1, result
         heard.check(ended)
-        stages = ["probe", "speech", "index speech", "scenes", "screen text", "index screen text"]
+        # the pictures first: their scene cuts bound the speech's moments
+        stages = ["probe", "scenes", "screen text", "index screen text", "speech", "index speech"]
         assert heard.stages(stages) == stages, heard.events
         # per file and overall: each stage names the file and its place; the total is the
         # item count, and the file's step ends at 1
