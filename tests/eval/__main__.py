@@ -468,19 +468,32 @@ async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) 
         with use_services(services):
             try:
                 store = await get_store()
+                cached = root / f"candidates-{model}-{len(queries)}.pickle"
+                if cached.is_file():
+                    found[store.embedder.identity] = fusion_replay.load(cached)
+                    continue
                 _, seconds = await _index(shared)
                 _say(f"{model}: {await store.count('TranscriptChunks')} chunks ({seconds:.0f} s)")
                 found[store.embedder.identity] = await fusion_replay.collect(queries, store)
+                fusion_replay.save(cached, found[store.embedder.identity])
             finally:
                 await services.aclose()
     identities = list(found)
     sets = {label: keep for label, keep in QUERY_SETS.items() if any(keep(q) for q in queries)}
     for at, model in enumerate(models):
         named = fusion_replay.rules([identities[at]])
+        if args.fusion_rules:
+            named = {n: r for n, r in named.items() if _chosen(n, args.fusion_rules)}
         candidates = found[identities[at]]
         if at == 0 and len(identities) > 1:
             candidates = fusion_replay.join([*candidates], [c for c in found[identities[1]]])
-            named.update(fusion_replay.rules(identities[:2]))
+            named.update(
+                {
+                    n: r
+                    for n, r in fusion_replay.rules(identities[:2]).items()
+                    if not args.fusion_rules or _chosen(n, args.fusion_rules)
+                }
+            )
         services = services_of(model)
         with use_services(services):
             try:
@@ -490,6 +503,14 @@ async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) 
         _say(f"\n### fusion rules, linked with {model}'s store (moment@5 / MRR@10)\n")
         _say(fusion_replay.group_table(per_rule, queries, sets))
     return 0
+
+
+def _chosen(name: str, wanted: str) -> bool:
+    """Whether rule `name` is among --fusion-rules (comma-separated parts of names);
+    the single modes always are."""
+    return name.endswith(("keywords only", "vectors only")) or any(
+        part.strip() in name for part in wanted.split(",")
+    )
 
 
 def distractors_model() -> str:
@@ -512,6 +533,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--check-approximation", action="store_true")
     parser.add_argument("--distractor-pool", default="")
     parser.add_argument("--fusion", action="store_true")
+    parser.add_argument("--fusion-rules", default="")
     args = parser.parse_args(argv)
     args.embedders_given = any(a.startswith("--embedders") for a in argv)
     return asyncio.run(_main(args))

@@ -175,6 +175,26 @@ def zscore(vector_weight: float, models: list[str]):
     return rule
 
 
+def zscore_lists(vector_weight: float, models: list[str]):
+    """z(keyword) + w x mean z(vector side), each side standardised over its own list
+    only (a candidate missing from a side gets that side's lowest): what a store can
+    compute from the two lists it already has, reading no other vector."""
+
+    def rule(c: Candidates) -> dict[str, float]:
+        sides = [(c.keyword.norm, 1.0)] + [
+            (c.vectors[m].norm, vector_weight / len(models)) for m in models
+        ]
+        pool = set().union(*(norm for norm, _ in sides))
+        fused = dict.fromkeys(pool, 0.0)
+        for norm, weight in sides:
+            z, floor = _z(norm)
+            for u in pool:
+                fused[u] += weight * z.get(u, floor)
+        return _to_unit(fused)
+
+    return rule
+
+
 def calibrated(alpha: float, models: list[str]):
     """alpha x cosine + (1 - alpha) x the store's calibrated keyword score (comparable
     across queries; 0 where BM25 did not return the chunk), over the union."""
@@ -205,6 +225,22 @@ def per_query_alpha(c: Candidates, model: str) -> float:
     return keyword_match_alpha(query_alpha(c.query.query, model), c.share)
 
 
+def share_raised(low_share: float, high_alpha: float, names_keep: bool):
+    """The per-query alpha, raised to `high_alpha` when the best keyword hit holds less
+    than `low_share` of the query's words (a paraphrase, another language: the keyword
+    side then holds only chance matches); with `names_keep`, not for a query that names
+    things (`fusion.specific_tokens`), whose names the keyword side may still find."""
+    from video_research.knowledge.fusion import specific_tokens
+
+    def alpha(c: Candidates, model: str) -> float:
+        a = per_query_alpha(c, model)
+        if (c.share or 0.0) < low_share and not (names_keep and specific_tokens(c.query.query)):
+            return max(a, high_alpha)
+        return a
+
+    return alpha
+
+
 def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float]]]:
     """Every rule measured, for one embedder (or several: their vector sides averaged)."""
     name = "+".join(m.removeprefix("local:") for m in models)
@@ -215,10 +251,19 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
     }
     for a in (0.3, 0.5, 0.7):
         found[f"{name}: rsf alpha {a}"] = rsf(lambda c, m, a=a: a, models)
+    for low in (0.3, 0.5):
+        for high in (0.9, 1.0):
+            for keep in (False, True):
+                label = f"share < {low} -> alpha {high}{', names keep' if keep else ''}"
+                found[f"{name}: rsf per-query, {label}"] = rsf(
+                    share_raised(low, high, keep), models
+                )
     for k, w in ((60, 1.0), (10, 1.0), (60, 1.5)):
         found[f"{name}: rrf k {k}, keyword weight {w}"] = rrf(k, w, models)
     for w in (0.5, 1.0, 1.5, 2.0):
         found[f"{name}: z-score, vector weight {w}"] = zscore(w, models)
+    for w in (1.0, 1.5):
+        found[f"{name}: z-score own lists, vector weight {w}"] = zscore_lists(w, models)
     for a in (0.5, 0.7):
         found[f"{name}: calibrated alpha {a}"] = calibrated(a, models)
     return found
