@@ -118,3 +118,34 @@ def test_long_text_is_truncated_to_the_models_window(embedder):
     (ids,) = onnx_e5.tokenizer().ids([text], onnx_e5.PASSAGE_PREFIX)
     assert len(ids) == onnx_e5.MAX_TOKENS and ids[-1] == 2  # </s> kept
     assert embedder.encode([text]).shape == (1, 384)
+
+
+async def test_a_store_embedded_with_e5_keeps_it_while_the_model_is_unset(
+    services, configure, tmp_path
+):
+    """A store made with multilingual-e5-small records it: with KNOWLEDGE_EMBEDDING_MODEL
+    unset it stays on e5 (nothing re-embedded, its vectors searched with e5's queries),
+    and a fresh store gets the default."""
+    from video_research.knowledge.embedders.embeddings import DEFAULT_LOCAL_MODEL
+    from video_research.knowledge.store import get_store
+
+    configure(KNOWLEDGE_EMBEDDING_MODEL=E5_MODEL, KNOWLEDGE_MODEL_CACHE_DIR=str(MODEL_CACHE))
+    store = await get_store()
+    assert store.embedder.identity == f"local:{E5_MODEL}"
+    await store.insert_many(
+        "VideoMetadata",
+        [
+            {"video_id": "v1", "title": "The area under a curve is found by integration"},
+            {"video_id": "v2", "title": "Sourdough bread rises with a wild yeast starter"},
+        ],
+    )
+    await services.aclose()
+    configure(KNOWLEDGE_EMBEDDING_MODEL=None, KNOWLEDGE_MODEL_CACHE_DIR=str(MODEL_CACHE))
+    store = await get_store()
+    assert store.embedder.identity == f"local:{E5_MODEL}"
+    hits = await store.hybrid("VideoMetadata", "如何计算曲线下的面积", alpha=1.0, limit=1)
+    assert hits[0].properties["video_id"] == "v1"
+    await services.aclose()
+    configure(KNOWLEDGE_EMBEDDING_MODEL=None, VIDEO_RESEARCH_DATA_DIR=str(tmp_path / "fresh"))
+    store = await get_store()
+    assert store.embedder.identity == f"local:{DEFAULT_LOCAL_MODEL}"
