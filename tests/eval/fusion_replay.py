@@ -142,6 +142,26 @@ def rsf(alpha: Callable[[Candidates, str], float], models: list[str]):
     return rule
 
 
+def rsf_calibrated_keywords(alpha: Callable[[Candidates, str], float], models: list[str]):
+    """Relative score fusion whose keyword side is the store's calibrated keyword score
+    (BM25 over what a passage holding every query word once scores, capped at 1: the same
+    scale for every query) instead of min-max over the candidates, which gives the best
+    keyword hit 1.0 however little of the query it holds. Vector sides stay min-max."""
+
+    def rule(c: Candidates) -> dict[str, float]:
+        a = alpha(c, models[0])
+        fused: dict[str, float] = {}
+        if a < 1:
+            for h in c.keyword.hits:
+                fused[h.uuid] = (1 - a) * (h.keyword_score or 0.0)
+        for model in models if a > 0 else []:
+            for uuid, value in c.vectors[model].norm.items():
+                fused[uuid] = fused.get(uuid, 0.0) + a / len(models) * value
+        return fused
+
+    return rule
+
+
 def rrf(k: float, keyword_weight: float, models: list[str]):
     def rule(c: Candidates) -> dict[str, float]:
         fused: dict[str, float] = {}
@@ -251,6 +271,13 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
     }
     for a in (0.3, 0.5, 0.7):
         found[f"{name}: rsf alpha {a}"] = rsf(lambda c, m, a=a: a, models)
+    found[f"{name}: rsf, calibrated keywords, per-query alpha"] = rsf_calibrated_keywords(
+        per_query_alpha, models
+    )
+    for a in (0.5, 0.6):
+        found[f"{name}: rsf, calibrated keywords, alpha {a}"] = rsf_calibrated_keywords(
+            lambda c, m, a=a: a, models
+        )
     for low in (0.3, 0.5):
         for high in (0.9, 1.0):
             for keep in (False, True):
