@@ -142,6 +142,23 @@ def rsf(alpha: Callable[[Candidates, str], float], models: list[str]):
     return rule
 
 
+def rsf_calibrated_unless_names(models: list[str]):
+    """Per-query alpha; the keyword side min-max normalised (today's rule) for a query
+    that names things (`fusion.specific_tokens`: a name's few hits are what it asked
+    for, however low BM25 scores them against the whole query), calibrated otherwise."""
+    from video_research.knowledge.fusion import specific_tokens
+
+    plain, calibrated = (
+        rsf(per_query_alpha, models),
+        rsf_calibrated_keywords(per_query_alpha, models),
+    )
+
+    def rule(c: Candidates) -> dict[str, float]:
+        return (plain if specific_tokens(c.query.query) else calibrated)(c)
+
+    return rule
+
+
 def rsf_calibrated_keywords(alpha: Callable[[Candidates, str], float], models: list[str]):
     """Relative score fusion whose keyword side is the store's calibrated keyword score
     (BM25 over what a passage holding every query word once scores, capped at 1: the same
@@ -273,6 +290,9 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
         found[f"{name}: rsf alpha {a}"] = rsf(lambda c, m, a=a: a, models)
     found[f"{name}: rsf, calibrated keywords, per-query alpha"] = rsf_calibrated_keywords(
         per_query_alpha, models
+    )
+    found[f"{name}: rsf, calibrated keywords unless the query names things"] = (
+        rsf_calibrated_unless_names(models)
     )
     for a in (0.5, 0.6):
         found[f"{name}: rsf, calibrated keywords, alpha {a}"] = rsf_calibrated_keywords(
