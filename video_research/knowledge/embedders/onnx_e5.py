@@ -34,11 +34,13 @@ import importlib.util
 import logging
 import struct
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from video_research.knowledge.embedders.tokens import Pieces, TokenCounter
 from video_research.support.errors import config_error
 
 if TYPE_CHECKING:
@@ -282,8 +284,37 @@ class E5Tokenizer:
 
     def count(self, text: str) -> int:
         """Tokens of `text` alone (no prefix, no <s>/</s>)."""
-        encoding = self._plain.encode(text.translate(self._map), add_special_tokens=False)
-        return len(encoding.ids)
+        return self.counts([text])[0] if text else 0
+
+    def counts(self, texts: list[str]) -> list[int]:
+        out: list[int] = []
+        for start in range(0, len(texts), 512):
+            batch = self._plain.encode_batch(
+                [text.translate(self._map) for text in texts[start : start + 512]],
+                add_special_tokens=False,
+            )
+            out.extend(len(encoding.ids) for encoding in batch)
+        return out
+
+    def pieces(self, text: str) -> Pieces:
+        """Where each token of `text` starts (in `text` itself, though the normalisation
+        map may change its length), and its word; a word's first piece starts after the
+        space its metaspace stands for."""
+        mapped = text.translate(self._map)
+        origin = [at for at, ch in enumerate(text) for _ in self._map.get(ord(ch), ch) or ""]
+        if len(origin) != len(mapped):  # a map value that is not a string: count 1:1
+            origin = list(range(len(mapped)))
+        encoding = self._plain.encode(mapped, add_special_tokens=False)
+        starts, words, number, last = [], [], -1, None
+        for (begin, end), word in zip(encoding.offsets, encoding.word_ids, strict=True):
+            while begin < end and mapped[begin].isspace():
+                begin += 1
+            if word is None or word != last:
+                number += 1
+            last = word
+            starts.append(origin[begin] if begin < len(origin) else len(text))
+            words.append(number)
+        return Pieces(starts, words)
 
 
 @cache
@@ -301,6 +332,28 @@ def tokenizer() -> E5Tokenizer:
 def count_tokens(text: str) -> int:
     """Tokens `text` becomes for multilingual-e5-small, prefix and specials excluded."""
     return tokenizer().count(text)
+
+
+class E5Counter(TokenCounter):
+    """multilingual-e5-small's Unigram pieces, as chunkers measure text (`tokens`): within
+    the window it reads less `<s>`, `</s>` and the longer prefix ("passage: ", 3 tokens)."""
+
+    name = f"unigram:{MODEL}"
+    window = MAX_TOKENS - 5
+
+    def load(self) -> E5Tokenizer:
+        return tokenizer()
+
+    def counts(self, texts: Sequence[str]) -> list[int]:
+        return self.load().counts(list(texts))
+
+    def pieces(self, text: str) -> Pieces:
+        return self.load().pieces(text)
+
+
+@cache
+def token_counter() -> E5Counter:
+    return E5Counter()
 
 
 class OnnxE5:
