@@ -120,6 +120,8 @@ speech-engines-onnx: install $(EXPORT_VENV)/.installed
 
 # Transcript retrieval quality: needs ../shared/data/transcripts; EVAL="--sweep"
 # tunes the fusion, EVAL="--embedders use-multilingual" picks the embedders measured.
+# EVAL="--fusion --keep DIR" replays fusion rules over each side's candidates per query group
+# (tests/eval/fusion_replay.py; with two --embedders, both vector sides fused too).
 # EVAL="--distractors 100000,1000000" asks the same queries among that many distractor
 # chunks (built once and cached in /tmp/video-research-eval, or VIDEO_RESEARCH_EVAL_CACHE:
 # 1M takes most of an hour on 2 cores); EVAL="--check-approximation" validates their vectors.

@@ -403,6 +403,8 @@ async def _main(args: argparse.Namespace) -> int:
         )
         return 2
     queries = (load_queries() + load_queries(NOTES))[: args.limit or None]
+    if args.fusion:
+        return await _fusion(args, shared, queries)
     if args.distractors or args.check_approximation:
         return await _at_scale(args, shared, queries)
     results = []
@@ -469,6 +471,82 @@ async def _at_scale(args: argparse.Namespace, shared: Path, queries: list[Query]
     return 0
 
 
+async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) -> int:
+    """Fusion rules replayed over each side's candidates (tests/eval/fusion_replay.py),
+    for each embedder and, with two, for both vector sides together. The indexes are
+    kept in --keep DIR (default: the eval cache), one folder per embedder."""
+    from tests.eval import distractors, fusion_replay
+    from video_research import config
+    from video_research.knowledge.store import get_store
+    from video_research.support.services import Services, use_services
+
+    root = Path(args.keep) if args.keep else distractors.cache_dir() / "fusion"
+    os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = ",".join([str(shared), str(DATA), str(root)])
+    os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(root / "audit.jsonl")
+    models = [m.strip() for m in args.embedders.split(",") if m.strip()]
+
+    def services_of(model: str) -> Services:
+        return Services(
+            config.load_settings(
+                {
+                    **os.environ,
+                    "VIDEO_RESEARCH_DATA_DIR": str(root / model),
+                    "KNOWLEDGE_EMBEDDING_MODEL": model,
+                }
+            )
+        )
+
+    found: dict[str, list] = {}
+    for model in models:
+        services = services_of(model)
+        with use_services(services):
+            try:
+                store = await get_store()
+                cached = root / f"candidates-{model}-{len(queries)}.pickle"
+                if cached.is_file():
+                    found[store.embedder.identity] = fusion_replay.load(cached)
+                    continue
+                _, seconds = await _index(shared)
+                _say(f"{model}: {await store.count('TranscriptChunks')} chunks ({seconds:.0f} s)")
+                found[store.embedder.identity] = await fusion_replay.collect(queries, store)
+                fusion_replay.save(cached, found[store.embedder.identity])
+            finally:
+                await services.aclose()
+    identities = list(found)
+    sets = {label: keep for label, keep in QUERY_SETS.items() if any(keep(q) for q in queries)}
+    for at, model in enumerate(models):
+        named = fusion_replay.rules([identities[at]])
+        if args.fusion_rules:
+            named = {n: r for n, r in named.items() if _chosen(n, args.fusion_rules)}
+        candidates = found[identities[at]]
+        if at == 0 and len(identities) > 1:
+            candidates = fusion_replay.join([*candidates], [c for c in found[identities[1]]])
+            named.update(
+                {
+                    n: r
+                    for n, r in fusion_replay.rules(identities[:2]).items()
+                    if not args.fusion_rules or _chosen(n, args.fusion_rules)
+                }
+            )
+        services = services_of(model)
+        with use_services(services):
+            try:
+                per_rule = await fusion_replay.replay(candidates, named, await get_store())
+            finally:
+                await services.aclose()
+        _say(f"\n### fusion rules, linked with {model}'s store (moment@5 / MRR@10)\n")
+        _say(fusion_replay.group_table(per_rule, queries, sets))
+    return 0
+
+
+def _chosen(name: str, wanted: str) -> bool:
+    """Whether rule `name` is among --fusion-rules (comma-separated parts of names);
+    the single modes always are."""
+    return name.endswith(("keywords only", "vectors only")) or any(
+        part.strip() in name for part in wanted.split(",")
+    )
+
+
 def distractors_model() -> str:
     from video_research.knowledge.embedders.embeddings import DEFAULT_LOCAL_MODEL
 
@@ -489,6 +567,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--distractors", default="")
     parser.add_argument("--check-approximation", action="store_true")
     parser.add_argument("--distractor-pool", default="")
+    parser.add_argument("--fusion", action="store_true")
+    parser.add_argument("--fusion-rules", default="")
     args = parser.parse_args(argv)
     args.embedders_given = any(a.startswith("--embedders") for a in argv)
     return asyncio.run(_main(args))

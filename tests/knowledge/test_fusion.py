@@ -102,3 +102,27 @@ async def test_hybrid_without_alpha_leans_on_keywords_when_a_hit_holds_the_query
     )
     assert [(h.uuid, h.score) for h in adaptive] == [(h.uuid, h.score) for h in keywords]
     assert [(h.uuid, h.score) for h in adaptive] != [(h.uuid, h.score) for h in own]
+
+
+def test_a_calibrated_keyword_side_keeps_a_weak_best_hit_weak():
+    """Min-max gives the best keyword hit 1.0 however weak; a calibrated side keeps its
+    0..1 score, so a chance match of a paraphrase's words does not outrank what the
+    vector side found."""
+    from video_research.knowledge.models import relative_score_fusion
+
+    keyword = [(1, 0.2), (2, 0.1)]  # both weak: a few of the query's words
+    vector = [(3, 0.9), (1, 0.6), (2, 0.4)]
+    plain = relative_score_fusion([(keyword, 0.5), (vector, 0.5)])
+    assert plain[0][0] == 1  # the weak keyword hit, normalised to 1.0, wins
+    fused = relative_score_fusion([(keyword, 0.5), (vector, 0.5)], calibrated=[True])
+    assert fused[0][0] == 3
+    assert dict(fused)[1] == pytest.approx(0.5 * 0.2 + 0.5 * 0.4)
+    # a strong hit (scores over 1 are capped) still counts in full
+    strong = relative_score_fusion([([(1, 1.4)], 0.5), (vector, 0.5)], calibrated=[True])
+    assert strong[0][0] == 1
+
+
+def test_only_queries_that_name_nothing_use_the_calibrated_keyword_side():
+    assert fusion.calibrated_keywords("why does the proof need a cycle")
+    assert not fusion.calibrated_keywords("then Monty Hall reveals a goat")
+    assert not fusion.calibrated_keywords("用 Perlin 噪声调整 n 和 d")

@@ -64,7 +64,7 @@ class StoreSettings(BaseModel):
         default="",
         json_schema_extra=env_field(
             "KNOWLEDGE_EMBEDDING_MODEL",
-            "Embedding model (local: all-MiniLM-L6-v2, the default, or use-multilingual; gemini: default gemini-embedding-001)",
+            "Embedding model (local: use-multilingual, the default, multilingual-e5-small or all-MiniLM-L6-v2; gemini: default gemini-embedding-001)",
         ),
     )
     embedding_dimensions: int = Field(
@@ -121,11 +121,12 @@ class StoreSettings(BaseModel):
             "WEAVIATE_HNSW_EF", "HNSW query-time candidate list size; -1 lets Weaviate pick"
         ),
     )
-    embedding_local_precision: Literal["fp32", "int8"] = Field(
-        default="fp32",
+    embedding_local_precision: Literal["", "fp32", "int8"] = Field(
+        default="",
         json_schema_extra=env_field(
             "KNOWLEDGE_LOCAL_EMBEDDING_PRECISION",
-            "all-MiniLM-L6-v2 on ONNX Runtime: fp32 (exact) or int8 documents (faster, cosine ~0.99)",
+            "Local models on ONNX Runtime: fp32 (exact) or int8 documents (faster, cosine ~0.99); "
+            "default fp32 for all-MiniLM-L6-v2, int8 for multilingual-e5-small",
         ),
     )
     knowledge_model_cache_dir: str = Field(

@@ -100,6 +100,7 @@ the rows, so only the hits it returns cost a database read)."""
 
 def relative_score_fusion(
     result_sets: Sequence[tuple[list[tuple[Key, float]], float]],
+    calibrated: Sequence[bool] = (),
 ) -> list[tuple[Key, float]]:
     """Weaviate's relativeScoreFusion: per-set min-max normalisation, weighted sum, best first.
 
@@ -107,17 +108,24 @@ def relative_score_fusion(
     (BM25 score; 1 - distance for vectors). A set whose scores are all equal normalises
     to 1. Ties in the fused score go to the higher raw score of the last set containing
     the object (Weaviate's secondary sort), then to the key for a stable order.
+    A set marked in `calibrated` already scores on one 0..1 scale for every query (the
+    keyword index's normalised BM25): its scores are kept (capped at 1), not min-max
+    normalised, so a weak best hit stays weak (`fusion.calibrated_keywords`).
     """
     fused: dict[Key, float] = {}
     secondary: dict[Key, float] = {}
-    for ranked, weight in result_sets:
+    for at, (ranked, weight) in enumerate(result_sets):
         if not ranked:
             continue
         scores = [score for _, score in ranked]
         low, high = min(scores), max(scores)
         span = high - low
+        fixed = at < len(calibrated) and calibrated[at]
         for key, score in ranked:
-            normalised = weight if span == 0 else weight * (score - low) / span
+            if fixed:
+                normalised = weight * min(1.0, max(0.0, score))
+            else:
+                normalised = weight if span == 0 else weight * (score - low) / span
             fused[key] = fused.get(key, 0.0) + normalised
             secondary[key] = score
     return sorted(

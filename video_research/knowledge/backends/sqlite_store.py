@@ -77,7 +77,7 @@ from video_research.knowledge.base import (
 )
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
-from video_research.knowledge.fusion import keyword_match_alpha
+from video_research.knowledge.fusion import calibrated_keywords, keyword_match_alpha
 from video_research.knowledge.models import (
     CollectionState,
     SearchHit,
@@ -427,7 +427,8 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             )
             distances = {c.row: c.distance for c in nearest}
             fused = relative_score_fusion(
-                [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)]
+                [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)],
+                calibrated=[adapt and normalised and calibrated_keywords(query)],
             )
             ranked, objects = self._read_ranked(conn, name, fused, limit, offset)
             if vector is not None and ranked:

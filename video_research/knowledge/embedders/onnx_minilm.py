@@ -30,6 +30,7 @@ import math
 import os
 import tempfile
 import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +48,32 @@ OPSET = 17
 
 
 def build_graph(model_dir: Path, fused: bool = True) -> bytes:
-    """The serialized ONNX model of the bundled BERT encoder with mean pooling.
+    """The serialized ONNX model of the bundled BERT encoder with mean pooling (see
+    `encoder_graph`), from the package's config.json and model.safetensors."""
+    import json
+
+    from safetensors.numpy import load_file
+
+    config = json.loads((model_dir / "config.json").read_text())
+    weights = load_file(str(model_dir / "model.safetensors"))
+    return encoder_graph(weights, config, "all-MiniLM-L6-v2", fused)
+
+
+def encoder_graph(
+    weights: Mapping[str, Any],
+    config: Mapping[str, Any],
+    name: str,
+    fused: bool = True,
+    word_input: bool = False,
+) -> bytes:
+    """The serialized ONNX model of a BERT encoder with mean pooling and L2 normalisation.
+
+    `weights` are named as Hugging Face's BertModel names them (embeddings.*,
+    encoder.layer.N.*), `config` holds its num_attention_heads, num_hidden_layers,
+    hidden_size and layer_norm_eps. `word_input`: the graph takes the word embeddings of
+    the tokens (float, batch x tokens x hidden) instead of their ids, for a model whose
+    vocabulary table is too large to hold as fp32 in the graph (multilingual-e5-small's
+    250k rows: `knowledge.embedders.onnx_e5` looks them up from its 4-bit table).
 
     `fused`: self-attention as one `com.microsoft.Attention` node (ONNX Runtime's
     contrib op); False writes it from standard operators (MatMul, Softmax, ...), the
@@ -55,20 +81,15 @@ def build_graph(model_dir: Path, fused: bool = True) -> bytes:
     GELU is written as x/sqrt(2) (a Div, not a Mul by 1/sqrt(2)): the form ORT's GELU
     fusion recognises.
     """
-    import json
-
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
-    from safetensors.numpy import load_file
 
-    config = json.loads((model_dir / "config.json").read_text())
     heads = int(config["num_attention_heads"])
     layers = int(config["num_hidden_layers"])
     hidden = int(config["hidden_size"])
     eps = float(config["layer_norm_eps"])
     head = hidden // heads
-    weights = load_file(str(model_dir / "model.safetensors"))
     initializers: list[Any] = []
     nodes: list[Any] = []
 
@@ -103,14 +124,17 @@ def build_graph(model_dir: Path, fused: bool = True) -> bytes:
 
     zero = const("zero", np.array(0, dtype=np.int64))
     one = const("one", np.array(1, dtype=np.int64))
-    width = node("Gather", [node("Shape", ["input_ids"]), one], axis=0)
+    tokens = "word_embeddings" if word_input else "input_ids"
+    width = node("Gather", [node("Shape", [tokens]), one], axis=0)
     positions = node("Range", [zero, width, one])
+    words = (
+        tokens
+        if word_input
+        else node("Gather", [weight("embeddings.word_embeddings.weight"), tokens])
+    )
     x = node(
         "Add",
-        [
-            node("Gather", [weight("embeddings.word_embeddings.weight"), "input_ids"]),
-            node("Gather", [weight("embeddings.position_embeddings.weight"), positions]),
-        ],
+        [words, node("Gather", [weight("embeddings.position_embeddings.weight"), positions])],
     )
     token_type = np.asarray(weights["embeddings.token_type_embeddings.weight"][0], np.float32)
     x = node("Add", [x, const("token_type_0", token_type)])
@@ -203,11 +227,16 @@ def build_graph(model_dir: Path, fused: bool = True) -> bytes:
         ],
     )
     nodes.append(helper.make_node("Div", [pooled, norm], ["embeddings"]))
+    first = (
+        helper.make_tensor_value_info(tokens, TensorProto.FLOAT, ["batch", "tokens", hidden])
+        if word_input
+        else helper.make_tensor_value_info(tokens, TensorProto.INT64, ["batch", "tokens"])
+    )
     graph = helper.make_graph(
         nodes,
-        "all-MiniLM-L6-v2",
+        name,
         [
-            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
+            first,
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "tokens"]),
         ],
         [helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", hidden])],
@@ -222,13 +251,15 @@ def build_graph(model_dir: Path, fused: bool = True) -> bytes:
     return model.SerializeToString()
 
 
-def quantize(graph: bytes) -> bytes:
-    """Dynamic int8 weights for every matrix product but the feed-forward down-projections.
+def quantize(graph: bytes, keep_down_projections: bool = True) -> bytes:
+    """Dynamic int8 per-channel weights for every matrix product but, with
+    `keep_down_projections`, the feed-forward down-projections.
 
-    Measured on 300 real transcript chunks against the fp32 graph: all products int8
-    gave 1.6x the fp32 chunks/s but cosine down to 0.987 (the GELU outputs that feed the
-    down-projection have outliers a per-tensor activation scale flattens); keeping those
-    six products in fp32 gives 1.35x with cosine >= 0.994. ONNX Runtime's own quantizer.
+    Measured on 300 real transcript chunks against the fp32 graph of MiniLM: all products
+    int8 gave 1.6x the fp32 chunks/s but cosine down to 0.987 (the GELU outputs that feed
+    the down-projection have outliers a per-tensor activation scale flattens); keeping
+    those six products in fp32 gives 1.35x with cosine >= 0.994. ONNX Runtime's own
+    quantizer.
     """
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -237,7 +268,8 @@ def quantize(graph: bytes) -> bytes:
     keep = [
         n.name
         for n in model.graph.node
-        if n.op_type == "MatMul"
+        if keep_down_projections
+        and n.op_type == "MatMul"
         and any(i.endswith(".output.dense.weight") and "attention" not in i for i in n.input)
     ]
     with tempfile.TemporaryDirectory(prefix="vr-onnx-") as tmp:
@@ -265,13 +297,23 @@ def cached_graph(model_dir: Path, cache_dir: Path | None, precision: str = "int8
     stamp = hashlib.sha256(
         f"{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{GRAPH_VERSION}".encode()
     ).hexdigest()[:16]
+
+    def build() -> bytes:
+        graph = build_graph(model_dir)
+        return quantize(graph) if precision == "int8" else graph
+
+    return cached_file(cache_dir, f"all-MiniLM-L6-v2-{precision}-{stamp}.onnx", build)
+
+
+def cached_file(cache_dir: Path | None, name: str, build: Callable[[], bytes]) -> bytes | str:
+    """The path of `name` in `cache_dir`, written there from `build()` on first use
+    (atomically: a killed process leaves a temporary file, never half a model), or the
+    built bytes themselves where `cache_dir` is None or cannot be written."""
     if cache_dir is not None:
-        target = cache_dir / f"all-MiniLM-L6-v2-{precision}-{stamp}.onnx"
+        target = cache_dir / name
         if target.is_file() and target.stat().st_size > 0:
             return str(target)
-    graph = build_graph(model_dir)
-    if precision == "int8":
-        graph = quantize(graph)
+    graph = build()
     if cache_dir is None:
         return graph
     try:
@@ -286,13 +328,29 @@ def cached_graph(model_dir: Path, cache_dir: Path | None, precision: str = "int8
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        logger.info("built the ONNX graph of all-MiniLM-L6-v2 (%s) at %s", precision, target)
+        logger.info("built the ONNX graph %s", target)
         return str(target)
     except OSError as exc:
         logger.warning(
             "cannot cache the ONNX model in %s (%s): building it in memory", cache_dir, exc
         )
         return graph
+
+
+def session_options(threads: int = 0) -> Any:
+    """ONNX Runtime options of the local embedders' sessions: every optimisation, up to
+    eight intra-op threads that sleep rather than spin when idle."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 8)
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # Idle intra-op threads sleep instead of spinning: on a shared or busy machine
+    # spinning burns the cores SQLite and the searches need (measured: same chunks/s).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
 
 
 class OnnxMiniLM:
@@ -320,17 +378,9 @@ class OnnxMiniLM:
     def _session(self, precision: str) -> Any:
         import onnxruntime as ort
 
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = self.threads or min(os.cpu_count() or 1, 8)
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # Idle intra-op threads sleep instead of spinning: on a shared or busy machine
-        # spinning burns the cores SQLite and the searches need (measured: same chunks/s).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         source = cached_graph(self.model_dir, self.cache_dir, precision)
         return ort.InferenceSession(
-            source, sess_options=options, providers=["CPUExecutionProvider"]
+            source, sess_options=session_options(self.threads), providers=["CPUExecutionProvider"]
         )
 
     def encode_queries(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
@@ -340,6 +390,10 @@ class OnnxMiniLM:
                 if self.query_session is None:
                     self.query_session = self._session("fp32")
         return self.encode(texts, batch_size, self.query_session)
+
+    def encode_exact(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+        """Documents through the fp32 graph (short ones: int8 error grows as text shrinks)."""
+        return self.encode_queries(texts, batch_size)
 
     def _forward(self, texts: list[str], session: Any) -> np.ndarray:
         import numpy as np

@@ -1,0 +1,395 @@
+"""Fusion rules replayed over each side's candidates: `make eval EVAL="--fusion"`.
+
+Which fusion should the default search use? Each rule is measured the way the server
+answers (the same candidates, the same merging into moments, the same links), without
+re-indexing: for every query the store is asked once for its keyword side and once for
+its vector side (100 candidates each, the window a default search fuses, with the exact
+cosine and the calibrated keyword score of each candidate), then every rule fuses those
+lists, and the result goes through `transcripts.search`'s own `merge_hits` and
+`link_moments`. The replay of the current rule (relative score fusion with the per-query
+alpha) gives the default mode's numbers (checked: `replay-check`).
+
+With two embedders' indexes kept by `--keep DIR` (one folder per embedder, the same
+chunks, the same chunk ids), the rules also fuse both vector sides with the keywords.
+
+The rules (see `RULES`): relative score fusion (Weaviate's, min-max per side) at the
+per-query alpha and at fixed ones; reciprocal-rank fusion; z-score fusion (each side's
+scores standardised over its own candidates, so a side whose best hit stands far above
+its other candidates, a quoted sentence on the keyword side, weighs more than one whose
+candidates are all alike); and the sum of a calibrated keyword score and the cosine.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.eval.metrics import Query, Scores, by_group, subset
+
+WINDOW = 100
+"""Candidates per side (the store's HYBRID_MIN_CANDIDATES)."""
+TINY = 1e-6
+"""alpha that orders by one side while the store still reads the other's scores."""
+
+
+@dataclass
+class Side:
+    """One side's candidates for one query, best first."""
+
+    hits: list[Any]
+    """SearchHit objects (properties, distance, keyword_score)."""
+    norm: dict[str, float]
+    """uuid -> the side's min-max normalised score (what relative score fusion adds)."""
+
+
+@dataclass
+class Candidates:
+    query: Query
+    keyword: Side
+    vectors: dict[str, Side]
+    """embedder identity -> its vector side."""
+    share: float | None
+    """Share of the query's words the best keyword hit holds (knowledge.fusion)."""
+    cosine: dict[str, dict[str, float]] = field(default_factory=dict)
+    """embedder -> uuid -> exact cosine, for every candidate of every side seen."""
+
+
+async def collect(queries: list[Query], store: Any) -> list[Candidates]:
+    """Both sides of every query from `store` (the keyword side is the same in any store
+    holding the same chunks)."""
+    from video_research.knowledge.backends.keyword_tokens import matched_share
+    from video_research.transcripts.indexer import CHUNKS
+
+    identity = store.embedder.identity
+    found = []
+    for query in queries:
+        vector = (await store.embedder.embed([query.query], "query"))[0]
+        keyword = await store.hybrid(CHUNKS, query.query, alpha=TINY, limit=WINDOW, vector=vector)
+        nearest = await store.hybrid(
+            CHUNKS, query.query, alpha=1 - TINY, limit=WINDOW, vector=vector
+        )
+        keyword = [hit for hit in keyword if hit.keyword_score]
+        share = matched_share(query.query, keyword[0].properties["text"]) if keyword else None
+        cos = {h.uuid: 1 - h.distance for h in [*keyword, *nearest] if h.distance is not None}
+        found.append(
+            Candidates(
+                query,
+                Side(keyword, _minmax(keyword, lambda h: h.score)),
+                {identity: Side(nearest, _minmax(nearest, lambda h: h.score))},
+                share,
+                {identity: cos},
+            )
+        )
+    return found
+
+
+def _minmax(hits: list[Any], score: Callable[[Any], float]) -> dict[str, float]:
+    if not hits:
+        return {}
+    values = [score(h) for h in hits]
+    low, high = min(values), max(values)
+    return {h.uuid: 1.0 if high == low else (score(h) - low) / (high - low) for h in hits}
+
+
+def join(first: list[Candidates], second: list[Candidates]) -> list[Candidates]:
+    """`first` with the vector sides of `second` (another embedder, same queries)."""
+    for a, b in zip(first, second, strict=True):
+        a.vectors.update(b.vectors)
+        a.cosine.update(b.cosine)
+    return first
+
+
+# ----------------------------------------------------------------------------- rules
+
+
+def _pool(c: Candidates, models: list[str]) -> dict[str, Any]:
+    hits = {h.uuid: h for h in c.keyword.hits}
+    for model in models:
+        for h in c.vectors[model].hits:
+            hits.setdefault(h.uuid, h)
+    return hits
+
+
+def _z(values: dict[str, float]) -> tuple[dict[str, float], float]:
+    """Each value standardised over the list, and what a candidate not in it gets (the
+    list's lowest)."""
+    if len(values) < 2:
+        return {k: 1.0 for k in values}, 0.0
+    mean = statistics.fmean(values.values())
+    spread = statistics.pstdev(values.values()) or 1.0
+    z = {k: (v - mean) / spread for k, v in values.items()}
+    return z, min(z.values())
+
+
+def rsf(alpha: Callable[[Candidates, str], float], models: list[str]):
+    """Relative score fusion: (1 - alpha) x keyword + alpha / len(models) x each vector side."""
+
+    def rule(c: Candidates) -> dict[str, float]:
+        a = alpha(c, models[0])
+        fused: dict[str, float] = {}
+        if a < 1:
+            for uuid, value in c.keyword.norm.items():
+                fused[uuid] = fused.get(uuid, 0.0) + (1 - a) * value
+        for model in models if a > 0 else []:
+            for uuid, value in c.vectors[model].norm.items():
+                fused[uuid] = fused.get(uuid, 0.0) + a / len(models) * value
+        return fused
+
+    return rule
+
+
+def rsf_calibrated_unless_names(models: list[str]):
+    """Per-query alpha; the keyword side min-max normalised (today's rule) for a query
+    that names things (`fusion.specific_tokens`: a name's few hits are what it asked
+    for, however low BM25 scores them against the whole query), calibrated otherwise."""
+    from video_research.knowledge.fusion import specific_tokens
+
+    plain, calibrated = (
+        rsf(per_query_alpha, models),
+        rsf_calibrated_keywords(per_query_alpha, models),
+    )
+
+    def rule(c: Candidates) -> dict[str, float]:
+        return (plain if specific_tokens(c.query.query) else calibrated)(c)
+
+    return rule
+
+
+def rsf_calibrated_keywords(alpha: Callable[[Candidates, str], float], models: list[str]):
+    """Relative score fusion whose keyword side is the store's calibrated keyword score
+    (BM25 over what a passage holding every query word once scores, capped at 1: the same
+    scale for every query) instead of min-max over the candidates, which gives the best
+    keyword hit 1.0 however little of the query it holds. Vector sides stay min-max."""
+
+    def rule(c: Candidates) -> dict[str, float]:
+        a = alpha(c, models[0])
+        fused: dict[str, float] = {}
+        if a < 1:
+            for h in c.keyword.hits:
+                fused[h.uuid] = (1 - a) * (h.keyword_score or 0.0)
+        for model in models if a > 0 else []:
+            for uuid, value in c.vectors[model].norm.items():
+                fused[uuid] = fused.get(uuid, 0.0) + a / len(models) * value
+        return fused
+
+    return rule
+
+
+def rrf(k: float, keyword_weight: float, models: list[str]):
+    def rule(c: Candidates) -> dict[str, float]:
+        fused: dict[str, float] = {}
+        for rank, h in enumerate(c.keyword.hits):
+            fused[h.uuid] = fused.get(h.uuid, 0.0) + keyword_weight / (k + rank + 1)
+        for model in models:
+            for rank, h in enumerate(c.vectors[model].hits):
+                fused[h.uuid] = fused.get(h.uuid, 0.0) + 1 / len(models) / (k + rank + 1)
+        # rescaled to [0, 1] so merging's score ratio means what it means for the others
+        top = max(fused.values(), default=1.0)
+        return {u: v / top for u, v in fused.items()}
+
+    return rule
+
+
+def zscore(vector_weight: float, models: list[str]):
+    """z(keyword) + w x mean z(cosine), over the union of candidates: each side's cosine
+    is known for every candidate (exact), the keyword score where BM25 returned it."""
+
+    def rule(c: Candidates) -> dict[str, float]:
+        pool = _pool(c, models)
+        kz, kfloor = _z({h.uuid: h.score for h in c.keyword.hits})
+        fused = {u: kz.get(u, kfloor) for u in pool}
+        for model in models:
+            cos = c.cosine.get(model, {})
+            vz, vfloor = _z({u: cos[u] for u in pool if u in cos})
+            for u in pool:
+                fused[u] += vector_weight / len(models) * vz.get(u, vfloor)
+        return _to_unit(fused)
+
+    return rule
+
+
+def zscore_lists(vector_weight: float, models: list[str]):
+    """z(keyword) + w x mean z(vector side), each side standardised over its own list
+    only (a candidate missing from a side gets that side's lowest): what a store can
+    compute from the two lists it already has, reading no other vector."""
+
+    def rule(c: Candidates) -> dict[str, float]:
+        sides = [(c.keyword.norm, 1.0)] + [
+            (c.vectors[m].norm, vector_weight / len(models)) for m in models
+        ]
+        pool = set().union(*(norm for norm, _ in sides))
+        fused = dict.fromkeys(pool, 0.0)
+        for norm, weight in sides:
+            z, floor = _z(norm)
+            for u in pool:
+                fused[u] += weight * z.get(u, floor)
+        return _to_unit(fused)
+
+    return rule
+
+
+def calibrated(alpha: float, models: list[str]):
+    """alpha x cosine + (1 - alpha) x the store's calibrated keyword score (comparable
+    across queries; 0 where BM25 did not return the chunk), over the union."""
+
+    def rule(c: Candidates) -> dict[str, float]:
+        pool = _pool(c, models)
+        keyword = {h.uuid: h.keyword_score or 0.0 for h in c.keyword.hits}
+        fused = {}
+        for u in pool:
+            cos = [c.cosine.get(m, {}).get(u, 0.0) for m in models]
+            fused[u] = (1 - alpha) * keyword.get(u, 0.0) + alpha * sum(cos) / len(cos)
+        return _to_unit(fused)
+
+    return rule
+
+
+def _to_unit(fused: dict[str, float]) -> dict[str, float]:
+    if not fused:
+        return fused
+    low, high = min(fused.values()), max(fused.values())
+    span = (high - low) or 1.0
+    return {u: (v - low) / span for u, v in fused.items()}
+
+
+def per_query_alpha(c: Candidates, model: str) -> float:
+    from video_research.knowledge.fusion import keyword_match_alpha, query_alpha
+
+    return keyword_match_alpha(query_alpha(c.query.query, model), c.share)
+
+
+def share_raised(low_share: float, high_alpha: float, names_keep: bool):
+    """The per-query alpha, raised to `high_alpha` when the best keyword hit holds less
+    than `low_share` of the query's words (a paraphrase, another language: the keyword
+    side then holds only chance matches); with `names_keep`, not for a query that names
+    things (`fusion.specific_tokens`), whose names the keyword side may still find."""
+    from video_research.knowledge.fusion import specific_tokens
+
+    def alpha(c: Candidates, model: str) -> float:
+        a = per_query_alpha(c, model)
+        if (c.share or 0.0) < low_share and not (names_keep and specific_tokens(c.query.query)):
+            return max(a, high_alpha)
+        return a
+
+    return alpha
+
+
+def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float]]]:
+    """Every rule measured, for one embedder (or several: their vector sides averaged)."""
+    name = "+".join(m.removeprefix("local:") for m in models)
+    found: dict[str, Callable[[Candidates], dict[str, float]]] = {
+        f"{name}: keywords only": rsf(lambda c, m: 0.0, models),
+        f"{name}: vectors only": rsf(lambda c, m: 1.0, models),
+        f"{name}: rsf per-query alpha (today's default)": rsf(per_query_alpha, models),
+    }
+    for a in (0.3, 0.5, 0.7):
+        found[f"{name}: rsf alpha {a}"] = rsf(lambda c, m, a=a: a, models)
+    found[f"{name}: rsf, calibrated keywords, per-query alpha"] = rsf_calibrated_keywords(
+        per_query_alpha, models
+    )
+    found[f"{name}: rsf, calibrated keywords unless the query names things"] = (
+        rsf_calibrated_unless_names(models)
+    )
+    for a in (0.5, 0.6):
+        found[f"{name}: rsf, calibrated keywords, alpha {a}"] = rsf_calibrated_keywords(
+            lambda c, m, a=a: a, models
+        )
+    for low in (0.3, 0.5):
+        for high in (0.9, 1.0):
+            for keep in (False, True):
+                label = f"share < {low} -> alpha {high}{', names keep' if keep else ''}"
+                found[f"{name}: rsf per-query, {label}"] = rsf(
+                    share_raised(low, high, keep), models
+                )
+    for k, w in ((60, 1.0), (10, 1.0), (60, 1.5)):
+        found[f"{name}: rrf k {k}, keyword weight {w}"] = rrf(k, w, models)
+    for w in (0.5, 1.0, 1.5, 2.0):
+        found[f"{name}: z-score, vector weight {w}"] = zscore(w, models)
+    for w in (1.0, 1.5):
+        found[f"{name}: z-score own lists, vector weight {w}"] = zscore_lists(w, models)
+    for a in (0.5, 0.7):
+        found[f"{name}: calibrated alpha {a}"] = calibrated(a, models)
+    return found
+
+
+# ----------------------------------------------------------------------------- replay
+
+
+async def answer(
+    c: Candidates, fused: dict[str, float], store: Any, vector: Any, k: int = 10
+) -> list[tuple[str, float]]:
+    """The k moments the server would return from `fused`: low-content chunks ranked
+    down, neighbours merged, each linked as `transcripts.search.search` links them."""
+    from video_research.transcripts import search
+
+    pool = {h.uuid: h for side in [c.keyword, *c.vectors.values()] for h in side.hits}
+    ranked = sorted(fused.items(), key=lambda item: -item[1])[: k * search.CANDIDATES_PER_RESULT]
+    hits = [pool[u].model_copy(update={"score": score}) for u, score in ranked]
+    moments = search.merge_hits(search.rank_down_low_content(hits))[:k]
+    links = await search.link_moments(c.query.query, moments, vector, store)
+    return [
+        (m.props["video_id"], m.props["start_time"] if link is None else link)
+        for m, link in zip(moments, links, strict=True)
+    ]
+
+
+async def replay(
+    found: list[Candidates],
+    named: dict[str, Callable[[Candidates], dict[str, float]]],
+    store: Any,
+) -> dict[str, Scores]:
+    per_rule = {name: Scores() for name in named}
+    for c in found:
+        vector = (await store.embedder.embed([c.query.query], "query"))[0]
+        for name, rule in named.items():
+            answers = await answer(c, rule(c), store, vector)
+            per_rule[name].add(c.query, answers, 0.0)
+    return per_rule
+
+
+def group_table(per_rule: dict[str, Scores], queries: list[Query], sets: dict) -> str:
+    """moment@5 / MRR@10 per query group and set, and whether each rule keeps the rule
+    "at least the better single mode" on every one of them (its smallest margin)."""
+    groups = {
+        f"group {g}": (lambda q, g=g: q.group == g) for g in sorted({q.group for q in queries})
+    }
+    columns = {**groups, **sets}
+    counts = {name: sum(keep(q) for q in queries) for name, keep in columns.items()}
+    lines = [
+        "| rule | " + " | ".join(f"{n} ({counts[n]})" for n in columns) + " | worst margin |",
+        "|---|" + "---:|" * (len(columns) + 1),
+    ]
+    singles: dict[str, dict[str, tuple[float, float]]] = {}
+    for name, scores in per_rule.items():
+        prefix = name.split(":")[0]
+        cells, margin = [], math.inf
+        for column, keep in columns.items():
+            row = subset(scores, keep).row()
+            cells.append(f"{row['moment@5']:.3f} / {row['MRR@10']:.3f}")
+            if name.endswith("keywords only") or name.endswith("vectors only"):
+                best = singles.setdefault(prefix, {}).get(column, (0.0, 0.0))
+                singles[prefix][column] = (
+                    max(best[0], row["moment@5"]),
+                    max(best[1], row["MRR@10"]),
+                )
+            elif prefix in singles:
+                best = singles[prefix][column]
+                margin = min(margin, row["moment@5"] - best[0], row["MRR@10"] - best[1])
+        shown = "" if margin == math.inf else f"{margin:+.3f}"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {shown} |")
+    return "\n".join(lines)
+
+
+def save(path: Any, found: list[Candidates]) -> None:
+    path.write_bytes(pickle.dumps(found))
+
+
+def load(path: Any) -> list[Candidates]:
+    return pickle.loads(path.read_bytes())
+
+
+__all__ = ["by_group", "collect", "group_table", "join", "replay", "rules"]
