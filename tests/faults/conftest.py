@@ -17,10 +17,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -178,3 +179,79 @@ async def assert_whole(documents: list[dict[str, Any]]) -> None:
             library.COLLECTION, Filter.eq("document_id", document["document_id"])
         )
         assert stored == document["chunks"] > 0, f"{document['file_name']} is half written"
+
+
+@contextmanager
+def small_disk(mount: Path, size: str = "32m") -> Iterator[Path]:
+    """`mount` on a tmpfs of `size` of its own: a disk that can really fill. Skips the
+    test, saying why, where this machine does not allow mounting one."""
+    mount.mkdir(parents=True, exist_ok=True)
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+    )
+    if made.returncode != 0:
+        pytest.skip(f"no small filesystem here (mount tmpfs: {made.stderr.strip() or 'refused'})")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+@pytest.fixture
+def small_fs(tmp_path) -> Iterator[Path]:
+    """tmp_path/data (the server's data dir in `fault_env`) on a 32 MB tmpfs."""
+    with small_disk(tmp_path / "data") as mount:
+        yield mount
+
+
+def fill(folder: Path, leave: int = 0) -> Path:
+    """Fill the filesystem holding `folder` but `leave` bytes (default: to the last byte);
+    remove the file returned to free it. Called again, it takes what was left too."""
+    ballast = folder / f"ballast-{uuid.uuid4().hex[:6]}.bin"
+    fd = os.open(ballast, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        for size in (1 << 20, 4096, 1):
+            block = b"\0" * size
+            try:
+                while os.statvfs(folder).f_bavail * os.statvfs(folder).f_frsize >= leave + size:
+                    if not os.write(fd, block):
+                        break
+            except OSError:
+                continue
+    finally:
+        os.close(fd)
+    return ballast
+
+
+def make_srts(folder: Path, count: int, cues: int = 80) -> Path:
+    """`count` SRT transcripts of `cues` captions each, the way subtitle editors write
+    them; every file's words differ, so every file is its own video."""
+    folder.mkdir(parents=True)
+    for i in range(count):
+        lines = []
+        for j in range(cues):
+            start, end = j * 4, j * 4 + 3
+            lines.append(
+                f"{j + 1}\n00:{start // 60:02}:{start % 60:02},000 --> "
+                f"00:{end // 60:02}:{end % 60:02},500\n"
+                f"In lecture {i} part {j} the speaker explains idea number {i * 1000 + j}.\n"
+            )
+        (folder / f"{folder.name}-{i:03}.srt").write_text("\n".join(lines))
+    return folder
+
+
+async def indexed_videos(session: Any) -> dict[str, int]:
+    """Indexed videos (id -> chunks), each checked whole in the store file."""
+    from video_research.knowledge.filters import Filter
+    from video_research.knowledge.store import get_store
+    from video_research.transcripts.indexer import CHUNKS
+
+    listed = await ok(session, "get_indexed_videos", {"limit": 100})
+    store = await get_store()
+    videos = {v["video_id"]: v["chunk_count"] for v in listed["videos"]}
+    for video_id, chunks in videos.items():
+        stored = await store.count(CHUNKS, Filter.eq("video_id", video_id))
+        assert stored == chunks > 0, f"{video_id} is half indexed ({stored} of {chunks})"
+    return videos
