@@ -102,7 +102,8 @@ def error_of(result: Any) -> dict[str, Any]:
 
 def gist(error: dict[str, Any], width: int = 110) -> str:
     """`category: message` with paths shortened to their file names, for the matrix."""
-    message = re.sub(r"(/[^\s/:]+)+/([^\s/:]+)", r"\2", error["message"])
+    said = error.get("message") or error.get("error") or ""  # a batch item's error: "error"
+    message = re.sub(r"(/[^\s/:]+)+/([^\s/:]+)", r"\2", said)
     text = f"{error['category']}: {message}"
     return text if len(text) <= width else text[: width - 3] + "..."
 
