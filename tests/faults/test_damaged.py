@@ -122,7 +122,9 @@ async def test_store_pages_overwritten(tmp_path, fault_env, row):
         await assert_whole(listed)
         row.data_lost = 60 - len(listed)
         assert row.data_lost == 0
-    row.notes.append("recovery: `video-research restore BACKUP` (a damaged store is not guessed at)")
+    row.notes.append(
+        "recovery: `video-research restore BACKUP` (a damaged store is not guessed at)"
+    )
 
 
 # The ANN graph's files appear only past 1,000 saved changes (thousands of embeddings
