@@ -244,15 +244,24 @@ def make_srts(folder: Path, count: int, cues: int = 80) -> Path:
 
 
 async def indexed_videos(session: Any) -> dict[str, int]:
-    """Indexed videos (id -> chunks), each checked whole in the store file."""
+    """Indexed videos (id -> chunks), each checked whole in the store file: its speech
+    chunks are as many as its record says, and no chunk belongs to an unlisted video."""
     from video_research.knowledge.filters import Filter
     from video_research.knowledge.store import get_store
-    from video_research.transcripts.indexer import CHUNKS
+    from video_research.transcripts.indexer import CHUNKS, SPEECH_CHUNKS
 
     listed = await ok(session, "get_indexed_videos", {"limit": 100})
     store = await get_store()
     videos = {v["video_id"]: v["chunk_count"] for v in listed["videos"]}
+    sources = {v["video_id"]: v["source"] for v in listed["videos"]}
+    belonging = 0
     for video_id, chunks in videos.items():
-        stored = await store.count(CHUNKS, Filter.eq("video_id", video_id))
+        mine = Filter.eq("video_id", video_id)
+        belonging += await store.count(CHUNKS, mine)
+        if sources[video_id] == "screen":
+            continue
+        stored = await store.count(CHUNKS, Filter.all_of(mine, SPEECH_CHUNKS))
         assert stored == chunks > 0, f"{video_id} is half indexed ({stored} of {chunks})"
+    orphans = await store.count(CHUNKS) - belonging
+    assert orphans == 0, f"{orphans} chunks belong to no listed video (half-written)"
     return videos

@@ -5,7 +5,8 @@ so that a test can inject a fault the operating system will not let it cause fro
 (a full disk at an exact moment, a wall clock step) into the *running* process. Everything
 else is the real server: the same `cli.main`, its stores, workers and transports.
 
-The inlet is a folder (`FAULTS_CONTROL`): a test drops `<name>.json` there holding one
+The inlet is a folder (`FAULTS_CONTROL`; the server writes its PID there as `server.pid`,
+for the rows that kill it): a test drops `<name>.json` there holding one
 command; a daemon thread applies it and writes `<name>.done` with the outcome (or
 `<name>.failed` with the error). Commands:
 
@@ -75,6 +76,7 @@ def main() -> int:
     folder = os.environ.get("FAULTS_CONTROL")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / "server.pid").write_text(str(os.getpid()))
         threading.Thread(target=_watch, args=(Path(folder),), daemon=True).start()
     from video_research.cli import main as serve
 
