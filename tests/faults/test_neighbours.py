@@ -138,3 +138,64 @@ async def test_a_thousand_failing_gemini_calls_leak_nothing(neighbour_env, gemin
         await ok(session, "content_analyze", _analyze(1))
         row.recovery_s = clock.seconds()
         row.data_lost = 0
+
+
+async def test_nats_stopped_and_restarted_under_queue_load(fault_env, nats_server, row):
+    from tests.helpers import tool_json
+
+    row.fault, row.tool = "NATS stopped, then restarted, under queue load", "queue_add_video"
+    env = {**fault_env, "NATS_URL": nats_server.url, "NATS_TIMEOUT_SECONDS": "1"}
+    accepted: list[str] = []
+    errors: list[dict] = []
+    outage = anyio.Event()
+    back = anyio.Event()
+    async with served(env) as session:
+        await ok(
+            session,
+            "catalog_add",
+            {"video_id": "airplane", "title": "Airplane!", "manifest_url": "https://m/a"},
+        )
+
+        async def append(worker: int) -> None:
+            while not back.is_set() or len(accepted) < 40:
+                result = await session.call_tool("queue_add_video", {"video_id": "airplane"})
+                if result.is_error:
+                    errors.append(error_of(result))
+                else:
+                    accepted.append(tool_json(result)["uid"])
+                await anyio.sleep(0.02)
+
+        async with anyio.create_task_group() as group:
+            for worker in range(4):
+                group.start_soon(append, worker)
+            with anyio.fail_after(60):
+                while len(accepted) < 10:
+                    await anyio.sleep(0.05)
+            nats_server.stop()
+            outage.set()
+            with anyio.fail_after(30):
+                while len(errors) < 4:
+                    await anyio.sleep(0.05)
+            # (b) the server answers tools that need no NATS during the outage.
+            await ok(session, "catalog_get_video", {"video_id": "airplane"})
+            nats_server.start()
+            clock = Stopwatch()
+            before = len(accepted)
+            with anyio.fail_after(60):
+                while len(accepted) == before:
+                    await anyio.sleep(0.05)
+            row.recovery_s = clock.seconds()
+            back.set()
+        # (a) the calls during the outage failed alone with a clear word.
+        categories = {e["category"] for e in errors}
+        assert categories <= {"nats_error", "connection_error", "timeout_error"}, errors[:3]
+        row.result = f"{len(errors)} calls failed alone during the outage: " + gist(errors[0], 70)
+        # (c) every accepted item is in the queue once; none appeared from nowhere
+        # except those whose failure said their outcome was unknown.
+        status = await ok(session, "queue_status", {})
+        uids = [item["uid"] for item in status["items"]]
+        assert len(uids) == len(set(uids))
+        row.data_lost = len(set(accepted) - set(uids))
+        assert row.data_lost == 0
+        unknown = sum(1 for e in errors if "may" in e["message"] or "unknown" in e["message"])
+        assert len(uids) <= len(accepted) + unknown, (len(uids), len(accepted), unknown)
