@@ -13,6 +13,9 @@ command; a daemon thread applies it and writes `<name>.done` with the outcome (o
 - `{"op": "max_pages", "extra": N}`: every open knowledge store may grow by N pages more
   (`PRAGMA max_page_count`), so the next larger write fails with SQLITE_FULL, the way a
   full disk fails it; `"extra": null` lifts the cap.
+- `{"op": "clock_step", "seconds": S}`: the wall clock the code reads
+  (`video_research.support.clock`) jumps by S seconds (negative: back), as an NTP step or
+  an operator's `date -s` would; the system clock itself is never touched.
 """
 
 from __future__ import annotations
@@ -56,7 +59,17 @@ def _max_pages(extra: int | None) -> dict[str, Any]:
     return {"stores": applied}
 
 
-COMMANDS = {"max_pages": lambda command: _max_pages(command.get("extra"))}
+def _clock_step(seconds: float) -> dict[str, Any]:
+    from video_research.support import clock
+
+    clock.step(seconds)
+    return {"now": clock.now().isoformat()}
+
+
+COMMANDS = {
+    "max_pages": lambda command: _max_pages(command.get("extra")),
+    "clock_step": lambda command: _clock_step(float(command["seconds"])),
+}
 
 
 def _watch(folder: Path) -> None:
