@@ -23,18 +23,11 @@ from tests.faults.conftest import (
     served,
 )
 from tests.fixtures.documents import make_notes
-from tests.helpers import REPO_ROOT
+from tests.helpers import run_cli
 
 
-def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "video_research", *args],
-        env=env,
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def _cli(env: dict[str, str], *args: str):
+    return run_cli(env, *args, timeout=120)
 
 
 def _overwrite_leaf(path: Path, table: str) -> int:

@@ -199,3 +199,60 @@ async def test_nats_stopped_and_restarted_under_queue_load(fault_env, nats_serve
         assert row.data_lost == 0
         unknown = sum(1 for e in errors if "may" in e["message"] or "unknown" in e["message"])
         assert len(uids) <= len(accepted) + unknown, (len(uids), len(accepted), unknown)
+
+
+@pytest.fixture
+def youtube_fault_env(fault_env, youtube_stub):
+    from tests.fixtures.youtube import YOUTUBE_KEY
+
+    return {
+        **fault_env,
+        "YOUTUBE_API_KEY": YOUTUBE_KEY,
+        "YOUTUBE_API_ENDPOINT": youtube_stub.base_url,
+        "GEMINI_RETRY_BASE_DELAY": "0.01",
+        "GEMINI_RETRY_MAX_ATTEMPTS": "3",
+    }
+
+
+VIDEO = {"url": "https://youtu.be/D-lhorsDlUQ"}
+
+
+@pytest.mark.slow_fault
+async def test_youtube_500_bursts_and_a_stall(youtube_fault_env, youtube_stub, row):
+    row.fault = "YouTube stub: 500 bursts, 300 failing calls, one stall"
+    row.tool = "video_metadata"
+    pid_file = Path(youtube_fault_env["FAULTS_CONTROL"]) / "server.pid"
+    async with served(youtube_fault_env) as session:
+        youtube_stub.enqueue("videos", BURST_500, BURST_500)
+        await ok(session, "video_metadata", VIDEO)  # ridden out within the retries
+        for _ in range(3):  # warm
+            youtube_stub.enqueue("videos", *[BURST_500] * 3)
+            await session.call_tool("video_metadata", VIDEO)
+        pid = int(pid_file.read_text())
+        fds, threads = _census(pid)
+        failed = 0
+        for _ in range(100):
+            youtube_stub.enqueue("videos", *[BURST_500] * 3)
+            answer = await session.call_tool("video_metadata", VIDEO)
+            failed += bool(answer.is_error)
+        await anyio.sleep(1.0)
+        after_fds, after_threads = _census(pid)
+        assert failed == 100
+        assert after_fds - fds <= 5, (fds, after_fds)
+        assert after_threads - threads <= 3, (threads, after_threads)
+        # A stall: each attempt waits the client's 30 s read timeout, so one attempt.
+        youtube_stub.enqueue("videos", Stall(45), *[BURST_500] * 2)
+        clock = Stopwatch()
+        answer = await session.call_tool("video_metadata", VIDEO)
+        took = clock.seconds()
+        error = error_of(answer)
+        assert took < 45, took
+        row.result = (
+            f"100/100 x 3 x 500 failed alone, fds {fds} -> {after_fds}, threads {threads} -> "
+            f"{after_threads}; stall: {took:.0f} s, " + gist(error, 50)
+        )
+        youtube_stub.reset()
+        clock = Stopwatch()
+        await ok(session, "video_metadata", VIDEO)
+        row.recovery_s = clock.seconds()
+        row.data_lost = 0

@@ -18,6 +18,7 @@ from tests.faults.conftest import (
     served,
 )
 from tests.fixtures.documents import make_notes
+from tests.helpers import run_cli
 
 
 async def _while_filling(session, tool, arguments, data_dir):
@@ -111,19 +112,7 @@ async def test_data_dir_fills_during_index_transcript_files(tmp_path, small_fs, 
 
 
 def _backup(env, dest):
-    import subprocess
-    import sys
-
-    from tests.helpers import REPO_ROOT
-
-    return subprocess.run(
-        [sys.executable, "-m", "video_research", "backup", str(dest)],
-        env=env,
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_cli(env, "backup", str(dest), timeout=120)
 
 
 async def test_backup_onto_a_full_disk_while_serving(tmp_path, fault_env, row):
