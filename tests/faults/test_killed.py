@@ -162,10 +162,16 @@ async def test_media_worker_killed_during_a_batch(tmp_path, fault_env, row):
         assert not answer.is_error, answer.content
         batch = answer.structured_content["batch"]
         # (a) the file whose worker died fails alone, saying so; the others are indexed.
-        assert batch["failed_count"] >= 1 and batch["indexed_count"] >= 1, batch
-        said = batch["failed"][0]["error"]
-        assert "SIGKILL" in said or "killed" in said, said
-        row.result = f"{batch['failed_count']}/3 failed alone: {said[:90]}"
+        # Some kills are absorbed instead: pebble reports its pool broken ("All workers
+        # expired"), the worker is replaced and the file runs again; nothing fails.
+        if batch["failed_count"]:
+            assert batch["indexed_count"] >= 1, batch
+            said = batch["failed"][0]["error"]
+            assert "SIGKILL" in said or "killed" in said, said
+            row.result = f"{batch['failed_count']}/3 failed alone: {said[:90]}"
+        else:
+            assert batch["indexed_count"] == 3, batch
+            row.result = "kill absorbed: the worker was replaced, its file ran again; 3/3 indexed"
         kept = await indexed_videos(session)
         clock = Stopwatch()
         again = await ok(session, "index_media_files", arguments)
