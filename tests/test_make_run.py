@@ -17,7 +17,7 @@ from tests.helpers import REPO_ROOT, mcp_client
 async def test_make_run_answers_tools_list(server_env):
     if not (REPO_ROOT / ".venv" / "bin" / "python").exists():
         pytest.skip("no .venv in the checkout (run `make test` first)")
-    args = ["-o", ".venv/.installed", "-C", str(REPO_ROOT), "run"]
+    args = ["-o", ".venv/.installed-runtime", "-C", str(REPO_ROOT), "run"]
     async with mcp_client(server_env, command="make", args=args) as session:
         tools = {t.name for t in (await session.list_tools()).tools}
     assert {"infra_cache", "infra_configure"} <= tools

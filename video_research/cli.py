@@ -1,8 +1,9 @@
-"""Command line: `video-research [serve|tools|call|doctor|backup|restore]`.
+"""Command line: `video-research [serve|tools|call|doctor|backup|restore|setup]`.
 
 With no subcommand it serves MCP on stdio, which is what MCP clients spawn
 (`python -m video_research`). Anything meant for a person goes to stdout only for the
-`tools`, `call`, `doctor`, `backup` and `restore` subcommands; `serve` writes nothing but protocol to stdout.
+`tools`, `call`, `doctor`, `backup`, `restore` and `setup` subcommands; `serve` writes
+nothing but protocol to stdout.
 
 Exit codes: 0 ok, 1 the tool call failed (its ToolError JSON is printed), 2 usage or
 configuration error.
@@ -16,6 +17,7 @@ import json
 import os
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -72,7 +74,83 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="restore even while a server serves from the data dir (restart it afterwards)",
     )
+    _add_setup(sub)
     return parser
+
+
+def _add_setup(sub: Any) -> None:
+    from video_research.client_setup import CLIENTS, SERVER_NAME
+
+    setup = sub.add_parser(
+        "setup",
+        help="write this server into an MCP client's configuration",
+        description="Add this server to a client's MCP configuration, merged with what is "
+        "there (other servers untouched, the old file backed up as <file>.bak-<time>).",
+    )
+    setup.add_argument("client", choices=CLIENTS)
+    setup.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a variable for the server, e.g. GEMINI_API_KEY=... (repeat for more)",
+    )
+    setup.add_argument(
+        "--file-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder the local-file tools may read (repeat for more; default: your home)",
+    )
+    setup.add_argument(
+        "--scope",
+        default="user",
+        choices=["user", "local", "project"],
+        help="user (default): for you everywhere; project: this folder's shared file "
+        "(Claude Code, Cursor, VS Code); local: Claude Code, you in this folder",
+    )
+    setup.add_argument("--name", default=SERVER_NAME, help="the server's name in the client")
+    setup.add_argument(
+        "--config", type=Path, default=None, help="another configuration file of that client"
+    )
+    setup.add_argument(
+        "--launcher",
+        default="auto",
+        choices=["auto", "python", "uvx"],
+        help="python: this environment's video-research; uvx: `uvx video-research` "
+        "(auto: uvx when run by uvx, else python)",
+    )
+    setup.add_argument(
+        "--print", action="store_true", help="show the entry and the file; change nothing"
+    )
+
+
+def _setup(args: argparse.Namespace) -> int:
+    from video_research import client_setup
+
+    try:
+        env = client_setup.parse_env(args.env, args.file_root)
+        outcome = client_setup.setup(
+            args.client,
+            env=env,
+            scope=args.scope,
+            config=args.config,
+            name=args.name,
+            launcher=args.launcher,
+            write=not args.print,
+        )
+    except client_setup.SetupError as exc:
+        print(f"video-research setup: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.print:
+        print(f"# add to {outcome.path}", file=sys.stderr)
+        print(json.dumps(outcome.document, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"{outcome.action} {args.name!r} in {outcome.path}")
+    if outcome.backup:
+        print(f"the previous file is kept as {outcome.backup}")
+    print(f"restart {args.client} (or reload its MCP servers) to connect")
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "setup":  # before the settings: it configures a client, not this server
+        return _setup(args)
     try:
         settings = get_config()
     except ConfigError as exc:
@@ -153,7 +233,6 @@ def _check_stores_in_background(settings: Settings) -> None:
 
 
 def _backup_or_restore(settings: Settings, command: str, args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from video_research.server.stores import store_files
     from video_research.support import backup
@@ -198,7 +277,10 @@ def _tools(settings: Settings, as_json: bool, every: bool = False) -> int:
         mark = ("  " if spec.name in listed else "+ ") if every else ""
         print(f"{mark}{spec.name.ljust(width)}  {spec.toolset.ljust(sets)}  {spec.summary}")
     if every:
-        print("\n+ not listed at the start of a session: turn its toolset on with toolset_enable")
+        print(
+            "\n+ not listed by default: run it through tool_call (any protocol revision), or "
+            "turn its toolset on with toolset_enable (a 2025-11-25 session)"
+        )
     return EXIT_OK
 
 

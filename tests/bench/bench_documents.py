@@ -102,7 +102,10 @@ async def _run(tmp: Path) -> None:
 
     with stopwatch() as parse:
         extracted = extract(data, DocumentType.PDF, pdf.name)
-        chunks = chunk_blocks(extracted.blocks, chunk_budget(current_settings()))
+        tokens = get_embedder(current_settings()).token_counter()
+        chunks = chunk_blocks(
+            extracted.blocks, chunk_budget(current_settings(), tokens), tokens=tokens
+        )
     report(
         "extract + chunk (pages kept), pages/s",
         PAGES / parse["s"],

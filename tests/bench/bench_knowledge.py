@@ -604,8 +604,9 @@ async def _keyword_scale_figures(n: int) -> None:
 
 
 def _chunks_of_200_tokens(count: int) -> list[str]:
-    from video_research.knowledge.embedders.embeddings import count_tokens
+    from video_research.knowledge.embedders.embeddings import minilm_token_counter
 
+    count_tokens = minilm_token_counter().count
     lines = _transcript_lines()
     chunks, current = [], []
     for line in lines:
@@ -623,13 +624,13 @@ def _chunks_of_200_tokens(count: int) -> list[str]:
 def _embedding_figures() -> None:
     from video_research.knowledge.embedders.embeddings import (
         LocalEmbedder,
-        count_tokens,
         local_model_dir,
+        minilm_token_counter,
     )
     from video_research.knowledge.embedders.minilm import MiniLM
 
     chunks = _chunks_of_200_tokens(96)
-    tokens = sum(count_tokens(c) for c in chunks) / len(chunks)
+    tokens = sum(minilm_token_counter().count(c) for c in chunks) / len(chunks)
     cache = Path(tempfile.gettempdir()) / "video-research-bench-models"
     engines = {
         "onnx fp32": LocalEmbedder(cache_dir=cache, precision="fp32"),

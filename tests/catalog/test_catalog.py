@@ -270,12 +270,12 @@ async def test_import_reads_the_file_off_the_event_loop(tmp_path):
 
 async def test_import_refuses_paths_outside_roots(tmp_path):
     outside = await call("catalog_import", {"file_path": "/etc/passwd"})
-    assert outside.error.category == "forbidden_path"
+    assert outside.error.category == "forbidden"
     neither = await call("catalog_import", {})
     assert neither.error.category == "invalid_input"
     (tmp_path / "x.txt").write_text("hi")
     wrong = await call("catalog_import", {"file_path": str(tmp_path / "x.txt")})
-    assert wrong.error.category == "FILE_UNSUPPORTED"
+    assert wrong.error.category == "unsupported_format"
 
 
 async def test_import_youtube_playlist(youtube_stub):

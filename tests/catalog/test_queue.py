@@ -150,9 +150,9 @@ async def test_nats_going_away_fails_cleanly_and_changes_nothing(nats_config, ca
     nats_config.stop()
     await wait_connected(False)
     failed = await call("queue_add_video", {"video_id": "elm"}, BLESSED)
-    assert failed.error.category == "nats_error" and failed.error.retryable
+    assert failed.error.category == "unavailable" and failed.error.retryable
     assert "NATS" in failed.error.error and "Nothing was changed" in failed.error.hint
-    assert (await call("queue_status")).error.category == "nats_error"
+    assert (await call("queue_status")).error.category == "unavailable"
     assert (await ok("catalog_search", {"q": "elm"}, VIEWER))["total"] == 1  # SQLite still up
 
     nats_config.start()
@@ -162,12 +162,12 @@ async def test_nats_going_away_fails_cleanly_and_changes_nothing(nats_config, ca
     assert await queued_ids() == ["halloween", "elm"]
 
     audit = await ok("audit_log", {"tool": "queue_add_video", "failed_only": True})
-    assert [e["category"] for e in audit["entries"]] == ["nats_error"]
+    assert [e["category"] for e in audit["entries"]] == ["unavailable"]
 
 
 async def test_nats_going_away_between_read_and_write(nats_config, catalog):
     """NATS dies after the queue was read and before the new revision is written: the
-    call fails with nats_error and the queue is all-or-nothing, never half a change."""
+    call fails with unavailable and the queue is all-or-nothing, never half a change."""
     await ok("queue_add_video", {"video_id": "halloween"}, BLESSED)
     backend = q.backend()
     items, _ = await q.items_for(["elm", "airplane"], "dj")
@@ -179,7 +179,7 @@ async def test_nats_going_away_between_read_and_write(nats_config, catalog):
 
     with pytest.raises(ToolFailure) as raised:
         await backend.change(change_then_lose_nats, cmd)
-    assert raised.value.category == "nats_error"
+    assert raised.value.category == "unavailable"
 
     nats_config.start()
     await wait_connected()
@@ -269,7 +269,7 @@ async def test_nats_value_over_max_payload_is_a_definite_failure(nats_config):
         await nats_kv.update_json(kv, "big", lambda old: {"n": "x" * 2_000_000}, settings)
     failure = raised.value
     assert not isinstance(failure, nats_kv.Ambiguous)
-    assert failure.category == "nats_error" and not failure.retryable
+    assert failure.category == "unavailable" and not failure.retryable
     assert "max_payload" in failure.message and "nothing was written" in failure.message
     assert await nats_kv.read_json(kv, "big", settings) == ({"n": 1}, 1)
 

@@ -47,7 +47,7 @@ async def test_a_batch_with_one_failed_item(gemini_stub):
     ok, failed, also_ok = run.results
     assert gemini.parse_structured(ok.generation, SCHEMA) == {"answer": "stub answer value"}
     assert ok.generation.tokens["prompt_tokens"] > 0 and ok.generation.usage["batch"] is True
-    assert failed.error.category.value == "API_INVALID_ARGUMENT" and not failed.ok
+    assert failed.error.category.value == "invalid_input" and not failed.ok
     assert also_ok.ok
     (create,) = gemini_stub.calls("batches.create")
     assert create.path.endswith("/models/gemini-x:batchGenerateContent")
@@ -87,7 +87,7 @@ async def test_a_job_past_the_timeout_is_cancelled(gemini_stub, configure):
     gemini_stub.default_batch_states = ["BATCH_STATE_RUNNING"]
     with pytest.raises(ToolFailure) as info:
         await gemini_batch.run_batch(requests(1), model="gemini-x")
-    assert info.value.category.value == "timeout_error" and "cancelled" in info.value.message
+    assert info.value.category.value == "timeout" and "cancelled" in info.value.message
     assert gemini_stub.calls("batches.cancel")
 
 
@@ -121,9 +121,9 @@ async def test_video_batch_analyze_delivered_as_a_batch(gemini_stub, tmp_path):
     assert result["batch_job"]["requests"] == 2, "the cached file and the empty one are not sent"
     by_name = {i["file_name"]: i for i in result["items"]}
     assert by_name["a.mp4"]["result"]["cached"] is True
-    assert by_name["b.mov"]["error"]["category"] == "API_INVALID_ARGUMENT"
+    assert by_name["b.mov"]["error"]["category"] == "invalid_input"
     assert by_name["c.mkv"]["status"] == "ok" and by_name["c.mkv"]["result"]["usage"]["batch"]
-    assert by_name["empty.avi"]["error"]["category"] == "FILE_UNSUPPORTED"
+    assert by_name["empty.avi"]["error"]["category"] == "unsupported_format"
     assert (result["succeeded"], result["failed"]) == (2, 2)
     assert result["usage"]["batch"] is True
     # every batch request refers to an uploaded file, never inline bytes

@@ -78,7 +78,7 @@ async def test_quota_exhausted_reports_retry_after(gemini_stub):
     with pytest.raises(ToolFailure) as info:
         await gemini.generate("hello")
     error_json = info.value.to_tool_error()
-    assert error_json.category == "API_QUOTA_EXCEEDED"
+    assert error_json.category == "rate_limited"
     assert error_json.retryable and error_json.retry_after_seconds == 1
 
 

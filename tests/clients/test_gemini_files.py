@@ -97,7 +97,7 @@ async def test_an_upload_that_turns_failed_is_a_clear_error(gemini_stub, tmp_pat
     gemini_stub.default_file_states = ["PROCESSING", "FAILED"]
     video = big_video(tmp_path / "broken.mp4")
     outcome = await call("video_analyze", {"file_path": video})
-    assert outcome.error.category == "API_INVALID_ARGUMENT"
+    assert outcome.error.category == "invalid_input"
     assert "could not process broken.mp4" in outcome.error.error
     assert "re-encode" in outcome.error.hint
     gemini_stub.default_file_states = ["ACTIVE"]
@@ -145,4 +145,4 @@ async def test_files_get_errors_other_than_gone_are_raised(gemini_stub, tmp_path
         await gemini_files.ensure_uploaded(
             tmp_path / "talk.mp4", "video/mp4", sha256=gemini_files.sha256_of(tmp_path / "talk.mp4")
         )
-    assert info.value.category.value == "API_UNAVAILABLE"
+    assert info.value.category.value == "unavailable"

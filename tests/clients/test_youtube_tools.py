@@ -69,7 +69,7 @@ async def test_video_metadata(youtube_stub):
 
 async def test_video_metadata_unknown_video(youtube_stub):
     outcome = await call("video_metadata", {"url": "https://youtu.be/AAAAAAAAAAA"})
-    assert outcome.error.category == "VIDEO_UNAVAILABLE"
+    assert outcome.error.category == "not_found"
 
 
 async def test_playlist_pages_until_max_items(youtube_stub):
@@ -100,7 +100,7 @@ async def test_playlist_reports_unavailable_videos(youtube_stub):
 
 async def test_playlist_bad_urls(youtube_stub):
     no_list = await call("video_playlist", {"url": VIDEO_URL})
-    assert no_list.error.category == "URL_PARSE_FAILED"
+    assert no_list.error.category == "invalid_input"
     unknown = await call("video_playlist", {"url": "https://www.youtube.com/playlist?list=PLnope"})
     assert unknown.error.category == "not_found"
 
@@ -109,14 +109,14 @@ async def test_quota_exceeded_is_retryable_with_retry_after(youtube_stub):
     youtube_stub.enqueue("videos", quota_exceeded())
     outcome = await call("video_metadata", {"url": VIDEO_URL})
     error = outcome.error
-    assert error.category == "API_QUOTA_EXCEEDED" and error.retryable and error.retry_after_seconds
+    assert error.category == "rate_limited" and error.retryable and error.retry_after_seconds
     assert len(youtube_stub.calls("videos")) == 1, "quota errors are not retried"
 
 
 async def test_invalid_key_is_permission_denied(youtube_stub, configure):
     configure(YOUTUBE_API_KEY=BAD_KEY)
     outcome = await call("video_metadata", {"url": VIDEO_URL})
-    assert outcome.error.category == "API_PERMISSION_DENIED"
+    assert outcome.error.category == "unauthorized"
     assert "YOUTUBE_API_KEY" in outcome.error.hint
 
 
@@ -146,7 +146,7 @@ async def test_spoofed_url(youtube_stub):
     outcome = await call(
         "video_metadata", {"url": "https://youtube.com.evil.com/watch?v=D-lhorsDlUQ"}
     )
-    assert outcome.error.category == "URL_INVALID"
+    assert outcome.error.category == "invalid_input"
     assert youtube_stub.calls("videos") == []
 
 

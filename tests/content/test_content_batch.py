@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -61,12 +62,14 @@ async def test_a_failing_file_fails_alone(gemini_stub, papers_dir):
             ],
         },
     )
-    assert outcome.error is None, outcome.error
-    items = {i["file_name"]: i for i in outcome.result["items"]}
-    assert items["missing.md"]["error"]["category"] == "FILE_NOT_FOUND"
-    assert items["image.png"]["error"]["category"] == "FILE_UNSUPPORTED"
-    assert items["alpha.md"]["error"]["category"] == "API_QUOTA_EXCEEDED"
-    assert outcome.result["failed"] == 3
+    # Each failed on its own; since none succeeded, the call is an error listing them.
+    assert outcome.result is None and outcome.error is not None
+    answer = outcome.error.to_json_dict()
+    items = {Path(i["item"]).name: i for i in answer["details"]["failed"]}
+    assert items["missing.md"]["category"] == "not_found"
+    assert items["image.png"]["category"] == "unsupported_format"
+    assert items["alpha.md"]["category"] == "rate_limited"
+    assert answer["retryable"] and answer["error"].startswith("Nothing succeeded: all 3 items")
 
 
 async def test_compare_mode_sends_every_file_in_one_request(gemini_stub, papers_dir):
@@ -120,7 +123,7 @@ async def test_links_out_of_the_roots_fail_alone(gemini_stub, papers_dir, tmp_pa
         "content_batch_analyze", {"directory": str(papers_dir), "glob_pattern": "*.md"}
     )
     items = {i["file_name"]: i for i in outcome.result["items"]}
-    assert items["link.md"]["error"]["category"] == "forbidden_path"
+    assert items["link.md"]["error"]["category"] == "forbidden"
     assert items["alpha.md"]["status"] == "ok"
     assert "secret" not in json.dumps([r.body for r in gemini_stub.calls("generateContent")])
 

@@ -44,10 +44,10 @@ async def test_individual_files_as_one_job_with_one_failed_item(gemini_stub, pap
     assert result["delivery"] == "batch" and result["mode"] == "individual"
     assert result["batch_job"]["state"] == "SUCCEEDED" and result["batch_job"]["requests"] == 3
     items = {i["file_name"]: i for i in result["items"]}
-    assert items["beta.txt"]["error"]["category"] == "API_INVALID_ARGUMENT"
+    assert items["beta.txt"]["error"]["category"] == "invalid_input"
     assert items["alpha.md"]["result"]["source_type"] == "file"
     assert items["gamma.pdf"]["status"] == "ok"
-    assert items["image.png"]["error"]["category"] == "FILE_UNSUPPORTED"
+    assert items["image.png"]["error"]["category"] == "unsupported_format"
     assert (result["succeeded"], result["failed"]) == (2, 2)
     assert not gemini_stub.calls("generateContent"), "nothing went the direct way"
     (create,) = gemini_stub.calls("batches.create")

@@ -154,11 +154,11 @@ async def test_errors(interactions_stub):
 
     interactions_stub.enqueue("interactions.create", *[error(QUOTA, retry_delay="0s")] * 3)
     quota = await call("research_web", {"topic": TOPIC})
-    assert quota.error.category == "API_QUOTA_EXCEEDED" and quota.error.retry_after_seconds == 1
+    assert quota.error.category == "rate_limited" and quota.error.retry_after_seconds == 1
 
     del interactions_stub.interactions[started["task_id"]]
     gone = await call("research_web_status", {"task_id": started["task_id"]})
-    assert gone.error.category == "API_NOT_FOUND"
+    assert gone.error.category == "not_found"
 
 
 async def test_no_key_is_a_config_error(tmp_path):

@@ -25,7 +25,7 @@ from video_research.documents import library
 from video_research.documents.chunking import chunk_blocks, heading_text
 from video_research.documents.extract import Block, DocumentType, extract, parse_markdown
 from video_research.handlers.context import CallContext
-from video_research.knowledge.embedders.embeddings import count_tokens
+from video_research.knowledge.embedders.embeddings import default_token_counter
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import get_store
 
@@ -34,7 +34,11 @@ SAMPLES = DATA / "documents"
 
 def _within_budget(chunks, budget):
     for chunk in chunks:
-        heading = count_tokens(heading_text(chunk.heading_path)) if chunk.heading_path else 0
+        heading = (
+            default_token_counter().count(heading_text(chunk.heading_path))
+            if chunk.heading_path
+            else 0
+        )
         assert chunk.token_count + heading <= budget, (chunk.token_count, heading, chunk.text[:80])
 
 
@@ -245,22 +249,22 @@ async def test_paths_outside_the_roots_are_refused(tmp_path, tmp_path_factory):
     (inside / "ok.md").write_text("# Fine\n\nA harmless note.")
 
     error = await call_error("document_ingest", {"path": str(secret)})
-    assert error["category"] == "forbidden_path" and "VIDEO_RESEARCH_FILE_ROOTS" in error["hint"]
+    assert error["category"] == "forbidden" and "VIDEO_RESEARCH_FILE_ROOTS" in error["hint"]
     dotdot = str(inside / ".." / ".." / outside.name / "secret.md")
-    assert (await call_error("document_ingest", {"path": dotdot}))["category"] == "forbidden_path"
+    assert (await call_error("document_ingest", {"path": dotdot}))["category"] == "forbidden"
     (inside / "link.md").symlink_to(secret)
     linked = await call_error("document_ingest", {"path": str(inside / "link.md")})
-    assert linked["category"] == "forbidden_path"
+    assert linked["category"] == "forbidden"
     (inside / "escape").symlink_to(outside, target_is_directory=True)
     assert (await call_error("document_ingest", {"path": str(inside / "escape")}))[
         "category"
-    ] == "forbidden_path"
+    ] == "forbidden"
 
     # Expanding a directory: the link inside fails alone, the ordinary file goes in.
     report = await call_tool("document_ingest", {"path": str(inside)})
     status = {Path(f["path"]).name: f for f in report["files"]}
     assert status["ok.md"]["status"] == "ingested"
-    assert status["link.md"]["error"]["category"] == "forbidden_path"
+    assert status["link.md"]["error"]["category"] == "forbidden"
     found = await call_tool("document_search", {"query": "launch codes", "alpha": 0})
     assert found["results"] == []
 
@@ -370,10 +374,10 @@ async def test_a_file_without_text_fails_before_replacing_its_previous_version(t
     notes.write_text("# Notes\n\nThe kettle descales with citric acid.\n")
     first = await call_tool("document_ingest", {"path": str(notes)})
     notes.write_text("# Notes\n\n## Nothing yet\n")
-    again = await call_tool("document_ingest", {"path": str(notes)})
-    failed = again["files"][0]
-    assert failed["status"] == "failed" and failed["error"]["category"] == "invalid_input"
-    assert "no extractable text" in failed["error"]["error"] and failed["error"]["hint"]
+    again = await call_error("document_ingest", {"path": str(notes)})
+    failed = again["details"]["failed"][0]
+    assert again["category"] == failed["category"] == "invalid_input"
+    assert "no extractable text" in failed["error"] and failed["hint"]
     listed = await call_tool("document_list", {})
     assert [d["chunks"] for d in listed["documents"]] == [first["files"][0]["chunks"]]
 

@@ -46,7 +46,7 @@ async def test_checked_by_ingest_folder_then_search_over_stdio(server_env, libra
         assert top["heading_path"] == ["Onboarding", "Remote work"]
 
         outside = await session.call_tool("document_ingest", {"path": "/etc"})
-        assert outside.is_error and tool_json(outside)["category"] == "forbidden_path"
+        assert outside.is_error and tool_json(outside)["category"] == "forbidden"
 
 
 async def test_client_cancel_leaves_whole_documents(server_env, tmp_path):

@@ -14,6 +14,8 @@ that the paraphrased queries share no content words with the captions they point
 Options: --embedders all-MiniLM-L6-v2,use-multilingual  --limit N (first N queries)
 --sweep (tune alpha, candidate counts and merging on this set; --sweep-only skips the rest)  --json PATH (write the numbers)
 --keep DIR (keep the index there: a second run skips the unchanged files).
+--calibrate (only the relevance report over the answerable and no-answer queries, and the
+logistic fits of knowledge.relevance on its tuning part: see calibration.py).
 --distractors 100000,1000000 (quality with that many distractor chunks added, default
 embedder only, and the ceiling any reranking of the three modes' candidates could reach;
 --check-approximation validates their cached vectors: see distractors.py).
@@ -282,8 +284,30 @@ async def _sweep(queries: list[Query], embedder) -> None:
     _say(table(rows))
 
 
+async def _relevance_report(queries: list[Query], fit: bool) -> None:
+    """Whether relevance says "nothing here" (tests/eval/calibration.py)."""
+    from tests.eval import calibration
+    from video_research.knowledge.relevance import WEAK
+    from video_research.knowledge.store import get_store
+
+    embedder = (await get_store()).embedder if fit else None
+    samples, missed = await calibration.collect(
+        _call, queries, calibration.load_no_answer(), embedder
+    )
+    _say(f"\n### relevance: weak below {WEAK}, answerable and no-answer queries\n")
+    _say(calibration.report(samples, missed, WEAK))
+    if fit:
+        _say("\nfits on the tuning part (paste into video_research/knowledge/relevance.py):\n")
+        _say(calibration.calibrate(samples))
+
+
 async def _run_embedder(
-    model: str, shared: Path, queries: list[Query], sweep: bool, only_sweep: bool = False
+    model: str,
+    shared: Path,
+    queries: list[Query],
+    sweep: bool,
+    only_sweep: bool = False,
+    calibrate: bool = False,
 ) -> dict:
     from video_research.knowledge.store import get_store
     from video_research.support.errors import ToolFailure
@@ -305,6 +329,10 @@ async def _run_embedder(
         _say(f"(queries name videos that are not indexed, they count as misses: {missing})")
     if only_sweep:
         await _sweep([q for q in queries if q.split != "held-out"], store.embedder)
+        await current_services().aclose()
+        return {}
+    if calibrate:
+        await _relevance_report(queries, fit=True)
         await current_services().aclose()
         return {}
     items = windows(transcripts)
@@ -349,6 +377,7 @@ async def _run_embedder(
     _say("\n" + _link_misses(subset(per_mode["default"], _meaning_link)))
     _say("")
     _say(_overlap_report(queries, transcripts))
+    await _relevance_report(queries, fit=False)
     if sweep:
         _say("\ntuning sweep (default mode; held-out queries left out):\n")
         await _sweep([q for q in queries if q.split != "held-out"], store.embedder)
@@ -398,7 +427,12 @@ async def _main(args: argparse.Namespace) -> int:
                 with use_services(services):
                     try:
                         result = await _run_embedder(
-                            model.strip(), shared, queries, args.sweep, args.sweep_only
+                            model.strip(),
+                            shared,
+                            queries,
+                            args.sweep,
+                            args.sweep_only,
+                            args.calibrate,
                         )
                     finally:
                         await services.aclose()
@@ -449,6 +483,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--sweep", action="store_true")
     parser.add_argument("--sweep-only", action="store_true")
+    parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--json", default="")
     parser.add_argument("--keep", default="")
     parser.add_argument("--distractors", default="")

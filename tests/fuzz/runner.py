@@ -54,7 +54,7 @@ from tests.helpers import SCRUB_PREFIXES  # stdlib-only module: fine in .venv-fu
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOOL_ERROR_KEYS = {"error", "category", "hint", "retryable"}
-SUSPICIOUS = {"UNKNOWN", "internal_error"}
+SUSPICIOUS = {"internal_error"}
 
 
 @dataclass

@@ -112,9 +112,9 @@ async def test_hostile_files_fail_alone_and_fast(server_env, hostile_folder, tmp
         # an explicit FIFO is a failed item, not "ok, no files"
         with anyio.fail_after(CALL_SECONDS):
             alone = await session.call_tool("document_ingest", {"path": str(folder / "pipe.md")})
-        assert alone.structured_content["failed"] == 1, tool_json(alone)
-        error = alone.structured_content["files"][0]["error"]
-        assert error["category"] == "FILE_UNSUPPORTED" and "FIFO" in error["error"]
+        assert alone.is_error, "a batch whose one file failed is an error"
+        error = tool_json(alone)["details"]["failed"][0]
+        assert error["category"] == "unsupported_format" and "FIFO" in error["error"]
 
         # the server still answers: nothing is stuck behind the FIFO
         with anyio.fail_after(CALL_SECONDS):
@@ -136,22 +136,22 @@ async def test_special_files_in_every_file_reading_tool(gemini_env, tmp_path):
             indexed = await session.call_tool(
                 "index_transcript_files", {"path": str(captions), "fetch_metadata": False}
             )
-        assert not indexed.is_error, tool_json(indexed)
-        failed = indexed.structured_content["batch"]["failed"]
+        assert indexed.is_error, "its only file failed"
+        failed = tool_json(indexed)["details"]["failed"]
         assert len(failed) == 1 and "FIFO" in failed[0]["error"], failed
 
         with anyio.fail_after(CALL_SECONDS):
             imported = await session.call_tool(
                 "catalog_import", {"file_path": str(tmp_path / "videos.csv")}
             )
-        assert tool_json(imported)["category"] == "FILE_UNSUPPORTED"
+        assert tool_json(imported)["category"] == "unsupported_format"
         assert "FIFO" in tool_json(imported)["error"]
 
         with anyio.fail_after(CALL_SECONDS):
             batch = await session.call_tool("video_batch_analyze", {"directory": str(clips)})
-        items = batch.structured_content["items"]
-        assert [(i["file_name"], i["status"]) for i in items] == [("stuck.mp4", "error")]
-        assert "FIFO" in items[0]["error"]["error"]
+        items = tool_json(batch)["details"]["failed"]
+        assert [Path(i["item"]).name for i in items] == ["stuck.mp4"]
+        assert "FIFO" in items[0]["error"]
 
 
 def test_open_regular_refuses_a_fifo_swapped_in_after_the_check(tmp_path, monkeypatch):

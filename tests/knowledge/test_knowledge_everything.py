@@ -155,6 +155,19 @@ def test_empty_note_names_the_setting_without_toolset_enable():
     assert "VIDEO_RESEARCH_TOOLSETS (e.g. default,documents)" in note
 
 
+def test_empty_note_without_sessions_names_tool_call_not_toolset_enable():
+    """On MCP 2026-07-28 (no sessions) toolset_enable cannot keep anything: the note offers
+    tool_call, which works in one request."""
+    toolsets = {"document_ingest": "documents", "tool_call": "toolsets"}
+
+    def where(tool: str) -> tuple[str | None, bool]:
+        return toolsets.get(tool), tool == "tool_call"
+
+    note = guidance.empty_note(["DocumentChunks"], {"DocumentChunks": ("document_ingest",)}, where)
+    assert "toolset_enable" not in note and "VIDEO_RESEARCH_TOOLSETS" not in note
+    assert "run them through tool_call" in note
+
+
 async def test_weak_hits_are_said_to_be_weak():
     await call_ok(
         "knowledge_ingest",
@@ -165,7 +178,8 @@ async def test_weak_hits_are_said_to_be_weak():
     )
     weak = await call_ok("knowledge_search", {"query": "quantum chromodynamics"})
     assert weak["results"], "hybrid search always returns the nearest objects"
-    assert any("Every hit is weak" in note for note in weak["notes"]), weak["notes"]
+    assert any("Nothing in the store matches this well" in n for n in weak["notes"]), weak["notes"]
+    assert all(hit["weak"] and 0 <= hit["relevance"] < 0.5 for hit in weak["results"])
     strong = await call_ok("knowledge_search", {"query": "baking bread at home"})
     assert not any("weak" in note for note in strong["notes"]), strong["notes"]
 
@@ -214,6 +228,7 @@ async def test_search_and_stats_over_stdio(tmp_path):
         # The default profile lists neither indexing tool: the note says how to list them.
         assert 'toolset_enable {"toolset": "transcripts"}' in note
         assert 'toolset_enable {"toolset": "documents"}' in note
+        assert "run them through tool_call" in note
         moments = await session.call_tool("semantic_search_transcripts", {"query": "Monty Hall"})
         (note,) = moments.structured_content["notes"]
         assert "index_transcript_files for a folder" in note
@@ -349,13 +364,17 @@ async def test_a_query_in_another_language_links_the_moment(configure, tmp_path)
     assert asked["sources"][0]["start_time"] == top["start_time"]
 
 
-def test_weak_is_judged_on_words_and_similarity():
+def test_weak_is_judged_by_calibrated_relevance():
+    """One threshold: a hit is weak below relevance.WEAK, and the note names the best."""
+    from video_research.knowledge import relevance
+
     model = "local:all-MiniLM-L6-v2"
-    weak = guidance.Evidence(shares_a_word=False, similarity=0.12)
-    close = guidance.Evidence(shares_a_word=False, similarity=0.45)
-    worded = guidance.Evidence(shares_a_word=True, similarity=0.05)
-    assert guidance.all_weak([weak, weak], model)
-    assert not guidance.all_weak([weak, close], model)
-    assert not guidance.all_weak([weak, worded], model)
-    assert not guidance.all_weak([], model)
-    assert not guidance.all_weak([weak], "gemini:gemini-embedding-001"), "no threshold claimed"
+    unrelated = relevance.relevance(0.12, 0.0, model)
+    quoted = relevance.relevance(0.7, 1.0, model)
+    assert relevance.is_weak(unrelated) and not relevance.is_weak(quoted)
+    note = relevance.note_if_all_weak([("'a'", unrelated), ("'b'", unrelated / 2)])
+    assert note and note.startswith("Nothing in the store matches this well: the best is 'a'")
+    assert relevance.note_if_all_weak([("'a'", unrelated), ("'b'", quoted)]) is None
+    assert relevance.note_if_all_weak([]) is None
+    # a model without a calibration of its own is judged by the words alone
+    assert relevance.is_weak(relevance.relevance(0.95, 0.0, "gemini:gemini-embedding-001"))

@@ -161,10 +161,15 @@ async def test_search_filters_and_min_score():
     )
     assert error["category"] == "invalid_input" and "view_count" in error["error"]
 
-    everything = await ok("knowledge_search", {"query": "bread"})
-    strict = await ok("knowledge_search", {"query": "bread", "min_score": 0.99})
+    # one title holds the query's word, the other does not
+    query = "bbbbbbbbbbb"
+    everything = await ok("knowledge_search", {"query": query})
+    scores = sorted(hit["relevance"] for hit in everything["results"])
+    assert scores[0] < scores[-1], scores
+    floor = (scores[0] + scores[-1]) / 2
+    strict = await ok("knowledge_search", {"query": query, "min_score": floor})
     assert len(strict["results"]) < len(everything["results"])
-    assert all(hit["score"] >= 0.99 for hit in strict["results"])
+    assert all(hit["relevance"] >= floor for hit in strict["results"]), "it filters relevance"
 
 
 async def test_reembed_reports_progress():

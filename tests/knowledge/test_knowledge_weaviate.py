@@ -204,8 +204,8 @@ def test_results_come_back_in_our_form():
 def test_client_errors_map_to_categories():
     from weaviate import exceptions as wx
 
-    assert ws.failure(wx.WeaviateConnectionError("down")).category == "WEAVIATE_CONNECTION"
-    assert ws.failure(ValueError("bad query")).category == "WEAVIATE_QUERY"
+    assert ws.failure(wx.WeaviateConnectionError("down")).category == "network"
+    assert ws.failure(ValueError("bad query")).category == "store_error"
 
 
 async def test_unreachable_server_is_a_clear_error(configure):
@@ -217,5 +217,5 @@ async def test_unreachable_server_is_a_clear_error(configure):
     assert store.backend == "weaviate"
     with pytest.raises(ToolFailure) as failure:
         await store.count("VideoMetadata")
-    assert failure.value.category == "WEAVIATE_CONNECTION"
+    assert failure.value.category == "network"
     assert "127.0.0.1:9" in failure.value.message + (failure.value.hint or "")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.transcripts.test_transcript_tools import call
+from tests.transcripts.test_transcript_tools import call, failures
 from video_research.media import download as media_download
 from video_research.support import cookies, url_policy
 from video_research.support.errors import ErrorCategory, ToolFailure
@@ -112,7 +112,8 @@ async def test_the_size_limit_stops_a_download_without_a_length(server, configur
     assert refused.value.category is ErrorCategory.FILE_TOO_LARGE
     assert not list(tmp_path.iterdir()), "the partial file is removed"
     failed = await call("index_media_files", {"urls": [f"{server}/big.ogg", f"{server}/nope.ogg"]})
-    assert [item["reason"] for item in failed["batch"]["failed"]] == ["download", "download"]
+    assert [item["reason"] for item in failures(failed)] == ["download", "download"]
+    assert failures(failed)[0]["category"] == "too_large", "its own category, not the reason's"
 
 
 @pytest.mark.parametrize(

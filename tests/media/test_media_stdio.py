@@ -64,5 +64,5 @@ async def test_frames_and_sheet_reach_a_real_client_as_images(server_env, lectur
         assert [s["text"] for s in read.structured_content["spans"]][:1] == ["Plate Tectonics"]
 
         broken = await session.call_tool("media_frames", {"path": str(lecture.parent / "x.mp4")})
-        assert broken.is_error and tool_json(broken)["category"] == "FILE_NOT_FOUND"
+        assert broken.is_error and tool_json(broken)["category"] == "not_found"
     assert progress and [done for done, _ in progress] == sorted(d for d, _ in progress)

@@ -92,13 +92,14 @@ async def test_bad_inputs_are_structured_errors(lecture, tmp_path):
     error = await call_error("media_scenes", {"path": str(lecture), "start": 80})
     assert error["category"] == "invalid_input"
     error = await call_error("media_frames", {"path": "/etc/hostname.mp4"})
-    assert error["category"] == "forbidden_path"
+    assert error["category"] == "forbidden"
     error = await call_error("media_frames", {"path": str(tmp_path / "missing.mp4")})
-    assert error["category"] == "FILE_NOT_FOUND"
+    assert error["category"] == "not_found"
     notes = tmp_path / "notes.txt"
     notes.write_text("hello")
     error = await call_error("media_scenes", {"path": str(notes)})
-    assert error["category"] == "FILE_UNSUPPORTED" and "extension" in error["error"]
+    assert error["category"] == "unsupported_format" and "extension" in error["error"]
+    assert "mp4" in error["hint"] and not any(a in error["hint"] for a in ("mp3", "wav", "m4a"))
     error = await call_error("media_frames", {"path": str(lecture), "count": 0})
     assert error["category"] == "invalid_input"
 
@@ -115,8 +116,9 @@ async def test_audio_files_are_refused_by_the_picture_tools(tmp_path):
                 out.mux(packet)
     for tool in ("media_frames", "media_contact_sheet", "media_scenes"):
         error = await call_error(tool, {"path": str(audio)})
-        assert error["category"] == "FILE_UNSUPPORTED", error
+        assert error["category"] == "unsupported_format", error
         assert "no video stream" in error["error"]
+        assert "mp4" in error["hint"] and "m4a" not in error["hint"].split(";")[0]
 
 
 async def test_a_viewer_may_not_read_local_media(lecture):

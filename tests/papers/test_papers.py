@@ -127,13 +127,13 @@ async def test_rate_limit_is_retried_honouring_retry_after(s2_stub):
 async def test_errors_map_onto_categories(s2_stub):
     s2_stub.enqueue("paper", *[rate_limited("0")] * 3)
     quota = await call("research_paper_details", {"paper_id": LITERATURE_GRAPH})
-    assert quota.error.category == "API_QUOTA_EXCEEDED" and quota.error.retryable
+    assert quota.error.category == "rate_limited" and quota.error.retryable
     assert quota.error.retry_after_seconds == 1 and "SEMANTIC_SCHOLAR_API_KEY" in quota.error.hint
 
     unavailable = Status(503, {"message": "Service Unavailable"}, {"Retry-After": "0"})
     s2_stub.enqueue("paper_search", *[unavailable] * 3)
     down = await call("research_paper_search", {"query": "graphs"})
-    assert down.error.category == "API_UNAVAILABLE" and down.error.retryable
+    assert down.error.category == "unavailable" and down.error.retryable
     assert len(s2_stub.calls("paper_search")) == 3
 
     missing = await call("research_paper_details", {"paper_id": "10.9999/nothing"})
@@ -147,7 +147,7 @@ async def test_errors_map_onto_categories(s2_stub):
 
     s2_stub.enqueue("paper", Status(403, {"message": "Forbidden"}))
     refused = await call("research_paper_details", {"paper_id": LITERATURE_GRAPH})
-    assert refused.error.category == "API_PERMISSION_DENIED"
+    assert refused.error.category == "unauthorized"
 
 
 async def test_keyless_requests_are_paced_one_per_second(s2_stub, configure):

@@ -130,7 +130,7 @@ async def test_content_analyze_url_two_step_fallback(gemini_stub):
         ({}, "invalid_input"),
         ({"text": "a", "url": "https://example.com"}, "invalid_input"),
         ({"url": "ftp://example.com/x"}, "invalid_input"),
-        ({"file_path": "/nope/missing.pdf"}, "forbidden_path"),
+        ({"file_path": "/nope/missing.pdf"}, "forbidden"),
     ],
 )
 async def test_content_analyze_bad_input(gemini_stub, arguments, category):
@@ -156,7 +156,7 @@ async def test_content_analyze_refuses_inward_urls_before_any_call(gemini_stub, 
 
     with url_policy.use_resolver(fake_dns(DNS)):
         outcome = await call("content_analyze", {"url": url})
-    assert outcome.error.category == "URL_INVALID", outcome.error
+    assert outcome.error.category == "invalid_input", outcome.error
     assert "secret" not in outcome.error.error
     assert gemini_stub.requests == [], "a refused URL must not cost a Gemini call"
 
@@ -166,13 +166,11 @@ async def test_content_analyze_rejects_unsupported_and_huge_files(gemini_stub, t
     binary.write_bytes(b"BM")
     assert (
         await call("content_analyze", {"file_path": str(binary)})
-    ).error.category == "FILE_UNSUPPORTED"
+    ).error.category == "unsupported_format"
     huge = tmp_path / "huge.txt"
     with huge.open("wb") as handle:
         handle.truncate(21 * 1024 * 1024)
-    assert (
-        await call("content_analyze", {"file_path": str(huge)})
-    ).error.category == "FILE_TOO_LARGE"
+    assert (await call("content_analyze", {"file_path": str(huge)})).error.category == "too_large"
 
 
 async def test_content_extract_follows_the_callers_schema(gemini_stub):

@@ -149,7 +149,7 @@ async def test_a_source_that_fails_is_reported_and_the_rest_go_on(gemini_stub, t
     assert outcome.error is None, outcome.error
     files = {f["path"].rsplit("/", 1)[-1]: f for f in outcome.result["consulted"]["files"]}
     assert files["notes.md"]["status"] == "ok"
-    assert files["missing.pdf"]["error"]["category"] == "FILE_NOT_FOUND"
+    assert files["missing.pdf"]["error"]["category"] == "not_found"
     assert files["x.exe"]["error"]["category"] == "invalid_input"
 
 
@@ -198,5 +198,5 @@ async def test_bad_input(gemini_stub, arguments):
 )
 async def test_private_urls_are_refused_before_any_gemini_call(gemini_stub, url):
     outcome = await call("research_document", {"question": "Depth?", "urls": [URL, url]})
-    assert outcome.error is not None and outcome.error.category == "URL_INVALID", outcome.error
+    assert outcome.error is not None and outcome.error.category == "invalid_input", outcome.error
     assert not gemini_stub.calls("generateContent")

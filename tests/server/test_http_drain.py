@@ -75,3 +75,26 @@ async def test_a_call_in_flight_at_sigterm_is_answered_then_the_server_exits(tmp
             assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
             conn.close()
     print(f"answered {answered:.1f} s after SIGTERM, exited after {exited:.1f} s")
+
+
+async def test_an_open_listen_stream_does_not_hold_up_sigterm(tmp_path):
+    """A 2026-07-28 subscriptions/listen stream never ends by itself: the drain must not
+    wait VIDEO_RESEARCH_DRAIN_SECONDS for it, and the stream ends when the server does."""
+    from mcp import Client
+    from mcp.client.subscriptions import SubscriptionLost
+
+    env = base_env(tmp_path, VIDEO_RESEARCH_DRAIN_SECONDS="60")
+    async with http_server(env) as (port, proc):
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            assert client.protocol_version == "2026-07-28"
+            async with client.listen(resource_subscriptions=["queue://current"]) as events:
+                proc.send_signal(signal.SIGTERM)
+                signalled = time.monotonic()
+                try:
+                    async for _event in events:
+                        pass
+                except SubscriptionLost:
+                    pass  # an abrupt end is as good as a graceful one here
+                exited = await asyncio.to_thread(proc.wait, 30)
+        assert exited in (0, -signal.SIGTERM), exited
+        assert time.monotonic() - signalled < 20, "the drain waited for the listen stream"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import socket
+
 import pytest
 
 from video_research.support import contracts
@@ -14,6 +17,19 @@ from video_research.support.errors import (
     make_tool_error,
 )
 from video_research.support.redact import redact, register_secret
+
+
+def _wrapped_dns_failure() -> Exception:
+    """What httpx raises for a name that does not resolve: ConnectError from a gaierror."""
+    import httpx
+
+    try:
+        try:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        except socket.gaierror as exc:
+            raise httpx.ConnectError("[Errno -2] Name or service not known") from exc
+    except httpx.ConnectError as exc:
+        return exc
 
 
 class FakeGenaiError(Exception):
@@ -38,46 +54,48 @@ class FakeHttpError(Exception):
 
 
 CASES = [
-    (ValueError("Invalid YouTube URL: https://evil.com"), ErrorCategory.URL_INVALID),
-    (ValueError("Could not extract video ID from URL"), ErrorCategory.URL_PARSE_FAILED),
+    (ValueError("Invalid YouTube URL: https://evil.com"), ErrorCategory.INVALID_INPUT),
+    (ValueError("Could not extract video ID from URL"), ErrorCategory.INVALID_INPUT),
     (
         FakeGenaiError(403, "PERMISSION_DENIED: The caller does not have permission"),
-        ErrorCategory.API_PERMISSION_DENIED,
+        ErrorCategory.UNAUTHORIZED,
     ),
-    (FakeGenaiError(429, "RESOURCE_EXHAUSTED"), ErrorCategory.API_QUOTA_EXCEEDED),
-    (FakeGenaiError(400, "INVALID_ARGUMENT: bad schema"), ErrorCategory.API_INVALID_ARGUMENT),
-    (FakeGenaiError(404, "models/x is not found"), ErrorCategory.API_NOT_FOUND),
+    (FakeGenaiError(429, "RESOURCE_EXHAUSTED"), ErrorCategory.RATE_LIMITED),
+    (FakeGenaiError(400, "INVALID_ARGUMENT: bad schema"), ErrorCategory.INVALID_INPUT),
+    (FakeGenaiError(404, "models/x is not found"), ErrorCategory.NOT_FOUND),
     (
         FakeGenaiError(503, "The model is overloaded. Please try again later."),
-        ErrorCategory.API_UNAVAILABLE,
+        ErrorCategory.UNAVAILABLE,
     ),
     (
         FakeHttpError(
             403,
             "quotaExceeded: The request cannot be completed because you have exceeded your quota.",
         ),
-        ErrorCategory.API_QUOTA_EXCEEDED,
+        ErrorCategory.RATE_LIMITED,
     ),
     (
         FakeHttpError(403, "Requests to this API youtube method are blocked."),
-        ErrorCategory.API_PERMISSION_DENIED,
+        ErrorCategory.UNAUTHORIZED,
     ),
-    (RuntimeError("403 video is age restricted"), ErrorCategory.VIDEO_RESTRICTED),
-    (RuntimeError("This video is private"), ErrorCategory.VIDEO_PRIVATE),
-    (RuntimeError("Video unavailable"), ErrorCategory.VIDEO_UNAVAILABLE),
-    (RuntimeError("read timed out"), ErrorCategory.NETWORK_ERROR),
-    (TimeoutError(), ErrorCategory.NETWORK_ERROR),
-    (ConnectionResetError("peer reset"), ErrorCategory.NETWORK_ERROR),
-    (FileNotFoundError("/nope.mp4"), ErrorCategory.FILE_NOT_FOUND),
-    (ValueError("Unsupported video extension: .txt"), ErrorCategory.FILE_UNSUPPORTED),
-    (RuntimeError("Weaviate connection refused"), ErrorCategory.WEAVIATE_CONNECTION),
+    (RuntimeError("403 video is age restricted"), ErrorCategory.FORBIDDEN),
+    (RuntimeError("This video is private"), ErrorCategory.FORBIDDEN),
+    (RuntimeError("Video unavailable"), ErrorCategory.NOT_FOUND),
+    (RuntimeError("read timed out"), ErrorCategory.TIMEOUT),
+    (TimeoutError(), ErrorCategory.TIMEOUT),
+    (ConnectionResetError("peer reset"), ErrorCategory.NETWORK),
+    (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), ErrorCategory.NETWORK),
+    (_wrapped_dns_failure(), ErrorCategory.NETWORK),
+    (FileNotFoundError("/nope.mp4"), ErrorCategory.NOT_FOUND),
+    (ValueError("Unsupported video extension: .txt"), ErrorCategory.UNSUPPORTED_FORMAT),
+    (RuntimeError("Weaviate connection refused"), ErrorCategory.NETWORK),
     (
         RuntimeError("weaviate: collection schema mismatch on property x"),
-        ErrorCategory.WEAVIATE_SCHEMA,
+        ErrorCategory.STORE_ERROR,
     ),
-    (RuntimeError("weaviate batch import failed"), ErrorCategory.WEAVIATE_IMPORT),
-    (RuntimeError("weaviate query returned error"), ErrorCategory.WEAVIATE_QUERY),
-    (RuntimeError("something odd"), ErrorCategory.UNKNOWN),
+    (RuntimeError("weaviate batch import failed"), ErrorCategory.STORE_ERROR),
+    (RuntimeError("weaviate query returned error"), ErrorCategory.STORE_ERROR),
+    (RuntimeError("something odd"), ErrorCategory.INTERNAL_ERROR),
     (ToolFailure(ErrorCategory.CONFLICT, "exists"), ErrorCategory.CONFLICT),
 ]
 
@@ -141,7 +159,7 @@ def test_redact_patterns(text):
 
 
 def test_tool_error_message_defaults_to_error():
-    assert ToolError(error="e", category="UNKNOWN", hint="h").message == "e"
+    assert ToolError(error="e", category="internal_error", hint="h").message == "e"
 
 
 def _real_overflows() -> list[OverflowError]:
@@ -166,3 +184,27 @@ def test_an_overflow_is_invalid_input(exc):
     error = make_tool_error(exc)
     assert error.category == "invalid_input" and not error.retryable
     assert "out of range" in error.hint
+
+
+def test_one_lower_case_vocabulary():
+    """One case, one set: every value lower-case snake, the old names aliases of it."""
+    values = [c.value for c in ErrorCategory]
+    assert all(re.fullmatch(r"[a-z]+(_[a-z]+)*", v) for v in values), values
+    assert ErrorCategory.FILE_NOT_FOUND is ErrorCategory.NOT_FOUND
+    assert ErrorCategory.URL_INVALID is ErrorCategory.INVALID_INPUT
+    assert ErrorCategory.NETWORK_ERROR is ErrorCategory.NETWORK
+    assert ErrorCategory.TIMEOUT_ERROR is ErrorCategory.TIMEOUT
+    assert ErrorCategory.UNKNOWN is ErrorCategory.INTERNAL_ERROR
+    assert ToolFailure(ErrorCategory.FILE_NOT_FOUND, "x").to_tool_error().category == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("URL_INVALID", "invalid_input"), ("timeout_error", "timeout"), ("nats_error", "unavailable")],
+)
+def test_an_old_value_reads_as_its_new_category(old, new):
+    assert ErrorCategory(old).value == new
+
+
+def test_retryable_categories_are_the_transient_ones():
+    assert {c.value for c in RETRYABLE} == {"rate_limited", "network", "timeout", "unavailable"}

@@ -53,7 +53,7 @@ async def test_a_tool_refusal_names_the_resolved_path_the_roots_and_the_setting(
     root, outside, _ = tree
     configure(VIDEO_RESEARCH_FILE_ROOTS=str(root))
     error = await call_error("index_transcript_files", {"path": str(root / "shared" / "data")})
-    assert error["category"] == "forbidden_path"
+    assert error["category"] == "forbidden"
     assert str(outside / "data") in error["error"] and "symbolic link" in error["error"]
     assert "VIDEO_RESEARCH_FILE_ROOTS" in error["hint"]
 
@@ -82,6 +82,27 @@ async def test_a_relative_path_outside_the_roots_says_to_pass_an_absolute_one(
     configure(VIDEO_RESEARCH_FILE_ROOTS=str(root))
     monkeypatch.chdir(tmp_path)
     error = await call_error("index_transcript_files", {"path": "outside/data"})
-    assert error["category"] == "forbidden_path"
+    assert error["category"] == "forbidden"
     assert f"resolved to {tmp_path / 'outside' / 'data'}" in error["error"]
     assert "pass an absolute path" in error["hint"]
+
+
+def test_a_refusal_says_which_set_of_roots_refused_and_names_both(tree):
+    """The effective roots are the intersection of the server's and the client's."""
+    root, outside, _ = tree
+    client_root = root / "notes"
+    (root / "c.md").write_text("# C\n")
+    with pytest.raises(ToolFailure) as by_client:
+        paths.confine_to(root / "c.md", [root], [client_root])
+    message = by_client.value.message
+    assert "outside the directories your MCP client shares" in message
+    assert (
+        f"its roots: {client_root}" in message
+        and f"the server's roots ({root}) allow it" in message
+    )
+    assert "must be under both" in message
+    with pytest.raises(ToolFailure) as by_server:
+        paths.confine_to(outside / "data" / "b.md", [root], [outside])
+    message = by_server.value.message
+    assert "outside the directories this server may read" in message
+    assert f"your MCP client's roots ({outside})" in message and "must be under both" in message

@@ -56,11 +56,11 @@ def cfg(**env: str):
     return load_settings(env)
 
 
-async def refused(url: str, *, fetch: bool = False, settings=None, category="URL_INVALID") -> str:
+async def refused(url: str, *, fetch: bool = False, settings=None, category="invalid_input") -> str:
     with pytest.raises(ToolFailure) as info:
         await url_policy.check_url(url, settings or cfg(), fetch=fetch)
     assert info.value.category.value == category, info.value.message
-    assert "VIDEO_RESEARCH_URL_ALLOWLIST" in info.value.hint or category != "URL_INVALID"
+    assert "VIDEO_RESEARCH_URL_ALLOWLIST" in info.value.hint or category != "invalid_input"
     return info.value.message
 
 
@@ -166,7 +166,14 @@ async def test_an_unresolvable_name_is_left_to_gemini_but_never_fetched(dns):
     assert await url_policy.check_url("https://nowhere.example.org/", settings) == (
         "https://nowhere.example.org/"
     )
-    assert "does not resolve" in await refused("https://nowhere.example.org/", fetch=True)
+    with pytest.raises(ToolFailure) as info:
+        await url_policy.check_url("https://nowhere.example.org/", settings, fetch=True)
+    # A failed lookup is the network's, not a refusal: retryable, and no allow-list hint.
+    failure = info.value.to_tool_error()
+    assert failure.category == "network" and failure.retryable
+    assert "Could not look up nowhere.example.org" in failure.error
+    assert "ALLOWLIST" not in failure.hint and "spelling" in failure.hint
+    assert "refused" not in failure.error.lower()
 
 
 async def test_a_slow_resolver_is_bounded():
@@ -175,7 +182,7 @@ async def test_a_slow_resolver_is_bounded():
         checked = await url_policy.check("https://slow.example.org/", settings)
         assert checked.addresses == ()
         await refused(
-            "https://slow.example.org/", fetch=True, settings=settings, category="NETWORK_ERROR"
+            "https://slow.example.org/", fetch=True, settings=settings, category="network"
         )
 
 

@@ -58,7 +58,7 @@ async def test_role_is_enforced_before_the_handler():
 
 async def test_handler_exception_becomes_a_structured_error_without_secrets():
     outcome = await dispatch.call(spec_with("tests.fake_handlers:explodes"), {}, ctx())
-    assert outcome.error.category == "UNKNOWN"
+    assert outcome.error.category == "internal_error"
     assert "kaboom" in outcome.error.error
     assert "AIzaSy" not in outcome.error.error
 

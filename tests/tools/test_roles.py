@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.catalog_helpers import ADMIN, call, ok
+from tests.catalog_helpers import ADMIN, BLESSED, VIEWER, call, ok
 from tests.fixtures.nats import wait_connected
 from video_research.config import ROLE_RANK
 from video_research.handlers.context import Caller
@@ -110,7 +110,9 @@ async def test_role_matrix(catalog, tool, role):
     allowed = ROLE_RANK[role] >= ROLE_RANK[REQUIRED[tool]]
     category = outcome.error.category if outcome.error else None
     if allowed:
-        assert category != "forbidden", outcome.error
+        # a path outside the file roots is forbidden too, but not by the role check
+        refused = category == "forbidden" and " role; " in outcome.error.error
+        assert not refused, outcome.error
     else:
         assert category == "forbidden", outcome
         assert f"'{REQUIRED[tool]}'" in outcome.error.error
@@ -298,3 +300,31 @@ async def test_malformed_nats_registrations_are_viewers(nats_config):
     caller = await auth.resolve_caller(claim, settings)
     assert (caller.username, caller.role, caller.verified) == ("DJ", "admin", True)
     assert (await ok("session_revoke", {"session_id": "sess-bot-0001"}))["revoked"]
+
+
+@pytest.mark.parametrize(
+    ("caller", "queue_actions", "catalog_actions"),
+    [
+        (VIEWER, [], []),
+        (
+            BLESSED,
+            ["queue_advance", "queue_move", "queue_remove", "queue_add_video"],
+            ["queue_add_video"],
+        ),
+        (
+            ADMIN,
+            ["queue_advance", "queue_move", "queue_remove", "queue_add_video"],
+            ["queue_add_video"],
+        ),
+    ],
+)
+async def test_the_queue_and_catalog_say_which_actions_the_caller_may_take(
+    configure, caller, queue_actions, catalog_actions
+):
+    """What the views show as controls: only the tools this caller's role may call (and
+    the session lists: a toolset left off offers nothing)."""
+    configure(VIDEO_RESEARCH_TOOLSETS="catalog")
+    assert (await ok("catalog_search", {}, caller=caller))["actions"] == []
+    configure(VIDEO_RESEARCH_TOOLSETS="catalog,queue")
+    assert (await ok("queue_status", {}, caller=caller))["actions"] == queue_actions
+    assert (await ok("catalog_search", {}, caller=caller))["actions"] == catalog_actions

@@ -19,7 +19,10 @@ from video_research.config import load_settings
 from video_research.server import schema_compaction, tool_listing
 from video_research.tools import dispatch
 
-META = {"toolset_list", "toolset_enable", "toolset_disable"}
+META = {
+    *("tool_search", "tool_describe", "tool_call"),
+    *("toolset_list", "toolset_enable", "toolset_disable"),
+}
 
 
 def listed_tokens(result: types.ListToolsResult) -> int:
@@ -206,16 +209,20 @@ async def test_stdio_default_profile_and_toolsets_on_demand(server_env):
         caps = session.initialize_result.capabilities
         assert caps.tools.list_changed is True
 
-        with pytest.raises(MCPError, match=r"toolset 'catalog'.*toolset_enable") as hidden:
-            await session.call_tool("catalog_search", {"q": "x"})
-        assert hidden.value.error.code == types.INVALID_PARAMS
+        # a tool of a toolset that is off: a tool result naming the calls that reach it
+        hidden = await session.call_tool("catalog_search", {"q": "x"})
+        error = tool_json(hidden)
+        assert hidden.is_error and error["category"] == "not_found"
+        assert "toolset 'catalog'" in error["error"]
+        assert 'toolset_enable {"toolset": "catalog"}' in error["hint"]
+        assert 'tool_call {"name": "catalog_search"' in error["hint"]
 
         # a misspelt tool of a toolset that is off: named, with how to turn it on
         with pytest.raises(MCPError) as typo:
             await session.call_tool("catalog_serch", {"q": "x"})
         assert (
-            "Did you mean 'catalog_search' (toolset 'catalog', not listed in this session"
-            in str(typo.value)
+            "Did you mean 'catalog_search' (toolset 'catalog', not listed here: call it through "
+            'tool_call {"name": "catalog_search"' in str(typo.value)
         )
         assert 'toolset_enable {"toolset": "catalog"}' in str(typo.value)
 
@@ -278,8 +285,8 @@ async def test_http_toolsets_are_per_client_session(server_env):
             await _until(lambda: seen.tools_changed == 1)
             assert "queue_status" in {t.name for t in (await first.list_tools()).tools}
             assert "queue_status" not in {t.name for t in (await second.list_tools()).tools}
-            with pytest.raises(Exception, match="toolset_enable"):
-                await second.call_tool("queue_status", {})
+            refused = await second.call_tool("queue_status", {})
+            assert refused.is_error and "toolset_enable" in tool_json(refused)["hint"]
 
 
 async def test_all_profile_over_http_is_within_budget(server_env):
@@ -334,6 +341,11 @@ def test_an_unknown_tool_names_the_similar_tool_of_the_whole_table_and_its_tools
     assert f"Did you mean {expected!r} (toolset '{spec.toolset}'" in message
     if expected not in dispatch.DEFAULT_PROFILE:
         assert f'toolset_enable {{"toolset": "{spec.toolset}"}}' in message
+        assert f'tool_call {{"name": "{expected}"' in message
+        # without sessions (2026-07-28) only the call that works in one request is offered
+        stateless = toolsets.unknown_tool_message(name, settings, stateless=True)
+        assert f'tool_call {{"name": "{expected}"' in stateless
+        assert "toolset_enable" not in stateless
 
 
 def test_an_unknown_tool_like_none_says_how_to_see_them_all_and_a_fixed_server_how_to_widen():
@@ -341,7 +353,7 @@ def test_an_unknown_tool_like_none_says_how_to_see_them_all_and_a_fixed_server_h
 
     settings = load_settings()
     message = toolsets.unknown_tool_message("zzzz", settings)
-    assert f"{len(dispatch.TOOLS)} tools" in message and "toolset_list" in message
+    assert f"{len(dispatch.TOOLS)} tools" in message and "tool_search" in message
     fixed = settings.model_copy(update={"toolsets": ["video"], "dynamic_toolsets": "off"})
     message = toolsets.unknown_tool_message("catalog_serch", fixed)
     assert "add catalog to VIDEO_RESEARCH_TOOLSETS" in message

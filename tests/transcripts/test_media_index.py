@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.calls import call_tool
-from tests.transcripts.test_transcript_tools import Recorder, call
+from tests.transcripts.test_transcript_tools import Recorder, call, failures
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 TRUTH = json.loads((FIXTURES / "speech.json").read_text())
@@ -63,12 +63,11 @@ async def test_hostile_files_fail_alone(tmp_path):
     good = (FIXTURES / "speech.ogg").read_bytes()
     (media / "cut.ogg").write_bytes(good[: len(good) // 40])  # truncated mid-stream
     result = await call("index_media_files", {"paths": [str(media)]})
-    batch = result["batch"]
-    failed = {item["file"].rsplit("/", 1)[-1]: item for item in batch["failed"]}
+    failed = {item["file"].rsplit("/", 1)[-1]: item for item in failures(result)}
     assert failed["empty.mp3"]["reason"] == "not_media" and "empty" in failed["empty.mp3"]["error"]
     assert failed["notes.mp3"]["reason"] == "not_media"
     assert failed["memo.oga"]["reason"] == "not_media"
-    indexed = {v["video_id"] for v in batch["indexed"]}
+    indexed = {v["video_id"] for v in result["batch"]["indexed"]} if "batch" in result else set()
     # the truncated file keeps what decoded: indexed from its first second, or failed alone
     assert "cut" in indexed or "cut.ogg" in failed
 
@@ -76,7 +75,7 @@ async def test_hostile_files_fail_alone(tmp_path):
 async def test_the_duration_limit_refuses_a_long_file_by_its_header(media, configure):
     configure(SPEECH_MAX_DURATION_SECONDS="10")
     result = await call("index_media_files", {"paths": [str(media / "garden_talk.ogg")]})
-    (item,) = result["batch"]["failed"]
+    (item,) = failures(result)
     assert item["reason"] == "too_long" and "SPEECH_MAX_DURATION_SECONDS" in item["error"]
 
 
@@ -112,7 +111,7 @@ async def test_bad_arguments_and_paths_outside_the_roots(tmp_path):
     none = await call("index_media_files", {"paths": [str(empty)]})
     assert none["category"] == "invalid_input"
     outside = await call("index_media_files", {"paths": ["/etc"]})
-    assert outside["category"] == "forbidden_path"
+    assert outside["category"] == "forbidden"
     unknown = await call_tool("index_media_files", {"paths": [str(empty)], "bogus": 1})
     assert unknown.error is not None
 

@@ -22,7 +22,7 @@ import pytest
 
 from tests.helpers import base_env, mcp_client, tool_json
 from tests.stubs.youtube_transcripts import StubVideo
-from tests.transcripts.test_transcript_tools import call
+from tests.transcripts.test_transcript_tools import call, failures
 from video_research.support.services import current_settings
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
@@ -91,12 +91,13 @@ async def test_no_captions_and_no_audio_fails_alone_saying_both(youtube):
     video_id = "nOaUdIo_003"
     youtube.videos[video_id] = StubVideo(failure="disabled")  # the mirror has no media either
     result = await call("index_media_files", {"urls": [_watch(video_id)]})
-    (failed,) = result["batch"]["failed"]
+    (failed,) = failures(result)
     assert failed["reason"] == "download" and failed["video_id"] == video_id, failed
     assert "(captions: disabled)" in failed["error"]
     # The audio came from the mirror, so the advice is about the mirror, not YouTube cookies.
     assert "YOUTUBE_MEDIA_ENDPOINT" in str(failed) and "COOKIES" not in str(failed), failed
-    assert result["transcribed_count"] == 0
+    # its only URL failed, so the call is an error that lists it (nothing transcribed)
+    assert result["category"] == "network" and "transcribed_count" not in result
 
 
 async def test_no_caption_track_then_speech_over_stdio(youtube, tmp_path):

@@ -13,12 +13,21 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from video_research.knowledge.embedders.embeddings import LOCAL_MAX_TOKENS, count_tokens
+from video_research.knowledge.embedders.embeddings import (
+    default_token_counter,
+    minilm_token_counter,
+)
 from video_research.transcripts.chunker import WORDS as A_WORD
-from video_research.transcripts.chunker import Chapter, body_budget, chunk_cues, count
+from video_research.transcripts.chunker import Chapter, body_budget, chunk_cues
 from video_research.transcripts.parsers import Cue, parse_file
 
 FORMATS = Path(__file__).parent.parent / "data" / "transcripts" / "formats"
+
+# The default model's SentencePiece pieces (it reads any length: no window), and
+# MiniLM's WordPiece pieces with its 254-piece window, where the ceiling binds.
+DEFAULT = default_token_counter()
+MINILM = minilm_token_counter()
+count = DEFAULT.count
 
 WORDS = st.sampled_from(
     [
@@ -118,7 +127,8 @@ def chapter_lists(draw):
     title="",
 )
 def test_chunk_invariants(cues, chapters, target, overlap, title):
-    assert_invariants(cues, chapters, target, overlap, title)
+    for tokens in (DEFAULT, MINILM):
+        assert_invariants(cues, chapters, target, overlap, title, tokens)
 
 
 @pytest.mark.parametrize(
@@ -132,14 +142,21 @@ def test_chunk_invariants_hold_for_every_format(path):
     cues = parse_file(path).cues
     assert cues, path.name
     assert not any("&gt;" in c.text or "&amp;" in c.text or "<" in c.text for c in cues)
-    for target in (24, 64):
-        assert_invariants(cues, [], target, target // 4, path.stem)
+    for tokens in (DEFAULT, MINILM):
+        for target in (24, 64):
+            assert_invariants(cues, [], target, target // 4, path.stem, tokens)
 
 
-def assert_invariants(cues, chapters, target, overlap, title):
+def assert_invariants(cues, chapters, target, overlap, title, tokens):
     overlap = min(overlap, target // 2)
+    count = tokens.count
     chunks, fitted = chunk_cues(
-        cues, title=title, chapters=chapters, target_tokens=target, overlap_tokens=overlap
+        cues,
+        title=title,
+        chapters=chapters,
+        target_tokens=target,
+        overlap_tokens=overlap,
+        tokens=tokens,
     )
     # No text lost, no word cut: the fitted cues hold exactly the words of the cues (a
     # word is a run without spaces, or one CJK character), and every one is in a chunk.
@@ -158,13 +175,12 @@ def assert_invariants(cues, chapters, target, overlap, title):
         assert chunk.end == max(c.end for c in fitted[chunk.first_cue : chunk.last_cue + 1])
         assert chunk.start <= chunk.end
         # Token limits: the body fits its budget, so title + chapter + body fits the model.
-        budget = body_budget(count(title), count(chunk.chapter or ""), target)
-        assert count_tokens(chunk.text.replace("\n", " ")) <= budget
+        budget = body_budget(count(title), count(chunk.chapter or ""), target, tokens.window)
+        assert count(chunk.text.replace("\n", " ")) <= budget
         assert chunk.tokens <= budget
-        if title == "" or len(title) < 60:
+        if tokens.window is not None and (title == "" or len(title) < 60):
             assert (
-                count_tokens(" ".join(filter(None, [title, chunk.chapter, chunk.text])))
-                <= LOCAL_MAX_TOKENS
+                count(" ".join(filter(None, [title, chunk.chapter, chunk.text]))) <= tokens.window
             )
     assert covered == set(range(len(fitted)))
     # Monotonic: chunks advance through the transcript, overlapping only backwards a little.
@@ -201,7 +217,7 @@ def test_a_word_longer_than_a_chunk_is_the_only_thing_cut_inside():
     _, fitted = chunk_cues([Cue(0.0, 10.0, f"before {giant} after")], target_tokens=64)
     assert "".join(piece.text for piece in fitted).replace(" ", "") == f"before{giant}after"
     assert len(fitted) > 3
-    assert all(count(piece.text) <= body_budget(0, 0, 64) for piece in fitted)
+    assert all(count(piece.text) <= body_budget(0, 0, 64, None) for piece in fitted)
 
 
 def test_an_oversized_cue_is_cut_at_word_boundaries_with_interpolated_times():

@@ -61,8 +61,8 @@ async def test_default_languages_come_from_settings(transcript_stub, configure):
         ("bot", "blocked", "rate_limited", "TRANSCRIPT_PROXY_URL"),
         ("blocked", "blocked", "rate_limited", "WEBSHARE_PROXY_USERNAME"),
         ("disabled", "disabled", "not_found", "index_transcript_files"),
-        ("unavailable", "unavailable", "VIDEO_UNAVAILABLE", "video ID"),
-        ("age", "age_restricted", "VIDEO_RESTRICTED", "cookies"),
+        ("unavailable", "unavailable", "not_found", "video ID"),
+        ("age", "age_restricted", "forbidden", "cookies"),
     ],
 )
 async def test_failures_have_a_reason_and_a_hint(

@@ -42,6 +42,14 @@ async def call(
     return outcome.result
 
 
+def failures(answer: dict) -> list[dict]:
+    """An indexing call's failed items: from its batch, or, when nothing succeeded, from
+    the error that lists them (video_research/tools/batches.py)."""
+    if "batch" in answer:
+        return answer["batch"]["failed"]
+    return answer["details"]["failed"]
+
+
 @pytest.fixture
 def captions(tmp_path) -> Path:
     target = tmp_path / "captions"
@@ -257,7 +265,7 @@ async def test_paging_cursors_and_delete(captions):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(await get_store(), "delete_where", cut_off)
         cut = await call("delete_indexed_video", {"video_id": "tIdEs_42xyz"})
-    assert cut["category"] == "timeout_error"
+    assert cut["category"] == "timeout"
     assert "tIdEs_42xyz" not in {
         v["video_id"] for v in (await call("get_indexed_videos", {}))["videos"]
     }
@@ -273,19 +281,20 @@ async def test_delete_needs_the_blessed_role(captions):
 
 async def test_files_outside_the_roots_are_refused(tmp_path):
     refused = await call("index_transcript_files", {"path": "/etc"})
-    assert refused["category"] == "forbidden_path"
+    assert refused["category"] == "forbidden"
     outside = tmp_path / "link.vtt"
     outside.symlink_to(OWN / "vtt" / "rUsTbOrRoW1.vtt")
     linked = await call("index_transcript_files", {"path": str(tmp_path), "glob_pattern": "*.vtt"})
-    assert linked["batch"]["failed"][0]["reason"] == "forbidden"
+    assert linked["category"] == "forbidden", "its only file was refused"
+    assert failures(linked)[0]["reason"] == "forbidden"
     escape = await call("index_transcript_files", {"path": str(tmp_path), "glob_pattern": "../*"})
     assert escape["category"] == "invalid_input"
     garbled = await call("index_transcript_files", {"path": str(tmp_path), "glob_pattern": "x**/*"})
     assert garbled["category"] == "invalid_input" and "**" in garbled["error"]
     empty = await call("index_transcript_files", {"path": str(tmp_path), "glob_pattern": "*.srt"})
-    assert empty["category"] == "FILE_NOT_FOUND"
+    assert empty["category"] == "not_found"
     nothing = await call("index_transcript_files", {"path": str(tmp_path / "nope")})
-    assert nothing["category"] == "FILE_NOT_FOUND"
+    assert nothing["category"] == "not_found"
 
 
 def _stub_channel(transcript_stub, video_ids):
@@ -589,4 +598,4 @@ async def test_a_low_content_transcript_is_marked_and_ranked_down(captions):
         assert ranked and ranked[0] != "mUs1cV1d3o0", (query, ranked)
         for moment in result["results"]:
             assert moment["low_content"] == (moment["video_id"] == "mUs1cV1d3o0")
-            assert set(moment["scores"]) == {"fused", "relevance", "cosine", "keyword"}
+            assert set(moment["scores"]) == {"fused", "relevance", "cosine", "keyword", "share"}

@@ -101,9 +101,9 @@ async def test_invalid_output_schema_is_invalid_input(gemini_stub, schema, needl
     [
         ({}, "invalid_input"),
         ({"url": URL, "file_path": "/tmp/x.mp4"}, "invalid_input"),
-        ({"url": "https://youtube.com.evil.com/watch?v=dQw4w9WgXcQ"}, "URL_INVALID"),
-        ({"url": "https://www.youtube.com/channel/UCxyz1234567"}, "URL_PARSE_FAILED"),
-        ({"file_path": "/definitely/not/here.mp4"}, "forbidden_path"),
+        ({"url": "https://youtube.com.evil.com/watch?v=dQw4w9WgXcQ"}, "invalid_input"),
+        ({"url": "https://www.youtube.com/channel/UCxyz1234567"}, "invalid_input"),
+        ({"file_path": "/definitely/not/here.mp4"}, "forbidden"),
     ],
 )
 async def test_bad_sources(gemini_stub, arguments, category):
@@ -114,17 +114,17 @@ async def test_bad_sources(gemini_stub, arguments, category):
 async def test_local_files_are_confined_to_the_roots(gemini_stub, tmp_path):
     """Tests run with VIDEO_RESEARCH_FILE_ROOTS=tmp_path: missing inside, forbidden outside."""
     missing = await call("video_analyze", {"file_path": str(tmp_path / "missing.mp4")})
-    assert missing.error.category == "FILE_NOT_FOUND"
+    assert missing.error.category == "not_found"
     outside = tmp_path.parent / f"{tmp_path.name}-outside.mp4"
     outside.write_bytes(b"SECRET")
     try:
         (tmp_path / "link.mp4").symlink_to(outside)
         for path in (tmp_path / "link.mp4", tmp_path / ".." / outside.name):
             outcome = await call("video_analyze", {"file_path": str(path)})
-            assert outcome.error.category == "forbidden_path", path
+            assert outcome.error.category == "forbidden", path
             assert "VIDEO_RESEARCH_FILE_ROOTS" in outcome.error.hint
         batch = await call("video_batch_analyze", {"directory": str(tmp_path.parent)})
-        assert batch.error.category == "forbidden_path"
+        assert batch.error.category == "forbidden"
     finally:
         outside.unlink()
     assert gemini_stub.calls("generateContent") == []
@@ -134,7 +134,7 @@ async def test_unsupported_extension(gemini_stub, tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("hello")
     outcome = await call("video_analyze", {"file_path": str(notes)})
-    assert outcome.error.category == "FILE_UNSUPPORTED" and ".mp4" in outcome.error.hint
+    assert outcome.error.category == "unsupported_format" and ".mp4" in outcome.error.hint
 
 
 async def test_small_local_file_goes_inline(gemini_stub, tmp_path):
@@ -181,8 +181,8 @@ async def test_batch_reports_failures_per_file_and_progress(gemini_stub, tmp_pat
     result = outcome.result
     assert result["total_files"] == 5 and result["succeeded"] == 3 and result["failed"] == 2
     by_name = {item["file_name"]: item for item in result["items"]}
-    assert by_name["bad.mp4"]["error"]["category"] == "API_INVALID_ARGUMENT"
-    assert by_name["empty.avi"]["error"]["category"] == "FILE_UNSUPPORTED"
+    assert by_name["bad.mp4"]["error"]["category"] == "invalid_input"
+    assert by_name["empty.avi"]["error"]["category"] == "unsupported_format"
     assert by_name["a.mp4"]["result"]["title"]
     assert any(s.endswith("readme.txt") for s in result["skipped"])
     assert [e[0] for e in progress.events] == [0, 1, 2, 3, 4, 5], "0/N before the first file"
@@ -191,7 +191,7 @@ async def test_batch_reports_failures_per_file_and_progress(gemini_stub, tmp_pat
 
 async def test_batch_bad_directory_and_glob(gemini_stub, tmp_path):
     missing = await call("video_batch_analyze", {"directory": str(tmp_path / "nope")})
-    assert missing.error.category == "FILE_NOT_FOUND"
+    assert missing.error.category == "not_found"
     escape = await call("video_batch_analyze", {"directory": str(tmp_path), "glob_pattern": "../*"})
     assert escape.error.category == "invalid_input"
     inside_a_name = await call(

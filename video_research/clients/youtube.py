@@ -23,7 +23,7 @@ from datetime import timedelta
 from typing import Any
 
 from video_research.config import Settings
-from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.errors import COMMENTS_OFF_HINT, ErrorCategory, ToolFailure
 from video_research.support.retrying import backoff_policy, call_with_backoff
 from video_research.support.services import Resource, current_services, current_settings
 from video_research.support.youtube_urls import watch_url
@@ -220,8 +220,9 @@ def _to_failure(exc: BaseException, what: str) -> ToolFailure:
         )
     if "commentsDisabled" in reasons:
         return ToolFailure(
-            ErrorCategory.COMMENTS_DISABLED,
+            ErrorCategory.FORBIDDEN,
             f"Comments are turned off for {what}.",
+            hint=COMMENTS_OFF_HINT,
             retryable=False,
         )
     if "keyInvalid" in reasons or status in (401,):

@@ -24,8 +24,8 @@ class ServerSettings(BaseModel):
         default="auto",
         json_schema_extra=env_field(
             "VIDEO_RESEARCH_DYNAMIC_TOOLSETS",
-            "List toolset_list/toolset_enable/toolset_disable so a session can turn toolsets on "
-            "(auto: with the default profile only)",
+            "List the meta-tools (tool_search/tool_describe/tool_call, which reach every tool, "
+            "and toolset_list/toolset_enable/toolset_disable) (auto: with the default profile only)",
         ),
     )
     http_allowed_hosts: list[str] = Field(

@@ -221,7 +221,7 @@ class StoreSettings(BaseModel):
         le=254,
         json_schema_extra=env_field(
             "TRANSCRIPT_CHUNK_TOKENS",
-            "Target chunk size in the embedding model's word pieces, title included (64-254)",
+            "Target chunk size in the embedding model's tokens, title included (64-254)",
         ),
     )
     transcript_chunk_overlap: int = Field(
@@ -281,7 +281,7 @@ class StoreSettings(BaseModel):
         le=2048,
         json_schema_extra=env_field(
             "DOCUMENTS_CHUNK_TOKENS",
-            "Most tokens per document chunk, heading path included (local model: at most 254 are used)",
+            "Most tokens of the embedding model per document chunk, heading path included (MiniLM: at most 254 are used)",
         ),
     )
     documents_max_file_mb: float = Field(

@@ -1,7 +1,7 @@
 """Ingest local files into the document library: confine, hash, extract, chunk, store.
 
 `ingest(request, ctx)` runs a whole request. Explicit paths are checked before anything
-is read: one outside the allowed roots fails the call with `forbidden_path`, one that
+is read: one outside the allowed roots fails the call with `forbidden`, one that
 does not exist with `not_found`. Directories expand through the glob (hidden files and
 folders skipped, unsupported types counted and skipped), and every file they expand to
 is confined again, so a symbolic link inside a root that points outside it is refused.
@@ -12,7 +12,7 @@ process (support/isolation.py: memory, CPU and wall-clock limits), chunked in a 
 thread and written as one replacement of its previous chunks. A file that cannot be read
 (encrypted, corrupt, too large) or has no text becomes a failed item with a
 ToolError-shaped error before anything is written, and the batch goes on; a failure that
-is not about the file (config_error, auth_error, connection_error: the store refuses
+is not about the file (config_error, unauthorized, network: the store refuses
 writes or cannot be reached) fails the whole call. `max_files` counts the files actually
 read (ingested, updated or failed), not the unchanged ones, so calling again takes the
 rest. Progress is reported after every file. A cancelled request stops at the next file
@@ -45,7 +45,7 @@ from video_research.documents.extract import (
     no_text,
 )
 from video_research.documents.guards import ArchiveLimits
-from video_research.knowledge.embedders.embeddings import LOCAL_MAX_TOKENS
+from video_research.knowledge.embedders.tokens import TokenCounter
 from video_research.knowledge.store import KnowledgeStore, get_store
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
@@ -91,11 +91,11 @@ class IngestReport:
     truncated: bool = False
 
 
-def chunk_budget(settings: Settings) -> int:
-    """Tokens per chunk: the setting, capped by what the local model reads when it embeds."""
-    if settings.embedding_provider == "local":
-        return min(settings.documents_chunk_tokens, LOCAL_MAX_TOKENS)
-    return settings.documents_chunk_tokens
+def chunk_budget(settings: Settings, tokens: TokenCounter) -> int:
+    """Tokens per chunk: the setting, capped by what the embedding model reads."""
+    if tokens.window is None:
+        return settings.documents_chunk_tokens
+    return min(settings.documents_chunk_tokens, tokens.window)
 
 
 async def _targets(
@@ -254,11 +254,13 @@ async def _ingest_file(
     extracted = await parse_isolated(
         name, extract, data, document_type, name, limits=ArchiveLimits.from_settings()
     )
+    tokens = store.embedder.token_counter()
     chunks = await asyncio.to_thread(
         chunk_blocks,
         extracted.blocks,
-        chunk_budget(settings),
+        chunk_budget(settings, tokens),
         page_breaks=extracted.pages_with_breaks,
+        tokens=tokens,
     )
     if not chunks:  # before the write, which would replace the previous version by nothing
         raise no_text(name, document_type)

@@ -41,6 +41,7 @@ async def catalog_search(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     )
     page["items"] = [public_video(v) for v in page["items"]]
     page["has_more"] = args["offset"] + len(page["items"]) < page["total"]
+    page["actions"] = ctx.allowed(("queue_add_video",))
     return page
 
 

@@ -64,6 +64,9 @@ class CallContext:
     services: Services = field(default_factory=current_services)
     """The settings and shared resources, built once when the server started (by default
     the Services in force where the context is made)."""
+    answered_roots: list[str] | None = None
+    """The root URIs the client answered in this request's input-required round trip
+    (MCP 2026-07-28, which has no roots/list request of its own); None when not asked."""
     toolsets: Any = None
     """This session's toolsets for the toolset meta-tools (`tools.toolsets.SessionControl`),
     set by the dispatcher for every call."""
@@ -71,6 +74,13 @@ class CallContext:
     """Images the handler attached (`attach_image`), returned after the JSON text content."""
     last_progress: float | None = field(default=None, init=False)
     """The last progress value sent: MCP progress must increase with each notification."""
+
+    def allowed(self, tools: tuple[str, ...]) -> list[str]:
+        """The tools of `tools` this caller may call, so a view shows only the controls
+        that would work (all of them outside a server, where no role is checked)."""
+        if self.toolsets is None:
+            return list(tools)
+        return self.toolsets.callable_by(self.caller, tools)
 
     @property
     def settings(self) -> Settings:

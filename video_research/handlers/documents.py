@@ -14,7 +14,7 @@ from video_research.documents import library
 from video_research.documents.extract import DocumentType
 from video_research.documents.ingest import IngestRequest, ingest
 from video_research.handlers.context import CallContext
-from video_research.knowledge import guidance
+from video_research.knowledge import guidance, relevance
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import MAX_RESULTS, StoredObject, get_store
 from video_research.support.errors import invalid_input
@@ -98,6 +98,8 @@ async def document_search(args: dict[str, Any], ctx: CallContext) -> dict[str, A
                 "page_end": props.get("page_end"),
                 "chunk_index": props.get("chunk_index", 0),
                 "score": round(hit.score, 6),
+                "relevance": hit.relevance or 0.0,
+                "weak": relevance.is_weak(hit.relevance),
                 "tags": props.get("tags") or [],
             }
         )
@@ -106,6 +108,10 @@ async def document_search(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         empty = await guidance.empty_state(store, [library.COLLECTION], ctx.toolset_of)
         if empty:
             out["notes"] = [empty]
+    else:
+        weak = relevance.note_if_all_weak([(repr(r["citation"]), r["relevance"]) for r in results])
+        if weak:
+            out["notes"] = [weak]
     return out
 
 

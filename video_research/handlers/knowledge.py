@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from video_research.handlers.context import CallContext
-from video_research.knowledge import ask, citations, filters, guidance, passages
+from video_research.knowledge import ask, citations, filters, guidance, passages, relevance
 from video_research.knowledge.collections import (
     KNOWLEDGE_COLLECTIONS,
     SEARCHED_COLLECTIONS,
@@ -53,6 +53,9 @@ def _hit(hit: SearchHit) -> dict[str, Any]:
     }
     if hit.distance is not None:
         out["distance"] = round(hit.distance, 6)
+    if hit.relevance is not None:
+        out["relevance"] = hit.relevance
+        out["weak"] = relevance.is_weak(hit.relevance)
     return out
 
 
@@ -78,16 +81,9 @@ def _no_collection_applies(where: filters.FilterNode, candidates: list[str]) -> 
     )
 
 
-def _evidence(query: str, hit: SearchHit) -> guidance.Evidence:
-    """What a hit has going for it. One the vector search did not see (no distance) was
-    found by its words, whatever their spelling in the keyword index (stems, accents)."""
-    if hit.distance is None:
-        return guidance.Evidence(shares_a_word=True, similarity=None)
-    text = any_collection(hit.collection).keyword_text(hit.properties)
-    return guidance.Evidence(
-        shares_a_word=bool(guidance.terms(query) & guidance.terms(text)),
-        similarity=1.0 - hit.distance,
-    )
+def _label(hit: SearchHit) -> str:
+    """How a note names a hit: its citation's label, quoted."""
+    return repr(citations.cite(hit.collection, hit.properties)["label"])
 
 
 async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -127,10 +123,10 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
     if not hits:
         empty = await guidance.empty_state(store, searched, ctx.toolset_of)
         notes.append(empty or "Nothing stored matches the query; try other words or fewer filters.")
-    elif guidance.all_weak((_evidence(query, hit) for hit in hits), identity):
-        notes.append(
-            guidance.WEAK_NOTE.format(threshold=guidance.WEAK_SIMILARITY[identity], model=identity)
-        )
+    else:
+        weak = relevance.note_if_all_weak([(_label(hit), hit.relevance) for hit in hits])
+        if weak:
+            notes.append(weak)
     results = [_hit(hit) for hit in hits]
     return {
         "query": query,

@@ -30,9 +30,17 @@ async def _apply(ctx: CallContext, fn: Any, cmd: q.Command) -> dict[str, Any]:
     return result
 
 
+QUEUE_ACTIONS = ("queue_advance", "queue_move", "queue_remove", "queue_add_video")
+"""What a queue board may offer: skip, reorder, remove, add."""
+
+
 async def queue_status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     state, revision = await q.backend(ctx.settings).read()
-    return {**q.status(state, revision), "backend": q.backend(ctx.settings).name}
+    return {
+        **q.status(state, revision),
+        "backend": q.backend(ctx.settings).name,
+        "actions": ctx.allowed(QUEUE_ACTIONS),
+    }
 
 
 async def queue_add_video(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

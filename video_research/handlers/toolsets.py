@@ -1,9 +1,10 @@
-"""toolset_list, toolset_enable, toolset_disable: tools on demand, per MCP session.
+"""The meta-tools: tool_search, tool_describe, tool_call (any served tool, no session
+needed) and toolset_list, toolset_enable, toolset_disable (tools on demand, per session).
 
 The work is in video_research/tools/toolsets.py, reached through `ctx.toolsets` (the
-dispatcher's view of this session's toolsets); these handlers answer and, when the
-session's list changed, send `notifications/tools/list_changed` on the request's own
-stream (so a streamable-HTTP client gets it without a standalone GET stream).
+dispatcher's view of this client's tools); these handlers answer and, when a session's
+list changed, send `notifications/tools/list_changed` on the request's own stream (so a
+streamable-HTTP client gets it without a standalone GET stream).
 """
 
 from __future__ import annotations
@@ -11,6 +12,21 @@ from __future__ import annotations
 from typing import Any
 
 from video_research.handlers.context import CallContext
+
+
+async def tool_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return {
+        "tools": ctx.toolsets.search(args["query"], args["limit"]),
+        "served": len(ctx.toolsets.served()),
+    }
+
+
+async def tool_describe(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return ctx.toolsets.describe(args["name"])
+
+
+async def tool_call(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return await ctx.toolsets.call(args["name"], args.get("arguments") or {}, ctx)
 
 
 async def toolset_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from video_research.handlers.context import CallContext
-from video_research.knowledge import guidance
+from video_research.knowledge import guidance, relevance
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import get_store
 from video_research.support import paths
@@ -240,6 +240,18 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         empty = await guidance.empty_state(store, ["TranscriptChunks"], ctx.toolset_of)
         if empty:
             out["notes"] = [empty]
+    else:
+        weak = relevance.note_if_all_weak(
+            [
+                (
+                    f"{r['video_title'] or r['video_id']!r} at {r['match_time']:.0f} s",
+                    r["relevance"],
+                )
+                for r in results
+            ]
+        )
+        if weak:
+            out["notes"] = [weak]
     return out
 
 

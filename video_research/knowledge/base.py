@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from video_research.config import Settings
+from video_research.knowledge import relevance
 from video_research.knowledge.collections import CollectionDef, DataType, get_collection
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode, bind
@@ -114,6 +115,12 @@ class KnowledgeStore(ABC):
     ) -> list[SearchHit]:
         """`adapt`: alpha is the query's own weight (the caller gave none), to be lowered
         when the best keyword hit holds the query's words (`fusion.keyword_match_alpha`)."""
+
+    @staticmethod
+    @abstractmethod
+    def _query_share(query: str, text: str) -> float:
+        """The share of `query`'s distinct words that `text` holds, in the backend's
+        keyword tokens (knowledge.backends.keyword_tokens.matched_share)."""
 
     @abstractmethod
     def _near_vector_sync(
@@ -398,7 +405,17 @@ class KnowledgeStore(ABC):
             offset,
             adapt,
         )
+        self._calibrate(state.definition, query, hits)
         return _above(hits, min_score)
+
+    def _calibrate(self, definition: CollectionDef, query: str, hits: list[SearchHit]) -> None:
+        """Set each hit's calibrated `relevance` (knowledge.relevance): its cosine to the
+        query and the share of the query's words its searchable text holds."""
+        model = self.embedder.identity
+        for hit in hits:
+            cosine = None if hit.distance is None else 1.0 - hit.distance
+            hit.keyword_share = self._query_share(query, definition.keyword_text(hit.properties))
+            hit.relevance = relevance.relevance(cosine, hit.keyword_share, model)
 
     async def near_vector(
         self,

@@ -1,15 +1,10 @@
-"""What a search says besides its hits: how to fill an empty knowledge base, that every
-hit is weak, that the query's language is one the embedding model does not read.
+"""What a search says besides its hits: how to fill an empty knowledge base, that the
+query's language is one the embedding model does not read (that every hit is weak is
+`knowledge.relevance`'s to say).
 
 A new user's first search runs over nothing, or over things unrelated to the question,
 or in Spanish on an English model; a bare `total: 0` or a list of junk teaches nothing.
 These notes say what happened and what to run next (knowledge_search's `notes`).
-
-Weak hits: a hit is weak when it shares no word with the query and its cosine similarity
-to the query is below `WEAK_SIMILARITY` for the model that embedded it. The thresholds
-were measured on the local models: related passages score 0.45-0.6 on all-MiniLM-L6-v2,
-unrelated ones -0.1-0.2 (tests/knowledge/test_knowledge_everything.py holds examples).
-No threshold is claimed for Gemini embeddings, whose scale differs: no weak note there.
 
 Languages: Unicode scripts and stopwords, no model (`query_language`). A query is two to
 ten words, too short for statistical detectors to be reliable, and the question asked is
@@ -22,18 +17,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 ENGLISH_ONLY_MODELS = frozenset({"local:all-MiniLM-L6-v2"})
 """Embedders that read English only (the rest are multilingual: USE, Gemini)."""
-
-WEAK_SIMILARITY: dict[str, float] = {
-    "local:all-MiniLM-L6-v2": 0.3,
-    "local:use-multilingual": 0.3,
-}
-"""Cosine similarity below which a hit that shares no word with the query is weak."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -152,44 +141,6 @@ def language_note(query: str, embedder_identity: str) -> str | None:
     )
 
 
-def terms(text: str) -> set[str]:
-    """The words of `text` that carry meaning: lower-cased, stopwords and 1-letter words out."""
-    return {
-        w
-        for w in (m.lower() for m in _WORD.findall(text))
-        if len(w) > 1 and w not in ENGLISH_STOPWORDS
-    }
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What a hit has going for it: words it shares with the query, its similarity."""
-
-    shares_a_word: bool
-    similarity: float | None
-
-
-def all_weak(hits: Iterable[Evidence], embedder_identity: str) -> bool:
-    """Whether every hit is weak (and there is at least one): none shares a word with the
-    query, and none is as close in meaning as WEAK_SIMILARITY. False for models without a
-    measured threshold."""
-    threshold = WEAK_SIMILARITY.get(embedder_identity)
-    hits = list(hits)
-    if threshold is None or not hits:
-        return False
-    return all(
-        not hit.shares_a_word and (hit.similarity is None or hit.similarity < threshold)
-        for hit in hits
-    )
-
-
-WEAK_NOTE = (
-    "Every hit is weak: none shares a word with the query and none is close in meaning "
-    "(cosine similarity below {threshold} on {model}). The knowledge base probably holds "
-    "nothing on this; try other words, or add sources (see knowledge_stats for what is stored)."
-)
-
-
 @dataclass(frozen=True)
 class Filler:
     """A tool that fills a collection, and where a client finds it."""
@@ -218,7 +169,8 @@ def empty_note(
     searched: list[str], source_tools: dict[str, tuple[str, ...]], where: ToolsetOf
 ) -> str:
     """What to run to fill the `searched` collections, all of them empty: the tools, their
-    toolsets, and toolset_enable for those this session does not list."""
+    toolsets, and for those not listed here how to reach them (tool_call; toolset_enable
+    where a session keeps it; else the setting that serves them)."""
     steps: list[str] = []
     hidden: list[str] = []
     for name, fillers in FILLERS.items():
@@ -246,9 +198,15 @@ def empty_note(
         shown = ", ".join(producers[:6]) + (", ..." if len(producers) > 6 else "")
         text += f" Results of {shown} are stored here as they run."
     if hidden:
-        if where("toolset_enable")[1]:
-            enable = " or ".join(f'toolset_enable {{"toolset": "{t}"}}' for t in hidden)
-            text += f" Those tools are not listed in this session: call {enable} first."
+        if where("tool_call")[1]:
+            text += (
+                " Those tools are not listed here: run them through tool_call "
+                '{"name": ..., "arguments": {...}} (tool_describe gives their schemas)'
+            )
+            if where("toolset_enable")[1]:
+                enable = " or ".join(f'toolset_enable {{"toolset": "{t}"}}' for t in hidden)
+                text += f", or list them in this session with {enable}"
+            text += "."
         else:
             text += (
                 " Those tools are not listed in this session: add their toolsets to "

@@ -49,9 +49,12 @@ class SearchHit(StoredObject):
     (the sum of their IDFs), capped at 1: the share of the query's weighted words the
     object matches, comparable across queries; 0 where the keyword side did not return
     it, None where it could not normalise (the FTS5 fallback)."""
+    keyword_share: float | None = None
+    """The share of the query's distinct words the object's searchable text holds."""
     relevance: float | None = None
-    """alpha x cosine + (1 - alpha) x keyword_score: a hybrid score comparable across
-    queries (the fused `score` is rescaled per query); what `min_score` filters on."""
+    """Calibrated relevance in 0..1 from the cosine and `keyword_share`
+    (knowledge.relevance): comparable across queries and collections, unlike the fused
+    `score`, which is rescaled per query; what `min_score` filters on."""
 
 
 class Page(BaseModel):

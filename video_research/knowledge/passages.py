@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from video_research.knowledge import citations
+from video_research.knowledge import citations, relevance
 from video_research.knowledge.collections import SEARCHED_COLLECTIONS, any_collection
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.store import KnowledgeStore, SearchHit, get_store
@@ -39,6 +39,8 @@ class Passage:
     properties: dict[str, Any]
     text: str
     citation: dict[str, Any]
+    relevance: float | None = None
+    """Calibrated relevance (knowledge.relevance), comparable across queries."""
 
     def to_source(self) -> dict[str, Any]:
         """The citation as the tools list it (no full properties: they can be fetched)."""
@@ -50,6 +52,9 @@ class Passage:
             "url": self.citation["url"],
             "score": round(self.score, 6),
         }
+        if self.relevance is not None:
+            out["relevance"] = self.relevance
+            out["weak"] = relevance.is_weak(self.relevance)
         for key in ("video_id", "start_time", "source_path", "page", "paper_id"):
             if self.properties.get(key) is not None:
                 out[key] = self.properties[key]
@@ -73,6 +78,7 @@ def _passage(hit: SearchHit) -> Passage:
         properties=props,
         text=citations.passage(hit.collection, props, definition.vector_text(props)),
         citation=citations.cite(hit.collection, props),
+        relevance=hit.relevance,
     )
 
 
@@ -131,7 +137,11 @@ async def retrieve(
     hits, notes, vector = await search_each(store, names, question, alpha=alpha, limit=limit)
     top = hits[:limit]
     await pinpoint(question, top, vector)
-    return Retrieval([_passage(hit) for hit in top], names, notes)
+    found = [_passage(hit) for hit in top]
+    weak = relevance.note_if_all_weak([(repr(p.citation["label"]), p.relevance) for p in found])
+    if weak:
+        notes.append(weak)
+    return Retrieval(found, names, notes)
 
 
 Pinpointer = Callable[[str, list[SearchHit], Any], Awaitable[None]]

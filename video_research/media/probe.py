@@ -16,6 +16,7 @@ from typing import Any
 from video_research.media.limits import (
     AUDIO_SUFFIXES,
     MEDIA_SUFFIXES,
+    VIDEO_SUFFIXES,
     MediaLimits,
     too_large,
     unsupported,
@@ -190,22 +191,29 @@ def probe(path: str, limits: MediaLimits) -> MediaInfo:
         return describe(container, path, limits)
 
 
+VIDEO_FORMATS = ", ".join(sorted(s[1:] for s in VIDEO_SUFFIXES))
+"""The video extensions the picture tools read, as a refusal lists them."""
+
+
 def require_video(info: MediaInfo, path: str) -> None:
-    """FILE_UNSUPPORTED for a file without pictures (audio, or only cover art)."""
+    """unsupported_format for a file without pictures (audio, or only cover art)."""
     if info.video is not None:
         return
     kind = "an audio file" if os.path.splitext(path)[1].lower() in AUDIO_SUFFIXES else "audio only"
     cover = " (its cover picture is not a video)" if info.attached_pictures else ""
     raise unsupported(
         f"{printable(path)} is {kind}{cover}: it has no video stream to take pictures from.",
-        "Pass a video file (mp4, mkv, webm, mov, avi); audio is for the speech tools.",
+        f"Pass a video file ({VIDEO_FORMATS}); audio is for the speech tools.",
     )
 
 
 def check_suffix(path: str) -> None:
+    """unsupported_format, before any decoding, for a file of no media type. Only video
+    formats are listed: the picture tools are its callers, and an audio file (which
+    passes here) is refused by require_video once probed, its cover picture named."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in MEDIA_SUFFIXES:
         raise unsupported(
-            f"{printable(path)} does not have a media file extension ({suffix or 'none'}).",
-            "Pass a video (" + ", ".join(sorted(s[1:] for s in MEDIA_SUFFIXES)) + ").",
+            f"{printable(path)} does not have a video file extension ({suffix or 'none'}).",
+            f"Pass a video file ({VIDEO_FORMATS}).",
         )

@@ -4,7 +4,9 @@
 outputSchema. `tools/call` resolves the caller, runs the call through
 `dispatch.call` and wraps the outcome: a result as structured content plus the same
 JSON as text (followed by the images a handler attached, as image content), an error as `isError` with the ToolError JSON as its one text content.
-An unknown (or switched-off) tool is a JSON-RPC invalid-params error.
+An unknown tool is a JSON-RPC invalid-params error; a tool of the table that the list here
+does not show answers as a `not_found` tool result whose hint is the call that reaches it
+(tool_call, toolset_enable in a handshake-era session, or the setting that serves it).
 
 Resources, prompts and completions are served from their own modules, so later features
 plug in there without touching this file.
@@ -20,9 +22,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import mcp_types as types
+from mcp.server.caching import CacheHint
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from video_research import __version__
 from video_research.config import Settings
@@ -42,8 +47,10 @@ INSTRUCTIONS = (
     "JSON ToolError with category, hint and retryable."
 )
 TOOLSETS_INSTRUCTIONS = (
-    " Only part of the tools is listed at first: toolset_list shows every toolset in one line "
-    "and toolset_enable turns one on for this session (the tool list then changes)."
+    " Only part of the tools is listed: tool_search finds any tool this server serves by what "
+    "you need, tool_describe gives its schemas and tool_call runs it, on every protocol "
+    "revision. In a session of MCP 2025-11-25 or older, toolset_enable also lists a toolset "
+    "for that session."
 )
 
 
@@ -79,6 +86,32 @@ def _encodable_json(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
         payload = printable.data(payload)
         text = json.dumps(payload, ensure_ascii=False, default=str)
     return payload, text
+
+
+ROOTS_INPUT = "roots"
+"""The key of the client's roots in an input-required round trip (2026-07-28)."""
+
+LOCAL_PATH_ARGUMENTS = frozenset({"path", "paths", "file_path", "file_paths", "directory"})
+"""The argument names through which a tool is given local files (docs/security.md)."""
+
+
+def _names_local_path(arguments: Any) -> bool:
+    """Whether a call's arguments name a local file (also inside tool_call's `arguments`):
+    the calls for which a 2026-07-28 client that shares roots is asked for them."""
+    if not isinstance(arguments, dict):
+        return False
+    if any(arguments.get(name) for name in LOCAL_PATH_ARGUMENTS):
+        return True
+    return _names_local_path(arguments.get("arguments"))
+
+
+def _declares_roots(session: Any) -> bool:
+    try:
+        return session.check_client_capability(
+            types.ClientCapabilities(roots=types.RootsCapability())
+        )
+    except Exception:  # a session that cannot say: treated as declaring none
+        return False
 
 
 def _meta_dict(meta: Any) -> dict[str, Any]:
@@ -121,13 +154,38 @@ class VideoResearchServer(Server):
         *,
         protocol_version: str | None = None,
     ) -> types.ServerCapabilities:
-        return super().get_capabilities(
+        capabilities = super().get_capabilities(
             notification_options or self.notification_options,
             experimental_capabilities,
             extensions,
             protocol_version=protocol_version,
         )
+        if protocol_version in MODERN_PROTOCOL_VERSIONS:
+            # 2026-07-28 has no logging/setLevel (the SDK answers it as an unknown method
+            # there): a client asks for log messages per request, in `_meta`, which works
+            # without the capability. Declaring it would promise a method that is not there.
+            capabilities = capabilities.model_copy(update={"logging": None})
+        return capabilities
 
+
+LIST_TTL_MS = 300_000
+"""How long a client may reuse a list (five minutes): the lists change only when the
+server restarts with other settings, which a client notices within this time."""
+
+LIST_CACHE_HINTS: dict[str, CacheHint] = {
+    method: CacheHint(ttl_ms=LIST_TTL_MS, scope="public")
+    for method in (
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+        "server/discover",
+    )
+}
+"""The cache hints (2026-07-28) of every list: each is the same for every request and every
+caller of one server configuration (roles apply to calls, not to what is listed), so a
+cache may share it ("public"). A 2025-11-25 session that turned toolsets on has a list of
+its own; that revision carries no hints. resources/read has none: the queue changes."""
 
 START_PROGRESS_DELAY = 0.5
 """Seconds a call may run before it reports progress 0 itself (see CallContext.announce_start)."""
@@ -178,19 +236,35 @@ def build_server(settings: Settings | None = None, services: Services | None = N
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         specs = toolsets.visible_specs(services.settings, toolsets.of(ctx.session))
-        tools = tool_listing.definitions(specs)
-        if apps.negotiated(ctx):
-            tools = apps.with_views(tools)
-        return types.ListToolsResult(tools=tools)
+        # The views' links are always there (a host without MCP Apps ignores `_meta.ui`),
+        # so the list is one per configuration: what a shared cache needs.
+        return types.ListToolsResult(tools=apps.with_views(tool_listing.definitions(specs)))
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         live = services.settings
-        spec = toolsets.lookup(params.name, live, toolsets.of(ctx.session))
+        listed = toolsets.of(ctx.session)
+        stateless = toolsets.is_stateless(ctx.session)
+        spec = toolsets.lookup(params.name, live, listed)
         if spec is None:
+            if params.name in dispatch.TOOLS:
+                error = toolsets.off_tool_error(params.name, live, listed, stateless=stateless)
+                return tool_result(dispatch.Outcome(error=error))
             raise MCPError(
                 types.INVALID_PARAMS,
-                toolsets.unknown_tool_message(params.name, live, toolsets.of(ctx.session)),
+                toolsets.unknown_tool_message(params.name, live, listed, stateless=stateless),
             )
+        answered_roots = None
+        if stateless and _names_local_path(params.arguments) and _declares_roots(ctx.session):
+            answer = (params.input_responses or {}).get(ROOTS_INPUT)
+            if not isinstance(answer, types.ListRootsResult):
+                # 2026-07-28 has no roots/list request: ask inside this call, and the
+                # client calls again with its roots (input-required round trip).
+                return types.InputRequiredResult(
+                    input_requests={ROOTS_INPUT: types.ListRootsRequest()}
+                )
+            answered_roots = [str(root.uri) for root in answer.roots]
         meta = _meta_dict(ctx.meta)
         identity = await auth.identity_from_request(getattr(ctx, "request", None), live)
         caller = await auth.resolve_caller(meta, live, transport_identity=identity)
@@ -208,6 +282,7 @@ def build_server(settings: Settings | None = None, services: Services | None = N
             session=ctx.session,
             request_id=ctx.request_id,
             services=services,
+            answered_roots=answered_roots,
         )
         if meta.get("progress_token", meta.get("progressToken")) is None:
             return tool_result(await dispatch.call(spec, params.arguments, call_ctx))
@@ -221,15 +296,20 @@ def build_server(settings: Settings | None = None, services: Services | None = N
     from video_research.server import completions, resources
     from video_research.server import prompts as mcp_prompts
 
+    # subscriptions/listen (2026-07-28): one stream per request, fed from resources.BUS.
+    listen = ListenHandler(resources.BUS, max_subscriptions=256)
+
     @asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict[str, Any]]:
         try:
             yield {}
         finally:
+            listen.close()  # open listen streams end with their final result, not a drop
             await services.aclose()
 
     server = VideoResearchServer(
         "video-research",
+        cache_hints=LIST_CACHE_HINTS,
         version=__version__,
         title="Video Research",
         instructions=INSTRUCTIONS
@@ -245,6 +325,7 @@ def build_server(settings: Settings | None = None, services: Services | None = N
         on_read_resource=_serving(services, resources.read_resource),
         on_subscribe_resource=_serving(services, resources.subscribe),
         on_unsubscribe_resource=_serving(services, resources.unsubscribe),
+        on_subscriptions_listen=listen,
         on_list_prompts=_one_page(_serving(services, mcp_prompts.list_prompts)),
         on_get_prompt=_serving(services, mcp_prompts.get_prompt),
         on_completion=_serving(services, completions.complete),

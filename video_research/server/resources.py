@@ -5,11 +5,15 @@
     queue://current           the watch queue (what queue_status returns)
     playlist://index          every saved playlist, summarised
     playlist://{playlist_id}  one playlist with its items (a resource template)
-    ui://video-research/...   the MCP Apps views, listed to clients that negotiated them
+    ui://video-research/...   the MCP Apps views (listed to every client: the list is one
+                              per configuration, so a cache can share it)
 
-Every one of them can be subscribed to (`resources/subscribe`): when a tool call of this
-server changes it, each subscribed client gets `notifications/resources/updated` with
-the URI and re-reads it. Tools call `publish_updated` after a change.
+Every one of them can be subscribed to: when a tool call of this server changes it, each
+subscribed client gets `notifications/resources/updated` with the URI and re-reads it.
+A session of MCP 2025-11-25 or older subscribes with `resources/subscribe`; a client of
+2026-07-28, which has no sessions, opens a `subscriptions/listen` stream (the SDK's
+ListenHandler, fed by `BUS`) naming the URIs. Tools call `publish_updated` after a change,
+which serves both.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import logging
 from typing import Any
 
 import mcp_types as types
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
 from video_research.catalog import changes
@@ -51,15 +56,18 @@ _STATIC: dict[str, tuple[str, str]] = {
 # uri -> {connection key -> ServerSession}: one entry per client connection.
 _subscribers: dict[str, dict[int, Any]] = {}
 
+BUS = InMemorySubscriptionBus()
+"""The events every `subscriptions/listen` stream of this process is fed from (each server
+registers its own ListenHandler on it). In process: the catalog's changes already reach
+every process through NATS (catalog.changes), and each process publishes them here."""
+
 
 async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
     listed = [
         types.Resource(uri=uri, name=name, description=description, mime_type=JSON)
         for uri, (name, description) in _STATIC.items()
     ]
-    if apps.negotiated(ctx):
-        listed += apps.resources()
-    return types.ListResourcesResult(resources=listed)
+    return types.ListResourcesResult(resources=listed + apps.resources())
 
 
 async def list_resource_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
@@ -72,6 +80,17 @@ async def list_resource_templates(ctx: Any, params: Any) -> types.ListResourceTe
                 mime_type=JSON,
             )
         ]
+    )
+
+
+def unknown_resource(uri: str, message: str | None = None) -> MCPError:
+    """Invalid params (-32602) for a URI this server has no resource at, with the URI in
+    `data.uri` as the spec asks, so a client can tell which of its reads failed."""
+    return MCPError(
+        types.INVALID_PARAMS,
+        message
+        or f"Unknown resource: {uri[:200]}. Call resources/list and resources/templates/list.",
+        {"uri": uri},
     )
 
 
@@ -105,7 +124,7 @@ async def _content(uri: str) -> Any:
     try:
         return await get_db().read(playlists.get, playlist_id)
     except ToolFailure as failure:
-        raise MCPError(types.INVALID_PARAMS, failure.message) from None
+        raise MCPError(types.INVALID_PARAMS, failure.message, {"uri": uri}) from None
 
 
 async def read_resource(
@@ -117,10 +136,7 @@ async def read_resource(
     if uri.startswith(apps.SCHEME):
         return apps.read(uri)
     if not _known(uri):
-        raise MCPError(
-            types.INVALID_PARAMS,
-            f"Unknown resource: {uri}. Call resources/list and resources/templates/list.",
-        )
+        raise unknown_resource(uri)
     try:
         data = await _content(uri)
     except ToolFailure as failure:  # e.g. NATS unreachable while reading queue://current
@@ -143,7 +159,7 @@ def _connection_key(session: Any) -> int:
 async def subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
     uri = str(params.uri)
     if not _known(uri):
-        raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {uri}")
+        raise unknown_resource(uri)
     _subscribers.setdefault(uri, {})[_connection_key(ctx.session)] = ctx.session
     return types.EmptyResult()
 
@@ -154,11 +170,13 @@ async def unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types
 
 
 async def publish_updated(*uris: str) -> None:
-    """Send notifications/resources/updated to every client subscribed to these URIs.
+    """Send notifications/resources/updated to every client subscribed to these URIs:
+    sessions that sent resources/subscribe, and listen streams that named them.
 
     Never raises: a client that went away is dropped from the subscribers.
     """
     for uri in uris:
+        await BUS.publish(ResourceUpdated(uri=uri))
         for key, session in list(_subscribers.get(uri, {}).items()):
             try:
                 await session.send_resource_updated(uri)

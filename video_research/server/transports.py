@@ -423,7 +423,8 @@ class Drain:
 
     A streamable-HTTP tool call is one POST whose response ends with the call's result,
     so "POSTs in flight" are the calls a graceful shutdown waits for. GETs (the event
-    streams a session keeps open) are not counted: they never end by themselves. While
+    streams a session keeps open) and subscriptions/listen POSTs (2026-07-28's event
+    streams) are not counted: they never end by themselves. While
     draining, a POST that starts new work (a tool call, a new session) is refused; the
     rest (responses, notifications, tools/list, ping) is let through: a call in flight
     may wait on the client's answer (its roots), and the client on a tools/list to check
@@ -438,6 +439,14 @@ class Drain:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
             if self.draining and scope["type"] == "http":
+                await _refuse(send)
+                return
+            await self.app(scope, receive, send)
+            return
+        if _is_listen(scope):
+            # A 2026-07-28 subscriptions/listen stream: like a GET stream it never ends by
+            # itself, so a drain does not wait for it (it ends with the other streams).
+            if self.draining:
                 await _refuse(send)
                 return
             await self.app(scope, receive, send)
@@ -475,6 +484,15 @@ async def _buffered(receive: Any) -> tuple[bytes, Any]:
         return await receive()
 
     return body, replay
+
+
+def _is_listen(scope: Any) -> bool:
+    """A POST opening a subscriptions/listen stream, by its `Mcp-Method` header (which
+    2026-07-28 requires and the SDK checks against the body)."""
+    return any(
+        name == b"mcp-method" and value.strip() == b"subscriptions/listen"
+        for name, value in scope.get("headers", ())
+    )
 
 
 _NEW_WORK = frozenset({"tools/call", "initialize"})

@@ -12,6 +12,7 @@ constructors below); anything else they raise is mapped by `categorize_error`.
 from __future__ import annotations
 
 import re
+import socket
 from enum import StrEnum
 from typing import Any
 
@@ -21,100 +22,107 @@ from video_research.support.redact import redact
 
 
 class ErrorCategory(StrEnum):
-    """Every category a ToolError can carry.
+    """Every category a ToolError can carry: one vocabulary, lower-case snake, for every tool.
 
-    The upper-case names are the outside services' categories (Gemini, YouTube, files,
-    Weaviate), kept as the first clients learnt them. The lower-case ones are the
-    project-wide codes: general failures (configuration, connection, timeout, ...) and the
-    catalog's (forbidden, conflict, nats_error, ...). A bad argument is always
-    `invalid_input`: one model, not two.
+    A category says what the caller can do about the failure; the message says what
+    happened and the hint what to do next. Fifteen categories, no more:
+
+    - the caller's request: `invalid_input` (a bad argument, URL or ID spelling),
+      `unsupported_format` (a file type the tool cannot read), `too_large`,
+      `not_found` (no such file, ID, video or model), `conflict` (the name is taken);
+    - access: `unauthorized` (credentials missing or rejected), `forbidden` (known, but
+      not allowed: a role, the file roots, a private or restricted video);
+    - transient, retryable: `rate_limited`, `network` (DNS, connection, reset),
+      `timeout`, `unavailable` (a service answered that it is down or overloaded);
+    - the server's side: `store_error` (the knowledge store refused a query or write),
+      `config_error`, `internal_error` (a bug or an unexpected answer);
+    - `cancelled`: recorded in the audit log for a write cancelled before it answered.
+
+    The names of the earlier two vocabularies (`URL_INVALID`, `FILE_NOT_FOUND`,
+    `NETWORK_ERROR`, `TIMEOUT_ERROR`, ...) stay as aliases of these members, so code that
+    names them keeps working; new code names the members above. `ErrorCategory("URL_INVALID")`
+    (an old value read back from an old audit row or client) gives the new member too.
     """
 
-    URL_INVALID = "URL_INVALID"
-    URL_PARSE_FAILED = "URL_PARSE_FAILED"
-    API_PERMISSION_DENIED = "API_PERMISSION_DENIED"
-    API_QUOTA_EXCEEDED = "API_QUOTA_EXCEEDED"
-    API_INVALID_ARGUMENT = "API_INVALID_ARGUMENT"
-    API_NOT_FOUND = "API_NOT_FOUND"
-    API_UNAVAILABLE = "API_UNAVAILABLE"
-    VIDEO_RESTRICTED = "VIDEO_RESTRICTED"
-    VIDEO_PRIVATE = "VIDEO_PRIVATE"
-    VIDEO_UNAVAILABLE = "VIDEO_UNAVAILABLE"
-    COMMENTS_DISABLED = "COMMENTS_DISABLED"
-    NETWORK_ERROR = "NETWORK_ERROR"
-    FILE_NOT_FOUND = "FILE_NOT_FOUND"
-    FILE_UNSUPPORTED = "FILE_UNSUPPORTED"
-    FILE_TOO_LARGE = "FILE_TOO_LARGE"
-    WEAVIATE_CONNECTION = "WEAVIATE_CONNECTION"
-    WEAVIATE_SCHEMA = "WEAVIATE_SCHEMA"
-    WEAVIATE_QUERY = "WEAVIATE_QUERY"
-    WEAVIATE_IMPORT = "WEAVIATE_IMPORT"
-    UNKNOWN = "UNKNOWN"
-
     INVALID_INPUT = "invalid_input"
-    INTERNAL_ERROR = "internal_error"
-    CONFIG_ERROR = "config_error"
-    CONNECTION_ERROR = "connection_error"
-    TIMEOUT_ERROR = "timeout_error"
-    AUTH_ERROR = "auth_error"
+    UNSUPPORTED_FORMAT = "unsupported_format"
+    TOO_LARGE = "too_large"
     NOT_FOUND = "not_found"
-    RATE_LIMITED = "rate_limited"
+    CONFLICT = "conflict"
     UNAUTHORIZED = "unauthorized"
     FORBIDDEN = "forbidden"
-    FORBIDDEN_PATH = "forbidden_path"
-    CONFLICT = "conflict"
-    NATS_ERROR = "nats_error"
+    RATE_LIMITED = "rate_limited"
+    NETWORK = "network"
+    TIMEOUT = "timeout"
+    UNAVAILABLE = "unavailable"
+    STORE_ERROR = "store_error"
+    CONFIG_ERROR = "config_error"
+    INTERNAL_ERROR = "internal_error"
+    CANCELLED = "cancelled"
+
+    # The old names, aliases of the members above (Enum makes a repeated value an alias).
+    URL_INVALID = "invalid_input"
+    URL_PARSE_FAILED = "invalid_input"
+    API_INVALID_ARGUMENT = "invalid_input"
+    FILE_UNSUPPORTED = "unsupported_format"
+    FILE_TOO_LARGE = "too_large"
+    FILE_NOT_FOUND = "not_found"
+    API_NOT_FOUND = "not_found"
+    VIDEO_UNAVAILABLE = "not_found"
+    API_PERMISSION_DENIED = "unauthorized"
+    AUTH_ERROR = "unauthorized"
+    VIDEO_RESTRICTED = "forbidden"
+    VIDEO_PRIVATE = "forbidden"
+    COMMENTS_DISABLED = "forbidden"
+    FORBIDDEN_PATH = "forbidden"
+    API_QUOTA_EXCEEDED = "rate_limited"
+    NETWORK_ERROR = "network"
+    CONNECTION_ERROR = "network"
+    WEAVIATE_CONNECTION = "network"
+    TIMEOUT_ERROR = "timeout"
+    API_UNAVAILABLE = "unavailable"
+    NATS_ERROR = "unavailable"
+    WEAVIATE_SCHEMA = "store_error"
+    WEAVIATE_QUERY = "store_error"
+    WEAVIATE_IMPORT = "store_error"
+    UNKNOWN = "internal_error"
+
+    @classmethod
+    def _missing_(cls, value: object) -> ErrorCategory | None:
+        """An old value (`"URL_INVALID"`, `"timeout_error"`) read as its new member."""
+        if isinstance(value, str):
+            old = value.upper()
+            member = cls.__members__.get(old)
+            if member is not None:
+                return member
+        return None
 
 
 C = ErrorCategory
 
+CATEGORIES: tuple[str, ...] = tuple(member.value for member in ErrorCategory)
+"""The documented list, in order (docs/errors.md and schemas/common/tool_error.json)."""
+
 RETRYABLE: frozenset[ErrorCategory] = frozenset(
-    {
-        C.API_QUOTA_EXCEEDED,
-        C.API_UNAVAILABLE,
-        C.NETWORK_ERROR,
-        C.WEAVIATE_CONNECTION,
-        C.CONNECTION_ERROR,
-        C.TIMEOUT_ERROR,
-        C.RATE_LIMITED,
-        C.NATS_ERROR,
-    }
+    {C.RATE_LIMITED, C.NETWORK, C.TIMEOUT, C.UNAVAILABLE}
 )
 
 DEFAULT_HINTS: dict[ErrorCategory, str] = {
-    C.URL_INVALID: "Pass a YouTube URL such as https://www.youtube.com/watch?v=VIDEO_ID or https://youtu.be/VIDEO_ID.",
-    C.URL_PARSE_FAILED: "Check the URL for typos; the video or playlist ID could not be read from it.",
-    C.API_PERMISSION_DENIED: "Check that the API key is valid and that the API is enabled for its project.",
-    C.API_QUOTA_EXCEEDED: "The API quota or rate limit was hit. Wait and retry, or switch to a cheaper preset with infra_configure(preset='budget').",
-    C.API_INVALID_ARGUMENT: "The API rejected the request. Check the parameters (model name, schema, file type).",
-    C.API_NOT_FOUND: "The model or resource does not exist. Check the model ID (infra_configure) or the resource ID.",
-    C.API_UNAVAILABLE: "The API is overloaded or briefly unavailable. Retry in a few seconds.",
-    C.VIDEO_RESTRICTED: "The video is restricted (age, region or embedding). Try another video or a local file.",
-    C.VIDEO_PRIVATE: "The video is private. Use a public or unlisted video, or download it and pass file_path.",
-    C.VIDEO_UNAVAILABLE: "The video is unavailable (removed or never existed). Check the URL.",
-    C.COMMENTS_DISABLED: "The video's owner turned comments off: there are none to read. Try another video.",
-    C.NETWORK_ERROR: "A network call failed or timed out. Check connectivity and retry.",
-    C.FILE_NOT_FOUND: "Check the path: the file does not exist or is not readable by the server process.",
-    C.FILE_UNSUPPORTED: "Use a supported file type (see the tool description for the accepted extensions).",
-    C.FILE_TOO_LARGE: "Use a smaller file, or trim/compress it first.",
-    C.WEAVIATE_CONNECTION: "Check WEAVIATE_URL / WEAVIATE_API_KEY and that the Weaviate server is reachable.",
-    C.WEAVIATE_SCHEMA: "The Weaviate collection schema does not match; see the server log for the property at fault.",
-    C.WEAVIATE_QUERY: "The knowledge query failed; simplify the filters or check the server log.",
-    C.WEAVIATE_IMPORT: "Writing to the knowledge store failed; check the object's properties.",
-    C.UNKNOWN: "Unexpected error. Check the server log (stderr) for details.",
-    C.INVALID_INPUT: "Fix the arguments listed in details.errors and call the tool again.",
-    C.INTERNAL_ERROR: "This is a bug in video-research, not in your request. The server log (stderr) has the details.",
-    C.CONFIG_ERROR: "Fix the configuration named in the message (environment variable or VIDEO_RESEARCH_CONFIG file), then restart the server.",
-    C.CONNECTION_ERROR: "A service could not be reached. Check that it is running and its URL is right, then retry.",
-    C.TIMEOUT_ERROR: "The operation timed out. Retry, or narrow the request.",
-    C.AUTH_ERROR: "The credentials were rejected. Check the API key or token.",
-    C.NOT_FOUND: "Nothing exists with that ID. List the available items first and use one of their IDs.",
-    C.RATE_LIMITED: "Too many requests. Wait retry_after_seconds, then retry.",
-    C.UNAUTHORIZED: "No valid session was presented. Sign in (or pass a valid session) and retry.",
-    C.FORBIDDEN: "Your role does not allow this operation. Ask an admin, or use a read-only tool.",
-    C.FORBIDDEN_PATH: "Only files under the configured roots (VIDEO_RESEARCH_FILE_ROOTS) can be read.",
+    C.INVALID_INPUT: "Fix the argument the message names (details.errors lists each one when there are several) and call the tool again.",
+    C.UNSUPPORTED_FORMAT: "Use a supported file type (see the tool description for the accepted extensions), or convert the file first.",
+    C.TOO_LARGE: "Use a smaller file, or trim/compress it first.",
+    C.NOT_FOUND: "Nothing exists under that path, ID or URL. Check it (a path is read on the server's machine), or list what exists and use one of those.",
     C.CONFLICT: "Something with that name or ID already exists. Choose another name, or update the existing one.",
-    C.NATS_ERROR: "The NATS server could not be reached or refused the operation. Nothing was changed; retry when it is back.",
+    C.UNAUTHORIZED: "The credentials were missing or rejected. Check the API key or token (or sign in again) and retry.",
+    C.FORBIDDEN: "This is not allowed (the message says by whom). Use something you may access, or ask an admin.",
+    C.RATE_LIMITED: "A rate limit or quota was hit. Wait retry_after_seconds and retry, or switch to a cheaper preset with infra_configure(preset='budget').",
+    C.NETWORK: "A network call failed (name lookup, connection or reset). Check the address and the server's connectivity, then retry.",
+    C.TIMEOUT: "The operation timed out. Retry, or narrow the request.",
+    C.UNAVAILABLE: "The service is overloaded or briefly unavailable. Retry in a few seconds.",
+    C.STORE_ERROR: "The knowledge store refused the query or write; simplify the filters, or see the server log (stderr) for the field at fault.",
+    C.CONFIG_ERROR: "Fix the configuration named in the message (environment variable or VIDEO_RESEARCH_CONFIG file), then restart the server.",
+    C.INTERNAL_ERROR: "Something unexpected failed inside video-research, not in your request. Retry once; the server log (stderr) has the details.",
+    C.CANCELLED: "The call was cancelled before it answered. Check the current state before repeating it.",
 }
 
 
@@ -197,46 +205,111 @@ def config_error(message: str, *, hint: str | None = None) -> ToolFailure:
     return ToolFailure(C.CONFIG_ERROR, message, hint=hint)
 
 
-# (category, compiled pattern) in priority order: most specific first. Matched against
-# the lower-cased message when an exception carries no better signal (status codes).
-_PATTERNS: list[tuple[ErrorCategory, re.Pattern[str]]] = [
+# Hints more precise than their category's default, for the failures the outside
+# services (Gemini, YouTube, files, Weaviate) report most.
+URL_HINT = "Pass a YouTube URL such as https://www.youtube.com/watch?v=VIDEO_ID or https://youtu.be/VIDEO_ID."
+URL_PARSE_HINT = "Check the URL for typos; the video or playlist ID could not be read from it."
+API_KEY_HINT = "Check that the API key is valid and that the API is enabled for its project."
+API_ARGUMENT_HINT = (
+    "The API rejected the request. Check the parameters (model name, schema, file type)."
+)
+API_NOT_FOUND_HINT = (
+    "The model or resource does not exist. Check the model ID (infra_configure) or the resource ID."
+)
+VIDEO_PRIVATE_HINT = (
+    "The video is private. Use a public or unlisted video, or download it and pass file_path."
+)
+VIDEO_RESTRICTED_HINT = (
+    "The video is restricted (age, region or embedding). Try another video or a local file."
+)
+VIDEO_GONE_HINT = "The video is unavailable (removed or never existed). Check the URL."
+COMMENTS_OFF_HINT = (
+    "The video's owner turned comments off: there are none to read. Try another video."
+)
+FILE_MISSING_HINT = (
+    "Check the path: the file does not exist or is not readable by the server process."
+)
+WEAVIATE_CONNECTION_HINT = (
+    "Check WEAVIATE_URL / WEAVIATE_API_KEY and that the Weaviate server is reachable."
+)
+WEAVIATE_SCHEMA_HINT = (
+    "The Weaviate collection schema does not match; see the server log for the property at fault."
+)
+WEAVIATE_QUERY_HINT = "The knowledge query failed; simplify the filters or check the server log."
+WEAVIATE_IMPORT_HINT = "Writing to the knowledge store failed; check the object's properties."
+
+# (category, hint, compiled pattern) in priority order: most specific first. Matched
+# against the lower-cased message when an exception carries no better signal (a status).
+_PATTERNS: list[tuple[ErrorCategory, str, re.Pattern[str]]] = [
     (
-        C.WEAVIATE_CONNECTION,
+        C.NETWORK,
+        WEAVIATE_CONNECTION_HINT,
         re.compile(r"weaviate.*(connect|unreachable|refused|closed)|(connect|refused).*weaviate"),
     ),
-    (C.WEAVIATE_SCHEMA, re.compile(r"weaviate.*(schema|collection|property|class)")),
-    (C.WEAVIATE_IMPORT, re.compile(r"weaviate.*(import|insert|batch)")),
-    (C.WEAVIATE_QUERY, re.compile(r"weaviate")),
-    (C.FILE_UNSUPPORTED, re.compile(r"unsupported (video |file )?(extension|type|format)")),
-    (C.URL_INVALID, re.compile(r"(invalid|not a|unsupported).*(youtube )?url|url.*invalid")),
-    (C.URL_PARSE_FAILED, re.compile(r"(could not|cannot|unable to) (extract|parse).*(id|url)")),
     (
-        C.API_PERMISSION_DENIED,
+        C.STORE_ERROR,
+        WEAVIATE_SCHEMA_HINT,
+        re.compile(r"weaviate.*(schema|collection|property|class)"),
+    ),
+    (C.STORE_ERROR, WEAVIATE_IMPORT_HINT, re.compile(r"weaviate.*(import|insert|batch)")),
+    (C.STORE_ERROR, WEAVIATE_QUERY_HINT, re.compile(r"weaviate")),
+    (
+        C.UNSUPPORTED_FORMAT,
+        DEFAULT_HINTS[C.UNSUPPORTED_FORMAT],
+        re.compile(r"unsupported (video |file )?(extension|type|format)"),
+    ),
+    (
+        C.NETWORK,
+        DEFAULT_HINTS[C.NETWORK],
+        re.compile(
+            r"name or service not known|temporary failure in name resolution|nodename nor servname"
+            r"|getaddrinfo failed|name resolution|no address associated"
+        ),
+    ),
+    (
+        C.INVALID_INPUT,
+        URL_HINT,
+        re.compile(r"(invalid|not a|unsupported).*(youtube )?url|url.*invalid"),
+    ),
+    (
+        C.INVALID_INPUT,
+        URL_PARSE_HINT,
+        re.compile(r"(could not|cannot|unable to) (extract|parse).*(id|url)"),
+    ),
+    (
+        C.UNAUTHORIZED,
+        API_KEY_HINT,
         re.compile(r"permission|api key not valid|api_key_invalid|unauthenticated"),
     ),
-    (C.API_QUOTA_EXCEEDED, re.compile(r"\b429\b|quota|resource_exhausted|rate limit")),
-    (C.API_UNAVAILABLE, re.compile(r"\b503\b|overloaded|service unavailable|\b502\b|\b504\b")),
-    (C.API_INVALID_ARGUMENT, re.compile(r"\b400\b|invalid_argument|invalid argument")),
-    (C.API_NOT_FOUND, re.compile(r"\b404\b|not_found")),
-    (C.VIDEO_PRIVATE, re.compile(r"\bprivate\b")),
-    (C.VIDEO_RESTRICTED, re.compile(r"\b403\b|restricted|age.?restricted")),
-    (C.VIDEO_UNAVAILABLE, re.compile(r"unavailable")),
     (
-        C.NETWORK_ERROR,
-        re.compile(r"timeout|timed out|connection (reset|refused|aborted|error)|network"),
+        C.RATE_LIMITED,
+        DEFAULT_HINTS[C.RATE_LIMITED],
+        re.compile(r"\b429\b|quota|resource_exhausted|rate limit"),
+    ),
+    (
+        C.UNAVAILABLE,
+        DEFAULT_HINTS[C.UNAVAILABLE],
+        re.compile(r"\b503\b|overloaded|service unavailable|\b502\b|\b504\b"),
+    ),
+    (C.INVALID_INPUT, API_ARGUMENT_HINT, re.compile(r"\b400\b|invalid_argument|invalid argument")),
+    (C.NOT_FOUND, API_NOT_FOUND_HINT, re.compile(r"\b404\b|not_found")),
+    (C.FORBIDDEN, VIDEO_PRIVATE_HINT, re.compile(r"\bprivate\b")),
+    (C.FORBIDDEN, VIDEO_RESTRICTED_HINT, re.compile(r"\b403\b|restricted|age.?restricted")),
+    (C.NOT_FOUND, VIDEO_GONE_HINT, re.compile(r"unavailable")),
+    (C.TIMEOUT, DEFAULT_HINTS[C.TIMEOUT], re.compile(r"timeout|timed out")),
+    (
+        C.NETWORK,
+        DEFAULT_HINTS[C.NETWORK],
+        re.compile(r"connection (reset|refused|aborted|error)|network"),
     ),
 ]
 
-_STATUS_CATEGORIES: dict[int, ErrorCategory] = {
-    400: C.API_INVALID_ARGUMENT,
-    401: C.API_PERMISSION_DENIED,
-    404: C.API_NOT_FOUND,
-    408: C.NETWORK_ERROR,
-    429: C.API_QUOTA_EXCEEDED,
-    500: C.API_UNAVAILABLE,
-    502: C.API_UNAVAILABLE,
-    503: C.API_UNAVAILABLE,
-    504: C.API_UNAVAILABLE,
+_STATUS_CATEGORIES: dict[int, tuple[ErrorCategory, str]] = {
+    400: (C.INVALID_INPUT, API_ARGUMENT_HINT),
+    401: (C.UNAUTHORIZED, API_KEY_HINT),
+    404: (C.NOT_FOUND, API_NOT_FOUND_HINT),
+    408: (C.TIMEOUT, DEFAULT_HINTS[C.TIMEOUT]),
+    429: (C.RATE_LIMITED, DEFAULT_HINTS[C.RATE_LIMITED]),
 }
 
 
@@ -265,46 +338,60 @@ def _status_code(exc: BaseException) -> int | None:
     return None
 
 
-def _category_for_status(status: int, text: str) -> ErrorCategory:
+def _category_for_status(status: int, text: str) -> tuple[ErrorCategory, str] | None:
     if status == 403:
         if "quota" in text or "ratelimit" in text or "rate limit" in text:
-            return C.API_QUOTA_EXCEEDED
+            return C.RATE_LIMITED, DEFAULT_HINTS[C.RATE_LIMITED]
         if "permission" in text or "api key" in text or "forbidden" in text or "blocked" in text:
-            return C.API_PERMISSION_DENIED
-        return C.VIDEO_RESTRICTED
+            return C.UNAUTHORIZED, API_KEY_HINT
+        return C.FORBIDDEN, VIDEO_RESTRICTED_HINT
     if status in _STATUS_CATEGORIES:
         return _STATUS_CATEGORIES[status]
     if status >= 500:
-        return C.API_UNAVAILABLE
-    return C.UNKNOWN
+        return C.UNAVAILABLE, DEFAULT_HINTS[C.UNAVAILABLE]
+    return None
+
+
+def _is_name_lookup_failure(exc: BaseException) -> bool:
+    """A DNS failure (socket.gaierror), raised directly or wrapped by httpx/httpcore."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def categorize_error(exc: BaseException) -> tuple[ErrorCategory, str]:
     """Map any exception to (category, hint), most specific signal first.
 
-    Order: our own ToolFailure, Python's file, timeout and overflow errors, an HTTP status
-    carried by the SDK error, then message patterns.
+    Order: our own ToolFailure, a failed name lookup, Python's file, timeout and overflow
+    errors, an HTTP status carried by the SDK error, then message patterns.
     """
     if isinstance(exc, ToolFailure):
         return exc.category, exc.hint
+    if _is_name_lookup_failure(exc):
+        return C.NETWORK, DEFAULT_HINTS[C.NETWORK]
     if isinstance(exc, FileNotFoundError | IsADirectoryError | NotADirectoryError):
-        return C.FILE_NOT_FOUND, DEFAULT_HINTS[C.FILE_NOT_FOUND]
+        return C.NOT_FOUND, FILE_MISSING_HINT
     if isinstance(exc, TimeoutError):
-        return C.NETWORK_ERROR, DEFAULT_HINTS[C.NETWORK_ERROR]
+        return C.TIMEOUT, DEFAULT_HINTS[C.TIMEOUT]
     if isinstance(exc, OverflowError):
         return C.INVALID_INPUT, OUT_OF_RANGE_HINT
     text = str(exc).lower()
     status = _status_code(exc)
     if status is not None:
-        category = _category_for_status(status, text)
-        if category is not C.UNKNOWN:
-            return category, DEFAULT_HINTS[category]
+        mapped = _category_for_status(status, text)
+        if mapped is not None:
+            return mapped
     if isinstance(exc, ConnectionError):
-        return C.NETWORK_ERROR, DEFAULT_HINTS[C.NETWORK_ERROR]
-    for category, pattern in _PATTERNS:
+        return C.NETWORK, DEFAULT_HINTS[C.NETWORK]
+    for category, hint, pattern in _PATTERNS:
         if pattern.search(text):
-            return category, DEFAULT_HINTS[category]
-    return C.UNKNOWN, DEFAULT_HINTS[C.UNKNOWN]
+            return category, hint
+    return C.INTERNAL_ERROR, DEFAULT_HINTS[C.INTERNAL_ERROR]
 
 
 def make_tool_error(exc: BaseException) -> ToolError:
@@ -314,7 +401,7 @@ def make_tool_error(exc: BaseException) -> ToolError:
     category, hint = categorize_error(exc)
     message = str(exc) or type(exc).__name__
     retry_after = getattr(exc, "retry_after_seconds", None)
-    if retry_after is None and category is C.API_QUOTA_EXCEEDED:
+    if retry_after is None and category is C.RATE_LIMITED:
         retry_after = 60
     return ToolError(
         error=redact(message),

@@ -1,8 +1,14 @@
 """Which local files a tool may read: only those under the allowed roots.
 
-The roots are VIDEO_RESEARCH_FILE_ROOTS (default: the user's home directory). When the MCP
-client declares its own roots (the `roots` capability), a path must also lie under one of
-those: the client's roots narrow the server's, never widen them.
+The roots are VIDEO_RESEARCH_FILE_ROOTS (default: the user's home directory). When an MCP
+client of a handshake-era revision (2025-11-25 and older) declares its own roots (the
+`roots` capability), a path must also lie under one of those: the effective roots are the
+intersection, the client's roots narrow the server's, never widen them. A refusal names
+the rule that refused and both sets. On MCP 2026-07-28, which has no server-to-client
+requests, a call that names a local path is answered first with an input-required result
+asking for the client's roots (the server layer does that, before the tool runs); the
+client retries the call with its answer (`CallContext.answered_roots`), and the same
+intersection applies. A 2026 client that declares no roots is never asked.
 
 Paths are resolved before the check — `~`, `..` and symbolic links included — so a link
 inside a root that points outside it is refused, and so is `root/../elsewhere`. Every
@@ -50,12 +56,22 @@ def configured_roots(settings: Settings | None = None) -> list[Path]:
 
 
 async def client_roots(ctx: Any) -> list[Path] | None:
-    """The directories the MCP client shares (file:// roots), or None when it declares none."""
+    """The directories the MCP client shares (file:// roots), or None when it declares none.
+
+    On MCP 2026-07-28 they are the roots the client answered in this call's input-required
+    round trip (`answered_roots`), or None when it was not asked (it declares no roots)."""
+    answered = getattr(ctx, "answered_roots", None)
+    if answered is not None:
+        return _file_roots(answered)
     session = getattr(ctx, "session", None)
     if session is None:
         return None
     try:
         import mcp_types as types
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if getattr(session, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            return None  # no roots/list there; the round trip would have set answered_roots
 
         if not session.check_client_capability(
             types.ClientCapabilities(roots=types.RootsCapability())
@@ -65,9 +81,14 @@ async def client_roots(ctx: Any) -> list[Path] | None:
     except Exception as exc:  # a client that cannot answer is treated as declaring no roots
         logger.debug("could not list the client's roots: %s", exc)
         return None
+    return _file_roots([str(root.uri) for root in listed.roots])
+
+
+def _file_roots(uris: list[str]) -> list[Path]:
+    """The directories of the file:// URIs among `uris`, resolved."""
     roots = []
-    for root in listed.roots:
-        parsed = urlparse(str(root.uri))
+    for uri in uris:
+        parsed = urlparse(uri)
         if parsed.scheme == "file":
             roots.append(Path(os.path.realpath(unquote(parsed.path))))
     return roots
@@ -182,17 +203,22 @@ def confine_to(
                 "outside them: a link inside a root is followed, and its target must be under "
                 "a root too."
             )
+        client = ", ".join(printable(r) for r in extra_roots or []) or "(none)"
+        both = (
+            f" A path must be under both: the server's roots ({shown}, "
+            f"VIDEO_RESEARCH_FILE_ROOTS) and your MCP client's roots ({client})."
+        )
         if in_configured and extra_roots is not None:
-            client = ", ".join(printable(r) for r in extra_roots) or "(none)"
             message = (
                 f"{explain(path, resolved)} is outside the directories your MCP client shares "
-                f"with this server ({client})."
+                f"with this server (its roots: {client}); the server's roots ({shown}) "
+                "allow it." + both
             )
             hint = "Add the directory to your client's roots, or pass a file under one of them."
         else:
             message = (
                 f"{explain(path, resolved)} is outside the directories this server may read "
-                f"({shown}).{why}"
+                f"({shown}).{why}" + (both if extra_roots is not None else "")
             )
             hint = (
                 f"Allowed roots: {shown}. To read it, add its directory (or the link's target) "

@@ -3,7 +3,7 @@
     url = await url_policy.check_url(url, settings)              # sent to Gemini
     url = await url_policy.check_url(url, settings, fetch=True)  # fetched by this server
 
-Both refuse with a `URL_INVALID` ToolFailure, before any billable or outgoing call:
+Both refuse with an `invalid_input` ToolFailure, before any billable or outgoing call:
 - a scheme other than http or https (`javascript:`, `file:`, `data:`, `ftp:` ...);
 - credentials in the URL (`https://user:pass@host/`);
 - whitespace, control characters or backslashes anywhere in it (parsers disagree on
@@ -23,8 +23,9 @@ A name that does not resolve here (no such name, no network, or the timeout) mea
   the policy keeps from Gemini is what we can see pointing inward; a name we cannot
   resolve points nowhere we know.
 - for a URL this server fetches (`fetch=True`): refused. We would be the ones
-  connecting, and a name we cannot check is one we must not connect to. A timeout is
-  NETWORK_ERROR (retryable); a name that does not exist is URL_INVALID.
+  connecting, and a name we cannot check is one we must not connect to. Either way it
+  is a `network` failure (retryable), never a refusal: the lookup failed (a misspelt
+  name, no DNS), so the allow-list hint would mislead.
 
 VIDEO_RESEARCH_URL_ALLOWLIST opens the check for local deployments: a comma list of
 host names (`wiki.corp.example`, or `*.corp.example` for a domain and its subdomains)
@@ -129,7 +130,7 @@ async def check(url: str, settings: Settings | None = None, *, fetch: bool = Fal
 
 
 def _refuse(
-    message: str, url: str, category: ErrorCategory = ErrorCategory.URL_INVALID
+    message: str, url: str, category: ErrorCategory = ErrorCategory.INVALID_INPUT
 ) -> ToolFailure:
     """The refusal, quoting the URL with any user:password replaced (never echoed)."""
     shown = _USERINFO.sub(r"\1***@", url)
@@ -139,10 +140,10 @@ def _refuse(
 
 def _parse(url: str) -> SplitResult:
     if not url:
-        raise ToolFailure(ErrorCategory.URL_INVALID, "The URL is empty.", hint=HINT)
+        raise ToolFailure(ErrorCategory.INVALID_INPUT, "The URL is empty.", hint=HINT)
     if len(url) > MAX_URL_LENGTH:
         raise ToolFailure(
-            ErrorCategory.URL_INVALID,
+            ErrorCategory.INVALID_INPUT,
             f"The URL is {len(url)} characters long; at most {MAX_URL_LENGTH} are accepted.",
             hint=HINT,
         )
@@ -343,14 +344,26 @@ async def _resolve(host: str, port: int, url: str, settings: Settings, *, fetch:
     except TimeoutError:
         if fetch:
             raise ToolFailure(
-                ErrorCategory.NETWORK_ERROR,
+                ErrorCategory.NETWORK,
                 f"Could not resolve {host} within {timeout:g} s.",
                 hint="Retry; if it persists check the server's DNS, or raise VIDEO_RESEARCH_URL_RESOLVE_TIMEOUT.",
             ) from None
         logger.info("url policy: %s did not resolve within %g s; left to Gemini", host, timeout)
         return []
-    except (OSError, UnicodeError) as exc:
+    except UnicodeError as exc:
         if fetch:
-            raise _refuse(f"URL refused ({host} does not resolve: {exc})", url) from None
+            raise _refuse(f"URL refused ({host} is not a valid host name: {exc})", url) from None
+        logger.debug("url policy: %s is not a valid name here (%s); left to Gemini", host, exc)
+        return []
+    except OSError as exc:
+        if fetch:
+            # Not a refusal: the policy never saw an address. A name that does not
+            # resolve is a spelling mistake or a network without DNS, both the caller's
+            # to check and worth retrying; the allow-list would not help.
+            raise ToolFailure(
+                ErrorCategory.NETWORK,
+                f"Could not look up {host}: {exc}.",
+                hint=f"Check the spelling of {host} and the server's network and DNS, then retry.",
+            ) from None
         logger.debug("url policy: %s does not resolve here (%s); left to Gemini", host, exc)
         return []

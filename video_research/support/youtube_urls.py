@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlsplit
 
-from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.errors import URL_HINT, URL_PARSE_HINT, ErrorCategory, ToolFailure
 
 VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
 PLAYLIST_ID = re.compile(r"^[A-Za-z0-9_-]{2,64}$")
@@ -22,8 +22,8 @@ _PATH_FORMS = ("shorts", "embed", "live", "v", "e")
 class YouTubeUrlError(ToolFailure, ValueError):
     """A URL that is not a YouTube video (or playlist) URL, or whose ID cannot be read."""
 
-    def __init__(self, category: ErrorCategory, message: str) -> None:
-        ToolFailure.__init__(self, category, message)
+    def __init__(self, message: str, *, hint: str = URL_HINT) -> None:
+        ToolFailure.__init__(self, ErrorCategory.INVALID_INPUT, message, hint=hint)
 
 
 def _is_youtube_host(host: str) -> bool:
@@ -35,9 +35,9 @@ def _is_youtu_be_host(host: str) -> bool:
 
 
 def _split(url: str) -> tuple[str, str, dict[str, list[str]]]:
-    """(host, path, query) of a URL; raises URL_INVALID for anything not YouTube."""
+    """(host, path, query) of a URL; raises invalid_input for anything not YouTube."""
     if not isinstance(url, str) or not url.strip():
-        raise YouTubeUrlError(ErrorCategory.URL_INVALID, "Invalid YouTube URL: empty")
+        raise YouTubeUrlError("Invalid YouTube URL: empty")
     cleaned = url.strip().replace("\\", "")
     if "://" not in cleaned:
         cleaned = "https://" + cleaned
@@ -45,20 +45,13 @@ def _split(url: str) -> tuple[str, str, dict[str, list[str]]]:
         parts = urlsplit(cleaned)
         host = (parts.hostname or "").lower().rstrip(".")
     except ValueError:
-        raise YouTubeUrlError(
-            ErrorCategory.URL_INVALID, f"Invalid YouTube URL: {url[:200]}"
-        ) from None
+        raise YouTubeUrlError(f"Invalid YouTube URL: {url[:200]}") from None
     if parts.scheme.lower() not in ("http", "https"):
-        raise YouTubeUrlError(
-            ErrorCategory.URL_INVALID, f"Invalid YouTube URL (scheme {parts.scheme!r}): {url[:200]}"
-        )
+        raise YouTubeUrlError(f"Invalid YouTube URL (scheme {parts.scheme!r}): {url[:200]}")
     if parts.username or parts.password:
-        raise YouTubeUrlError(
-            ErrorCategory.URL_INVALID, f"Invalid YouTube URL (credentials in URL): {url[:200]}"
-        )
+        raise YouTubeUrlError(f"Invalid YouTube URL (credentials in URL): {url[:200]}")
     if not (_is_youtube_host(host) or _is_youtu_be_host(host)):
         raise YouTubeUrlError(
-            ErrorCategory.URL_INVALID,
             f"Invalid YouTube URL (host {host or '?'!r} is not YouTube): {url[:200]}",
         )
     return host, parts.path, parse_qs(parts.query)
@@ -83,7 +76,7 @@ def parse_video_id(url: str) -> str:
             video_id = _clean_id(segments[1])
     if video_id is None:
         raise YouTubeUrlError(
-            ErrorCategory.URL_PARSE_FAILED, f"Could not extract video ID from URL: {url[:200]}"
+            f"Could not extract video ID from URL: {url[:200]}", hint=URL_PARSE_HINT
         )
     return video_id
 
@@ -107,7 +100,7 @@ def parse_playlist_id(url: str) -> str:
     values = query.get("list") or []
     if not values or not PLAYLIST_ID.match(values[0]):
         raise YouTubeUrlError(
-            ErrorCategory.URL_PARSE_FAILED, f"Could not extract playlist ID from URL: {url[:200]}"
+            f"Could not extract playlist ID from URL: {url[:200]}", hint=URL_PARSE_HINT
         )
     return values[0]
 

@@ -6,7 +6,8 @@ role it needs; `video_research.tools.toolsets` says which of them a session sees
 `tools/list`, `tools/call`, the CLI and the contract tests all read this one table, and
 reach it through this module.
 
-A call goes: look up (unknown -> JSON-RPC invalid params) -> role check -> input
+A call goes: look up (unknown -> JSON-RPC invalid params; known but not listed here -> a
+`not_found` tool result naming the call that reaches it) -> role check -> input
 defaults + validation -> handler -> output validation -> result. Whatever a handler
 raises becomes a structured ToolError; a result that breaks its own output contract is
 a server bug, logged and answered as `internal_error`.
@@ -30,7 +31,7 @@ from video_research.handlers.context import CallContext, ImageAttachment
 from video_research.support import contracts
 from video_research.support.errors import ErrorCategory, ToolError, ToolFailure, make_tool_error
 from video_research.support.services import use_services
-from video_research.tools import toolsets
+from video_research.tools import batches, toolsets
 from video_research.tools.table import TOOLS, ToolSpec
 from video_research.tools.toolsets import (
     DEFAULT_PROFILE,
@@ -101,7 +102,12 @@ async def call(spec: ToolSpec, arguments: dict[str, Any] | None, ctx: CallContex
     shared resources the code below reaches through accessors are the call's own.
     """
     if ctx.toolsets is None:
-        ctx.toolsets = toolsets.SessionControl(ctx.settings, toolsets.of(ctx.session))
+        ctx.toolsets = toolsets.SessionControl(
+            ctx.settings,
+            toolsets.of(ctx.session),
+            stateless=toolsets.is_stateless(ctx.session),
+            runner=call,
+        )
     with use_services(ctx.services):
         return await _call_timed(spec, arguments, ctx)
 
@@ -157,7 +163,7 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
         return Outcome(error=failure.to_tool_error())
     except Exception as exc:
         error = make_tool_error(exc)
-        level = logging.ERROR if error.category == ErrorCategory.UNKNOWN else logging.WARNING
+        level = logging.ERROR if error.category == ErrorCategory.INTERNAL_ERROR else logging.WARNING
         logger.log(level, "tool %s raised %s", spec.name, type(exc).__name__, exc_info=exc)
         return Outcome(error=error)
     problems = contracts.validation_errors(spec.output_path, result)
@@ -170,6 +176,9 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
                 details={"errors": problems},
             ).to_tool_error()
         )
+    failure = batches.all_failed(spec.name, result)
+    if failure is not None:
+        return Outcome(error=failure.to_tool_error())
     return Outcome(result=result, images=list(ctx.images))
 
 
@@ -219,7 +228,7 @@ async def _audit_cancelled(spec: ToolSpec, arguments: dict[str, Any], ctx: CallC
         error=ToolError(
             error=f"{spec.name} was cancelled before it answered; its change may or may not "
             "have been applied.",
-            category="cancelled",
+            category=ErrorCategory.CANCELLED.value,
             hint="Check the current state before repeating the call.",
         )
     )

@@ -2,9 +2,9 @@
 
 The rules, each one a reason the search works:
 
-- Sizes are counted with the local model's tokenizer (`knowledge.embeddings.local_tokenizer`),
-  so a chunk is never silently truncated by the embedder (all-MiniLM-L6-v2 reads 254
-  pieces). A chunk's body is at most `target_tokens` minus what its prefix (video title,
+- Sizes are counted in the tokens of the model that embeds the chunks (the embedder's
+  `token_counter()`, `knowledge.embedders.tokens`), so a chunk is never silently truncated
+  by the embedder (all-MiniLM-L6-v2 reads 254 pieces; use-multilingual any length). A chunk's body is at most `target_tokens` minus what its prefix (video title,
   chapter) takes; the prefix is what `TranscriptChunks` embeds in front of the body.
 - A chunk never splits a caption cue: it holds whole cues, so its start and end times
   are exact cue times and the timestamp link lands where the words are spoken. The one
@@ -25,7 +25,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from video_research.knowledge.embedders.embeddings import LOCAL_MAX_TOKENS, local_tokenizer
+from video_research.knowledge.embedders.embeddings import default_token_counter
+from video_research.knowledge.embedders.tokens import TokenCounter
 from video_research.transcripts.parsers import UNLIMITED, Budget, Cue
 
 DEFAULT_TARGET_TOKENS = 200
@@ -108,21 +109,6 @@ and Japanese have no spaces; each character is a word to the embedding model).""
 _SENTENCE_END = frozenset(".!?…。！？")
 
 
-def _token_counts(texts: Sequence[str]) -> list[int]:
-    counts: list[int] = []
-    tokenizer = local_tokenizer()
-    for start in range(0, len(texts), TOKEN_BATCH):
-        encodings = tokenizer.encode_batch(
-            list(texts[start : start + TOKEN_BATCH]), add_special_tokens=False
-        )
-        counts.extend(len(encoding.ids) for encoding in encodings)
-    return counts
-
-
-def count(text: str) -> int:
-    return _token_counts([text])[0] if text else 0
-
-
 def _slices(text: str) -> list[tuple[int, int]]:
     """(start, end) of pieces of about LONG_CUE_CHARS, each ending at a space if one is near."""
     bounds: list[tuple[int, int]] = []
@@ -151,7 +137,9 @@ def _starts_sentence(text: str, at: int) -> bool:
     return bool(before) and before[-1] in _SENTENCE_END
 
 
-def _split_cue(cue: Cue, limit: int, until: float | None = None) -> list[tuple[Cue, int]]:
+def _split_cue(
+    cue: Cue, limit: int, tokens: TokenCounter, until: float | None = None
+) -> list[tuple[Cue, int]]:
     """A cue of more than `limit` word pieces cut into pieces of at most `limit`, each with
     its size: at a sentence end when one is in the second half of a piece, else between
     words; inside a word only when that one word is longer than a piece. Times are
@@ -160,15 +148,14 @@ def _split_cue(cue: Cue, limit: int, until: float | None = None) -> list[tuple[C
     after the next cue would put the chunks' starts out of order. The last piece still
     ends at the cue's end. Linear: each token is looked at once."""
     text = cue.text
-    tokenizer = local_tokenizer()
     cuts: list[tuple[int, int]] = []  # (char offset, tokens before it)
     piece_char, piece_tok = 0, 0
     word = sentence = inner = (0, 0)  # (char, token index) of the last cut candidates
     total = 0
     for low, high in _slices(text):
-        encoding = tokenizer.encode(text[low:high], add_special_tokens=False)
+        pieces = tokens.pieces(text[low:high])
         previous_word_id = None
-        for (begin, _), word_id in zip(encoding.offsets, encoding.word_ids, strict=True):
+        for begin, word_id in zip(pieces.starts, pieces.words, strict=True):
             at, index = low + begin, total
             total += 1
             if _starts_word(text, at):
@@ -207,15 +194,15 @@ def _split_cue(cue: Cue, limit: int, until: float | None = None) -> list[tuple[C
 
 
 def fit_cues(
-    cues: Sequence[Cue], limit: int, budget: Budget = UNLIMITED
+    cues: Sequence[Cue], limit: int, tokens: TokenCounter, budget: Budget = UNLIMITED
 ) -> tuple[list[Cue], list[int]]:
-    """The cues with any longer than `limit` word pieces split; and each one's size."""
+    """The cues with any longer than `limit` tokens split; and each one's size."""
     fitted: list[Cue] = []
     sizes: list[int] = []
     for start in range(0, len(cues), TOKEN_BATCH):
         batch = cues[start : start + TOKEN_BATCH]
         short = [cue.text for cue in batch if len(cue.text) <= LONG_CUE_CHARS]
-        counts = iter(_token_counts(short))
+        counts = iter(tokens.counts(short))
         for at, cue in enumerate(batch, start):
             size = next(counts) if len(cue.text) <= LONG_CUE_CHARS else limit + 1
             if size <= limit:
@@ -223,7 +210,7 @@ def fit_cues(
                 sizes.append(size)
                 continue
             following = cues[at + 1].start if at + 1 < len(cues) else None
-            for piece, piece_size in _split_cue(cue, limit, following):
+            for piece, piece_size in _split_cue(cue, limit, tokens, following):
                 fitted.append(piece)
                 sizes.append(piece_size)
         budget.check("chunking")
@@ -238,19 +225,25 @@ def chunk_cues(
     target_tokens: int = DEFAULT_TARGET_TOKENS,
     overlap_tokens: int = DEFAULT_OVERLAP_TOKENS,
     budget: Budget = UNLIMITED,
+    tokens: TokenCounter | None = None,
 ) -> tuple[list[Chunk], list[Cue]]:
     """Chunks of whole cues, and the cue list their `first_cue`/`last_cue` index into.
 
-    Each chunk's body is at most `body_budget(title, chapter, target_tokens)` word pieces.
+    Each chunk's body is at most `body_budget(title, chapter, target_tokens, window)`
+    tokens of `tokens` (the embedder's counter; the default model's when not given).
     Linear in the number of cues; `budget` bounds the wall time.
     """
     if not 0 <= overlap_tokens < target_tokens:
         raise ValueError("overlap_tokens must be at least 0 and less than target_tokens")
+    tokens = tokens or default_token_counter()
     chapters = sorted(chapters, key=lambda c: c.start)
-    title_tokens = count(title)
-    rooms = [body_budget(title_tokens, count(chapter.title), target_tokens) for chapter in chapters]
-    default_room = body_budget(title_tokens, 0, target_tokens)
-    fitted, sizes = fit_cues(cues, min([default_room, *rooms]), budget)
+    title_tokens = tokens.count(title)
+    rooms = [
+        body_budget(title_tokens, tokens.count(chapter.title), target_tokens, tokens.window)
+        for chapter in chapters
+    ]
+    default_room = body_budget(title_tokens, 0, target_tokens, tokens.window)
+    fitted, sizes = fit_cues(cues, min([default_room, *rooms]), tokens, budget)
     starts = [chapter.start for chapter in chapters]
     owners = [bisect.bisect_right(starts, cue.start + 1e-6) - 1 for cue in fitted]
     chunks: list[Chunk] = []
@@ -289,8 +282,11 @@ def chunk_cues(
     return chunks, fitted
 
 
-def body_budget(title_tokens: int, chapter_tokens: int, target_tokens: int) -> int:
-    """Word pieces a chunk's own words may take beside its title and chapter prefix."""
+def body_budget(
+    title_tokens: int, chapter_tokens: int, target_tokens: int, window: int | None
+) -> int:
+    """Tokens a chunk's own words may take beside its title and chapter prefix, within the
+    model's `window` (None: the model reads any length)."""
     prefix = title_tokens + chapter_tokens + (2 if chapter_tokens else 1)
-    ceiling = LOCAL_MAX_TOKENS - prefix
-    return max(min(target_tokens - prefix, ceiling), MIN_BODY_TOKENS)
+    room = target_tokens - prefix if window is None else min(target_tokens, window) - prefix
+    return max(room, MIN_BODY_TOKENS)

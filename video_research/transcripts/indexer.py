@@ -36,7 +36,6 @@ from video_research.knowledge.collections import (
     Property,
     register_collection,
 )
-from video_research.knowledge.embedders.embeddings import local_tokenizer
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import Sort, generate_uuid5, get_store, now_utc
 from video_research.support.errors import ErrorCategory, ToolFailure
@@ -232,7 +231,11 @@ async def index_transcript(
     MAX_CHUNKS chunks.
     """
     settings = settings or current_settings()
-    await asyncio.to_thread(local_tokenizer)  # its one-time load is not this file's cost
+    store = await get_store(settings)
+    # Chunks are measured in the tokens of the model that embeds them; the tokenizer's
+    # one-time load is not this file's cost.
+    tokens = store.embedder.token_counter()
+    await asyncio.to_thread(tokens.load)
     budget = budget or Budget(settings.transcript_file_budget_seconds)
     budget.resume()
     chunks, cues = await asyncio.to_thread(
@@ -245,6 +248,7 @@ async def index_transcript(
             settings.transcript_chunk_overlap, settings.transcript_chunk_tokens // 2
         ),
         budget=budget,
+        tokens=tokens,
     )
     budget.pause()
     if len(chunks) > MAX_CHUNKS:
@@ -282,7 +286,6 @@ async def index_transcript(
         }
         for chunk in chunks
     ]
-    store = await get_store(settings)
     await store.replace_where(
         CHUNKS,
         Filter.all_of(Filter.eq("video_id", info.video_id), SPEECH_CHUNKS),

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from video_research.knowledge import relevance
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.store import SearchHit, get_store
 from video_research.transcripts import windows
@@ -191,9 +192,15 @@ class Moment:
             "relevance": _rounded(best.relevance),
             "cosine": _rounded(None if best.distance is None else 1.0 - best.distance),
             "keyword": _rounded(best.keyword_score),
+            "share": _rounded(best.keyword_share),
         }
+        best_relevance = max(
+            (h.relevance for h in self.hits if h.relevance is not None), default=0.0
+        )
         return {
             "scores": scores,
+            "relevance": best_relevance,
+            "weak": relevance.is_weak(best_relevance),
             "low_content": low_content(props),
             **video_fields(props),
             "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
@@ -217,7 +224,13 @@ def low_content(props: dict[str, Any]) -> bool:
     """A chunk that says almost nothing for its length: fewer than LOW_CONTENT_WORDS_PER_MINUTE
     distinct words a minute ("[MUSIC] you you you" over 12 minutes), or one chunk over
     LOW_CONTENT_SPAN_SECONDS (a transcript without timing, cut as one block). Real speech
-    has ~100 distinct words a minute (the eval corpus: 1% of chunks under 42)."""
+    has ~100 distinct words a minute (the eval corpus: 1% of chunks under 42).
+
+    Never on-screen text: a slide says few words a minute by nature (a title shown for a
+    minute), and when they are the words asked for it is the answer, not filler; its
+    relevance (knowledge.relevance) says whether it matches."""
+    if props.get("evidence") == "screen":
+        return False
     span = max(float(props.get("end_time", 0)) - float(props.get("start_time", 0)), 1.0)
     if span > LOW_CONTENT_SPAN_SECONDS:
         return True

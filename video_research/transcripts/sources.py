@@ -114,6 +114,7 @@ def failure_item(failure: ToolFailure, reason: str, **where: str) -> dict[str, A
     return {
         **where,
         "reason": reason,
+        "category": error.category,
         "error": error.error,
         "hint": error.hint or "",
         "retryable": error.retryable,

@@ -100,7 +100,25 @@ async def from_file(file_path: str, ctx: Any = None) -> VideoSource:
     )
 
 
+_LOCAL_PATH = re.compile(r"^(file:|/|~|\.{1,2}[/\\]|[A-Za-z]:[/\\]|\\\\)")
+
+
+def looks_like_local_path(url: str) -> bool:
+    """A file path (or file: URL) sent where a web address belongs: `/srv/talk.mp4`,
+    `~/talk.mp4`, `./talk.mp4`, `C:\\talk.mp4`, or `videos/talk.mp4` with no scheme."""
+    text = url.strip()
+    if _LOCAL_PATH.match(text):
+        return True
+    return "://" not in text and Path(text.split("?")[0]).suffix.lower() in VIDEO_MIME_TYPES
+
+
 def from_url(url: str) -> VideoSource:
+    if looks_like_local_path(url):
+        raise invalid_input(
+            f"url: {url[:200]!r} is a local file path, not a web address.",
+            hint="Pass a video file on the server's machine as file_path instead of url "
+            '(for example {"file_path": "/videos/talk.mp4"}); url takes a YouTube link.',
+        )
     return VideoSource(
         kind="youtube", source=normalize_youtube_url(url), content_id=parse_video_id(url)
     )

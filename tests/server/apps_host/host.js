@@ -8,6 +8,10 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 const APPS = "io.modelcontextprotocol/ui";
 const APP_MIME = "text/html;profile=mcp-app";
 
+// A sans host font, as the chat hosts people use set one (Liberation Sans ships with
+// Debian's chromium; DejaVu Sans is the fallback every Debian has).
+const SANS = '"Liberation Sans", "DejaVu Sans", Arial, sans-serif';
+
 const THEMES = {
   light: {
     "--color-background-primary": "#ffffff",
@@ -15,7 +19,7 @@ const THEMES = {
     "--color-text-primary": "#1c1917",
     "--color-text-secondary": "#57534e",
     "--color-border-primary": "#d6d3d1",
-    "--font-sans": "Georgia, serif",
+    "--font-sans": SANS,
   },
   dark: {
     "--color-background-primary": "#0f172a",
@@ -23,7 +27,7 @@ const THEMES = {
     "--color-text-primary": "#e2e8f0",
     "--color-text-secondary": "#94a3b8",
     "--color-border-primary": "#334155",
-    "--font-sans": "Georgia, serif",
+    "--font-sans": SANS,
   },
 };
 
@@ -72,10 +76,12 @@ window.host = {
 
   /** Call `name` and show its result: in its view when the tool links one, else as JSON.
    *  `result` replaces the call (to time a large result without a server that has it);
-   *  `view` names the ui:// view for a tool this server does not have. */
-  async show(name, args, { theme = "light", result = null, view = null } = {}) {
+   *  `view` names the ui:// view for a tool this server does not have; `width` is the
+   *  chat column's; `displayModes` the modes this host offers; `capabilities` replaces
+   *  the host's; `pending` sends the input but holds the result back (for `cancel`). */
+  async show(name, args, { theme = "light", result = null, view = null, width = 720, displayModes = ["inline", "fullscreen"], capabilities = null, pending = false } = {}) {
     const tool = tools.find((candidate) => candidate.name === name);
-    const outcome = result || (await client.callTool({ name, arguments: args }));
+    const outcome = pending ? null : result || (await client.callTool({ name, arguments: args }));
     const stage = document.getElementById("stage");
     const uri = view || (tool && tool._meta && tool._meta.ui && tool._meta.ui.resourceUri);
     if (!uri) {
@@ -84,31 +90,58 @@ window.host = {
     }
     const content = (await client.readResource({ uri })).contents[0];
     if (bridge) await bridge.close();
+    window.modelContext = [];
+    window.displayModeRequests = [];
+    window.opened = [];
     const frame = document.createElement("iframe");
     frame.name = "view";
     frame.title = (tool && tool.title) || name;
     frame.setAttribute("sandbox", "allow-scripts");
+    frame.style.width = `${width}px`;
     frame.srcdoc = withPolicy(content.text, content._meta && content._meta.ui && content._meta.ui.csp);
     stage.replaceChildren(frame);
     document.body.dataset.theme = theme;
-    bridge = new AppBridge(client, { name: "apps-test-host", version: "1.0.0" }, { serverTools: {}, openLinks: {}, logging: {} }, {
-      hostContext: {
-        theme,
-        displayMode: "inline",
-        platform: "web",
-        toolInfo: tool ? { tool } : undefined,
-        containerDimensions: { maxHeight: 1400, width: 720 },
-        styles: { variables: THEMES[theme] },
-      },
-    });
-    bridge.onsizechange = ({ height }) => { if (height) frame.style.height = `${Math.min(height, 1400)}px`; };
-    bridge.onopenlink = async () => ({});
+    const hostCapabilities = capabilities || { serverTools: {}, openLinks: {}, logging: {}, updateModelContext: { text: {} }, sandbox: { csp: (content._meta && content._meta.ui && content._meta.ui.csp) || {} } };
+    let inlineHeight = 400;
+    const hostContext = {
+      theme,
+      displayMode: "inline",
+      availableDisplayModes: displayModes,
+      platform: "web",
+      toolInfo: tool ? { tool } : undefined,
+      containerDimensions: { maxHeight: 1400, width },
+      styles: { variables: THEMES[theme] },
+    };
+    bridge = new AppBridge(client, { name: "apps-test-host", version: "1.0.0" }, hostCapabilities, { hostContext });
+    bridge.onsizechange = ({ height }) => {
+      if (!height) return;
+      inlineHeight = Math.min(height, 1400);
+      if (frame.dataset.mode !== "fullscreen") frame.style.height = `${inlineHeight}px`;
+    };
+    bridge.onopenlink = async ({ url }) => { window.opened.push(url); return {}; };
+    bridge.onupdatemodelcontext = async (params) => { window.modelContext.push(params); return {}; };
+    bridge.onrequestdisplaymode = async ({ mode }) => {
+      window.displayModeRequests.push(mode);
+      const granted = displayModes.includes(mode) ? mode : "inline";
+      // Fullscreen: the frame takes the whole window, as a chat host's overlay does.
+      frame.dataset.mode = granted;
+      if (granted === "fullscreen") Object.assign(frame.style, { position: "fixed", inset: "0", width: "100vw", height: "100vh", borderRadius: "0", zIndex: "10" });
+      else Object.assign(frame.style, { position: "", inset: "", width: `${width}px`, height: `${inlineHeight}px`, borderRadius: "", zIndex: "" });
+      bridge.setHostContext({ ...hostContext, displayMode: granted, containerDimensions: granted === "fullscreen" ? { height: innerHeight, width: innerWidth } : { maxHeight: 1400, width } });
+      return { mode: granted };
+    };
     const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
     await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
     await initialized;
     await bridge.sendToolInput({ arguments: args });
+    if (pending) return { uri };
     window.sentAt = performance.timeOrigin + performance.now();
     await bridge.sendToolResult(outcome);
     return { uri };
+  },
+
+  /** The host (or the person) cancelled the tool call the view waits for. */
+  async cancel(reason) {
+    await bridge.sendToolCancelled({ reason });
   },
 };

@@ -88,10 +88,13 @@ def count_terms(text: str, terms: Iterable[str]) -> dict[str, int]:
     return {term: counts[term] for term in terms if term in counts}
 
 
-def matched_share(query: str, text: str) -> float:
+def matched_share(query: str, text: str, skip: frozenset[str] = frozenset()) -> float:
     """The share of `query`'s distinct tokens that `text` holds (how fully a passage
-    matches what was asked: `knowledge.fusion.keyword_match_alpha`)."""
+    matches what was asked: `knowledge.fusion.keyword_match_alpha`), leaving out the
+    tokens in `skip` (stopwords) unless the query has no others."""
     terms = query_tokens(query)
+    if skip:
+        terms = [term for term in terms if term not in skip] or terms
     if not terms:
         return 0.0
     return len(count_terms(text, terms)) / len(terms)

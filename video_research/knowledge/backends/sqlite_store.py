@@ -48,6 +48,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from video_research.config import Settings
+from video_research.knowledge import relevance
 from video_research.knowledge.backends import sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
 from video_research.knowledge.backends.keyword_index import KeywordIndex
@@ -398,6 +399,10 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             if max_distance is None or distance <= max_distance
         ]
 
+    @staticmethod
+    def _query_share(query: str, text: str) -> float:
+        return matched_share(query, text, relevance.STOPWORDS)
+
     def _hybrid_sync(
         self,
         state: CollectionState,
@@ -445,9 +450,6 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 score=score,
                 distance=distances.get(row),
                 keyword_score=keyword_scores.get(row, 0.0) if normalised else None,
-                relevance=_relevance(
-                    alpha, distances.get(row), keyword_scores.get(row, 0.0), normalised
-                ),
             )
             for row, score in ranked
         ]
@@ -568,18 +570,6 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             _log(conn, name, [])
         self._vec_tables[name] = staging
         return []
-
-
-def _relevance(
-    alpha: float, distance: float | None, keyword: float, normalised: bool
-) -> float | None:
-    """alpha x cosine + (1 - alpha) x normalised BM25 (see SearchHit.relevance)."""
-    if distance is None and not normalised:
-        return None
-    cosine = 0.0 if distance is None else 1.0 - distance
-    if not normalised:
-        return cosine if alpha > 0 else None
-    return alpha * cosine + (1.0 - alpha) * keyword
 
 
 def _log(conn: sqlite3.Connection, name: str, ids: Sequence[int]) -> None:

@@ -38,6 +38,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from video_research.config import Settings
+from video_research.knowledge import relevance
 from video_research.knowledge.backends.keyword_tokens import matched_share
 from video_research.knowledge.base import KnowledgeStore, Progress
 from video_research.knowledge.collections import (
@@ -56,6 +57,7 @@ from video_research.knowledge.models import (
     StoredObject,
     generate_uuid5,
 )
+from video_research.support import errors
 from video_research.support.errors import ErrorCategory, ToolFailure, config_error, invalid_input
 from video_research.support.redact import redact
 
@@ -330,18 +332,22 @@ def failure(exc: Exception) -> ToolFailure:
     if isinstance(
         exc, wx.WeaviateConnectionError | wx.WeaviateStartUpError | wx.WeaviateTimeoutError
     ):
-        category = ErrorCategory.WEAVIATE_CONNECTION
+        return ToolFailure(
+            ErrorCategory.NETWORK, f"Weaviate: {text}", hint=errors.WEAVIATE_CONNECTION_HINT
+        )
     elif isinstance(exc, wx.WeaviateInsertManyAllFailedError | wx.WeaviateBatchError):
-        category = ErrorCategory.WEAVIATE_IMPORT
+        return ToolFailure(
+            ErrorCategory.STORE_ERROR, f"Weaviate: {text}", hint=errors.WEAVIATE_IMPORT_HINT
+        )
     elif isinstance(exc, wx.UnexpectedStatusCodeError) and exc.status_code in (401, 403):
         return ToolFailure(
-            ErrorCategory.AUTH_ERROR,
+            ErrorCategory.UNAUTHORIZED,
             f"Weaviate refused the credentials: {text}",
             hint="Check WEAVIATE_API_KEY.",
         )
-    else:
-        category = ErrorCategory.WEAVIATE_QUERY
-    return ToolFailure(category, f"Weaviate: {text}")
+    return ToolFailure(
+        ErrorCategory.STORE_ERROR, f"Weaviate: {text}", hint=errors.WEAVIATE_QUERY_HINT
+    )
 
 
 class WeaviateStore(KnowledgeStore):
@@ -482,9 +488,10 @@ class WeaviateStore(KnowledgeStore):
                     self._delete_ids(collection, written)
             index, error = next(iter(result.errors.items()))
             raise ToolFailure(
-                ErrorCategory.WEAVIATE_IMPORT,
+                ErrorCategory.STORE_ERROR,
                 f"Weaviate refused object {index} of {len(rows)} in {state.definition.name}: "
                 f"{error.message}",
+                hint=errors.WEAVIATE_IMPORT_HINT,
             )
         stale = sorted(set(old) - set(ids))
         if stale:
@@ -574,6 +581,10 @@ class WeaviateStore(KnowledgeStore):
             offset=offset or None,
         )
         return [to_stored_object(state.definition, o) for o in result.objects]
+
+    @staticmethod
+    def _query_share(query: str, text: str) -> float:
+        return matched_share(query, text, relevance.STOPWORDS)
 
     def _hybrid_sync(
         self,

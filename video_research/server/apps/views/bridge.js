@@ -1,7 +1,8 @@
 // The view's side of MCP Apps: JSON-RPC 2.0 over postMessage with the host, as the
 // io.modelcontextprotocol/ui extension defines it (ui/initialize, then the host's
-// tool-input / tool-result / host-context-changed notifications; tools/call and
-// ui/open-link the other way). Hand-written rather than the reference App class: the
+// tool-input / tool-result / tool-cancelled / host-context-changed notifications;
+// tools/call, ui/open-link, ui/request-display-mode and ui/update-model-context the
+// other way, each only where the host's capabilities or context offer it). Hand-written rather than the reference App class: the
 // few messages a view needs fit in a few kilobytes, where the bundled class and its
 // schema library weigh 150 KB gzipped, over the view's budget on its own.
 "use strict";
@@ -12,6 +13,7 @@ const Bridge = (() => {
   const early = [];
   let nextId = 1;
   let hostContext = {};
+  let hostCapabilities = {};
 
   const post = (message) => window.parent.postMessage({ jsonrpc: "2.0", ...message }, "*");
 
@@ -98,9 +100,10 @@ const Bridge = (() => {
     async connect(name) {
       const answer = await request("ui/initialize", {
         appInfo: { name, version: "1" },
-        appCapabilities: { availableDisplayModes: ["inline"] },
+        appCapabilities: { availableDisplayModes: ["inline", "fullscreen", "pip"] },
         protocolVersion: PROTOCOL,
       });
+      hostCapabilities = (answer && answer.hostCapabilities) || {};
       applyContext((answer && answer.hostContext) || {});
       notify("ui/notifications/initialized");
       reportSize();
@@ -109,8 +112,37 @@ const Bridge = (() => {
     get context() {
       return hostContext;
     },
+    get capabilities() {
+      return hostCapabilities;
+    },
+    /** Whether the host passes tools/call on to the server (else a view offers no action). */
+    get canCallTools() {
+      return Boolean(hostCapabilities.serverTools);
+    },
+    /** Whether the host offers display `mode` (fullscreen, pip) beside inline. */
+    offers(mode) {
+      return (hostContext.availableDisplayModes || []).includes(mode);
+    },
+    /** Ask for `mode`; the mode the host granted ("inline" when it has none to give). */
+    async displayMode(mode) {
+      if (!this.offers(mode)) return "inline";
+      try {
+        const granted = await request("ui/request-display-mode", { mode });
+        return (granted && granted.mode) || "inline";
+      } catch (_) {
+        return "inline";
+      }
+    },
+    /** Tell the model what the person did here, for its next turn (where the host takes it). */
+    tellModel(text, structuredContent) {
+      if (!hostCapabilities.updateModelContext) return Promise.resolve(false);
+      const params = { content: [{ type: "text", text }] };
+      if (structuredContent) params.structuredContent = structuredContent;
+      return request("ui/update-model-context", params).then(() => true, () => false);
+    },
     /** tools/call through the host: the whole CallToolResult, or a thrown ToolFailure. */
     async callToolResult(name, args) {
+      if (!hostCapabilities.serverTools) throw new ToolFailure("This chat app can't run actions from here.");
       let result;
       try {
         result = await request("tools/call", { name, arguments: args || {} });
@@ -125,6 +157,7 @@ const Bridge = (() => {
       return (await this.callToolResult(name, args)).structuredContent || {};
     },
     openLink(url) {
+      if (!hostCapabilities.openLinks) return Promise.resolve(undefined);
       return request("ui/open-link", { url }).catch(() => undefined);
     },
   };
@@ -132,17 +165,32 @@ const Bridge = (() => {
 
 class ToolFailure extends Error {}
 
-/** The message a failed tool result carries: our ToolError JSON, or its plain text. */
+/** What went wrong, said for a person: the server's own message written for people where
+ * it has one, a plain sentence for the kinds of failure people cannot act on. The hint,
+ * written for the model (which tool to call next), stays out of the view. */
+const PLAIN = {
+  forbidden: "You don't have permission to do that here. Ask an admin if you need it.",
+  unauthorized: "You're not signed in to this server, or your sign-in expired.",
+  rate_limited: "Too many requests just now. Try again in a moment.",
+  timeout: "That took too long. Try again in a moment.",
+  network: "The server couldn't reach a service it needs. Try again in a moment.",
+  unavailable: "The service is unavailable right now. Try again in a moment.",
+  internal_error: "Something went wrong on the server.",
+};
+
 function errorText(result) {
   const text = ((result.content || []).find((block) => block.type === "text") || {}).text || "";
   try {
     const parsed = JSON.parse(text);
     const body = parsed && typeof parsed.error === "object" ? parsed.error : parsed;
-    if (body && body.message) return [body.message, body.hint].filter(Boolean).join(" ");
+    const message = body && (typeof body.error === "string" ? body.error : body.message);
+    const plain = body && PLAIN[body.category];
+    if (plain) return plain;
+    if (message) return message;
   } catch (_) {
     /* not JSON: the text as it is */
   }
-  return text || "The tool failed without saying why.";
+  return text || "Something went wrong, and the server didn't say what.";
 }
 
 /** An element with attributes and children; text always goes in as text, never as HTML. */
@@ -184,20 +232,6 @@ function parseClock(text) {
   const match = /^\s*\[?(\d{1,2}(?::\d{1,2}){0,2})\]?/.exec(String(text || ""));
   if (!match) return null;
   return match[1].split(":").reduce((total, part) => total * 60 + Number(part), 0);
-}
-
-/** `text` with the query's words marked (<mark>), as DOM nodes. */
-function marked(text, query) {
-  const words = String(query || "")
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word.length > 1);
-  if (!words.length) return [text];
-  const escaped = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  const pattern = new RegExp(`(${escaped.join("|")})`, "giu");
-  return String(text)
-    .split(pattern)
-    .map((part, index) => (index % 2 ? el("mark", {}, part) : part));
 }
 
 const YOUTUBE_ID = /(?:[?&]v=|youtu\.be\/|\/embed\/|\/shorts\/|\/live\/)([A-Za-z0-9_-]{11})/;
@@ -244,7 +278,17 @@ function announce(region, text, isError) {
   region.textContent = "";
   region.className = isError ? "status error" : "status";
   region.setAttribute("role", isError ? "alert" : "status");
-  if (text) region.append(isError ? el("strong", {}, "Refused: ") : "", text);
+  if (text) region.append(text);
+}
+
+/** The host cancelled the call this view waits for: say so instead of waiting forever. */
+function onCancelled(summary, status) {
+  Bridge.on("ui/notifications/tool-cancelled", (params) => {
+    summary.textContent = "";
+    const why = params && typeof params.reason === "string" && params.reason ? ` (${params.reason.slice(0, 120)})` : "";
+    announce(status, `The request was cancelled${why}. Nothing was changed.`);
+    markPainted();
+  });
 }
 
 /** Mark the first paint after a result, for the host (and the tests) to read. */

@@ -1,0 +1,87 @@
+"""One calibrated relevance on every search and ask result (video_research/knowledge/relevance.py)."""
+
+from __future__ import annotations
+
+from tests.calls import call_ok
+from video_research.knowledge import relevance
+from video_research.transcripts.search import low_content
+
+TIDES = (
+    "# Tides\n\nThe moon's gravity pulls the oceans into two bulges, so most coasts see two "
+    "high tides a day. Spring tides come when the sun and moon line up.\n"
+)
+BEES = (
+    "# Bees in winter\n\nA honey bee colony survives the winter as a cluster around the queen, "
+    "shivering its flight muscles to keep the centre warm while eating stored honey.\n"
+)
+UNRELATED = "how many ATP molecules does one turn of the Krebs cycle produce"
+
+
+def test_relevance_is_a_probability_that_rises_with_both_signals():
+    for model in ("local:all-MiniLM-L6-v2", "local:use-multilingual", "gemini:x"):
+        grid = [relevance.relevance(c / 10, s / 4, model) for c in range(-2, 11) for s in range(5)]
+        assert all(0.0 <= value <= 1.0 for value in grid)
+        assert relevance.relevance(0.2, 0.0, model) <= relevance.relevance(0.7, 0.0, model)
+        assert relevance.relevance(0.2, 0.0, model) <= relevance.relevance(0.2, 1.0, model)
+    assert relevance.is_weak(relevance.relevance(None, None, "local:all-MiniLM-L6-v2"))
+
+
+def test_the_stopwords_of_a_question_match_nothing():
+    from video_research.knowledge.backends.keyword_tokens import matched_share
+
+    text = "how does the moon pull the tides"
+    assert matched_share("how does the stock market work", text, relevance.STOPWORDS) == 0.0
+    assert matched_share("how does the moon pull the tides", text, relevance.STOPWORDS) == 1.0
+
+
+async def test_every_search_tool_says_relevance_and_weak(tmp_path):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "tides.md").write_text(TIDES)
+    (folder / "bees.md").write_text(BEES)
+    await call_ok("document_ingest", {"path": str(folder)})
+
+    quoted = "the moon's gravity pulls the oceans into two bulges"
+    found = await call_ok("document_search", {"query": quoted})
+    top = found["results"][0]
+    assert "Tides" in top["title"] and not top["weak"] and top["relevance"] >= relevance.WEAK
+    assert not any("Nothing in the store" in note for note in found.get("notes", []))
+
+    nothing = await call_ok("document_search", {"query": UNRELATED})
+    assert nothing["results"], "hybrid search always returns the nearest passages"
+    assert all(r["weak"] and r["relevance"] < relevance.WEAK for r in nothing["results"])
+    (note,) = nothing["notes"]
+    assert note.startswith("Nothing in the store matches this well: the best is ")
+
+    searched = await call_ok("knowledge_search", {"query": UNRELATED})
+    assert all(hit["weak"] for hit in searched["results"])
+    assert any(n.startswith("Nothing in the store matches this well") for n in searched["notes"])
+
+    asked = await call_ok("knowledge_ask", {"question": UNRELATED})
+    assert asked["sources"] and all(s["weak"] for s in asked["sources"])
+    assert any(n.startswith("Nothing in the store matches this well") for n in asked["notes"])
+    answered = await call_ok("knowledge_ask", {"question": quoted})
+    assert not answered["sources"][0]["weak"]
+
+
+async def test_relevance_does_not_depend_on_the_other_hits(tmp_path):
+    """Unlike the fused score (the best hit always 1.0), a hit's relevance is its own: the
+    same passage for the same query scores the same whatever else the store holds."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "bees.md").write_text(BEES)
+    await call_ok("document_ingest", {"path": str(folder)})
+    first = (await call_ok("document_search", {"query": UNRELATED}))["results"][0]
+    (folder / "tides.md").write_text(TIDES)
+    await call_ok("document_ingest", {"path": str(folder)})
+    again = await call_ok("document_search", {"query": UNRELATED})
+    same = next(r for r in again["results"] if r["document_id"] == first["document_id"])
+    assert first["score"] == 1.0, "the fused score gives the best hit 1.0, related or not"
+    assert abs(same["relevance"] - first["relevance"]) < 1e-6
+
+
+def test_a_slide_matched_word_for_word_is_never_low_content():
+    slide = {"start_time": 0.0, "end_time": 60.0, "text": "The Krebs Cycle", "evidence": "screen"}
+    spoken = {**slide, "evidence": "speech"}
+    assert not low_content(slide)
+    assert low_content(spoken), "three words a minute of speech is filler"

@@ -1,0 +1,113 @@
+"""One calibrated relevance for every search hit: how likely it is to answer the query.
+
+A hybrid search always returns its nearest objects, related or not, and its fused score
+is rescaled per query (relativeScoreFusion gives the best hit 1.0 whatever it is), so an
+unrelated lecture scored 1.0 for a question nothing in the store answers. `relevance`
+is built from two signals that mean the same in every query and every collection:
+
+- `cosine`: the cosine similarity of the hit's vector to the query's (its scale is the
+  embedding model's, so the calibration is per model);
+- `share`: the share of the query's distinct content words (lower-cased, accents
+  folded: the keyword index's own tokens; `STOPWORDS` left out, so "how does the" in a
+  question about anything matches nothing) that the hit's searchable text holds.
+
+relevance = 1 / (1 + exp(-(a x cosine + b x share + c))), a logistic fit of "this hit
+answers the query" on `make eval`'s tuning part: the right moment of the answerable
+queries (positives) against the best hit of queries whose answer is not in the store
+(tests/eval/no_answer_queries.jsonl, negatives). Below `WEAK` a hit is weak; the fit's
+intercept is set so the answerable tuning queries whose right hit falls below it stay
+under 5%. docs/benchmarks.md has the figures, tuning and held-out parts.
+
+A hit without a cosine (a keywords-only search) is scored by its share alone
+(`SHARE_ONLY`), and so is every hit of a model without a calibration of its own (Gemini
+embeddings), whose cosines run on another scale. The formula reads no rank and no other
+hit, so one hit's relevance does not change with what else was found: a 0.9 in one
+answer means what it means in another.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from video_research.knowledge import guidance
+
+_ENGLISH_STOPWORDS = """
+a an and are as at be been but by can could did do does doing for from had has have he
+her here his how i if in into is it its just like me my no not of on or our she so some
+than that the their them then there these they this those to too up us very was we were
+what when where which while who why will with would you your about also all any each
+more most other over should such only out again once get got one two
+"""
+STOPWORDS: frozenset[str] = frozenset(_ENGLISH_STOPWORDS.split()).union(
+    *guidance.STOPWORDS.values()
+)
+"""Words that say nothing of a query's subject (English, and the commonest words of the
+Latin-script languages knowledge.guidance tells apart)."""
+
+WEAK = 0.5
+"""Relevance below which a hit is weak: more likely unrelated than an answer."""
+
+
+@dataclass(frozen=True)
+class Fit:
+    """z = cosine_weight x cosine + share_weight x share + intercept."""
+
+    cosine_weight: float
+    share_weight: float
+    intercept: float
+
+
+CALIBRATION: dict[str, Fit] = {
+    "local:use-multilingual": Fit(cosine_weight=19.636, share_weight=2.134, intercept=-5.528),
+    "local:all-MiniLM-L6-v2": Fit(cosine_weight=11.701, share_weight=3.527, intercept=-2.905),
+}
+"""Per embedding model, the fit over both signals on make eval's tuning part, its
+intercept moved so that 4% of the tuning part's right moments fall below WEAK
+(`make eval EVAL="--calibrate --embedders ..."`, tests/eval/calibration.py)."""
+
+SHARE_ONLY = Fit(cosine_weight=0.0, share_weight=10.0, intercept=-6.0)
+"""For hits without a cosine and models without a fit: weak below 60% of the query's
+content words. Not a fit: on make eval the share alone does not tell the two apart (the
+best hit of a question with no answer often holds some of its words, a paraphrase none),
+so it only vouches for a hit that holds most of what was asked."""
+
+
+def _logistic(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def relevance(cosine: float | None, share: float | None, model: str) -> float:
+    """The calibrated relevance in 0..1 of a hit with these signals (None: not measured)."""
+    fit = CALIBRATION.get(model)
+    if cosine is None or fit is None:
+        fit, cosine = SHARE_ONLY, 0.0
+    share = share or 0.0
+    z = fit.cosine_weight * cosine + fit.share_weight * share + fit.intercept
+    return round(_logistic(z), 4)
+
+
+def is_weak(value: float | None) -> bool:
+    return value is None or value < WEAK
+
+
+def note_if_all_weak(scored: list[tuple[str, float | None]]) -> str | None:
+    """The note for a result whose hits are all weak: (label, relevance) of each hit; None
+    when one passes WEAK (or there is no hit: the empty state says its own thing)."""
+    measured = [(label, value) for label, value in scored if value is not None]
+    if not measured or any(not is_weak(value) for _, value in measured):
+        return None
+    label, best = max(measured, key=lambda pair: pair[1])
+    return nothing_matches_note(label, best)
+
+
+def nothing_matches_note(best_label: str, best: float) -> str:
+    """The note a result carries when no hit reaches WEAK."""
+    return (
+        f"Nothing in the store matches this well: the best is {best_label} at {best:.2f} "
+        f"(a hit below {WEAK} is weak, more likely unrelated than an answer). "
+        "Do not cite these as answers; index the material that answers it, or rephrase."
+    )
