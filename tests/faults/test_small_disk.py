@@ -44,6 +44,16 @@ async def _while_filling(session, tool, arguments, data_dir):
     return answers[0], ballast
 
 
+async def _freed_then(session, row, ballast, tool, arguments) -> dict:
+    """(d): free the disk, call `tool` again, time it into the row; its result."""
+    for path in ballast:
+        path.unlink()
+    clock = Stopwatch()
+    again = await ok(session, tool, arguments)
+    row.recovery_s = clock.seconds()
+    return again
+
+
 def _full_disk_word(answer) -> str:
     """The answer under a full disk: a clear error of the vocabulary (or failed items)."""
     if answer.is_error:
@@ -74,11 +84,7 @@ async def test_data_dir_fills_during_document_ingest(tmp_path, small_fs, fault_e
         assert row.data_lost == 0
         await ok(session, "document_search", {"query": "Fact 2.1 about topic 2"})
 
-        for path in ballast:
-            path.unlink()
-        clock = Stopwatch()
-        again = await ok(session, "document_ingest", {"path": str(during)})
-        row.recovery_s = clock.seconds()
+        again = await _freed_then(session, row, ballast, "document_ingest", {"path": str(during)})
         assert not [f for f in again["files"] if f["status"] == "failed"], again
         listed = (await ok(session, "document_list", {"limit": 500}))["documents"]
         await assert_whole(listed)
@@ -102,11 +108,9 @@ async def test_data_dir_fills_during_index_transcript_files(tmp_path, small_fs, 
         assert row.data_lost == 0
         await ok(session, "semantic_search_transcripts", {"query": "idea number 1005"})
 
-        for path in ballast:
-            path.unlink()
-        clock = Stopwatch()
-        again = await ok(session, "index_transcript_files", {"path": str(during)})
-        row.recovery_s = clock.seconds()
+        again = await _freed_then(
+            session, row, ballast, "index_transcript_files", {"path": str(during)}
+        )
         assert again["batch"]["failed_count"] == 0, again
         assert len(await indexed_videos(session)) == 14
 
