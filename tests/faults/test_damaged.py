@@ -4,6 +4,7 @@ in `doctor`, keeps serving what it can, and rebuilds derived indexes by itself."
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from tests.faults.conftest import (
     Stopwatch,
     assert_whole,
+    error_of,
     gist,
     indexed_videos,
     make_srts,
@@ -92,13 +94,19 @@ async def test_store_pages_overwritten(tmp_path, fault_env, row):
             # (a) rewriting every note: each write that meets the damaged page (every one
             # here: replacing a note's passages scans the table) fails alone, saying what to
             # do; the call answers its report. (b) The other stores serve on.
-            report = await ok(session, "document_ingest", again)
-            failed = [f for f in report["files"] if f["status"] == "failed"]
-            assert failed, report
-            for item in failed:
-                error = item["error"]
-                assert "damaged" in error["error"] and "backup" in error["hint"], error
-            row.result = f"{len(failed)}/60 files failed alone: " + gist(error)
+            answer = await session.call_tool("document_ingest", again)
+            if answer.is_error:  # every file failed: the call says so, with their reason
+                error = error_of(answer)
+                assert "backup" in error["hint"], error
+                assert "damaged" in json.dumps(error), error
+                row.result = "60/60 files failed alone; " + gist(error)
+            else:
+                failed = [f for f in answer.structured_content["files"] if f["status"] == "failed"]
+                assert failed, answer.structured_content
+                for item in failed:
+                    error = item["error"]
+                    assert "damaged" in error["error"] and "backup" in error["hint"], error
+                row.result = f"{len(failed)}/60 files failed alone: " + gist(error)
             found = await ok(session, "catalog_get_video", {"video_id": "dQw4w9WgXcQ"})
             assert found["title"] == "Kept"
 
