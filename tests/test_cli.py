@@ -6,18 +6,9 @@ import json
 import subprocess
 import sys
 
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, run_cli
 
-
-def run(env, *args, timeout=60):
-    return subprocess.run(
-        [sys.executable, "-m", "video_research", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO_ROOT,
-        timeout=timeout,
-    )
+run = run_cli
 
 
 def test_tools_lists_infra(server_env):

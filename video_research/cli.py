@@ -214,8 +214,22 @@ def _serve(settings: Settings, transport: str, host: str, port: int | None) -> i
     # Held shared while serving: `restore` needs it alone, so it never swaps the stores
     # under a running server by accident.
     hold_server_lock(settings.data_dir)
+    _check_stores_in_background(settings)
     transports.run(settings, transport, host, port or transports.DEFAULT_PORT)
     return EXIT_OK
+
+
+def _check_stores_in_background(settings: Settings) -> None:
+    """Name a damaged store in the log at start, beside serving (never delaying it)."""
+    import threading
+
+    from video_research.server.stores import store_files
+    from video_research.support import store_check
+
+    stores = [(store.name, store.path) for store in store_files(settings)]
+    threading.Thread(
+        target=store_check.log_damaged, args=(stores,), name="store-check", daemon=True
+    ).start()
 
 
 def _backup_or_restore(settings: Settings, command: str, args: argparse.Namespace) -> int:
@@ -348,6 +362,19 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
         else "not configured (SQLite queue)"
     )
     settings_view = {k: v for k, v in settings.public_dict().items() if not k.endswith("_set")}
+    from video_research.server.stores import store_files
+    from video_research.support import store_check
+
+    stores: dict[str, dict[str, Any]] = {}
+    for store in store_files(settings):
+        health = store_check.check(store.path)
+        stores[store.name] = {
+            "path": str(store.path),
+            "state": health.state,
+            "detail": health.detail,
+            "check_seconds": health.seconds,
+            "derived": [str(p) for p in store.derived],
+        }
     from video_research.config import config_dir
 
     return {
@@ -355,6 +382,7 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
         "keys_set": keys,
         "paths": paths,
         "services": services,
+        "stores": stores,
         "toolsets": settings.toolsets,
         "tools_enabled": len(dispatch.enabled_tools(settings)),
         "settings": settings_view,
@@ -365,10 +393,13 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
 
 
 def _doctor(settings: Settings, as_json: bool) -> int:
+    """The report; exit 1 when a store is damaged, so a script can tell."""
     report = doctor_report(settings)
+    damaged = [name for name, store in report["stores"].items() if store["state"] == "damaged"]
+    code = EXIT_TOOL_ERROR if damaged else EXIT_OK
     if as_json:
         print(json.dumps(report, indent=2, default=str))
-        return EXIT_OK
+        return code
     print(f"video-research {report['version']}")
     print("\nKeys (set or not; values are never shown):")
     for name, is_set in report["keys_set"].items():
@@ -379,6 +410,14 @@ def _doctor(settings: Settings, as_json: bool) -> int:
     print("\nServices:")
     for name, state in report["services"].items():
         print(f"  {name:<20} {state}")
+    print("\nStores (PRAGMA quick_check, read-only):")
+    for name, store in report["stores"].items():
+        detail = f": {store['detail']}" if store["detail"] else ""
+        print(f"  {name:<20} {store['state']}{detail}  [{store['path']}]")
+    if damaged:
+        from video_research.support.store_check import RESTORE_HINT
+
+        print(f"  damaged: {', '.join(damaged)}. {RESTORE_HINT}")
     print(f"\nToolsets: {', '.join(report['toolsets'])} ({report['tools_enabled']} tools enabled)")
     print(f"\nSettings (source in brackets; .env is read from {report['config_dir']}):")
     sources = report["sources"]
@@ -391,7 +430,7 @@ def _doctor(settings: Settings, as_json: bool) -> int:
             print(f"  {name:<24} (secret)  [{where}]")
     for note in report["notes"]:
         print(f"\nNote: {note}")
-    return EXIT_OK
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

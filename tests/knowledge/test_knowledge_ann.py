@@ -275,9 +275,7 @@ async def test_a_full_disk_is_a_config_error_and_loses_nothing(tmp_path, service
     objects, vectors = _corpus(200)
     await store.insert_many(COLLECTION, objects[:100], vectors=vectors[:100])
     (pages,) = store._conn().execute("PRAGMA page_count").fetchone()
-    store.pragmas.append(f"PRAGMA max_page_count = {pages + 2}")
-    for conn in list(store._connections):
-        conn.execute(f"PRAGMA max_page_count = {pages + 2}")
+    store.apply_pragma(f"PRAGMA max_page_count = {pages + 2}")
     with pytest.raises(ToolFailure) as failure:
         await store.insert_many(COLLECTION, objects[100:], vectors=vectors[100:])
     assert failure.value.category.value == "config_error"

@@ -3,8 +3,9 @@
 A stub maps each request to a route name (`route`) and a default reply (`default`).
 Tests script it per route with `enqueue(route, *replies)`; a reply is a JSON body (200),
 `Status(code, body, headers)`, `Close()` (headers then half a body, then the socket
-closes) or a callable `Recorded -> reply | None` (None = use the default). Every request
-is recorded with its route, path, query, headers (credentials masked) and JSON body.
+closes), `Stall(seconds)` (half a body, then nothing for that long) or a callable
+`Recorded -> reply | None` (None = use the default). Every request is recorded with its
+route, path, query, headers (credentials masked) and JSON body.
 
 It listens on 127.0.0.1 in a daemon thread, so it serves in-process clients and spawned
 servers alike (pass `base_url` to them).
@@ -12,6 +13,7 @@ servers alike (pass `base_url` to them).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -53,7 +55,15 @@ class Recorded:
     at: float = field(default_factory=time.monotonic)
 
 
-Reply = Any  # dict | list | Status | Close | Callable[[Recorded], Any]
+@dataclass
+class Stall:
+    """Send headers and part of a body, then hold the connection open without sending the
+    rest for `seconds` (a neighbour that hangs mid-response), then drop it."""
+
+    seconds: float = 60.0
+
+
+Reply = Any  # dict | list | Status | Close | Stall | Callable[[Recorded], Any]
 
 
 class ScriptedStub:
@@ -65,6 +75,7 @@ class ScriptedStub:
         self.latency: float = 0.0
         self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self._lock = threading.Lock()
+        self._stop = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
@@ -93,6 +104,7 @@ class ScriptedStub:
         return self
 
     def stop(self) -> None:
+        self._stop.set()  # stalled replies end now
         self._server.shutdown()
         self._server.server_close()
 
@@ -123,7 +135,7 @@ class ScriptedStub:
 
     def reply_for(self, record: Recorded) -> Reply:
         reply = self._next(record.route)
-        if callable(reply) and not isinstance(reply, dict | list | Status | Close):
+        if callable(reply) and not isinstance(reply, dict | list | Status | Close | Stall):
             reply = reply(record)
         return self.default(record) if reply is None else reply
 
@@ -170,6 +182,19 @@ class ScriptedStub:
                 self._send(stub.reply_for(record))
 
             def _send(self, reply: Reply) -> None:
+                if isinstance(reply, Stall):
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", "4096")
+                    self.end_headers()
+                    with contextlib.suppress(OSError):  # the client may have gone already
+                        self.wfile.write(b'{"partial": "respo')
+                        self.wfile.flush()
+                    stub._stop.wait(reply.seconds)
+                    self.close_connection = True
+                    with contextlib.suppress(OSError):
+                        self.connection.shutdown(2)
+                    return
                 if isinstance(reply, Close):
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")

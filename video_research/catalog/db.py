@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from video_research.support import migrations
+from video_research.support import clock, migrations
 from video_research.support.errors import invalid_input
 from video_research.support.services import Resource, current_services
 
@@ -178,7 +178,7 @@ def iso(moment: datetime) -> str:
 
 def now_iso() -> str:
     """The current UTC time as an RFC 3339 string with a Z suffix (what every table stores)."""
-    return iso(datetime.now(UTC))
+    return iso(clock.now())
 
 
 def parse_time(value: Any, field: str = "time", *, sane_range: bool = True) -> datetime:

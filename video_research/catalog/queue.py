@@ -22,11 +22,11 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
 from video_research.catalog.db import get_db, now_iso, parse_time
 from video_research.config import Settings
+from video_research.support import clock
 from video_research.support.errors import invalid_input, not_found
 from video_research.support.services import current_settings
 from video_research.support.youtube_urls import YouTubeUrlError, parse_video_id
@@ -184,7 +184,9 @@ def status(state: dict[str, Any], revision: int) -> dict[str, Any]:
     view_current = None
     if current is not None:
         started = parse_time(current["started_at"], "started_at", sane_range=False)
-        elapsed = int((datetime.now(UTC) - started).total_seconds())
+        # Never below 0: a wall clock stepped back after the video started (NTP, an
+        # operator) would otherwise report it as starting in the future.
+        elapsed = max(0, int((clock.now() - started).total_seconds()))
         duration = current.get("duration_seconds")
         view_current = {
             "uid": current["uid"],

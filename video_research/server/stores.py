@@ -26,7 +26,7 @@ def store_files(settings: Settings) -> list[StoreFile]:
             "knowledge",
             knowledge,
             KNOWLEDGE_SCHEMA_VERSION,
-            derived=(Path(str(knowledge) + ".ann"),),
+            derived=(Path(str(knowledge) + ".ann"), Path(str(knowledge) + ".kw")),
         ),
         StoreFile("sessions", Path(settings.session_db), SESSIONS_SCHEMA.version),
         StoreFile("deep_research", Path(settings.deep_research_db), TASKS_SCHEMA.version),

@@ -102,7 +102,34 @@ def backup(stores: Sequence[StoreFile], dest: Path, *, version: str = "") -> dic
             f"The backup destination {dest} exists and is not an empty folder.",
             hint="Name a new folder: a backup never overwrites another.",
         )
-    dest.mkdir(parents=True, exist_ok=True)
+    made = not dest.exists()
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        return _backup_into(stores, dest, version)
+    except (OSError, sqlite3.Error) as exc:
+        # Take back what this backup wrote, so the same command can simply be run again
+        # once the cause is gone: a half-written folder would be refused as not empty.
+        if made:
+            shutil.rmtree(dest, ignore_errors=True)
+        else:
+            _empty(dest)
+        raise config_error(
+            f"The backup to {dest} could not be written: {getattr(exc, 'strerror', None) or exc}. "
+            "Nothing was left there; the stores themselves are untouched.",
+            hint="Free space on that disk (or name a folder on another one), then run the "
+            "same command again.",
+        ) from exc
+
+
+def _empty(folder: Path) -> None:
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+def _backup_into(stores: Sequence[StoreFile], dest: Path, version: str) -> dict[str, Any]:
     manifest: dict[str, Any] = {
         "format": MANIFEST_FORMAT,
         "video_research": version,

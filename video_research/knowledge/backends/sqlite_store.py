@@ -121,6 +121,15 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
     def location(self) -> str:
         return str(self.path)
 
+    def apply_pragma(self, statement: str) -> None:
+        """Run a PRAGMA on every open connection and on each one opened later: how the
+        fault tests cap `max_page_count` under a running server to fill its disk."""
+        self.pragmas.append(statement)
+        with self._connections_lock:
+            connections = list(self._connections)
+        for conn in connections:
+            conn.execute(statement)
+
     # ------------------------------------------------------------ connections
     async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         try:
