@@ -76,7 +76,9 @@ async def test_relevance_does_not_depend_on_the_other_hits(tmp_path):
     await call_ok("document_ingest", {"path": str(folder)})
     again = await call_ok("document_search", {"query": UNRELATED})
     same = next(r for r in again["results"] if r["document_id"] == first["document_id"])
-    assert first["score"] == 1.0, "the fused score gives the best hit 1.0, related or not"
+    # the fused score is normalised per query (its best vector hit scores its side's whole
+    # weight, 0.5 here, whatever it holds); the relevance is the hit's own
+    assert first["score"] >= 0.5 and first["weak"]
     assert abs(same["relevance"] - first["relevance"]) < 1e-6
 
 
