@@ -20,8 +20,8 @@ from typing import Any
 from video_research.knowledge.backends import fts
 from video_research.knowledge.backends.keyword_index import Busy, KeywordIndex, query_tokens
 from video_research.knowledge.backends.sqlite_sql import keyword_bodies
-from video_research.knowledge.relevance import STOPWORDS
 from video_research.knowledge.filters import FilterNode
+from video_research.knowledge.relevance import STOPWORDS
 
 logger = logging.getLogger(__name__)
 
