@@ -87,3 +87,15 @@ def test_a_slide_matched_word_for_word_is_never_low_content():
     spoken = {**slide, "evidence": "speech"}
     assert not low_content(slide)
     assert low_content(spoken), "three words a minute of speech is filler"
+
+
+def test_the_keyword_query_leaves_out_stopwords_unless_nothing_else_is_left():
+    from video_research.knowledge.backends.fts import query_terms
+    from video_research.knowledge.backends.keyword_tokens import content_terms, query_tokens
+
+    query = "why should I let the bread cool before cutting it"
+    for terms in (query_tokens(query), query_terms(query)):  # the index's and FTS5's tokens
+        kept = content_terms(terms)
+        assert {"bread", "cool", "cutting"} <= set(kept)
+        assert not {"why", "should", "it", "the"} & set(kept)
+    assert content_terms(query_tokens("what is it")) == query_tokens("what is it")

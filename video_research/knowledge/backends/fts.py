@@ -33,6 +33,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from video_research.knowledge.backends.keyword_tokens import content_terms
 from video_research.knowledge.backends.sqlite_sql import compile_filter
 from video_research.knowledge.filters import FilterNode
 
@@ -172,7 +173,7 @@ def keyword_search(
     allowed_ids: Callable[[sqlite3.Connection, str, FilterNode, int], Any],
 ) -> list[tuple[int, float]]:
     """(row id, bm25 score) of the best k objects matching `where`, best first."""
-    terms = query_terms(query)
+    terms = content_terms(query_terms(query))
     if not terms:
         return []
     size = conn.execute(f'SELECT coalesce(max(id), 0) FROM "obj_{name}"').fetchone()[0]

@@ -21,6 +21,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
+from video_research.knowledge.relevance import STOPWORDS
+
 MAX_QUERY_TERMS = 96
 """Distinct query tokens searched (a 80-character Chinese sentence makes ~80 bigrams)."""
 
@@ -98,3 +100,14 @@ def matched_share(query: str, text: str, skip: frozenset[str] = frozenset()) -> 
     if not terms:
         return 0.0
     return len(count_terms(text, terms)) / len(terms)
+
+
+def content_terms(terms: list[str]) -> list[str]:
+    """`terms` less the stopwords ("why", "should", "it"), unless that leaves none. With
+    sentence-sized moments a stopword is rare enough in a small store for BM25 to rank
+    on it: "why should I let the bread cool before cutting it" put "It should double in
+    size" first. `telling` drops only words in more than half the passages, which such
+    words are not there. Weaviate's BM25 leaves out English stopwords the same way (its
+    default `en` preset). Both keyword paths (the Tantivy index and the FTS5 fallback)
+    ask with these terms, so they rank alike."""
+    return [term for term in terms if term not in STOPWORDS] or terms

@@ -19,9 +19,9 @@ from typing import Any
 
 from video_research.knowledge.backends import fts
 from video_research.knowledge.backends.keyword_index import Busy, KeywordIndex, query_tokens
+from video_research.knowledge.backends.keyword_tokens import content_terms
 from video_research.knowledge.backends.sqlite_sql import keyword_bodies
 from video_research.knowledge.filters import FilterNode
-from video_research.knowledge.relevance import STOPWORDS
 
 logger = logging.getLogger(__name__)
 
@@ -160,13 +160,3 @@ class KeywordSearch:
             # Busy: the next search catches up (or falls back to FTS5).
             with suppress(Busy):
                 index.catch_up()
-
-
-def content_terms(terms: list[str]) -> list[str]:
-    """`terms` less the stopwords ("why", "should", "it"), unless that leaves none. With
-    sentence-sized moments a stopword is rare enough in a small store for BM25 to rank
-    on it: "why should I let the bread cool before cutting it" put "It should double in
-    size" first. `telling` drops only words in more than half the passages, which such
-    words are not there. Weaviate's BM25 leaves out English stopwords the same way (its
-    default `en` preset)."""
-    return [term for term in terms if term not in STOPWORDS] or terms
