@@ -323,6 +323,10 @@ def test_a_real_media_frames_result_shows_each_frame_at_its_time(browser, server
     cells.nth(1).click()
     label = view.locator("#zoom-label")
     expect(label).to_have_text(f"{frames[1]['label']} (2 of 6)")
+    # The label is set before the view asks the host for fullscreen; the dialog opens once the
+    # host has answered, so wait for that rather than for the label (a busy CI machine lost that race).
+    expect(view.locator("#zoom")).to_have_attribute("open", "")
+    page.wait_for_function("() => window.displayModeRequests.length === 1")
     assert page.evaluate("window.displayModeRequests") == ["fullscreen"]
     assert page.locator("iframe[name=view]").evaluate("f => f.dataset.mode") == "fullscreen"
     _shoot(page, "frames-fullscreen")
