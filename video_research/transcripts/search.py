@@ -23,7 +23,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from video_research.knowledge import relevance
@@ -122,22 +122,28 @@ def query_terms(query: str) -> list[str]:
 
 
 class TermMatcher:
-    """Finds a query's stemmed terms in caption lines with one compiled expression: a
-    word matches a term when it is the term plus nothing or one of the stemmer's suffixes
-    (so a line is scanned once, in C, however many terms the query has)."""
+    """Finds a query's stemmed terms in caption lines: a word matches a term when it is the
+    term plus nothing or one of the stemmer's suffixes (the longest such term). Every such
+    form of every term is one key of a dict, so a line is its words looked up there:
+    nothing is compiled per query (a regular expression of the terms cost more to compile
+    than the rest of linking, and scanned each line at every position)."""
 
     def __init__(self, terms: Sequence[str]) -> None:
         self.terms = list(terms)
-        alternatives = "|".join(re.escape(t) for t in sorted(self.terms, key=len, reverse=True))
-        suffixes = "|".join(re.escape(s) for s in _SUFFIXES)
-        self._pattern = (
-            re.compile(rf"(?<!\w)({alternatives})(?:{suffixes})?(?!\w)") if self.terms else None
-        )
+        self._forms: dict[str, str] = {}
+        # "'s" never ends a word (\w+ stops at the apostrophe): the term before it is a word.
+        suffixes = ("", *(suffix for suffix in _SUFFIXES if suffix.isalnum()))
+        for term in sorted(self.terms, key=len):  # a longer term takes a form over a shorter
+            for suffix in suffixes:
+                self._forms[term + suffix] = term
 
     def find(self, text: str) -> set[str]:
-        if self._pattern is None:
+        if not self._forms:
             return set()
-        return set(self._pattern.findall(text.lower()))
+        forms = self._forms
+        # Each word lowered as `query_terms` lowers them (lowering the line first would cut
+        # a word whose lower case holds a combining mark, such as Turkish İ).
+        return {forms[word] for word in map(str.lower, _WORD.findall(text)) if word in forms}
 
 
 @dataclass(frozen=True)
@@ -153,6 +159,7 @@ class Moment:
     """One or more adjacent chunk hits in one video, best first."""
 
     hits: list[SearchHit]
+    _lines: tuple[int, list[Line]] | None = field(default=None, init=False, repr=False)
 
     @property
     def props(self) -> dict[str, Any]:
@@ -172,7 +179,10 @@ class Moment:
 
     def lines(self) -> list[Line]:
         """The moment's captions in order, once each even where its chunks overlap; a
-        chunk indexed before line times were stored gives its lines its own start."""
+        chunk indexed before line times were stored gives its lines its own start (read
+        once per moment: linking asks for them several times)."""
+        if self._lines is not None and self._lines[0] == len(self.hits):
+            return self._lines[1]
         lines: dict[int, Line] = {}
         for hit in self.hits:
             props = hit.properties
@@ -181,7 +191,9 @@ class Moment:
             starts = _starts(props.get("cue_starts"), len(texts), props["start_time"])
             for offset, (text, start) in enumerate(zip(texts, starts, strict=True)):
                 lines.setdefault(first + offset, Line(first + offset, start, text))
-        return [lines[index] for index in sorted(lines)]
+        ordered = [lines[index] for index in sorted(lines)]
+        self._lines = (len(self.hits), ordered)
+        return ordered
 
     def home(self, at: float) -> SearchHit:
         """The chunk the link lands in (the best of those holding `at`; the best chunk when
@@ -435,6 +447,11 @@ async def focus_by_meaning(
     benchmarks.md "Sentence-sized moments"). A moment the query's words place (`focus`,
     not `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
 
+    Only the windows inside those moments are read and scored (`windows.in_spans`: a few
+    per moment, one filtered vector search for all); reading every window of their videos
+    made linking cost more than the search at 100k chunks (docs/benchmarks.md, "The link
+    at its price").
+
     A weak moment without stored windows (a video indexed before they were, or text read
     off the screen) falls back to embedding windows of MEANING_WINDOW_LINES lines of its
     best chunk now, on a local model only (a remote one would bill every search), for at
@@ -444,19 +461,20 @@ async def focus_by_meaning(
         if (moment.props.get("evidence") or "speech") == "speech":
             videos.setdefault(moment.props["video_id"], at)
     first = dict(list(videos.items())[:MEANING_VIDEOS])
-    stored = await windows.of_videos(store, vector, list(first))
+    # A moment is sentences within 30 s, ranked by its own words and vector: its link by
+    # meaning is the best window inside it (a window may start a step before it), so
+    # only those windows are read.
+    spans = {
+        video_id: (moments[at].start - windows.WINDOW_STEP_SECONDS, moments[at].end)
+        for video_id, at in first.items()
+    }
+    stored = await windows.in_spans(store, vector, spans)
     without = set(first) - set(stored)
     for video_id, scored in stored.items():
         at = first[video_id]
         own = [m for m in moments if m.props["video_id"] == video_id]
-        # A moment is sentences within 30 s, ranked by its own words and vector: its link
-        # by meaning is the best window inside it (a window may start a step before it).
-        moment = moments[at]
-        inside = [
-            window
-            for window in scored
-            if moment.start - windows.WINDOW_STEP_SECONDS <= window.start <= moment.end
-        ]
+        low, high = spans[video_id]
+        inside = [window for window in scored if low - 0.01 <= window.start <= high + 0.01]
         if not inside:
             continue
         start = _best_window(inside, own, matcher)
