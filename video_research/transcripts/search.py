@@ -463,13 +463,15 @@ async def focus_by_meaning(
     first = dict(list(videos.items())[:MEANING_VIDEOS])
     # A moment is sentences within 30 s, ranked by its own words and vector: its link by
     # meaning is the best window inside it (a window may start a step before it), so
-    # only those windows are read.
+    # only those windows are read; and none for a moment its words place that is too
+    # short for any of its windows to lie more than WINDOW_SECONDS from that sentence.
     spans = {
         video_id: (moments[at].start - windows.WINDOW_STEP_SECONDS, moments[at].end)
         for video_id, at in first.items()
+        if weak[at] or _could_move(moments[at])
     }
     stored = await windows.in_spans(store, vector, spans)
-    without = set(first) - set(stored)
+    without = set(spans) - set(stored)
     for video_id, scored in stored.items():
         at = first[video_id]
         own = [m for m in moments if m.props["video_id"] == video_id]
@@ -495,11 +497,20 @@ async def focus_by_meaning(
         await _embed_lines(moments, links, unplaced, vector, store.embedder)
 
 
+def _could_move(moment: Moment) -> bool:
+    """Whether a window inside `moment` may start more than WINDOW_SECONDS from a sentence
+    of it: windows start at most a step before the moment, its sentences within it."""
+    span = moment.end - moment.start + windows.WINDOW_STEP_SECONDS
+    return span + 0.02 > windows.WINDOW_SECONDS
+
+
 def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatcher) -> float:
     """The start of the window that the best-scoring windows around it vote for (see
     `focus_by_meaning`, MEANING_VOTE_SHARPNESS). The words are looked for in the
     MEANING_WORD_CANDIDATES windows that score best without them only: a video has
     hundreds of windows, and the word bonus only reorders the leaders."""
+    if len(scored) == 1:
+        return scored[0].start
     import numpy as np
 
     starts = np.fromiter((window.start for window in scored), dtype=np.float64)
