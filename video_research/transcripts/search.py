@@ -18,6 +18,8 @@ best chunk.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import math
 import re
@@ -509,38 +511,47 @@ def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatc
     `focus_by_meaning`, MEANING_VOTE_SHARPNESS). The words are looked for in the
     MEANING_WORD_CANDIDATES windows that score best without them only: a video has
     hundreds of windows, and the word bonus only reorders the leaders."""
-    if len(scored) == 1:
+    count = len(scored)
+    if count == 1:
         return scored[0].start
-    import numpy as np
-
-    starts = np.fromiter((window.start for window in scored), dtype=np.float64)
-    cosine = np.fromiter((window.cosine for window in scored), dtype=np.float64)
-    neighbours = (np.r_[cosine[:1], cosine[:-1]] + np.r_[cosine[1:], cosine[-1:]]) / 2
-    score = (1 - MEANING_SMOOTHING) * cosine + MEANING_SMOOTHING * neighbours
+    # Plain floats, not numpy: a moment holds a few windows, where numpy's per-call cost
+    # was most of this function's (ten calls a search).
+    starts = [window.start for window in scored]
+    cosine = [window.cosine for window in scored]
+    score = [
+        (1 - MEANING_SMOOTHING) * cosine[at]
+        + MEANING_SMOOTHING * (cosine[max(at - 1, 0)] + cosine[min(at + 1, count - 1)]) / 2
+        for at in range(count)
+    ]
     top = max(moment.score for moment in own) or 1.0
-    held = np.zeros(len(scored))
-    for moment in own:
-        inside = (starts >= moment.start - 5.0) & (starts <= moment.end)
-        held[inside] = np.maximum(held[inside], moment.score / top)
-    score += MEANING_MOMENT_BONUS * held
+    for at, start in enumerate(starts):
+        held = max(
+            (m.score / top for m in own if m.start - 5.0 <= start <= m.end),
+            default=0.0,
+        )
+        score[at] += MEANING_MOMENT_BONUS * max(held, 0.0)
     if matcher.terms:
-        for at in np.argsort(-score)[:MEANING_WORD_CANDIDATES]:
+        leaders = sorted(range(count), key=lambda at: -score[at])[:MEANING_WORD_CANDIDATES]
+        for at in leaders:
             found = len(matcher.find(scored[at].text))
             score[at] += MEANING_WORD_BONUS * found / len(matcher.terms)
-    weights = np.exp((score - score.max()) / MEANING_VOTE_SHARPNESS)
+    best = max(score)
+    weights = [math.exp((value - best) / MEANING_VOTE_SHARPNESS) for value in score]
     # Each window's vote: the weights of the windows starting within MEANING_VOTE_SECONDS
-    # of it, summed from a running total over the windows in time order (a long video has
-    # up to a thousand windows: no n x n matrix).
-    order = np.argsort(starts, kind="stable")
-    ordered = starts[order]
-    total = np.concatenate(([0.0], np.cumsum(weights[order])))
-    low = np.searchsorted(ordered, starts - MEANING_VOTE_SECONDS, side="left")
-    high = np.searchsorted(ordered, starts + MEANING_VOTE_SECONDS, side="right")
-    votes = total[high] - total[low]
+    # of it, from a running total over the windows in time order (no n x n loop).
+    order = sorted(range(count), key=lambda at: starts[at])
+    ordered = [starts[at] for at in order]
+    total = [0.0, *itertools.accumulate(weights[at] for at in order)]
+    votes = [
+        total[bisect.bisect_right(ordered, start + MEANING_VOTE_SECONDS)]
+        - total[bisect.bisect_left(ordered, start - MEANING_VOTE_SECONDS)]
+        for start in starts
+    ]
     # Windows whose neighbourhoods are the same (a short video's few windows all see
     # one another) tie: the best-scoring of them wins, as without the vote.
-    tied = np.flatnonzero(votes >= votes.max() * (1 - 1e-9))
-    return float(starts[int(tied[np.argmax(score[tied])])])
+    most = max(votes) * (1 - 1e-9)
+    tied = [at for at in range(count) if votes[at] >= most]
+    return starts[max(tied, key=lambda at: score[at])]
 
 
 async def _embed_lines(
