@@ -138,14 +138,18 @@ class TermMatcher:
         for term in sorted(self.terms, key=len):  # a longer term takes a form over a shorter
             for suffix in suffixes:
                 self._forms[term + suffix] = term
+        self._found: dict[str, frozenset[str]] = {}
 
-    def find(self, text: str) -> set[str]:
-        if not self._forms:
-            return set()
-        forms = self._forms
-        # Each word lowered as `query_terms` lowers them (lowering the line first would cut
-        # a word whose lower case holds a combining mark, such as Turkish İ).
-        return {forms[word] for word in map(str.lower, _WORD.findall(text)) if word in forms}
+    def find(self, text: str) -> frozenset[str]:
+        """The terms in `text` (remembered: linking asks about a line more than once)."""
+        found = self._found.get(text)
+        if found is None:
+            forms = self._forms
+            # Each word lowered as `query_terms` lowers them (lowering the line first would
+            # cut a word whose lower case holds a combining mark, such as Turkish İ).
+            words = map(str.lower, _WORD.findall(text)) if forms else ()
+            found = self._found[text] = frozenset(forms[w] for w in words if w in forms)
+        return found
 
 
 @dataclass(frozen=True)
@@ -258,7 +262,7 @@ def low_content(props: dict[str, Any]) -> bool:
     span = max(float(props.get("end_time", 0)) - float(props.get("start_time", 0)), 1.0)
     if span > LOW_CONTENT_SPAN_SECONDS:
         return True
-    distinct = len({word.lower() for word in _WORD.findall(props.get("text", ""))})
+    distinct = len(set(map(str.lower, _WORD.findall(props.get("text", "")))))
     return distinct / max(span / 60.0, 0.5) < LOW_CONTENT_WORDS_PER_MINUTE
 
 
