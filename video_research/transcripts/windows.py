@@ -61,6 +61,8 @@ WINDOWS_COLLECTION = register_collection(
             Property("first_cue", DataType.INT, "Index of the window's first cue"),
         ),
         ("index_channel_transcripts", "index_transcript_files", "index_media_files"),
+        # linking reads the windows of a few seconds of a few videos (`in_spans`)
+        indexes=(("video_id", "start_time"),),
     )
 )
 
