@@ -42,8 +42,8 @@ from tests.bench.common import (
     fill_with_copies,
     header,
     median,
-    percentile,
     report,
+    report_latency,
     run_with_env,
     warm_up,
 )
@@ -261,16 +261,11 @@ async def _copy_windows(store, sources: list, windows_of: dict, needed: int) -> 
     return written
 
 
-def _load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"load {one:.1f} (5 min {five:.1f})"
-
-
 async def _timed_at_scale(store) -> None:
     """p50/p95 of each search case beside the store's hybrid call of the same query and
     alpha (what the transcript layer adds on top of the store is the difference), on the
     machine as it is and again beside a CPU hog (bench_media_busy's)."""
-    from tests.bench.bench_media_busy import HOG_PROCESSES, Hog
+    from tests.bench.bench_media_busy import HOG_PROCESSES, Hog, load
     from video_research.transcripts.indexer import CHUNKS
 
     total = await store.count(CHUNKS)
@@ -289,7 +284,7 @@ async def _timed_at_scale(store) -> None:
             header(
                 f"semantic_search_transcripts at {total} chunks, k=10, "
                 + (f"beside a CPU hog ({HOG_PROCESSES} spinning processes)" if busy else "no hog")
-                + f"; {_load()}; target p50 <= 1.5x and p95 <= 2x the store's hybrid call"
+                + f"; {load()}; target p50 <= 1.5x and p95 <= 2x the store's hybrid call"
             )
             for label, queries, arguments, alpha in cases:
                 # The first query of each case warms what it alone touches.
@@ -310,16 +305,8 @@ async def _timed_at_scale(store) -> None:
                     started = time.perf_counter()
                     await store.hybrid(CHUNKS, query, alpha=alpha, limit=30)
                     bare_times.append(time.perf_counter() - started)
-                for pct in (50, 95):
-                    report(
-                        f"{label} p{pct}",
-                        percentile(tool_times, pct) * 1000,
-                        "ms",
-                        f"store.hybrid p{pct} (same query)",
-                        percentile(bare_times, pct) * 1000,
-                        higher_is_better=False,
-                    )
-            print(f"   ({_load()} after these)", flush=True)
+                report_latency(label, tool_times, "store.hybrid, same query,", bare_times)
+            print(f"   ({load()} after these)", flush=True)
 
 
 def main() -> None:
