@@ -153,6 +153,9 @@ class Moment:
     """One or more adjacent chunk hits in one video, best first."""
 
     hits: list[SearchHit]
+    window_cosine: float | None = None
+    """The best cosine to the query of the stored windows that overlap the moment (set
+    where links are placed by meaning, `focus_by_meaning`): its relevance's third signal."""
 
     @property
     def props(self) -> dict[str, Any]:
@@ -202,6 +205,7 @@ class Moment:
             "cosine": _rounded(None if best.distance is None else 1.0 - best.distance),
             "keyword": _rounded(best.keyword_score),
             "share": _rounded(best.keyword_share),
+            "window": _rounded(self.window_cosine),
         }
         home = self.home(focus)
         best_relevance = max(
@@ -380,7 +384,10 @@ async def search(
     )
     moments = merge_hits(rank_down_low_content(hits))[:k]
     links = await link_moments(query, moments, vector, store) if pinpoint else [None] * len(moments)
-    return [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+    results = [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+    if min_score is not None:  # a moment's relevance in context may fall below it
+        results = [r for r in results if r["relevance"] >= min_score]
+    return results
 
 
 async def link_moments(
@@ -398,7 +405,21 @@ async def link_moments(
             for m, link in zip(moments, links, strict=True)
         ]
         await focus_by_meaning(moments, links, weak, vector, store, matcher)
+        rescore_in_context(moments, store.embedder.identity)
     return links
+
+
+def rescore_in_context(moments: Sequence[Moment], model: str) -> None:
+    """Each hit of a moment with a window cosine gets the relevance that reads it too
+    (`relevance.relevance_in_context`); the rest keep their two-signal relevance."""
+    for moment in moments:
+        if moment.window_cosine is None:
+            continue
+        for hit in moment.hits:
+            cosine = None if hit.distance is None else 1.0 - hit.distance
+            hit.relevance = relevance.relevance_in_context(
+                cosine, moment.window_cosine, hit.keyword_share, model
+            )
 
 
 def _telling_match(moment: Moment, matcher: TermMatcher) -> bool:
@@ -446,17 +467,16 @@ async def focus_by_meaning(
     first = dict(list(videos.items())[:MEANING_VIDEOS])
     stored = await windows.of_videos(store, vector, list(first))
     without = set(first) - set(stored)
+    for moment in moments:  # the windows are speech: a slide's moment has none
+        if (moment.props.get("evidence") or "speech") == "speech":
+            moment.window_cosine = _window_cosine(moment, stored.get(moment.props["video_id"], ()))
     for video_id, scored in stored.items():
         at = first[video_id]
         own = [m for m in moments if m.props["video_id"] == video_id]
         # A moment is sentences within 30 s, ranked by its own words and vector: its link
         # by meaning is the best window inside it (a window may start a step before it).
         moment = moments[at]
-        inside = [
-            window
-            for window in scored
-            if moment.start - windows.WINDOW_STEP_SECONDS <= window.start <= moment.end
-        ]
+        inside = [window for window in scored if _inside(moment, window)]
         if not inside:
             continue
         start = _best_window(inside, own, matcher)
@@ -475,6 +495,25 @@ async def focus_by_meaning(
     ][:MEANING_MOMENTS]
     if unplaced and store.embedder.provider == "local":
         await _embed_lines(moments, links, unplaced, vector, store.embedder)
+
+
+def _inside(moment: Moment, window: Any) -> bool:
+    """Whether a window lies in the moment (it may start a window step before it)."""
+    return moment.start - windows.WINDOW_STEP_SECONDS <= window.start <= moment.end
+
+
+def _window_cosine(moment: Moment, scored: Sequence[Any]) -> float | None:
+    """The best cosine of the windows that overlap `moment` (None: none was scored). Not
+    only those inside it: windows start where captions start, so the last sentences of a
+    video may lie in a window that began before them."""
+    return max(
+        (
+            window.cosine
+            for window in scored
+            if moment.start - windows.WINDOW_SECONDS < window.start <= moment.end
+        ),
+        default=None,
+    )
 
 
 def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatcher) -> float:
