@@ -86,6 +86,11 @@ async def test_a_spoken_moment_is_scored_with_the_windows_around_it(tmp_path):
         "semantic_search_transcripts", {"query": query, "auto_index": False, "min_score": 0.5}
     )
     assert all(m["relevance"] >= 0.5 for m in strict["results"])
+    strict = await call_ok(
+        "knowledge_search",
+        {"query": query, "collections": ["TranscriptChunks"], "min_score": 0.5},
+    )
+    assert all(hit["relevance"] >= 0.5 for hit in strict["results"])
 
 
 def test_the_stopwords_of_a_question_match_nothing():

@@ -117,7 +117,8 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
     )
     await passages.pinpoint(query, hits, vector)
     if args.get("min_score") is not None:  # a moment's relevance in context may fall below it
-        hits = [hit for hit in hits if (hit.relevance or 0.0) >= args["min_score"]]
+        floor = args["min_score"]
+        hits = [h for h in hits if (h.score if h.relevance is None else h.relevance) >= floor]
     identity = store.embedder.identity
     language = guidance.language_note(query, identity)
     if language:
