@@ -18,6 +18,7 @@ best chunk.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -505,15 +506,15 @@ def _inside(moment: Moment, window: Any) -> bool:
 def _window_cosine(moment: Moment, scored: Sequence[Any]) -> float | None:
     """The best cosine of the windows that overlap `moment` (None: none was scored). Not
     only those inside it: windows start where captions start, so the last sentences of a
-    video may lie in a window that began before them."""
-    return max(
-        (
-            window.cosine
-            for window in scored
-            if moment.start - windows.WINDOW_SECONDS < window.start <= moment.end
-        ),
-        default=None,
-    )
+    video may lie in a window that began before them. `scored` is in time order: two
+    bisections find the few overlapping windows among a video's hundreds."""
+    low = bisect.bisect_right(scored, moment.start - windows.WINDOW_SECONDS, key=_start)
+    high = bisect.bisect_right(scored, moment.end, key=_start)
+    return max((window.cosine for window in scored[low:high]), default=None)
+
+
+def _start(window: Any) -> float:
+    return window.start
 
 
 def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatcher) -> float:
