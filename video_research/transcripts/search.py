@@ -165,6 +165,9 @@ class Moment:
     """One or more adjacent chunk hits in one video, best first."""
 
     hits: list[SearchHit]
+    window_cosine: float | None = None
+    """The best cosine to the query of the stored windows that overlap the moment (set
+    where links are placed by meaning, `focus_by_meaning`): its relevance's third signal."""
     _lines: tuple[int, list[Line]] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -220,6 +223,7 @@ class Moment:
             "cosine": _rounded(None if best.distance is None else 1.0 - best.distance),
             "keyword": _rounded(best.keyword_score),
             "share": _rounded(best.keyword_share),
+            "window": _rounded(self.window_cosine),
         }
         home = self.home(focus)
         best_relevance = max(
@@ -398,7 +402,10 @@ async def search(
     )
     moments = merge_hits(rank_down_low_content(hits))[:k]
     links = await link_moments(query, moments, vector, store) if pinpoint else [None] * len(moments)
-    return [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+    results = [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+    if min_score is not None:  # a moment's relevance in context may fall below it
+        results = [r for r in results if r["relevance"] >= min_score]
+    return results
 
 
 async def link_moments(
@@ -416,7 +423,21 @@ async def link_moments(
             for m, link in zip(moments, links, strict=True)
         ]
         await focus_by_meaning(moments, links, weak, vector, store, matcher)
+        rescore_in_context(moments, store.embedder.identity)
     return links
+
+
+def rescore_in_context(moments: Sequence[Moment], model: str) -> None:
+    """Each hit of a moment with a window cosine gets the relevance that reads it too
+    (`relevance.relevance_in_context`); the rest keep their two-signal relevance."""
+    for moment in moments:
+        if moment.window_cosine is None:
+            continue
+        for hit in moment.hits:
+            cosine = None if hit.distance is None else 1.0 - hit.distance
+            hit.relevance = relevance.relevance_in_context(
+                cosine, moment.window_cosine, hit.keyword_share, model
+            )
 
 
 def _telling_match(moment: Moment, matcher: TermMatcher) -> bool:
@@ -453,8 +474,9 @@ async def focus_by_meaning(
     benchmarks.md "Sentence-sized moments"). A moment the query's words place (`focus`,
     not `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
 
-    Only the windows inside those moments are read and scored (`windows.in_spans`: a few
-    per moment, one filtered vector search for all); reading every window of their videos
+    Only the windows that overlap those videos' moments are read and scored
+    (`windows.in_spans`: a few per moment, one filtered vector search for all); they also
+    give each moment its relevance's window signal (`Moment.window_cosine`); reading every window of their videos
     made linking cost more than the search at 100k chunks (docs/benchmarks.md, "The link
     at its price").
 
@@ -467,22 +489,32 @@ async def focus_by_meaning(
         if (moment.props.get("evidence") or "speech") == "speech":
             videos.setdefault(moment.props["video_id"], at)
     first = dict(list(videos.items())[:MEANING_VIDEOS])
-    # A moment is sentences within 30 s, ranked by its own words and vector: its link by
-    # meaning is the best window inside it (a window may start a step before it), so
-    # only those windows are read; and none for a moment its words place that is too
-    # short for any of its windows to lie more than WINDOW_SECONDS from that sentence.
-    spans = {
-        video_id: (moments[at].start - windows.WINDOW_STEP_SECONDS, moments[at].end)
-        for video_id, at in first.items()
-        if weak[at] or _could_move(moments[at])
-    }
+    # Windows are read for the moments of those videos only, in one filtered search: those
+    # that overlap each spoken moment score its relevance (`_window_cosine`), and those
+    # inside a video's best moment (a window may start a step before it) place its link.
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for moment in moments:
+        video_id = moment.props["video_id"]
+        if video_id in first and (moment.props.get("evidence") or "speech") == "speech":
+            spans.setdefault(video_id, []).append(
+                (moment.start - windows.WINDOW_SECONDS, moment.end)
+            )
     stored = await windows.in_spans(store, vector, spans)
-    without = set(spans) - set(stored)
+    without = set(first) - set(stored)
+    for moment in moments:  # the windows are speech: a slide's moment has none
+        if (moment.props.get("evidence") or "speech") == "speech":
+            moment.window_cosine = _window_cosine(moment, stored.get(moment.props["video_id"], ()))
     for video_id, scored in stored.items():
         at = first[video_id]
+        moment = moments[at]
+        # None for a moment its words place that is too short for any of its windows to
+        # lie more than WINDOW_SECONDS from that sentence: the link would not move.
+        if not (weak[at] or _could_move(moment)):
+            continue
         own = [m for m in moments if m.props["video_id"] == video_id]
-        low, high = spans[video_id]
-        inside = [window for window in scored if low - 0.01 <= window.start <= high + 0.01]
+        # A moment is sentences within 30 s, ranked by its own words and vector: its link
+        # by meaning is the best window inside it.
+        inside = [window for window in scored if _inside(moment, window)]
         if not inside:
             continue
         start = _best_window(inside, own, matcher)
@@ -508,6 +540,27 @@ def _could_move(moment: Moment) -> bool:
     of it: windows start at most a step before the moment, its sentences within it."""
     span = moment.end - moment.start + windows.WINDOW_STEP_SECONDS
     return span + 0.02 > windows.WINDOW_SECONDS
+
+
+def _inside(moment: Moment, window: Any) -> bool:
+    """Whether a window lies in the moment (it may start a window step before it; start
+    times are stored to the hundredth of a second)."""
+    low = moment.start - windows.WINDOW_STEP_SECONDS
+    return low - 0.01 <= window.start <= moment.end + 0.01
+
+
+def _window_cosine(moment: Moment, scored: Sequence[Any]) -> float | None:
+    """The best cosine of the windows that overlap `moment` (None: none was scored). Not
+    only those inside it: windows start where captions start, so the last sentences of a
+    video may lie in a window that began before them. `scored` is in time order: two
+    bisections find the few overlapping windows among a video's hundreds."""
+    low = bisect.bisect_right(scored, moment.start - windows.WINDOW_SECONDS, key=_start)
+    high = bisect.bisect_right(scored, moment.end, key=_start)
+    return max((window.cosine for window in scored[low:high]), default=None)
+
+
+def _start(window: Any) -> float:
+    return window.start
 
 
 def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatcher) -> float:

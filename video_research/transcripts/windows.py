@@ -150,10 +150,10 @@ class Scored:
 
 
 async def in_spans(
-    store: Any, vector: Any, spans: Mapping[str, tuple[float, float]]
+    store: Any, vector: Any, spans: Mapping[str, Sequence[tuple[float, float]]]
 ) -> dict[str, list[Scored]]:
-    """The windows of each video of `spans` that start within its (first, last) seconds,
-    in time order, each with its cosine to the query `vector`: one filtered vector search
+    """The windows of each video of `spans` that start within one of its (first, last)
+    seconds, in time order, each with its cosine to the query `vector`: one filtered vector search
     for all of them, reading only those windows (a few per moment) and never the rest of
     the videos (hundreds each: reading and scoring all of them cost more than the search
     itself at 100k chunks). A video with none there (indexed before windows were stored,
@@ -168,7 +168,8 @@ async def in_spans(
                 # start_time is stored to the hundredth of a second
                 Filter.between("start_time", first - 0.01, last + 0.01),
             )
-            for video_id, (first, last) in spans.items()
+            for video_id, own in spans.items()
+            for first, last in _merged(own)
         )
     )
     try:
@@ -186,3 +187,15 @@ async def in_spans(
             )
         )
     return {video: sorted(own, key=lambda w: w.start) for video, own in found.items()}
+
+
+def _merged(spans: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """`spans` with those that overlap joined: the moments of one video often share
+    windows, and one range per run keeps the filter short."""
+    joined: list[tuple[float, float]] = []
+    for first, last in sorted(spans):
+        if joined and first <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], last))
+        else:
+            joined.append((first, last))
+    return joined
