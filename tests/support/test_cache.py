@@ -93,3 +93,18 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
         atomic_write_json(target, {"v": Unserializable()})
     assert json.loads(target.read_text()) == {"v": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["f.json"], "temp file left behind"
+
+
+def test_a_clock_stepped_back_does_not_reorder_the_list(tmp_path):
+    from video_research.support import clock
+
+    cache = make(tmp_path)
+    cache.save("first", "video_analyze", "m", {"a": 1})
+    clock.step(-3600)
+    try:
+        cache.save("second", "video_analyze", "m", {"a": 2})
+        entries, _ = cache.list_entries()
+        assert [e["content_id"] for e in entries] == ["second", "first"]
+        assert cache.load("first", "video_analyze", "m") == {"a": 1}  # not expired backwards
+    finally:
+        clock.step(3600)
