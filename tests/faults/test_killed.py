@@ -13,7 +13,16 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.faults.conftest import Stopwatch, indexed_videos, make_srts, ok, served
+from tests.faults.conftest import (
+    ANN_FLOOR,
+    Stopwatch,
+    index_talks,
+    indexed_videos,
+    make_srts,
+    ok,
+    search_after_restart,
+    served,
+)
 
 
 async def _kill_during(env, tool, arguments, after: int) -> int:
@@ -187,14 +196,11 @@ async def test_media_worker_killed_during_a_batch(tmp_path, fault_env, row):
 async def test_server_killed_during_an_index_build(tmp_path, fault_env, row):
     row.fault = "SIGKILL of the server mid index build (ANN graph)"
     row.tool = "semantic_search_transcripts"
-    # KNOWLEDGE_ANN_MIN_OBJECTS at its floor; 60 transcripts make ~2,300 windows, past
-    # MERGE_SLICE, so the first graph is one bulk build with a line at its start and end.
-    fault_env["KNOWLEDGE_ANN_MIN_OBJECTS"] = "100"
-    folder = make_srts(tmp_path / "talks", 60, cues=80)
+    # 60 transcripts make ~2,300 windows, past MERGE_SLICE: the first graph is one bulk
+    # build, with a line at its start and at its end.
+    fault_env.update(ANN_FLOOR)
+    kept, _ = await index_talks(fault_env, make_srts(tmp_path / "talks", 60, cues=80))
     query = {"query": "the speaker explains idea number 37021", "k": 3}
-    async with served(fault_env) as session:
-        await ok(session, "index_transcript_files", {"path": str(folder)})
-        kept = await indexed_videos(session)
     # The first search of the next start builds the derived indexes (keyword now, the ANN
     # graphs in the background); the server is killed once a graph build has begun.
     ann = Path(fault_env["VIDEO_RESEARCH_DATA_DIR"]) / "knowledge.db.ann"
@@ -217,19 +223,16 @@ async def test_server_killed_during_an_index_build(tmp_path, fault_env, row):
     assert "building the graph" in killed
     saved = sorted(p.name for p in ann.glob("*.json")) if ann.is_dir() else []
 
-    log = tmp_path / "restarted.log"
-    with open(log, "w") as errlog:
-        async with served(fault_env, errlog=errlog) as session:
-            clock = Stopwatch()
-            found = await ok(session, "semantic_search_transcripts", query)
-            row.recovery_s = clock.seconds()
-            assert found["results"][0]["video_id"] == "talks-037", found["results"][:1]
-            row.data_lost = len(set(kept) - set(await indexed_videos(session)))
-            assert row.data_lost == 0
-            with anyio.fail_after(120):  # the graph is redone, whole, in the background
-                while "TranscriptWindows: graph of" not in log.read_text():
-                    await anyio.sleep(0.1)
-    text = log.read_text()
+    found, text = await search_after_restart(
+        fault_env,
+        tmp_path / "restarted.log",
+        query,
+        kept,
+        row,
+        wait_for="TranscriptWindows: graph of",  # the graph redone, whole, in the background
+    )
+    assert found["results"][0]["video_id"] == "talks-037", found["results"][:1]
+    assert row.data_lost == 0
     assert "unreadable" not in text, text[-3000:]  # no half-written index file was loaded
     # Closed cleanly this time: each saved graph names files that are there and whole.
     for meta_path in ann.glob("*.json"):
