@@ -190,13 +190,17 @@ async def test_data_dir_fills_during_index_media_files(tmp_path, small_fs, fault
         assert len(await indexed_videos(session)) == 3
 
 
+SPEECH = LECTURE.with_name("speech.ogg")
+"""30 s of speech, 51 KB: what the URL serves (transcribed once, when the disk has room)."""
+
+
 class _Media(BaseHTTPRequestHandler):
-    """The lecture as a direct media URL on 127.0.0.1."""
+    """A talk's audio as a direct media URL on 127.0.0.1."""
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        body = LECTURE.read_bytes()
+        body = SPEECH.read_bytes()
         self.send_response(200)
-        self.send_header("Content-Type", "video/mp4")
+        self.send_header("Content-Type", "audio/ogg")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -209,7 +213,7 @@ class _Media(BaseHTTPRequestHandler):
 def media_url() -> Iterator[str]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Media)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/talks/lecture.mp4"
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/talks/garden_talk.ogg"
     httpd.shutdown()
 
 
@@ -217,14 +221,14 @@ async def test_media_scratch_full_during_a_download(tmp_path, fault_env, media_u
     row.fault = "disk full: media scratch folder on a full tmpfs"
     row.tool = "index_media_files (URL)"
     fault_env["VIDEO_RESEARCH_URL_ALLOWLIST"] = "127.0.0.1"
-    first = _lectures(tmp_path / "first", 1)
+    first = make_srts(tmp_path / "first", 1, cues=20)  # accepted before: captions, quick
     arguments = {"urls": [media_url], "screen_text": False}
     scratch = Path(fault_env["GEMINI_CACHE_DIR"]) / "media-downloads"
     with small_disk(scratch, size="4m") as disk:
         async with served(fault_env) as session:
-            await ok(session, "index_media_files", {"paths": [str(first)], "screen_text": False})
+            await ok(session, "index_transcript_files", {"path": str(first)})
             kept = await indexed_videos(session)
-            ballast = fill(disk, leave=32 << 10)  # less than the lecture's 150 KB
+            ballast = fill(disk, leave=32 << 10)  # less than the talk's 51 KB
             answer = await session.call_tool("index_media_files", arguments)
             row.result = _full_disk_word(answer)
             # (c) no half-downloaded file left in the scratch folder, nothing half-indexed
