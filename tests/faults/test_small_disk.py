@@ -188,6 +188,9 @@ async def test_data_dir_fills_during_index_media_files(tmp_path, small_fs, fault
         )
         assert again["batch"]["failed_count"] == 0, again
         assert len(await indexed_videos(session)) == 3
+        # nothing half-written left on the disk either: no temporary file of any store
+        leftovers = [p.name for p in small_fs.rglob("*") if ".tmp" in p.name]
+        assert not leftovers, leftovers
 
 
 SPEECH = LECTURE.with_name("speech.ogg")

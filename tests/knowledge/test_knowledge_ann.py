@@ -235,7 +235,7 @@ async def test_damaged_or_missing_index_files_are_rebuilt_with_a_log_line(
     store = await get_store()
     hits = await store.near_vector(COLLECTION, vectors[5], limit=1)
     assert hits[0].properties["video_id"] == "v000005"
-    assert "unreadable" in caplog.text
+    assert "unreadable" in caplog.text and graphs[0].name in caplog.text  # names the file
     await services.aclose()
     for path in folder.iterdir():
         path.unlink()
