@@ -108,3 +108,15 @@ def test_a_clock_stepped_back_does_not_reorder_the_list(tmp_path):
         assert cache.load("first", "video_analyze", "m") == {"a": 1}  # not expired backwards
     finally:
         clock.step(3600)
+
+
+def test_an_entry_stamped_years_ahead_is_no_floor_for_new_ones(tmp_path):
+    from video_research.support import cache as cache_module
+
+    cache = make(tmp_path)
+    future = cache.save("copied", "video_analyze", "m", {"a": 1})
+    far = time.time() + 10 * 365 * 86400
+    os.utime(future, (far, far))
+    cache_module._newest.pop(cache.directory, None)  # a new process reads the folder
+    fresh = cache.save("fresh", "video_analyze", "m", {"a": 2})
+    assert fresh.stat().st_mtime < time.time() + 60  # expires on its own TTL

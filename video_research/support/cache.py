@@ -187,6 +187,12 @@ _newest: dict[Path, int] = {}
 """Per cache folder, the newest stamp this process saw (read from the folder once)."""
 
 
+FLOOR_AHEAD_NS = 86400 * 10**9
+"""Stored stamps further ahead of the clock than this (a folder copied from a machine whose
+clock was years ahead) are not a floor: every entry after them would inherit their
+expiry in the far future."""
+
+
 def _newest_stamp(directory: Path) -> int:
     """The newest entry's mtime in `directory` (nanoseconds; 0 when empty), read once per
     process: the floor a new stamp must clear so it sorts after everything stored."""
@@ -195,7 +201,8 @@ def _newest_stamp(directory: Path) -> int:
         for path in directory.glob("*.json"):
             with contextlib.suppress(OSError):
                 stamps.append(path.stat().st_mtime_ns)
-        _newest[directory] = max(stamps, default=0)
+        limit = int(clock.wall() * 1e9) + FLOOR_AHEAD_NS
+        _newest[directory] = max((s for s in stamps if s <= limit), default=0)
     return _newest[directory]
 
 
