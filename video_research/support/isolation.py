@@ -505,10 +505,16 @@ def _set_limits(memory_mb: int, cpu_seconds: int) -> None:
     )
 
 
-def _no_room_for_a_thread(exc: BaseException) -> bool:
-    """Whether `exc` is a thread that could not start (EAGAIN, "can't start new thread"):
-    under RLIMIT_AS that is the address space running out for its stack, as when a decoder
-    or onnxruntime starts its thread pool in a worker that has no room left."""
+# The dynamic loader's words when mmap of a library's segments is refused (glibc's
+# "failed to map segment from shared object", or ENOMEM spelled out).
+_LOADER_OUT_OF_MEMORY = ("failed to map segment", "cannot allocate memory")
+
+
+def _no_room_left(exc: BaseException) -> bool:
+    """Whether `exc` is the address space running out under RLIMIT_AS in a form other than
+    MemoryError: a thread that could not start (EAGAIN, "can't start new thread"), as when
+    a decoder or onnxruntime starts its thread pool, or a native library that could not be
+    mapped (an ImportError from the loader, as when the OCR engine imports OpenCV late)."""
     import errno
 
     seen: set[int] = set()
@@ -517,6 +523,10 @@ def _no_room_for_a_thread(exc: BaseException) -> bool:
         if isinstance(current, OSError) and current.errno in (errno.EAGAIN, errno.ENOMEM):
             return True
         if isinstance(current, RuntimeError) and "can't start new thread" in str(current):
+            return True
+        if isinstance(current, ImportError) and any(
+            words in str(current).lower() for words in _LOADER_OUT_OF_MEMORY
+        ):
             return True
         seen.add(id(current))
         current = current.__cause__ or current.__context__
@@ -552,7 +562,7 @@ def _run_task(
     try:
         return ("ok", function(*args, **kwargs))
     except Exception as exc:
-        if _caused_by(exc, MemoryError) or _no_room_for_a_thread(exc):
+        if _caused_by(exc, MemoryError) or _no_room_left(exc):
             # The parser may have caught it and gone on half-built: nothing of this worker
             # is trusted further. Its exit status tells the pool why.
             os._exit(EXIT_OUT_OF_MEMORY)
