@@ -351,11 +351,13 @@ async def replay(
     return per_rule
 
 
-def group_table(per_rule: dict[str, Scores], queries: list[Query], sets: dict) -> str:
+def group_table(
+    per_rule: dict[str, Scores], queries: list[Query], sets: dict, group=lambda q: q.group
+) -> str:
     """moment@5 / MRR@10 per query group and set, and whether each rule keeps the rule
     "at least the better single mode" on every one of them (its smallest margin)."""
     groups = {
-        f"group {g}": (lambda q, g=g: q.group == g) for g in sorted({q.group for q in queries})
+        f"group {g}": (lambda q, g=g: group(q) == g) for g in sorted({group(q) for q in queries})
     }
     columns = {**groups, **sets}
     counts = {name: sum(keep(q) for q in queries) for name, keep in columns.items()}
