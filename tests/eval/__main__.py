@@ -558,6 +558,11 @@ async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) 
                 fusion_replay.save(cached, found[store.embedder.identity])
             finally:
                 await services.aclose()
+    if args.tuning_only:
+        # Choosing a rule may look at the tuning part only; the held-out part is for
+        # the server's run after the choice.
+        queries = [q for q in queries if q.split != "held-out"]
+        found = {k: [c for c in v if c.query.split != "held-out"] for k, v in found.items()}
     identities = list(found)
     if large_corpus.is_corpus(shared):
         sets = large_corpus.query_sets(queries)
@@ -622,6 +627,7 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--fusion", action="store_true")
     parser.add_argument("--fusion-rules", default="")
+    parser.add_argument("--tuning-only", action="store_true", help="--fusion on the tuning part")
     args = parser.parse_args(argv)
     args.embedders_given = any(a.startswith("--embedders") for a in argv)
     return asyncio.run(_main(args))

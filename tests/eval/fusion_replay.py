@@ -179,6 +179,31 @@ def rsf_calibrated_keywords(alpha: Callable[[Candidates, str], float], models: l
     return rule
 
 
+def banded(high_share: float, low_alpha: float, low_share: float, high_alpha: float, models):
+    """Today's default (calibrated keywords unless the query names things, per-query
+    alpha) with both ends of the keyword match moved: alpha `low_alpha` when the best
+    keyword hit holds `high_share` of the query's words or more (a quote: the keywords
+    found it), at least `high_alpha` when it holds less than `low_share` and the query
+    names nothing (another language, a paraphrase: the keyword side holds chance matches)."""
+    from video_research.knowledge.fusion import query_alpha, specific_tokens
+
+    def alpha(c: Candidates, model: str) -> float:
+        share = c.share or 0.0
+        if c.share is not None and share >= high_share:
+            return low_alpha
+        base = query_alpha(c.query.query, model)
+        if share < low_share and not specific_tokens(c.query.query):
+            return max(base, high_alpha)
+        return base
+
+    plain, calibrated = rsf(alpha, models), rsf_calibrated_keywords(alpha, models)
+
+    def rule(c: Candidates) -> dict[str, float]:
+        return (plain if specific_tokens(c.query.query) else calibrated)(c)
+
+    return rule
+
+
 def rrf(k: float, keyword_weight: float, models: list[str]):
     def rule(c: Candidates) -> dict[str, float]:
         fused: dict[str, float] = {}
@@ -305,6 +330,15 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
                 found[f"{name}: rsf per-query, {label}"] = rsf(
                     share_raised(low, high, keep), models
                 )
+    for high_share in (0.6, 0.7, 0.8):
+        for low_alpha in (0.0, 0.05, 0.1, 0.2):
+            for low_share, high_alpha in ((0.0, 0.0), (0.3, 0.9), (0.3, 1.0), (0.4, 0.9)):
+                label = f"share >= {high_share} -> alpha {low_alpha}" + (
+                    f", share < {low_share} -> alpha {high_alpha}" if low_share else ""
+                )
+                found[f"{name}: banded, {label}"] = banded(
+                    high_share, low_alpha, low_share, high_alpha, models
+                )
     for k, w in ((60, 1.0), (10, 1.0), (60, 1.5)):
         found[f"{name}: rrf k {k}, keyword weight {w}"] = rrf(k, w, models)
     for w in (0.5, 1.0, 1.5, 2.0):
@@ -319,6 +353,9 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
 # ----------------------------------------------------------------------------- replay
 
 
+_LINKS: dict[tuple, list[float | None]] = {}
+
+
 async def answer(
     c: Candidates, fused: dict[str, float], store: Any, vector: Any, k: int = 10
 ) -> list[tuple[str, float]]:
@@ -330,7 +367,16 @@ async def answer(
     ranked = sorted(fused.items(), key=lambda item: -item[1])[: k * search.CANDIDATES_PER_RESULT]
     hits = [pool[u].model_copy(update={"score": score}) for u, score in ranked]
     moments = search.merge_hits(search.rank_down_low_content(hits))[:k]
-    links = await search.link_moments(c.query.query, moments, vector, store)
+    # Many rules give a query the same moments; their links (a store read per moment
+    # linked by meaning) are the same too, and were most of a replay's time.
+    key = (
+        store.embedder.identity,
+        c.query.id,
+        tuple(tuple(h.uuid for h in m.hits) for m in moments),
+    )
+    if key not in _LINKS:
+        _LINKS[key] = await search.link_moments(c.query.query, moments, vector, store)
+    links = _LINKS[key]
     return [
         (m.props["video_id"], m.props["start_time"] if link is None else link)
         for m, link in zip(moments, links, strict=True)
