@@ -179,12 +179,22 @@ def rsf_calibrated_keywords(alpha: Callable[[Candidates, str], float], models: l
     return rule
 
 
-def banded(high_share: float, low_alpha: float, low_share: float, high_alpha: float, models):
+def banded(
+    high_share: float,
+    low_alpha: float,
+    low_share: float,
+    high_alpha: float,
+    models: list[str],
+    names_keep: bool = True,
+    calibrate_names: bool = False,
+):
     """Today's default (calibrated keywords unless the query names things, per-query
     alpha) with both ends of the keyword match moved: alpha `low_alpha` when the best
     keyword hit holds `high_share` of the query's words or more (a quote: the keywords
     found it), at least `high_alpha` when it holds less than `low_share` and the query
-    names nothing (another language, a paraphrase: the keyword side holds chance matches)."""
+    names nothing (another language, a paraphrase: the keyword side holds chance matches;
+    without `names_keep`, also when it names things: German capitalises every noun).
+    `calibrate_names`: the calibrated keyword score for every query."""
     from video_research.knowledge.fusion import query_alpha, specific_tokens
 
     def alpha(c: Candidates, model: str) -> float:
@@ -192,14 +202,15 @@ def banded(high_share: float, low_alpha: float, low_share: float, high_alpha: fl
         if c.share is not None and share >= high_share:
             return low_alpha
         base = query_alpha(c.query.query, model)
-        if share < low_share and not specific_tokens(c.query.query):
+        if share < low_share and not (names_keep and specific_tokens(c.query.query)):
             return max(base, high_alpha)
         return base
 
     plain, calibrated = rsf(alpha, models), rsf_calibrated_keywords(alpha, models)
 
     def rule(c: Candidates) -> dict[str, float]:
-        return (plain if specific_tokens(c.query.query) else calibrated)(c)
+        named = specific_tokens(c.query.query) and not calibrate_names
+        return (plain if named else calibrated)(c)
 
     return rule
 
@@ -284,7 +295,7 @@ def _to_unit(fused: dict[str, float]) -> dict[str, float]:
 def per_query_alpha(c: Candidates, model: str) -> float:
     from video_research.knowledge.fusion import keyword_match_alpha, query_alpha
 
-    return keyword_match_alpha(query_alpha(c.query.query, model), c.share)
+    return keyword_match_alpha(query_alpha(c.query.query, model), c.share, c.query.query)
 
 
 def share_raised(low_share: float, high_alpha: float, names_keep: bool):
@@ -330,14 +341,17 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
                 found[f"{name}: rsf per-query, {label}"] = rsf(
                     share_raised(low, high, keep), models
                 )
-    for high_share in (0.6, 0.7, 0.8):
-        for low_alpha in (0.0, 0.05, 0.1, 0.2):
-            for low_share, high_alpha in ((0.0, 0.0), (0.3, 0.9), (0.3, 1.0), (0.4, 0.9)):
-                label = f"share >= {high_share} -> alpha {low_alpha}" + (
-                    f", share < {low_share} -> alpha {high_alpha}" if low_share else ""
+    for high_share in (0.5, 0.6, 0.7):
+        for low_share, names_keep in ((0.0, True), (0.3, True), (0.3, False)):
+            for calibrate_names in (False, True):
+                label = f"banded, share >= {high_share} -> alpha 0" + (
+                    f", share < {low_share} -> alpha 1{'' if names_keep else ' (names too)'}"
+                    if low_share
+                    else ""
                 )
-                found[f"{name}: banded, {label}"] = banded(
-                    high_share, low_alpha, low_share, high_alpha, models
+                label += ", calibrated always" if calibrate_names else ""
+                found[f"{name}: {label}"] = banded(
+                    high_share, 0.0, low_share, 1.0, models, names_keep, calibrate_names
                 )
     for k, w in ((60, 1.0), (10, 1.0), (60, 1.5)):
         found[f"{name}: rrf k {k}, keyword weight {w}"] = rrf(k, w, models)
