@@ -12,12 +12,13 @@ For each worker priority in BENCH_BUSY_PRIORITIES (WORKER_PRIORITY values, defau
 "normal", the server's default; "low,normal" compares the old niceness 10), after a
 first call on the lecture fixture that starts the workers and loads the models:
 
-- ours: `index_media_files` on the lecture through the dispatch table (speech in a media
-  worker, then scenes and on-screen text in one, then the index), its speech phase to the
-  last "transcribed" progress message, while a ticker on the event loop measures, per 5 ms
-  sleep, the CPU time the loop's own thread ran (what our code holds the loop for: under
-  50 ms, as tests/transcripts/test_media_index.py asserts) and how late it woke (wall
-  clock: that plus the time the OS gave every other process);
+- ours: `index_media_files` on the lecture through the dispatch table (scenes and
+  on-screen text in a media worker, their index, then speech in one and its index), its
+  speech phase from its stage message to its last "transcribed" progress, while a ticker
+  on the event loop measures, per 5 ms sleep, the CPU time the loop's own thread ran
+  (what our code holds the loop for: under 50 ms, as tests/transcripts/test_media_index.py
+  asserts) and how late it woke (wall clock: that plus the time the OS gave every other
+  process);
 - ours: `media_scenes` on the lecture (detect_scenes in a media worker);
 
 then the engines directly (bench_media_e2e's baselines) right after, in the same
@@ -187,7 +188,7 @@ def main() -> None:
         )
         ratios = [
             report(
-                f"{priority}: speech (to its last progress)",
+                f"{priority}: speech (its stage to its last progress)",
                 timed["speech"],
                 "s",
                 "(a) whisper direct",

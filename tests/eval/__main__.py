@@ -296,10 +296,8 @@ async def _relevance_report(queries: list[Query], fit: bool) -> None:
     from video_research.knowledge.relevance import WEAK
     from video_research.knowledge.store import get_store
 
-    embedder = (await get_store()).embedder if fit else None
-    samples, missed = await calibration.collect(
-        _call, queries, calibration.load_no_answer(), embedder
-    )
+    model = (await get_store()).embedder.identity
+    samples, missed = await calibration.collect(_call, queries, calibration.load_no_answer(), model)
     _say(f"\n### relevance: weak below {WEAK}, answerable and no-answer queries\n")
     _say(calibration.report(samples, missed, WEAK))
     if fit:

@@ -2,18 +2,21 @@
 no-answer queries (`make eval`, and `EVAL=--calibrate` to fit knowledge.relevance).
 
 Every answerable query (queries.jsonl, notes_queries.jsonl) and every query of
-no_answer_queries.jsonl (60 questions whose answer is in no indexed transcript) goes
-through semantic_search_transcripts in the default mode. For an answerable query the
-sample is its right moment (right video, link within MOMENT_SECONDS of the label) when
-the ten results hold it; for a no-answer query, its best hit (highest relevance). Each
-sample is the moment's best chunk's cosine and word share (its `scores`) and the
-relevance the server gave it.
+no_answer_queries.jsonl (100 questions and notes whose answer is in no indexed
+transcript) goes through semantic_search_transcripts in the default mode. For an
+answerable query the sample is its right moment (right video, link within MOMENT_SECONDS
+of the label) when the ten results hold it; for a no-answer query, its best hit (highest
+relevance). Each sample is the moment's best chunk's cosine and word share, the best
+cosine of the stored windows inside the moment (its `scores`), and the relevance the
+server gave it.
 
-Reported per part (tuning, held-out), for the server's relevance and for the rule it
-replaced (weak = no shared word and cosine below 0.3): the share of no-answer queries
-whose best hit is weak (target >= 0.9), and of answerable queries whose right moment is
-(target <= 0.05). `--calibrate` fits the logistic of knowledge.relevance on the tuning
-part only (both signals, each alone) and prints the constants to paste there.
+Reported per part (tuning, held-out) and per query style, for the server's relevance,
+for the two-signal fit it had before the windows were read (knowledge.relevance's
+CALIBRATION; each no-answer query's best hit chosen by it), and for the rule before that
+(weak = no shared word and cosine below 0.3): the share of no-answer queries whose best
+hit is weak (target >= 0.9), and of answerable queries whose right moment is (target <=
+0.05). `--calibrate` fits the logistics of knowledge.relevance on the tuning part only
+and prints the constants to paste there.
 """
 
 from __future__ import annotations
@@ -40,8 +43,11 @@ class Sample:
     cosine: float | None
     share: float | None
     relevance: float | None
-    baseline: float = 0.0
-    """The query's mean cosine to BACKGROUND: how close it sits to any text (an experiment)."""
+    window: float | None = None
+    """The best cosine to the query of the stored windows inside the moment."""
+    before: float | None = None
+    """The two-signal relevance (CALIBRATION) of this sample; for a no-answer query, of
+    the hit that it scores best."""
 
     @property
     def held_out(self) -> bool:
@@ -49,26 +55,16 @@ class Sample:
             return self.query.split == "held-out"
         return self.query.id[1:].isdigit() and int(self.query.id[1:]) % 3 == 0
 
-
-BACKGROUND = [
-    "The meeting was moved to Thursday afternoon.",
-    "Please close the door when you leave the room.",
-    "I will call you back in a few minutes.",
-    "The weather was nice so we went for a walk.",
-    "Thanks for your message, I will have a look tomorrow.",
-    "She put the keys on the kitchen table.",
-    "We are running a little late, start without us.",
-    "The shop opens at nine and closes at six.",
-    "Can you send me the file again, the link did not work?",
-    "He has been living in the same house for ten years.",
-    "Let us talk about it after lunch.",
-    "The train was crowded this morning.",
-    "I forgot my umbrella at the office.",
-    "They painted the fence white last summer.",
-    "Remember to buy milk on the way home.",
-    "The children were playing in the garden.",
-]
-"""Everyday sentences about nothing in particular, for the baseline experiment."""
+    @property
+    def style(self) -> str:
+        """literal, paraphrase, cross-language (viewer queries), notes and its language, or
+        no-answer and its language."""
+        q = self.query
+        if q.kind == "no_answer":
+            return f"no-answer {q.query_language}"
+        if q.kind == "notes":
+            return f"notes {q.query_language}"
+        return "cross-language" if q.query_language != q.passage_language else q.kind
 
 
 def load_no_answer() -> list[Query]:
@@ -79,9 +75,15 @@ Call = Callable[[str, dict], Awaitable[dict]]
 
 
 async def collect(
-    call: Call, answerable: list[Query], no_answer: list[Query], embedder=None
+    call: Call, answerable: list[Query], no_answer: list[Query], model: str
 ) -> tuple[list[Sample], int]:
     """The samples, and how many answerable queries had no right moment in their top 10."""
+    from video_research.knowledge import relevance
+
+    def before(result: dict) -> float:
+        scores = result["scores"]
+        return relevance.relevance(scores["cosine"], scores["share"], model)
+
     samples: list[Sample] = []
     missed = 0
     for query, has_answer in [*((q, True) for q in answerable), *((q, False) for q in no_answer)]:
@@ -102,27 +104,34 @@ async def collect(
             if chosen is None:
                 missed += 1
                 continue
+            was = before(chosen)
         else:
             if not results:
                 continue
             chosen = max(results, key=lambda r: r["relevance"])
+            was = max(before(r) for r in results)
         scores = chosen["scores"]
         samples.append(
-            Sample(query, has_answer, scores["cosine"], scores["share"], chosen["relevance"])
+            Sample(
+                query,
+                has_answer,
+                scores["cosine"],
+                scores["share"],
+                chosen["relevance"],
+                scores.get("window"),
+                was,
+            )
         )
-    if embedder is not None:
-        import numpy as np
-
-        background = np.array(await embedder.embed(BACKGROUND, "document"))
-        for sample in samples:
-            vector = np.array((await embedder.embed([sample.query.query], "query"))[0])
-            sample.baseline = float(np.mean(background @ vector))
     return samples, missed
 
 
 def _old_weak(sample: Sample) -> bool:
     no_word = not sample.share
     return no_word and (sample.cosine is None or sample.cosine < OLD_WEAK_COSINE)
+
+
+def _weak(value: float | None, threshold: float) -> bool:
+    return value is None or value < threshold
 
 
 def _rates(samples: list[Sample], weak: Callable[[Sample], bool]) -> tuple[str, str]:
@@ -137,27 +146,40 @@ def _rates(samples: list[Sample], weak: Callable[[Sample], bool]) -> tuple[str, 
 
 
 def report(samples: list[Sample], missed: int, threshold: float) -> str:
-    """The Markdown table: per part, per rule, both shares."""
+    """The Markdown tables: per part and rule, then per query style; the misjudged."""
+    rules: list[tuple[str, Callable[[Sample], bool]]] = [
+        (f"relevance < {threshold}", lambda s: _weak(s.relevance, threshold)),
+        ("before: cosine and share only", lambda s: _weak(s.before, threshold)),
+        ("before that: no shared word, cosine < 0.3", _old_weak),
+    ]
     lines = [
         "| part | rule | no-answer: best hit weak (>= 0.9) | answerable: right moment weak (<= 0.05) |",
         "|---|---|---:|---:|",
     ]
     for part, keep in (("tuning", lambda s: not s.held_out), ("HELD-OUT", lambda s: s.held_out)):
         chosen = [s for s in samples if keep(s)]
-        for rule, weak in (
-            (f"relevance < {threshold}", lambda s: s.relevance is None or s.relevance < threshold),
-            ("before: no shared word, cosine < 0.3", _old_weak),
-        ):
+        for rule, weak in rules:
             caught, lost = _rates(chosen, weak)
             lines.append(f"| {part} | {rule} | {caught} | {lost} |")
     lines.append(
         f"\n({missed} answerable queries had no right moment in their top 10: not counted)"
     )
-    wrong = [s for s in samples if (s.relevance is None or s.relevance < threshold) == s.answerable]
-    lines.append("\nmisjudged (query id, answerable, cosine, share, relevance, query):")
+    lines += [
+        "\nper query style, both parts (answerable: right moment weak; no-answer: best hit weak):\n",
+        "| style | queries | weak now | weak before |",
+        "|---|---:|---:|---:|",
+    ]
+    for style in sorted({s.style for s in samples}):
+        group = [s for s in samples if s.style == style]
+        now = sum(_weak(s.relevance, threshold) for s in group) / len(group)
+        was = sum(_weak(s.before, threshold) for s in group) / len(group)
+        lines.append(f"| {style} | {len(group)} | {now:.3f} | {was:.3f} |")
+    wrong = [s for s in samples if _weak(s.relevance, threshold) == s.answerable]
+    lines.append("\nmisjudged (query id, answerable, cosine, window, share, relevance, query):")
     for s in wrong:
         lines.append(
-            f"  {s.query.id} {s.answerable} {s.cosine} {s.share} {s.relevance} {s.query.query[:70]!r}"
+            f"  {s.query.id} {s.answerable} {s.cosine} {s.window} {s.share} {s.relevance} "
+            f"{s.query.query[:70]!r}"
         )
     return "\n".join(lines)
 
@@ -193,17 +215,22 @@ def _shifted(beta: list[float], positives: list[list[float]]) -> list[float]:
 
 
 def calibrate(samples: list[Sample]) -> str:
-    """The fits on the tuning part: both signals, cosine alone, share alone."""
+    """The fits on the tuning part: in context (with the window), both signals, each alone.
+    In the first, a sample without a window (none stored inside its moment) is left out of
+    the fit and judged by the two-signal relevance, as the server does."""
     tuning = [s for s in samples if not s.held_out and s.cosine is not None and s.share is not None]
     out = []
-    for name, features in (
-        ("both", lambda s: [s.cosine, s.share]),
-        ("both, baseline (experiment)", lambda s: [s.cosine, s.share, s.baseline]),
-        ("cosine - baseline, share (experiment)", lambda s: [s.cosine - s.baseline, s.share]),
-        ("cosine only", lambda s: [s.cosine]),
-        ("share only", lambda s: [s.share]),
+    for name, features, needs_window in (
+        ("in context: cosine, window, share", lambda s: [s.cosine, s.window, s.share], True),
+        ("both: cosine, share", lambda s: [s.cosine, s.share], False),
+        ("cosine only", lambda s: [s.cosine], False),
+        ("share only", lambda s: [s.share], False),
     ):
-        rows = [(features(s), int(s.answerable)) for s in tuning]
+        rows = [
+            (features(s), int(s.answerable))
+            for s in tuning
+            if not needs_window or s.window is not None
+        ]
         beta = _fit(rows)
         shifted = _shifted(beta, [f for f, label in rows if label])
         out.append(
@@ -211,9 +238,11 @@ def calibrate(samples: list[Sample]) -> str:
             f"intercept shifted: {[round(b, 3) for b in shifted]}"
         )
 
-        def weak(s: Sample, beta: list[float] = shifted, features=features) -> bool:
+        def weak(s: Sample, beta=shifted, features=features, needs=needs_window) -> bool:
             if s.cosine is None or s.share is None:
                 return True
+            if needs and s.window is None:
+                return _weak(s.before, 0.5)
             z = sum(w * f for w, f in zip(beta[:-1], features(s), strict=True)) + beta[-1]
             return z < 0
 

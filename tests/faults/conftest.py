@@ -265,3 +265,42 @@ async def indexed_videos(session: Any) -> dict[str, int]:
     orphans = await store.count(CHUNKS) - belonging
     assert orphans == 0, f"{orphans} chunks belong to no listed video (half-written)"
     return videos
+
+
+ANN_FLOOR = {"KNOWLEDGE_ANN_MIN_OBJECTS": "100"}
+"""KNOWLEDGE_ANN_MIN_OBJECTS at its floor: a few transcripts' windows make a vector graph."""
+
+
+async def index_talks(
+    env: dict[str, str], folder: Path, query: dict[str, Any] | None = None
+) -> tuple[dict[str, int], dict[str, Any] | None]:
+    """Index `folder`'s transcripts on a fresh server, closed after (and search `query`
+    before it closes, if given): (the videos indexed, that search's answer)."""
+    async with served(env) as session:
+        await ok(session, "index_transcript_files", {"path": str(folder)})
+        found = await ok(session, "semantic_search_transcripts", query) if query else None
+        return await indexed_videos(session), found
+
+
+async def search_after_restart(
+    env: dict[str, str],
+    log: Path,
+    query: dict[str, Any],
+    kept: dict[str, int],
+    row: Row,
+    wait_for: str | None = None,
+) -> tuple[dict[str, Any], str]:
+    """Restart the server (its log in `log`), time `query` into the row's recovery, count
+    the videos lost, and before it closes wait for the log line `wait_for` (work it does
+    in the background): (the answer, the log)."""
+    with open(log, "w") as errlog:
+        async with served(env, errlog=errlog) as session:
+            clock = Stopwatch()
+            found = await ok(session, "semantic_search_transcripts", query)
+            row.recovery_s = clock.seconds()
+            row.data_lost = len(set(kept) - set(await indexed_videos(session)))
+            await ok(session, "get_indexed_videos", {})  # (b) the other tools serve on
+            with anyio.fail_after(120):
+                while wait_for and wait_for not in log.read_text():
+                    await anyio.sleep(0.1)
+    return found, log.read_text()

@@ -5,6 +5,7 @@ the same call picks up the rest."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 from pathlib import Path
@@ -12,7 +13,16 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.faults.conftest import Stopwatch, indexed_videos, make_srts, ok, served
+from tests.faults.conftest import (
+    ANN_FLOOR,
+    Stopwatch,
+    index_talks,
+    indexed_videos,
+    make_srts,
+    ok,
+    search_after_restart,
+    served,
+)
 
 
 async def _kill_during(env, tool, arguments, after: int) -> int:
@@ -180,3 +190,57 @@ async def test_media_worker_killed_during_a_batch(tmp_path, fault_env, row):
         videos = await indexed_videos(session)
         assert len(videos) == 3
         row.data_lost = len(set(kept) - set(videos))
+
+
+@pytest.mark.slow_fault
+async def test_server_killed_during_an_index_build(tmp_path, fault_env, row):
+    row.fault = "SIGKILL of the server mid index build (ANN graph)"
+    row.tool = "semantic_search_transcripts"
+    # 60 transcripts make ~2,300 windows, past MERGE_SLICE: the first graph is one bulk
+    # build, with a line at its start and at its end.
+    fault_env.update(ANN_FLOOR)
+    kept, _ = await index_talks(fault_env, make_srts(tmp_path / "talks", 60, cues=80))
+    query = {"query": "the speaker explains idea number 37021", "k": 3}
+    # The first search of the next start builds the derived indexes (keyword now, the ANN
+    # graphs in the background); the server is killed once a graph build has begun.
+    ann = Path(fault_env["VIDEO_RESEARCH_DATA_DIR"]) / "knowledge.db.ann"
+    pid_file = Path(fault_env["FAULTS_CONTROL"]) / "server.pid"
+    log = tmp_path / "killed.log"
+    with contextlib.suppress(Exception, BaseExceptionGroup), open(log, "w") as errlog:
+        async with served(fault_env, errlog=errlog) as session, anyio.create_task_group() as group:
+
+            async def search() -> None:
+                with contextlib.suppress(Exception):
+                    await session.call_tool("semantic_search_transcripts", query)
+
+            group.start_soon(search)
+            with anyio.fail_after(120):
+                while "building the graph" not in log.read_text():
+                    await anyio.sleep(0.005)
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            killed = log.read_text()
+            group.cancel_scope.cancel()
+    assert "building the graph" in killed
+    saved = sorted(p.name for p in ann.glob("*.json")) if ann.is_dir() else []
+
+    found, text = await search_after_restart(
+        fault_env,
+        tmp_path / "restarted.log",
+        query,
+        kept,
+        row,
+        wait_for="TranscriptWindows: graph of",  # the graph redone, whole, in the background
+    )
+    assert found["results"][0]["video_id"] == "talks-037", found["results"][:1]
+    assert row.data_lost == 0
+    assert "unreadable" not in text, text[-3000:]  # no half-written index file was loaded
+    # Closed cleanly this time: each saved graph names files that are there and whole.
+    for meta_path in ann.glob("*.json"):
+        meta = json.loads(meta_path.read_text())
+        graph = ann / f"{meta_path.stem}.{meta['generation']}.faiss"
+        assert graph.stat().st_size > 0 and meta["vectors"] > 0, meta
+    when = "after the build, before its save" if "graph of" in killed else "mid-build"
+    row.result = (
+        f"killed {when} ({len(saved)} graph file(s) saved before): the restart loaded no "
+        "half-written file, searched, rebuilt the graph whole"
+    )

@@ -3,6 +3,12 @@ last byte during real work, then frees (skipped with the reason where no mount i
 
 from __future__ import annotations
 
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
 import anyio
 import pytest
 
@@ -16,6 +22,7 @@ from tests.faults.conftest import (
     make_srts,
     ok,
     served,
+    small_disk,
 )
 from tests.fixtures.documents import make_notes
 from tests.helpers import run_cli
@@ -120,8 +127,6 @@ def _backup(env, dest):
 
 
 async def test_backup_onto_a_full_disk_while_serving(tmp_path, fault_env, row):
-    from tests.faults.conftest import small_disk
-
     row.fault, row.tool = "disk full: backup folder on a full tmpfs", "video-research backup"
     notes = make_notes(tmp_path / "notes", 20)
     with small_disk(tmp_path / "backups", size="4m") as disk:
@@ -148,3 +153,95 @@ async def test_backup_onto_a_full_disk_while_serving(tmp_path, fault_env, row):
             row.recovery_s = clock.seconds()
             assert done.returncode == 0, done.stderr
             assert (dest / "manifest.json").exists()
+
+
+LECTURE = Path(__file__).parent.parent / "fixtures" / "media" / "lecture.mp4"
+
+
+def _lectures(folder: Path, count: int) -> Path:
+    """`count` copies of the lecture fixture (slides and speech), each its own file."""
+    folder.mkdir(parents=True)
+    for i in range(count):
+        shutil.copyfile(LECTURE, folder / f"{folder.name}-{i}.mp4")
+    return folder
+
+
+@pytest.mark.slow_fault
+async def test_data_dir_fills_during_index_media_files(tmp_path, small_fs, fault_env, row):
+    row.fault, row.tool = "disk full: data dir on a tmpfs filled mid-call", "index_media_files"
+    before = _lectures(tmp_path / "before", 1)
+    during = _lectures(tmp_path / "during", 2)
+    async with served(fault_env) as session:
+        await ok(session, "index_media_files", {"paths": [str(before)]})
+        kept = await indexed_videos(session)
+        answer, ballast = await _while_filling(
+            session, "index_media_files", {"paths": [str(during)]}, small_fs
+        )
+        row.result = _full_disk_word(answer)
+        videos = await indexed_videos(session)  # (c) whole videos only, none half-written
+        row.data_lost = len(set(kept) - set(videos))
+        assert row.data_lost == 0
+        await ok(session, "semantic_search_transcripts", {"query": "slides"})  # (b)
+
+        again = await _freed_then(
+            session, row, ballast, "index_media_files", {"paths": [str(during)]}
+        )
+        assert again["batch"]["failed_count"] == 0, again
+        assert len(await indexed_videos(session)) == 3
+        # nothing half-written left on the disk either: no temporary file of any store
+        leftovers = [p.name for p in small_fs.rglob("*") if ".tmp" in p.name]
+        assert not leftovers, leftovers
+
+
+SPEECH = LECTURE.with_name("speech.ogg")
+"""30 s of speech, 51 KB: what the URL serves (transcribed once, when the disk has room)."""
+
+
+class _Media(BaseHTTPRequestHandler):
+    """A talk's audio as a direct media URL on 127.0.0.1."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        body = SPEECH.read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Type", "audio/ogg")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def media_url() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Media)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/talks/garden_talk.ogg"
+    httpd.shutdown()
+
+
+async def test_media_scratch_full_during_a_download(tmp_path, fault_env, media_url, row):
+    row.fault = "disk full: media scratch folder on a full tmpfs"
+    row.tool = "index_media_files (URL)"
+    fault_env["VIDEO_RESEARCH_URL_ALLOWLIST"] = "127.0.0.1"
+    first = make_srts(tmp_path / "first", 1, cues=20)  # accepted before: captions, quick
+    arguments = {"urls": [media_url], "screen_text": False}
+    scratch = Path(fault_env["GEMINI_CACHE_DIR"]) / "media-downloads"
+    with small_disk(scratch, size="4m") as disk:
+        async with served(fault_env) as session:
+            await ok(session, "index_transcript_files", {"path": str(first)})
+            kept = await indexed_videos(session)
+            ballast = fill(disk, leave=32 << 10)  # less than the talk's 51 KB
+            answer = await session.call_tool("index_media_files", arguments)
+            row.result = _full_disk_word(answer)
+            # (c) no half-downloaded file left in the scratch folder, nothing half-indexed
+            assert [p.name for p in disk.iterdir()] == [ballast.name]
+            videos = await indexed_videos(session)
+            row.data_lost = len(set(kept) - set(videos))
+            assert row.data_lost == 0 and len(videos) == 1
+            await ok(session, "get_indexed_videos", {})  # (b)
+
+            again = await _freed_then(session, row, [ballast], "index_media_files", arguments)
+            assert again["batch"]["failed_count"] == 0, again
+            assert len(await indexed_videos(session)) == 2
+            assert not list(disk.iterdir()), list(disk.iterdir())

@@ -235,7 +235,7 @@ async def test_damaged_or_missing_index_files_are_rebuilt_with_a_log_line(
     store = await get_store()
     hits = await store.near_vector(COLLECTION, vectors[5], limit=1)
     assert hits[0].properties["video_id"] == "v000005"
-    assert "unreadable" in caplog.text
+    assert "unreadable" in caplog.text and graphs[0].name in caplog.text  # names the file
     await services.aclose()
     for path in folder.iterdir():
         path.unlink()
@@ -396,3 +396,31 @@ async def test_a_schema_1_file_is_migrated_out_of_vec0(tmp_path, services):
         "2",
     )
     check.close()
+
+
+async def test_a_graph_loaded_from_sqlite_is_built_and_saved_without_a_write(
+    ann_env, tmp_path, services
+):
+    """A store opened without its graph file (first start, a damaged or deleted file) gets
+    its graph from the first search on, not at the next write; it is saved at close."""
+    import time
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    objects, vectors = _corpus(600)
+    await store.insert_many(COLLECTION, objects, vectors=vectors)
+    await services.aclose()  # no search yet: nothing loaded, no graph file
+    folder = tmp_path / "data" / "knowledge.db.ann"
+    assert not list(folder.glob(f"{COLLECTION}.*.faiss"))
+
+    store = await get_store()
+    hits = await store.near_vector(COLLECTION, vectors[7], limit=1)  # loads; no write after
+    assert hits[0].properties["video_id"] == "v000007"
+    index = store._indexes[COLLECTION]
+    deadline = time.monotonic() + 60
+    while (index.hnsw is None or index.flat_count) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert index.hnsw is not None and index.flat_count == 0
+    await services.aclose()
+    assert len(list(folder.glob(f"{COLLECTION}.*.faiss"))) == 1

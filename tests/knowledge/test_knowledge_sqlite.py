@@ -180,6 +180,53 @@ async def test_changed_searchable_fields_rebuild_the_keyword_index(monkeypatch, 
     await services.aclose()
 
 
+async def test_properties_indexed_together_serve_a_filter_that_names_both(monkeypatch, services):
+    """A compound index (CollectionDef.indexes) finds the rows of one video in a time span
+    from the index alone, each branch of an OR too (linking's window read), instead of
+    reading every row of the video; a compound of unfilterable properties is refused."""
+    from video_research.knowledge import collections
+    from video_research.knowledge.backends.sqlite_sql import compile_filter
+    from video_research.knowledge.collections import CollectionDef, DataType, Property
+    from video_research.knowledge.filters import Filter
+    from video_research.knowledge.store import get_store
+
+    def probe(indexes) -> CollectionDef:
+        return CollectionDef(
+            "SpanProbe",
+            "Timed rows of videos",
+            (
+                Property("text", DataType.TEXT, vectorize=True),
+                Property("video_id", DataType.TEXT, filterable=True, exact=True),
+                Property("start_time", DataType.NUMBER, filterable=True),
+            ),
+            indexes=indexes,
+        )
+
+    with pytest.raises(ValueError, match="non-filterable"):
+        probe((("video_id", "text"),))
+    monkeypatch.setitem(collections._REGISTRY, "SpanProbe", probe((("video_id", "start_time"),)))
+    store = await get_store()
+    rows = [
+        {"text": f"line {n}", "video_id": f"v{n % 3}", "start_time": n * 10.0} for n in range(30)
+    ]
+    await store.insert_many("SpanProbe", rows, vectors=[[1.0] + [0.0] * 383] * len(rows))
+    where = Filter.any_of(
+        Filter.all_of(Filter.eq("video_id", "v1"), Filter.between("start_time", 30.0, 80.0)),
+        Filter.all_of(Filter.eq("video_id", "v2"), Filter.between("start_time", 0.0, 50.0)),
+    )
+    sql, params = compile_filter(where)
+    plan = " ".join(
+        str(row[-1])
+        for row in store._conn().execute(
+            f'EXPLAIN QUERY PLAN SELECT id FROM "obj_SpanProbe" o WHERE {sql}', params
+        )
+    )
+    assert plan.count("USING INDEX ix_SpanProbe_video_id_start_time") == 2, plan
+    found = await store.fetch("SpanProbe", where=where, limit=100)
+    assert sorted(o.properties["start_time"] for o in found.objects) == [20.0, 40.0, 50.0, 70.0]
+    await services.aclose()
+
+
 def test_store_file_layout_is_documented(tmp_path, services):
     """The tables the module docstring promises exist, so a user can inspect the file."""
     import asyncio

@@ -79,3 +79,30 @@ async def test_a_store_embedded_with_minilm_keeps_it_while_the_model_is_unset(
     configure(KNOWLEDGE_EMBEDDING_MODEL=None, VIDEO_RESEARCH_DATA_DIR=str(tmp_path / "fresh"))
     store = await get_store()
     assert store.embedder.identity == "local:use-multilingual"
+
+
+async def test_the_recorded_model_is_read_again_once_the_store_changes(
+    services, configure, tmp_path
+):
+    """get_store() asks which model the store records on every call; the answer is kept
+    while the file is unchanged, and a change (here: another process re-embedding it into
+    the default model) is seen on the next call."""
+    import sqlite3
+
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    await store.insert_many(
+        "VideoMetadata", [{"video_id": "v1", "title": "t"}], vectors=np.ones((1, 384))
+    )
+    await services.aclose()
+    configure(KNOWLEDGE_EMBEDDING_MODEL=None)
+    assert (await get_store()).embedder.identity == "local:all-MiniLM-L6-v2"
+    assert (await get_store()).embedder.identity == "local:all-MiniLM-L6-v2"
+    await services.aclose()
+    with sqlite3.connect(tmp_path / "data" / "knowledge.db") as other:
+        other.execute("UPDATE collections SET embedding_model = 'local:use-multilingual'")
+    assert (await get_store()).embedder.identity == "local:use-multilingual"
+    await services.aclose()

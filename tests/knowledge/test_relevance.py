@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+
 from tests.calls import call_ok
+from tests.helpers import DATA
 from video_research.knowledge import relevance
 from video_research.transcripts.search import low_content
 
@@ -24,6 +27,70 @@ def test_relevance_is_a_probability_that_rises_with_both_signals():
         assert relevance.relevance(0.2, 0.0, model) <= relevance.relevance(0.7, 0.0, model)
         assert relevance.relevance(0.2, 0.0, model) <= relevance.relevance(0.2, 1.0, model)
     assert relevance.is_weak(relevance.relevance(None, None, "local:all-MiniLM-L6-v2"))
+
+
+def test_a_moments_window_is_a_third_signal_and_its_absence_falls_back():
+    for model in relevance.IN_CONTEXT:
+        low = relevance.relevance_in_context(0.3, 0.1, 0.0, model)
+        high = relevance.relevance_in_context(0.3, 0.6, 0.0, model)
+        assert 0.0 <= low < high <= 1.0
+        assert relevance.relevance_in_context(0.3, None, 0.5, model) == relevance.relevance(
+            0.3, 0.5, model
+        )
+    assert relevance.relevance_in_context(0.3, 0.6, 0.0, "gemini:x") == relevance.relevance(
+        0.3, 0.0, "gemini:x"
+    )
+    assert relevance.relevance_in_context(None, 0.6, 0.0, "local:use-multilingual") == (
+        relevance.relevance(None, 0.0, "local:use-multilingual")
+    )
+
+
+async def test_a_spoken_moment_is_scored_with_the_windows_around_it(tmp_path):
+    """The search reads the stored ~20 s windows inside each moment to link it; the same
+    window cosine is the relevance's third signal (scores.window), and the same chunk
+    found by knowledge_search gets the same relevance. Without pinpointing no window is
+    read and the relevance is the two-signal one."""
+    from video_research.knowledge.store import get_store
+
+    folder = tmp_path / "talks"
+    folder.mkdir()
+    shutil.copy(DATA / "transcripts" / "formats" / "volcano_lecture.tsv", folder)
+    await call_ok("index_transcript_files", {"path": str(folder), "fetch_metadata": False})
+    model = (await get_store()).embedder.identity
+    assert model in relevance.IN_CONTEXT
+    query = "what makes thick sticky magma explode"
+    found = await call_ok("semantic_search_transcripts", {"query": query, "auto_index": False})
+    single = [m for m in found["results"] if m["chunks"] == 1]
+    assert single and all(m["scores"]["window"] is not None for m in found["results"])
+    for moment in single:
+        s = moment["scores"]
+        expected = relevance.relevance_in_context(s["cosine"], s["window"], s["share"], model)
+        assert abs(moment["relevance"] - expected) < 2e-3
+        assert moment["weak"] == relevance.is_weak(moment["relevance"])
+    searched = await call_ok(
+        "knowledge_search", {"query": query, "collections": ["TranscriptChunks"]}
+    )
+    by_text = {hit["properties"]["text"].replace("\n", " "): hit for hit in searched["results"]}
+    for moment in single:
+        assert abs(by_text[moment["text"]]["relevance"] - moment["relevance"]) < 1e-6
+
+    plain = await call_ok(
+        "semantic_search_transcripts", {"query": query, "auto_index": False, "pinpoint": False}
+    )
+    for moment in plain["results"]:
+        s = moment["scores"]
+        assert s["window"] is None
+        assert moment["scores"]["relevance"] == relevance.relevance(s["cosine"], s["share"], model)
+
+    strict = await call_ok(
+        "semantic_search_transcripts", {"query": query, "auto_index": False, "min_score": 0.5}
+    )
+    assert all(m["relevance"] >= 0.5 for m in strict["results"])
+    strict = await call_ok(
+        "knowledge_search",
+        {"query": query, "collections": ["TranscriptChunks"], "min_score": 0.5},
+    )
+    assert all(hit["relevance"] >= 0.5 for hit in strict["results"])
 
 
 def test_the_stopwords_of_a_question_match_nothing():

@@ -218,13 +218,18 @@ def _shoot(page, name):
         page.locator("iframe[name=view]").screenshot(path=str(SHOTS / f"apps-{name}.png"))
 
 
-def _told(page) -> list[str]:
-    """What the view told the model (ui/update-model-context), as text."""
-    return [
-        block["text"]
-        for update in page.evaluate("window.modelContext")
-        for block in update.get("content", [])
-    ]
+def _wait_told(page, words: str) -> None:
+    """Wait until the view has told the model something containing `words`.
+
+    The view's update travels to the host by postMessage after the click that caused it, so
+    reading `window.modelContext` at once races the host on a busy machine.
+    """
+    page.wait_for_function(
+        "(words) => (window.modelContext || []).some("
+        "(u) => (u.content || []).some((b) => (b.text || '').includes(words)))",
+        arg=words,
+        timeout=10000,
+    )
 
 
 CATALOG = (
@@ -337,7 +342,7 @@ def test_a_real_media_frames_result_shows_each_frame_at_its_time(browser, server
     view.wait_for_function("() => document.activeElement?.dataset.index === '2'", timeout=5000)
     page.wait_for_function("() => window.displayModeRequests.length === 2")
     assert page.evaluate("window.displayModeRequests") == ["fullscreen", "inline"]
-    assert any(f"frame at {frames[1]['label']}" in said for said in _told(page))
+    _wait_told(page, f"frame at {frames[1]['label']}")
     assert not page.errors
 
 
@@ -470,7 +475,7 @@ def test_moments_show_the_sentence_that_matched_and_play_in_place(
     hit_box = view.locator("li[data-chosen] button.hit").bounding_box()
     player_box = player.bounding_box()
     assert 0 <= player_box["y"] - (hit_box["y"] + hit_box["height"]) < 40
-    assert any("How tides make electricity" in said for said in _told(page))
+    _wait_told(page, "How tides make electricity")
     _shoot(page, "moments-playing")
     # The host offers fullscreen (and no picture-in-picture): the player offers it too.
     assert not view.get_by_role("button", name="Picture in picture").count()
@@ -659,7 +664,7 @@ def test_the_analysis_is_a_timeline_of_the_whole_video(browser, server, gemini_s
     assert view.locator("button.point").nth(4).get_attribute("aria-label") == (
         "Play from 9 min 45 s: A first Action, built live"
     )
-    assert any("9:45" in said for said in _told(page))
+    _wait_told(page, "9:45")
     assert not page.errors
 
 
@@ -752,9 +757,8 @@ def test_the_queue_board_is_driven_by_keys_on_its_items(browser, server, indexed
     admin.keyboard.press("Delete")  # remove the focused item
     view.get_by_text(f"Removed {before[-1]}.").wait_for()
     assert _titles(view) == before[:-1]
-    told = _told(admin)
-    assert any(f"moved {before[-1]} to position" in said for said in told), told
-    assert any(f"removed {before[-1]} from" in said for said in told), told
+    _wait_told(admin, f"moved {before[-1]} to position")
+    _wait_told(admin, f"removed {before[-1]} from")
     # Now playing advances by itself, from its start time and length.
     progress = view.locator("#now progress")
     first = float(progress.get_attribute("value"))
@@ -786,7 +790,7 @@ def test_the_catalog_pages_and_queues_once(browser, server, indexed):
     view.get_by_text(f"Queued {title}.").wait_for()
     queued = view.get_by_role("button", name=f"{title} is queued")
     assert queued.is_disabled()  # a second click would queue it twice
-    assert any(f"queued {title}" in said for said in _told(page))
+    _wait_told(page, f"queued {title}")
 
     view.locator("#more").click()
     view.wait_for_function(

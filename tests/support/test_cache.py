@@ -93,3 +93,30 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
         atomic_write_json(target, {"v": Unserializable()})
     assert json.loads(target.read_text()) == {"v": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["f.json"], "temp file left behind"
+
+
+def test_a_clock_stepped_back_does_not_reorder_the_list(tmp_path):
+    from video_research.support import clock
+
+    cache = make(tmp_path)
+    cache.save("first", "video_analyze", "m", {"a": 1})
+    clock.step(-3600)
+    try:
+        cache.save("second", "video_analyze", "m", {"a": 2})
+        entries, _ = cache.list_entries()
+        assert [e["content_id"] for e in entries] == ["second", "first"]
+        assert cache.load("first", "video_analyze", "m") == {"a": 1}  # not expired backwards
+    finally:
+        clock.step(3600)
+
+
+def test_an_entry_stamped_years_ahead_is_no_floor_for_new_ones(tmp_path):
+    from video_research.support import cache as cache_module
+
+    cache = make(tmp_path)
+    future = cache.save("copied", "video_analyze", "m", {"a": 1})
+    far = time.time() + 10 * 365 * 86400
+    os.utime(future, (far, far))
+    cache_module._newest.pop(cache.directory, None)  # a new process reads the folder
+    fresh = cache.save("fresh", "video_analyze", "m", {"a": 2})
+    assert fresh.stat().st_mtime < time.time() + 60  # expires on its own TTL

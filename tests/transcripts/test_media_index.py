@@ -123,8 +123,9 @@ async def test_a_misconfigured_model_is_a_config_error(media, configure):
 
 
 async def test_the_event_loop_is_never_blocked_while_media_is_transcribed(media):
-    """Decoding, the model and the transcription run in a media worker process (at a lower
-    CPU priority): the loop only reads a progress pipe and the result. Two measures:
+    """Decoding, the model and the transcription run in a media worker process (at the
+    server's own priority: the process boundary, not a lower one, keeps the loop free):
+    the loop only reads a progress pipe and the result. Two measures:
 
     - the CPU time the loop's thread spends between two 5 ms sleeps: what our own code holds
       the loop for. Under 50 ms, as for every long call (measured 1-10 ms).

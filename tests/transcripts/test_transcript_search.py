@@ -5,6 +5,7 @@ query's length does not multiply pinpointing's work."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from hypothesis import given
@@ -119,3 +120,52 @@ def test_a_long_query_is_bounded_and_pinpointing_stays_cheap():
     for _ in range(10):
         focus(moment, TermMatcher(query_terms(query)))
     assert time.perf_counter() - started < 1.0
+
+
+def _regex_find(terms: list[str], text: str) -> set[str]:
+    """What the terms' regular expression found (the matcher before it looked words up in a
+    dict): a word is a term, or a term plus one of the stemmer's suffixes. (It lowered the
+    whole line, so a Turkish İ or a Greek final sigma could differ from the query's own
+    lowering; the dict lowers each word as `query_terms` does. The words below have no
+    such letter.)"""
+    if not terms:
+        return set()
+    alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+    suffixes = "|".join(re.escape(s) for s in ("'s", "ing", "ed", "es", "s", "ly"))
+    pattern = re.compile(rf"(?<!\w)({alternatives})(?:{suffixes})?(?!\w)")
+    return set(pattern.findall(text.lower()))
+
+
+_WORDS = [
+    "tide",
+    "tides",
+    "tiding",
+    "moon's",
+    "Moon",
+    "cos",
+    "co",
+    "curve",
+    "curves",
+    "curved",
+    "rust",
+    "rusted",
+    "lying",
+    "ly",
+    "es",
+    "数学",
+    "数学家",
+    "x2",
+    "2",
+    "don't",
+    "goes",
+]
+
+
+@given(
+    query=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=6),
+    text=st.lists(st.sampled_from(_WORDS + [" ", ", ", "-", "'"]), max_size=20),
+)
+def test_the_matcher_finds_what_the_terms_regular_expression_found(query, text):
+    terms = query_terms(" ".join(query))
+    line = " ".join(text)
+    assert TermMatcher(terms).find(line) == _regex_find(terms, line)

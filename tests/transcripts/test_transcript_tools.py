@@ -604,4 +604,11 @@ async def test_a_low_content_transcript_is_marked_and_ranked_down(captions):
         assert ranked and ranked[0] != "mUs1cV1d3o0", (query, ranked)
         for moment in result["results"]:
             assert moment["low_content"] == (moment["video_id"] == "mUs1cV1d3o0")
-            assert set(moment["scores"]) == {"fused", "relevance", "cosine", "keyword", "share"}
+            assert set(moment["scores"]) == {
+                "fused",
+                "relevance",
+                "cosine",
+                "keyword",
+                "share",
+                "window",
+            }

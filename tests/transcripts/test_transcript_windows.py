@@ -4,6 +4,7 @@ knowledge tools alike, without embedding anything at query time."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 from hypothesis import given
@@ -147,3 +148,49 @@ def test_the_link_goes_to_a_passage_its_neighbours_agree_on_not_a_lone_peak():
     scored = [Scored(float(start), cosine, "") for start, cosine in sorted(cosines.items())]
     elsewhere = [SimpleNamespace(start=900.0, end=960.0, score=1.0)]
     assert _best_window(scored, elsewhere, TermMatcher([])) == 110.0
+
+
+def _shifted(vtt: str, seconds: float) -> str:
+    """The cue blocks of a WebVTT file, every time moved `seconds` later."""
+
+    def moved(match: re.Match) -> str:
+        h, m, s = match.groups()
+        total = int(h) * 3600 + int(m) * 60 + float(s) + seconds
+        return f"{int(total // 3600):02d}:{int(total % 3600 // 60):02d}:{total % 60:06.3f}"
+
+    blocks = vtt.split("\n\n")[1:]  # the header first
+    return re.sub(r"(\d\d):(\d\d):(\d\d\.\d\d\d)", moved, "\n\n".join(blocks))
+
+
+async def test_linking_reads_only_the_windows_inside_the_moment(tmp_path):
+    """A moment lasts at most 30 s, so its link by meaning is one of the few windows that
+    start inside it (or a step before): those are read and scored, not every window of
+    its video (reading those cost more than the search itself at 100k chunks)."""
+    from video_research.knowledge.store import get_store
+
+    tides = (DATA / "transcripts" / "vtt" / TIDES).read_text()
+    rust = (DATA / "transcripts" / "vtt" / "rUsTbOrRoW1.vtt").read_text()
+    lecture = tides.rstrip("\n") + "\n\n" + _shifted(rust, 130.0) + "\n"
+    (tmp_path / "A long lecture [lOnGlEcTuRe].en.vtt").write_text(lecture)
+    await call_ok("index_transcript_files", {"path": str(tmp_path), "fetch_metadata": False})
+    store = await get_store()
+    stored = await store.count(WINDOWS)
+    read: list[float] = []
+    original = store.near_vector
+
+    async def spied(collection, vector, **options):
+        hits = await original(collection, vector, **options)
+        if collection == WINDOWS:
+            read.extend(float(hit.properties["start_time"]) for hit in hits)
+        return hits
+
+    store.near_vector = spied
+    try:
+        query = "dam across a river mouth with spinning blades in its gates"
+        found = await call_ok("semantic_search_transcripts", {"query": query, "k": 1})
+    finally:
+        del store.near_vector
+    top = found["results"][0]
+    assert 45 <= top["match_time"] <= 63, top  # "A tidal barrage is a dam..." at 0:54
+    assert stored >= 25 and 1 <= len(read) <= 6, (stored, read)
+    assert all(abs(start - top["match_time"]) <= 30 + WINDOW_STEP_SECONDS for start in read)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from video_research.catalog import playlists
 from video_research.catalog.db import add_seconds, ids_by_prefix, iso, now_iso, parse_time
+from video_research.support import clock
 from video_research.support.errors import invalid_input, not_found
 
 
@@ -59,7 +60,10 @@ def _load(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
 
 
 def _status(starts: datetime, ends: datetime) -> str:
-    now = datetime.now(UTC)
+    # The schedule is in wall time by its nature (a marathon starts at 20:00): its status
+    # follows the wall clock, read where a test can step it; its order is the stored
+    # start times', never the time a marathon was created.
+    now = clock.now()
     if now < starts:
         return "scheduled"
     return "running" if now < ends else "past"

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any, NamedTuple
 
 from video_research.catalog.db import get_db, iso, now_iso, parse_time
 from video_research.config import ROLE_RANK, Settings
+from video_research.support import clock
 from video_research.support.errors import ToolFailure
 from video_research.support.services import current_settings
 
@@ -71,7 +72,7 @@ def _expired(record: dict[str, Any]) -> bool:
     expires = record.get("expires_at")
     if expires is None:
         return False
-    return parse_time(expires, "expires_at", sane_range=False) <= datetime.now(UTC)
+    return parse_time(expires, "expires_at", sane_range=False) <= clock.now()
 
 
 def _public(key: str, record: dict[str, Any]) -> dict[str, Any]:
@@ -108,7 +109,7 @@ async def register(
     session_id: str, *, username: str, role: str, ttl_seconds: int | None, created_by: str
 ) -> dict[str, Any]:
     settings = current_settings()
-    expires = iso(datetime.now(UTC) + timedelta(seconds=ttl_seconds)) if ttl_seconds else None
+    expires = iso(clock.now() + timedelta(seconds=ttl_seconds)) if ttl_seconds else None
     record = {
         "username": username,
         "role": role,

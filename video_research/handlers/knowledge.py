@@ -116,6 +116,9 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
         min_score=args.get("min_score"),
     )
     await passages.pinpoint(query, hits, vector)
+    if args.get("min_score") is not None:  # a moment's relevance in context may fall below it
+        floor = args["min_score"]
+        hits = [h for h in hits if (h.score if h.relevance is None else h.relevance) >= floor]
     identity = store.embedder.identity
     language = guidance.language_note(query, identity)
     if language:

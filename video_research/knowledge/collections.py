@@ -114,6 +114,9 @@ class CollectionDef:
     properties: tuple[Property, ...]
     source_tools: tuple[str, ...] = ()
     """Producer tools that write here (documentation and knowledge_stats)."""
+    indexes: tuple[tuple[str, ...], ...] = ()
+    """Filterable properties indexed together, for a filter that names them together (the
+    embedded store's compound expression indexes; each property has its own index too)."""
     by_name: dict[str, Property] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -127,6 +130,12 @@ class CollectionDef:
         merged = tuple(p for p in COMMON_PROPERTIES if p.name not in names) + own
         object.__setattr__(self, "properties", merged)
         object.__setattr__(self, "by_name", {p.name: p for p in merged})
+        for compound in self.indexes:
+            unknown = [
+                n for n in compound if n not in self.by_name or not self.by_name[n].filterable
+            ]
+            if unknown:
+                raise ValueError(f"{self.name}: index on non-filterable properties {unknown}")
 
     @property
     def property_names(self) -> list[str]:

@@ -18,11 +18,33 @@ queries (positives) against the best hit of queries whose answer is not in the s
 intercept is set so the answerable tuning queries whose right hit falls below it stay
 under 5%. docs/benchmarks.md has the figures, tuning and held-out parts.
 
+A spoken transcript moment has a third signal, `window`: the best cosine to the query of
+the ~20 s windows stored with its video (transcripts.windows) that overlap the moment,
+which the search that links moments by meaning has scored already (no extra read, no
+embedding). A sentence is a few words: a paraphrase's right sentence and a neighbouring
+subject's sentence reach the same cosine, but the twenty seconds around the right one go
+on about what was asked, and around the neighbour's they drift off it.
+`relevance_in_context` fits all three (`IN_CONTEXT`); on make eval it flags more
+no-answer questions with fewer right moments lost (held-out 0.76 -> 0.80 and 0.050 ->
+0.037 with use-multilingual; docs/benchmarks.md, "Relevance and the weak threshold").
+Everything else (documents, knowledge objects, slides, a search without linking, a
+moment without stored windows, a model without such a fit) keeps the two-signal fit,
+calibrated to the same meaning on the same queries.
+
 A hit without a cosine (a keywords-only search) is scored by its share alone
 (`SHARE_ONLY`), and so is every hit of a model without a calibration of its own (Gemini
-embeddings), whose cosines run on another scale. The formula reads no rank and no other
-hit, so one hit's relevance does not change with what else was found: a 0.9 in one
-answer means what it means in another.
+embeddings), whose cosines run on another scale. The formula reads no rank, no other hit
+and nothing else in the store (the windows are the moment's own speech), so one hit's
+relevance does not change with what else was found: a 0.9 in one answer means what it
+means in another.
+
+Tried and not kept (measured on make eval, docs/benchmarks.md): a per-query background
+(the query's cosine to a few hundred fixed sentences, subtracted or as CSLS with the
+hit's own), an IDF-weighted share (word frequencies of the language, not the store), the
+keyword side's calibrated BM25, the query's length, and the moment's contrast with the
+rest of its video. The background looked like a gain only while its sentences were about
+everyday subjects, the subjects of the no-answer questions: balanced across subjects
+(mathematics and programming as much as cooking and cars) it gained nothing.
 """
 
 from __future__ import annotations
@@ -70,6 +92,35 @@ intercept moved so that 4% of the tuning part's right moments fall below WEAK
 model's was refitted on sentence-sized moments (issue 36); MiniLM's and e5's are still
 the fits on the earlier 200-token chunks."""
 
+
+@dataclass(frozen=True)
+class ContextFit:
+    """z = cosine_weight x cosine + window_weight x window + share_weight x share + intercept."""
+
+    cosine_weight: float
+    window_weight: float
+    share_weight: float
+    intercept: float
+
+
+IN_CONTEXT: dict[str, ContextFit] = {
+    "local:use-multilingual": ContextFit(
+        cosine_weight=5.51, window_weight=17.47, share_weight=1.675, intercept=-7.219
+    ),
+    # MiniLM's chunk cosine adds nothing once its window is read (the two move together,
+    # so the fit leans on the window and gives the chunk a small negative weight); its
+    # refits alternate between this and a fit weighing both (positive weights, 0.24
+    # tuning no-answer weak instead of 0.34): the one that does better on the tuning part
+    "local:all-MiniLM-L6-v2": ContextFit(
+        cosine_weight=-3.752, window_weight=12.914, share_weight=3.617, intercept=-2.998
+    ),
+}
+"""Per embedding model, the fit over the moment's cosine, its best window's cosine and the
+share on make eval's tuning part, its intercept moved as CALIBRATION's (4% of the tuning
+part's right moments below WEAK), refitted until the no-answer queries' best hits it
+picks are those it was fitted on (`make eval EVAL="--calibrate --embedders ..."`). A
+model without one scores moments by CALIBRATION."""
+
 SHARE_ONLY = Fit(cosine_weight=0.0, share_weight=10.0, intercept=-6.0)
 """For hits without a cosine and models without a fit: weak below 60% of the query's
 content words. Not a fit: on make eval the share alone does not tell the two apart (the
@@ -91,6 +142,24 @@ def relevance(cosine: float | None, share: float | None, model: str) -> float:
         fit, cosine = SHARE_ONLY, 0.0
     share = share or 0.0
     z = fit.cosine_weight * cosine + fit.share_weight * share + fit.intercept
+    return round(_logistic(z), 4)
+
+
+def relevance_in_context(
+    cosine: float | None, window: float | None, share: float | None, model: str
+) -> float:
+    """The calibrated relevance of a transcript moment whose best stored window inside it
+    has cosine `window` to the query (see the module doc); `relevance` where the moment
+    has no window, no cosine, or the model no IN_CONTEXT fit."""
+    fit = IN_CONTEXT.get(model)
+    if fit is None or cosine is None or window is None:
+        return relevance(cosine, share, model)
+    z = (
+        fit.cosine_weight * cosine
+        + fit.window_weight * window
+        + fit.share_weight * (share or 0.0)
+        + fit.intercept
+    )
     return round(_logistic(z), 4)
 
 

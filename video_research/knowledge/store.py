@@ -61,6 +61,7 @@ module imports a backend only when it opens one.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings
@@ -114,11 +115,19 @@ __all__ = [
 # ------------------------------------------------------------------ the shared store
 
 
+_RECORDED: dict[str, tuple[tuple[Any, ...], str | None]] = {}
+"""recorded_local_model's last answer per store file, with the files' state it read."""
+
+
 def recorded_local_model(settings: Settings) -> str | None:
     """The local model an existing embedded store was embedded with, when the model is
     not configured: a store made before the default changed keeps its model (and keeps
     answering vector searches) until it is re-embedded. None: nothing to keep (no file,
-    no non-empty collection, Weaviate, Gemini, or a model set explicitly)."""
+    no non-empty collection, Weaviate, Gemini, or a model set explicitly).
+
+    Asked on every get_store(), so on every tool call: the answer is read again only when
+    the database or its write-ahead log changed since (opening the file each time cost
+    about as much as linking a search's moments)."""
     if (
         settings.weaviate_enabled
         or settings.embedding_provider != "local"
@@ -126,6 +135,25 @@ def recorded_local_model(settings: Settings) -> str | None:
         or not settings.knowledge_db.exists()
     ):
         return None
+    path = str(settings.knowledge_db)
+    state = tuple(_file_state(Path(path + suffix)) for suffix in ("", "-wal"))
+    known = _RECORDED.get(path)
+    if known is not None and known[0] == state:
+        return known[1]
+    model = _read_recorded_model(settings)
+    _RECORDED[path] = (state, model)
+    return model
+
+
+def _file_state(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def _read_recorded_model(settings: Settings) -> str | None:
     import sqlite3
 
     try:

@@ -6,7 +6,10 @@ every decoded frame is checked against the pixel limit before it is converted (a
 may change its frame size midway).
 
 Scaling happens in FFmpeg's swscale (`reformat`), straight from the decoder's YUV to the
-small RGB picture wanted: no full-size RGB copy of a large frame is ever made.
+small RGB picture wanted: no full-size RGB copy of a large frame is ever made. One
+`VideoReformatter` serves a whole walk: `VideoFrame.reformat` makes a new one per frame,
+and setting up swscale's area filter each time cost four times the scaling itself (a
+720p frame to 64x36: 1.1 ms against 0.2 ms, the same pixels).
 """
 
 from __future__ import annotations
@@ -43,6 +46,14 @@ def scaled_size(width: int, height: int, max_edge: int) -> tuple[int, int]:
     """(width, height) scaled so that the longest edge is at most `max_edge`, even sizes."""
     scale = min(1.0, max_edge / max(width, height))
     return max(2, int(width * scale) // 2 * 2), max(2, int(height * scale) // 2 * 2)
+
+
+def _reformatter() -> Any:
+    """A scaler kept for a whole walk (swscale's context is cached in it between frames
+    of the same size and format)."""
+    from av.video.reformatter import VideoReformatter
+
+    return VideoReformatter()
 
 
 def _stream(container: Any, info: MediaInfo) -> Any:
@@ -141,6 +152,7 @@ def iter_frames_at(
     start = media_origin(container)  # the clock speech and every other tool count from
     decoder: Iterator[Any] | None = None
     last: Any = None
+    reformatter = _reformatter()
     for target in sorted(times):
         behind = last is not None and target < last.time - start
         far = last is not None and target - (last.time - start) > SEEK_GAP_SECONDS
@@ -162,7 +174,9 @@ def iter_frames_at(
             chosen = last
         if chosen is None:
             continue
-        image = chosen.to_image(width=width, height=height, interpolation="AREA")
+        image = reformatter.reformat(
+            chosen, width=width, height=height, format="rgb24", interpolation="AREA"
+        ).to_image()
         yield Picture(requested=target, time=round(chosen.time - start, 3), image=image)
 
 
@@ -192,6 +206,7 @@ def walk(
     width, height = size
     spacing = 1.0 / sample_fps if sample_fps else 0.0
     last = float("-inf")
+    reformatter = _reformatter()
     for frame in _frames(container, stream, deadline, limits, info.path):
         moment = frame.time - offset
         if moment < start - 1e-6:
@@ -202,5 +217,9 @@ def walk(
         if moment - last < spacing - 1e-6:
             continue
         last = moment
-        small = frame.reformat(width=width, height=height, format="rgb24", interpolation="AREA")
+        # one thread: a thumbnail has too few lines to share out, and slice threads that
+        # wake each other per frame lose their turn to every other process on a busy host
+        small = reformatter.reformat(
+            frame, width=width, height=height, format="rgb24", interpolation="AREA", threads=1
+        )
         yield moment, small.to_ndarray()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hashlib
 import logging
 import re
@@ -35,7 +36,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from video_research.config import Settings
 from video_research.support import url_policy
 from video_research.support.cookies import cookie_file
-from video_research.support.errors import ErrorCategory, ToolFailure
+from video_research.support.errors import ErrorCategory, ToolFailure, config_error
 from video_research.support.youtube_urls import parse_video_id
 
 logger = logging.getLogger(__name__)
@@ -162,6 +163,8 @@ def _youtube_audio(
     except ToolFailure:
         raise
     except Exception as exc:
+        if _no_room(exc):
+            raise _scratch_full(folder) from None
         raise _failed(video_id, " ".join(str(exc).split())[:300], hint) from None
     if not files or not files[0].is_file():
         reason = "it is over a limit (MEDIA_DOWNLOAD_MAX_MB or SPEECH_MAX_DURATION_SECONDS)"
@@ -248,6 +251,12 @@ async def _direct(checked: url_policy.CheckedURL, folder: Path, settings: Settin
                 with contextlib.suppress(OSError):
                     target.unlink()
                 raise
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    target.unlink()
+                if _no_room(exc):
+                    raise _scratch_full(folder) from None
+                raise
             except httpx.HTTPError as exc:
                 with contextlib.suppress(OSError):
                     target.unlink()
@@ -301,6 +310,25 @@ async def _pinned(client: Any, hop: url_policy.CheckedURL) -> AsyncIterator[Any]
         finally:
             await response.aclose()
         return
+
+
+def _no_room(exc: BaseException) -> bool:
+    """Whether `exc` is the disk (or the user's quota) running out of space; yt-dlp
+    wraps the OSError in its own error, keeping its text."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return "No space left on device" in str(exc) or "Disk quota exceeded" in str(exc)
+
+
+def _scratch_full(folder: Path) -> ToolFailure:
+    """A full scratch disk: a config_error, so a batch stops (every later URL would fail
+    alike) instead of failing each one; the partial download is already removed."""
+    return config_error(
+        f"The media scratch folder {folder.parent} is full (No space left on device): the "
+        "download was removed and nothing of it was indexed.",
+        hint="Free space on that disk, or point GEMINI_CACHE_DIR (downloads go to its "
+        "media-downloads folder) at a disk with room, then retry.",
+    )
 
 
 def _too_big(url: str, settings: Settings) -> DownloadFailed:

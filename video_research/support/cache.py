@@ -9,6 +9,11 @@ One JSON file per (content, tool, instruction, model):
 `cache_ttl_days` (by file mtime) are misses. Writes go to a temp file in the same
 directory and are renamed into place, so a reader never sees half a file and a crash
 never leaves a corrupt entry behind.
+
+A saved entry's mtime is set to `clock.stamp_ns()`, above every mtime in the folder: the
+newest-first list follows the order entries were written in even after the wall clock
+stepped back (NTP, an operator), and expiry counts from that stamp. A step moves an
+entry's expiry by at most the step (the TTL is in days); it never reorders entries.
 """
 
 from __future__ import annotations
@@ -20,12 +25,11 @@ import logging
 import os
 import re
 import tempfile
-import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from video_research.support import clock
 from video_research.support.services import current_settings
 
 logger = logging.getLogger(__name__)
@@ -64,7 +68,7 @@ class Cache:
 
     def _expired(self, path: Path, now: float | None = None) -> bool:
         try:
-            age = (now or time.time()) - path.stat().st_mtime
+            age = (now or clock.wall()) - path.stat().st_mtime
         except FileNotFoundError:
             return True
         return age > self.ttl_seconds
@@ -92,7 +96,7 @@ class Cache:
         """Write an entry atomically (temp file + rename); returns its path."""
         path = self.path_for(content_id, tool, model, instruction)
         envelope = {
-            "cached_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "cached_at": clock.now().isoformat(timespec="seconds"),
             "content_id": content_id,
             "tool": tool,
             "model": model,
@@ -100,6 +104,10 @@ class Cache:
             "analysis": analysis,
         }
         atomic_write_json(path, envelope)
+        stamp = clock.stamp_ns(_newest_stamp(self.directory))
+        with contextlib.suppress(OSError):  # a file system without mtimes: the OS's stands
+            os.utime(path, ns=(stamp, stamp))
+        _newest[self.directory] = stamp
         return path
 
     def _files(self) -> list[Path]:
@@ -123,7 +131,7 @@ class Cache:
         return removed
 
     def stats(self) -> dict[str, Any]:
-        now = time.time()
+        now = clock.wall()
         files = self._files()
         sizes = []
         expired = 0
@@ -144,9 +152,11 @@ class Cache:
     def list_entries(
         self, content_id: str | None = None, limit: int = 100
     ) -> tuple[list[dict[str, Any]], int]:
-        """(entries, total matching) newest first; `limit` bounds the list, not the total."""
-        now = time.time()
+        """(entries, total matching) newest first (in the order they were written: by
+        their stamped mtime, module docstring); `limit` bounds the list, not the total."""
+        now = clock.wall()
         entries = []
+        written: dict[str, int] = {}
         for path in self._files():
             envelope = _read_envelope(path)
             if envelope is None:
@@ -154,9 +164,10 @@ class Cache:
             if content_id is not None and envelope.get("content_id") != content_id:
                 continue
             try:
-                size = path.stat().st_size
+                stat = path.stat()
             except FileNotFoundError:
                 continue
+            written[path.name], size = stat.st_mtime_ns, stat.st_size
             entries.append(
                 {
                     "file": path.name,
@@ -168,8 +179,31 @@ class Cache:
                     "expired": self._expired(path, now),
                 }
             )
-        entries.sort(key=lambda e: e["cached_at"], reverse=True)
+        entries.sort(key=lambda e: (written[e["file"]], e["file"]), reverse=True)
         return entries[:limit], len(entries)
+
+
+_newest: dict[Path, int] = {}
+"""Per cache folder, the newest stamp this process saw (read from the folder once)."""
+
+
+FLOOR_AHEAD_NS = 86400 * 10**9
+"""Stored stamps further ahead of the clock than this (a folder copied from a machine whose
+clock was years ahead) are not a floor: every entry after them would inherit their
+expiry in the far future."""
+
+
+def _newest_stamp(directory: Path) -> int:
+    """The newest entry's mtime in `directory` (nanoseconds; 0 when empty), read once per
+    process: the floor a new stamp must clear so it sorts after everything stored."""
+    if directory not in _newest:
+        stamps = []
+        for path in directory.glob("*.json"):
+            with contextlib.suppress(OSError):
+                stamps.append(path.stat().st_mtime_ns)
+        limit = int(clock.wall() * 1e9) + FLOOR_AHEAD_NS
+        _newest[directory] = max((s for s in stamps if s <= limit), default=0)
+    return _newest[directory]
 
 
 def _read_envelope(path: Path) -> dict[str, Any] | None:

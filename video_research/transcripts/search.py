@@ -18,12 +18,14 @@ best chunk.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from video_research.knowledge import relevance
@@ -122,22 +124,32 @@ def query_terms(query: str) -> list[str]:
 
 
 class TermMatcher:
-    """Finds a query's stemmed terms in caption lines with one compiled expression: a
-    word matches a term when it is the term plus nothing or one of the stemmer's suffixes
-    (so a line is scanned once, in C, however many terms the query has)."""
+    """Finds a query's stemmed terms in caption lines: a word matches a term when it is the
+    term plus nothing or one of the stemmer's suffixes (the longest such term). Every such
+    form of every term is one key of a dict, so a line is its words looked up there:
+    nothing is compiled per query (a regular expression of the terms cost more to compile
+    than the rest of linking, and scanned each line at every position)."""
 
     def __init__(self, terms: Sequence[str]) -> None:
         self.terms = list(terms)
-        alternatives = "|".join(re.escape(t) for t in sorted(self.terms, key=len, reverse=True))
-        suffixes = "|".join(re.escape(s) for s in _SUFFIXES)
-        self._pattern = (
-            re.compile(rf"(?<!\w)({alternatives})(?:{suffixes})?(?!\w)") if self.terms else None
-        )
+        self._forms: dict[str, str] = {}
+        # "'s" never ends a word (\w+ stops at the apostrophe): the term before it is a word.
+        suffixes = ("", *(suffix for suffix in _SUFFIXES if suffix.isalnum()))
+        for term in sorted(self.terms, key=len):  # a longer term takes a form over a shorter
+            for suffix in suffixes:
+                self._forms[term + suffix] = term
+        self._found: dict[str, frozenset[str]] = {}
 
-    def find(self, text: str) -> set[str]:
-        if self._pattern is None:
-            return set()
-        return set(self._pattern.findall(text.lower()))
+    def find(self, text: str) -> frozenset[str]:
+        """The terms in `text` (remembered: linking asks about a line more than once)."""
+        found = self._found.get(text)
+        if found is None:
+            forms = self._forms
+            # Each word lowered as `query_terms` lowers them (lowering the line first would
+            # cut a word whose lower case holds a combining mark, such as Turkish İ).
+            words = map(str.lower, _WORD.findall(text)) if forms else ()
+            found = self._found[text] = frozenset(forms[w] for w in words if w in forms)
+        return found
 
 
 @dataclass(frozen=True)
@@ -153,6 +165,10 @@ class Moment:
     """One or more adjacent chunk hits in one video, best first."""
 
     hits: list[SearchHit]
+    window_cosine: float | None = None
+    """The best cosine to the query of the stored windows that overlap the moment (set
+    where links are placed by meaning, `focus_by_meaning`): its relevance's third signal."""
+    _lines: tuple[int, list[Line]] | None = field(default=None, init=False, repr=False)
 
     @property
     def props(self) -> dict[str, Any]:
@@ -172,7 +188,10 @@ class Moment:
 
     def lines(self) -> list[Line]:
         """The moment's captions in order, once each even where its chunks overlap; a
-        chunk indexed before line times were stored gives its lines its own start."""
+        chunk indexed before line times were stored gives its lines its own start (read
+        once per moment: linking asks for them several times)."""
+        if self._lines is not None and self._lines[0] == len(self.hits):
+            return self._lines[1]
         lines: dict[int, Line] = {}
         for hit in self.hits:
             props = hit.properties
@@ -181,7 +200,9 @@ class Moment:
             starts = _starts(props.get("cue_starts"), len(texts), props["start_time"])
             for offset, (text, start) in enumerate(zip(texts, starts, strict=True)):
                 lines.setdefault(first + offset, Line(first + offset, start, text))
-        return [lines[index] for index in sorted(lines)]
+        ordered = [lines[index] for index in sorted(lines)]
+        self._lines = (len(self.hits), ordered)
+        return ordered
 
     def home(self, at: float) -> SearchHit:
         """The chunk the link lands in (the best of those holding `at`; the best chunk when
@@ -202,6 +223,7 @@ class Moment:
             "cosine": _rounded(None if best.distance is None else 1.0 - best.distance),
             "keyword": _rounded(best.keyword_score),
             "share": _rounded(best.keyword_share),
+            "window": _rounded(self.window_cosine),
         }
         home = self.home(focus)
         best_relevance = max(
@@ -244,7 +266,7 @@ def low_content(props: dict[str, Any]) -> bool:
     span = max(float(props.get("end_time", 0)) - float(props.get("start_time", 0)), 1.0)
     if span > LOW_CONTENT_SPAN_SECONDS:
         return True
-    distinct = len({word.lower() for word in _WORD.findall(props.get("text", ""))})
+    distinct = len(set(map(str.lower, _WORD.findall(props.get("text", "")))))
     return distinct / max(span / 60.0, 0.5) < LOW_CONTENT_WORDS_PER_MINUTE
 
 
@@ -380,7 +402,10 @@ async def search(
     )
     moments = merge_hits(rank_down_low_content(hits))[:k]
     links = await link_moments(query, moments, vector, store) if pinpoint else [None] * len(moments)
-    return [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+    results = [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
+    if min_score is not None:  # a moment's relevance in context may fall below it
+        results = [r for r in results if r["relevance"] >= min_score]
+    return results
 
 
 async def link_moments(
@@ -398,7 +423,21 @@ async def link_moments(
             for m, link in zip(moments, links, strict=True)
         ]
         await focus_by_meaning(moments, links, weak, vector, store, matcher)
+        rescore_in_context(moments, store.embedder.identity)
     return links
+
+
+def rescore_in_context(moments: Sequence[Moment], model: str) -> None:
+    """Each hit of a moment with a window cosine gets the relevance that reads it too
+    (`relevance.relevance_in_context`); the rest keep their two-signal relevance."""
+    for moment in moments:
+        if moment.window_cosine is None:
+            continue
+        for hit in moment.hits:
+            cosine = None if hit.distance is None else 1.0 - hit.distance
+            hit.relevance = relevance.relevance_in_context(
+                cosine, moment.window_cosine, hit.keyword_share, model
+            )
 
 
 def _telling_match(moment: Moment, matcher: TermMatcher) -> bool:
@@ -435,6 +474,12 @@ async def focus_by_meaning(
     benchmarks.md "Sentence-sized moments"). A moment the query's words place (`focus`,
     not `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
 
+    Only the windows that overlap those videos' moments are read and scored
+    (`windows.in_spans`: a few per moment, one filtered vector search for all); they also
+    give each moment its relevance's window signal (`Moment.window_cosine`); reading every window of their videos
+    made linking cost more than the search at 100k chunks (docs/benchmarks.md, "The link
+    at its price").
+
     A weak moment without stored windows (a video indexed before they were, or text read
     off the screen) falls back to embedding windows of MEANING_WINDOW_LINES lines of its
     best chunk now, on a local model only (a remote one would bill every search), for at
@@ -444,19 +489,32 @@ async def focus_by_meaning(
         if (moment.props.get("evidence") or "speech") == "speech":
             videos.setdefault(moment.props["video_id"], at)
     first = dict(list(videos.items())[:MEANING_VIDEOS])
-    stored = await windows.of_videos(store, vector, list(first))
+    # Windows are read for the moments of those videos only, in one filtered search: those
+    # that overlap each spoken moment score its relevance (`_window_cosine`), and those
+    # inside a video's best moment (a window may start a step before it) place its link.
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for moment in moments:
+        video_id = moment.props["video_id"]
+        if video_id in first and (moment.props.get("evidence") or "speech") == "speech":
+            spans.setdefault(video_id, []).append(
+                (moment.start - windows.WINDOW_SECONDS, moment.end)
+            )
+    stored = await windows.in_spans(store, vector, spans)
     without = set(first) - set(stored)
+    for moment in moments:  # the windows are speech: a slide's moment has none
+        if (moment.props.get("evidence") or "speech") == "speech":
+            moment.window_cosine = _window_cosine(moment, stored.get(moment.props["video_id"], ()))
     for video_id, scored in stored.items():
         at = first[video_id]
+        moment = moments[at]
+        # None for a moment its words place that is too short for any of its windows to
+        # lie more than WINDOW_SECONDS from that sentence: the link would not move.
+        if not (weak[at] or _could_move(moment)):
+            continue
         own = [m for m in moments if m.props["video_id"] == video_id]
         # A moment is sentences within 30 s, ranked by its own words and vector: its link
-        # by meaning is the best window inside it (a window may start a step before it).
-        moment = moments[at]
-        inside = [
-            window
-            for window in scored
-            if moment.start - windows.WINDOW_STEP_SECONDS <= window.start <= moment.end
-        ]
+        # by meaning is the best window inside it.
+        inside = [window for window in scored if _inside(moment, window)]
         if not inside:
             continue
         start = _best_window(inside, own, matcher)
@@ -477,41 +535,80 @@ async def focus_by_meaning(
         await _embed_lines(moments, links, unplaced, vector, store.embedder)
 
 
+def _could_move(moment: Moment) -> bool:
+    """Whether a window inside `moment` may start more than WINDOW_SECONDS from a sentence
+    of it: windows start at most a step before the moment, its sentences within it."""
+    span = moment.end - moment.start + windows.WINDOW_STEP_SECONDS
+    return span + 0.02 > windows.WINDOW_SECONDS
+
+
+def _inside(moment: Moment, window: Any) -> bool:
+    """Whether a window lies in the moment (it may start a window step before it; start
+    times are stored to the hundredth of a second)."""
+    low = moment.start - windows.WINDOW_STEP_SECONDS
+    return low - 0.01 <= window.start <= moment.end + 0.01
+
+
+def _window_cosine(moment: Moment, scored: Sequence[Any]) -> float | None:
+    """The best cosine of the windows that overlap `moment` (None: none was scored). Not
+    only those inside it: windows start where captions start, so the last sentences of a
+    video may lie in a window that began before them. `scored` is in time order: two
+    bisections find the few overlapping windows among a video's hundreds."""
+    low = bisect.bisect_right(scored, moment.start - windows.WINDOW_SECONDS, key=_start)
+    high = bisect.bisect_right(scored, moment.end, key=_start)
+    return max((window.cosine for window in scored[low:high]), default=None)
+
+
+def _start(window: Any) -> float:
+    return window.start
+
+
 def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatcher) -> float:
     """The start of the window that the best-scoring windows around it vote for (see
     `focus_by_meaning`, MEANING_VOTE_SHARPNESS). The words are looked for in the
     MEANING_WORD_CANDIDATES windows that score best without them only: a video has
     hundreds of windows, and the word bonus only reorders the leaders."""
-    import numpy as np
-
-    starts = np.fromiter((window.start for window in scored), dtype=np.float64)
-    cosine = np.fromiter((window.cosine for window in scored), dtype=np.float64)
-    neighbours = (np.r_[cosine[:1], cosine[:-1]] + np.r_[cosine[1:], cosine[-1:]]) / 2
-    score = (1 - MEANING_SMOOTHING) * cosine + MEANING_SMOOTHING * neighbours
+    count = len(scored)
+    if count == 1:
+        return scored[0].start
+    # Plain floats, not numpy: a moment holds a few windows, where numpy's per-call cost
+    # was most of this function's (ten calls a search).
+    starts = [window.start for window in scored]
+    cosine = [window.cosine for window in scored]
+    score = [
+        (1 - MEANING_SMOOTHING) * cosine[at]
+        + MEANING_SMOOTHING * (cosine[max(at - 1, 0)] + cosine[min(at + 1, count - 1)]) / 2
+        for at in range(count)
+    ]
     top = max(moment.score for moment in own) or 1.0
-    held = np.zeros(len(scored))
-    for moment in own:
-        inside = (starts >= moment.start - 5.0) & (starts <= moment.end)
-        held[inside] = np.maximum(held[inside], moment.score / top)
-    score += MEANING_MOMENT_BONUS * held
+    for at, start in enumerate(starts):
+        held = max(
+            (m.score / top for m in own if m.start - 5.0 <= start <= m.end),
+            default=0.0,
+        )
+        score[at] += MEANING_MOMENT_BONUS * max(held, 0.0)
     if matcher.terms:
-        for at in np.argsort(-score)[:MEANING_WORD_CANDIDATES]:
+        leaders = sorted(range(count), key=lambda at: -score[at])[:MEANING_WORD_CANDIDATES]
+        for at in leaders:
             found = len(matcher.find(scored[at].text))
             score[at] += MEANING_WORD_BONUS * found / len(matcher.terms)
-    weights = np.exp((score - score.max()) / MEANING_VOTE_SHARPNESS)
+    best = max(score)
+    weights = [math.exp((value - best) / MEANING_VOTE_SHARPNESS) for value in score]
     # Each window's vote: the weights of the windows starting within MEANING_VOTE_SECONDS
-    # of it, summed from a running total over the windows in time order (a long video has
-    # up to a thousand windows: no n x n matrix).
-    order = np.argsort(starts, kind="stable")
-    ordered = starts[order]
-    total = np.concatenate(([0.0], np.cumsum(weights[order])))
-    low = np.searchsorted(ordered, starts - MEANING_VOTE_SECONDS, side="left")
-    high = np.searchsorted(ordered, starts + MEANING_VOTE_SECONDS, side="right")
-    votes = total[high] - total[low]
+    # of it, from a running total over the windows in time order (no n x n loop).
+    order = sorted(range(count), key=lambda at: starts[at])
+    ordered = [starts[at] for at in order]
+    total = [0.0, *itertools.accumulate(weights[at] for at in order)]
+    votes = [
+        total[bisect.bisect_right(ordered, start + MEANING_VOTE_SECONDS)]
+        - total[bisect.bisect_left(ordered, start - MEANING_VOTE_SECONDS)]
+        for start in starts
+    ]
     # Windows whose neighbourhoods are the same (a short video's few windows all see
     # one another) tie: the best-scoring of them wins, as without the vote.
-    tied = np.flatnonzero(votes >= votes.max() * (1 - 1e-9))
-    return float(starts[int(tied[np.argmax(score[tied])])])
+    most = max(votes) * (1 - 1e-9)
+    tied = [at for at in range(count) if votes[at] >= most]
+    return starts[max(tied, key=lambda at: score[at])]
 
 
 async def _embed_lines(

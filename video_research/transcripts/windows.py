@@ -18,7 +18,7 @@ speech, short captions) to eight (one long subtitle), so three lines were anythi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +61,8 @@ WINDOWS_COLLECTION = register_collection(
             Property("first_cue", DataType.INT, "Index of the window's first cue"),
         ),
         ("index_channel_transcripts", "index_transcript_files", "index_media_files"),
+        # linking reads the windows of a few seconds of a few videos (`in_spans`)
+        indexes=(("video_id", "start_time"),),
     )
 )
 
@@ -135,9 +137,9 @@ async def delete_windows(store: Any, video_id: str) -> int:
     return await store.delete_where(WINDOWS, Filter.eq("video_id", video_id))
 
 
-VIDEO_WINDOWS_MAX = 1000
-"""Windows compared with the query at most, the closest in meaning (a search's videos
-have a few hundred each: the rest could not win)."""
+SPAN_WINDOWS_MAX = 1000
+"""Windows read at most for one search (its spans hold a few each: a moment lasts at most
+30 s and windows start every 10 s)."""
 
 
 @dataclass(frozen=True)
@@ -147,20 +149,31 @@ class Scored:
     text: str
 
 
-async def of_videos(store: Any, vector: Any, video_ids: Sequence[str]) -> dict[str, list[Scored]]:
-    """The windows of each of `video_ids` in time order, each with its cosine to the query
-    `vector` (the VIDEO_WINDOWS_MAX closest of all: one filtered vector search for all
-    the videos). A video with none (indexed before windows were stored, or its windows
-    made by another embedding model, waiting for knowledge_reembed) is left out."""
-    if not video_ids:
+async def in_spans(
+    store: Any, vector: Any, spans: Mapping[str, Sequence[tuple[float, float]]]
+) -> dict[str, list[Scored]]:
+    """The windows of each video of `spans` that start within one of its (first, last)
+    seconds, in time order, each with its cosine to the query `vector`: one filtered vector search
+    for all of them, reading only those windows (a few per moment) and never the rest of
+    the videos (hundreds each: reading and scoring all of them cost more than the search
+    itself at 100k chunks). A video with none there (indexed before windows were stored,
+    or its windows made by another embedding model, waiting for knowledge_reembed) is
+    left out."""
+    if not spans:
         return {}
-    try:
-        hits = await store.near_vector(
-            WINDOWS,
-            vector,
-            where=Filter.in_("video_id", list(video_ids)),
-            limit=VIDEO_WINDOWS_MAX,
+    where = Filter.any_of(
+        *(
+            Filter.all_of(
+                Filter.eq("video_id", video_id),
+                # start_time is stored to the hundredth of a second
+                Filter.between("start_time", first - 0.01, last + 0.01),
+            )
+            for video_id, own in spans.items()
+            for first, last in _merged(own)
         )
+    )
+    try:
+        hits = await store.near_vector(WINDOWS, vector, where=where, limit=SPAN_WINDOWS_MAX)
     except ToolFailure:
         return {}
     found: dict[str, list[Scored]] = {}
@@ -174,3 +187,15 @@ async def of_videos(store: Any, vector: Any, video_ids: Sequence[str]) -> dict[s
             )
         )
     return {video: sorted(own, key=lambda w: w.start) for video, own in found.items()}
+
+
+def _merged(spans: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """`spans` with those that overlap joined: the moments of one video often share
+    windows, and one range per run keeps the filter short."""
+    joined: list[tuple[float, float]] = []
+    for first, last in sorted(spans):
+        if joined and first <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], last))
+        else:
+            joined.append((first, last))
+    return joined

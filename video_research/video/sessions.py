@@ -17,13 +17,13 @@ turn). See gemini_caching.
 from __future__ import annotations
 
 import logging
-import time
 from datetime import UTC, datetime
 from typing import Any
 
 from video_research.clients.gemini import caching as gemini_caching
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
+from video_research.support import clock
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.services import current_settings
 from video_research.video import input as video_input
@@ -116,7 +116,7 @@ async def _session_cache(session: sessions.Session) -> tuple[str, dict[str, Any]
         return "", _context("off")
     if session.cache_state.startswith("unavailable"):
         return "", _context("unavailable", reason=session.cache_state.partition(": ")[2])
-    now = time.time()
+    now = clock.wall()  # the clock its expiry was computed with (gemini caching)
     left = session.cache_expires_at - now
     if session.cache_name and left > gemini_caching.REFRESH_MARGIN_SECONDS:
         if left < gemini_caching.ttl_seconds(settings) / 2:

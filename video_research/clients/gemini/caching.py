@@ -23,13 +23,13 @@ import asyncio
 import hashlib
 import json
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from video_research.clients.gemini.client import call_with_retry, client, user_content
 from video_research.clients.gemini.registry import CacheRow, account_of, get_registry
 from video_research.config import Settings
+from video_research.support import clock
 from video_research.support.errors import RETRYABLE, ErrorCategory, ToolFailure
 from video_research.support.services import current_settings
 
@@ -101,7 +101,7 @@ def _expiry(cached: Any, ttl: int) -> float:
             return expire.timestamp()
         except (AttributeError, OverflowError, ValueError):
             pass
-    return time.time() + ttl
+    return clock.wall() + ttl
 
 
 def _token_count(cached: Any) -> int:
@@ -159,7 +159,7 @@ async def create(
             session_id=session_id,
             token_count=made.token_count,
             expires_at=made.expires_at,
-            created_at=time.time(),
+            created_at=clock.wall(),
         ),
     )
     logger.info(
@@ -254,7 +254,7 @@ async def list_caches(
     rows = await asyncio.to_thread(
         get_registry(settings).caches, account_of(settings), content_id=content_id
     )
-    now = time.time()
+    now = clock.wall()
     return [row.to_json(now) for row in rows]
 
 
@@ -264,7 +264,7 @@ async def clear_caches(settings: Settings | None = None, *, content_id: str | No
     rows = await asyncio.to_thread(
         get_registry(settings).caches, account_of(settings), content_id=content_id
     )
-    now = time.time()
+    now = clock.wall()
     removed = 0
     for row in rows:
         if row.expires_at <= now:

@@ -31,7 +31,7 @@ from typing import Any
 from video_research.clients.gemini.client import call_with_retry, client
 from video_research.clients.gemini.registry import UploadRow, account_of, get_registry
 from video_research.config import Settings
-from video_research.support import paths
+from video_research.support import clock, paths
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.services import current_settings
 
@@ -112,7 +112,7 @@ def _expires_at(file: Any) -> float:
     if expiration is not None:
         with contextlib.suppress(AttributeError, OverflowError, ValueError):
             return expiration.timestamp()
-    return time.time() + FILE_LIFETIME_SECONDS
+    return clock.wall() + FILE_LIFETIME_SECONDS
 
 
 def _failed(display: str, file: Any) -> ToolFailure:
@@ -192,7 +192,7 @@ async def _reusable(
     sdk: Any, row: UploadRow, display: str, settings: Settings
 ) -> UploadedFile | None:
     """The remembered upload if the File API still has it usable, else None."""
-    if row.expires_at - time.time() < settings.upload_reuse_margin_seconds:
+    if row.expires_at - clock.wall() < settings.upload_reuse_margin_seconds:
         logger.info("upload %s of %s expires soon; uploading again", row.name, display)
         return None
     try:
@@ -254,7 +254,7 @@ async def ensure_uploaded(
                 name=fresh.name,
                 uri=fresh.uri,
                 expires_at=fresh.expires_at,
-                uploaded_at=time.time(),
+                uploaded_at=clock.wall(),
             ),
         )
         return fresh

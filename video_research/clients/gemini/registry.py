@@ -18,13 +18,12 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings
-from video_research.support import migrations
+from video_research.support import clock, migrations
 from video_research.support.services import Resource, current_services
 
 _SCHEMA = """
@@ -91,7 +90,7 @@ class CacheRow:
     created_at: float
 
     def to_json(self, now: float | None = None) -> dict[str, Any]:
-        now = time.time() if now is None else now
+        now = clock.wall() if now is None else now
         return {
             "name": self.name,
             "model": self.model,
@@ -181,7 +180,7 @@ class Registry:
             row = self._db.execute(
                 f"SELECT {_CACHE_COLUMNS} FROM context_caches WHERE account = ? AND cache_key = ?"
                 " AND expires_at > ? ORDER BY expires_at DESC LIMIT 1",
-                (account, cache_key, time.time() + margin),
+                (account, cache_key, clock.wall() + margin),
             ).fetchone()
         return CacheRow(**dict(row)) if row else None
 
@@ -214,7 +213,9 @@ class Registry:
             query += " AND content_id = ?"
             params.append(content_id)
         with self._lock:
-            rows = self._db.execute(query + " ORDER BY created_at DESC", params).fetchall()
+            # newest first by rowid, the order they were stored in: created_at is a wall
+            # time, which a clock stepped back would put before older ones
+            rows = self._db.execute(query + " ORDER BY rowid DESC", params).fetchall()
         return [CacheRow(**dict(r)) for r in rows]
 
 

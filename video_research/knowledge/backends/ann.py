@@ -216,10 +216,16 @@ class VectorIndex(GraphFiles):
         import numpy as np
 
         with self.lock:
-            if self.applied < 0:
+            loaded = self.applied < 0
+            if loaded:
                 self._load(read_log, read_all)
             latest, changed = read_log(self.applied)
             if latest <= self.applied:
+                if loaded:
+                    # A flat part loaded from SQLite (no file, or a damaged one) gets its
+                    # graph now, not at the next write: a store nobody writes to would
+                    # otherwise be searched exactly, and never saved, for as long as it runs.
+                    self._maybe_work()
                 return
             if changed is None or (self.dead > 1000 and self.dead > 0.3 * self.live):
                 # The log was compacted past us, or a third of the graph is tombstones:

@@ -49,6 +49,7 @@ class GraphFiles:
         meta_path = self._meta_path()
         if meta_path is None or not meta_path.exists():
             return False
+        reading = meta_path  # the file named if the load fails: the one found damaged
         try:
             import faiss
 
@@ -58,12 +59,20 @@ class GraphFiles:
                 logger.info("vector index file %s is stale (%s): rebuilding", meta_path, meta)
                 return False
             gen = int(meta["generation"])
-            hnsw = faiss.read_index(str(self.directory / f"{self.name}.{gen}.faiss"))
-            rows = np.load(self.directory / f"{self.name}.{gen}.rows.npy", allow_pickle=False)
+            reading = self.directory / f"{self.name}.{gen}.faiss"
+            hnsw = faiss.read_index(str(reading))
+            reading = self.directory / f"{self.name}.{gen}.rows.npy"
+            rows = np.load(reading, allow_pickle=False)
             if hnsw.ntotal != len(rows) or hnsw.d != self.dimensions:
                 raise ValueError(f"graph of {hnsw.ntotal} vectors but {len(rows)} row ids")
         except Exception as exc:  # noqa: BLE001 - any damage means: rebuild
-            logger.warning("vector index file %s is unreadable (%s): rebuilding", meta_path, exc)
+            error = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            logger.warning(
+                "vector index file %s is unreadable (%s): rebuilding it from SQLite; "
+                "searches go on meanwhile",
+                reading,
+                error,
+            )
             return False
         self.hnsw, self.rows = hnsw, rows.astype(np.int64)
         self._index_rows()

@@ -272,7 +272,14 @@ class KeywordIndex:
         """`applied` of a usable index on disk, or None (missing, stale, unreadable)."""
         try:
             meta = json.loads(self._meta_path.read_text())
-        except (OSError, ValueError):
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            logger.warning(
+                "keyword index file %s is unreadable (%s): rebuilding it from SQLite",
+                self._meta_path,
+                exc,
+            )
             return None
         shards = meta.get("shards")
         if meta.get("format") != FORMAT or meta.get("source") != self.source:
@@ -288,7 +295,12 @@ class KeywordIndex:
         try:
             self._open(create=False, shards=shards)
         except Exception as exc:  # noqa: BLE001 - any damage means: rebuild
-            logger.warning("keyword index %s is unreadable (%s): rebuilding", self.name, exc)
+            logger.warning(
+                "keyword index %s in %s is unreadable (%s): rebuilding it from SQLite",
+                self.name,
+                self._path,
+                exc,
+            )
             return None
         return int(meta.get("applied", -1))
 

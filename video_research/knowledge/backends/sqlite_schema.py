@@ -134,6 +134,12 @@ class CollectionSchema:
                         f'CREATE INDEX IF NOT EXISTS "ix_{name}_{prop.name}" '
                         f"ON \"obj_{name}\" (json_extract(properties, '$.{prop.name}'))"
                     )
+            for compound in definition.indexes:
+                columns = ", ".join(f"json_extract(properties, '$.{n}')" for n in compound)
+                conn.execute(
+                    f'CREATE INDEX IF NOT EXISTS "ix_{name}_{"_".join(compound)}" '
+                    f'ON "obj_{name}" ({columns})'
+                )
         self._vec_tables[name] = vec_table
         return CollectionState(
             definition=definition,
