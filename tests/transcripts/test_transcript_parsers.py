@@ -166,6 +166,11 @@ def test_unsupported_and_binary_files(tmp_path):
         ),
         ("dQw4w9WgXcQ.de.vtt", {"video_id": "dQw4w9WgXcQ", "language": "de"}),
         ("-z5lKPHcumo.vtt", {"video_id": "-z5lKPHcumo"}),
+        # A YouTube id may begin or end with "_": it is kept whole (3Blue1Brown's
+        # _UoTTq651dE was indexed as UoTTq651dE, a video no link could open).
+        ("_UoTTq651dE.srt", {"video_id": "_UoTTq651dE"}),
+        ("_UoTTq651dE.en.vtt", {"video_id": "_UoTTq651dE", "language": "en"}),
+        ("abcdefghij_.json", {"video_id": "abcdefghij_"}),
         ("lecture 3 (final).srt", {"video_id": "lecture_3_final"}),
         ("notes.v2.json", {"video_id": "notes.v2"}),
     ],

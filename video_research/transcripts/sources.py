@@ -330,6 +330,8 @@ def identify(path: Path) -> dict[str, str]:
         found["video_id"] = named.group("id")
         if named.group("title"):
             found["title"] = printable(named.group("title"))
+    elif VIDEO_ID.match(stem):
+        found["video_id"] = stem
     else:
         found["video_id"] = _SAFE_ID.sub("_", stem).strip("_")[:128] or "transcript"
     return found
