@@ -26,13 +26,12 @@ import logging
 import secrets
 import sqlite3
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from video_research.config import Settings
-from video_research.support import migrations
+from video_research.support import clock, migrations
 from video_research.support.services import Resource, current_services
 
 logger = logging.getLogger(__name__)
@@ -138,14 +137,22 @@ class SessionStore:
             self._ended.append(row["cache_name"])
         self._db.execute(f"DELETE FROM sessions WHERE {where}", params)
 
+    def _now(self) -> float:
+        """The wall time to stamp a session's activity with: never below the newest stamp
+        stored, so a clock stepped back cannot make the session used now the least
+        recently used one, evicted first (expiry then waits for the clock to catch up: a
+        session lives longer, never shorter)."""
+        (newest,) = self._db.execute("SELECT MAX(last_active) FROM sessions").fetchone()
+        return max(clock.wall(), newest or 0.0)
+
     def _evict_expired(self, now: float) -> None:
         self._remove("last_active < ?", (now - self.timeout_seconds,))
 
     def _create(self, session: Session) -> Session:
-        now = time.time()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                now = self._now()
                 self._evict_expired(now)
                 (count,) = self._db.execute("SELECT COUNT(*) FROM sessions").fetchone()
                 excess = count - self.max_sessions + 1
@@ -187,9 +194,8 @@ class SessionStore:
         return session
 
     def _get(self, session_id: str) -> Session | None:
-        now = time.time()
         with self._lock:
-            self._evict_expired(now)
+            self._evict_expired(clock.wall())
             row = self._db.execute(
                 "SELECT * FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
@@ -231,7 +237,7 @@ class SessionStore:
                 history = history[-2 * self.max_turns :]
                 self._db.execute(
                     "UPDATE sessions SET history = ?, turn_count = ?, last_active = ? WHERE session_id = ?",
-                    (json.dumps(history), row["turn_count"] + 1, time.time(), session_id),
+                    (json.dumps(history), row["turn_count"] + 1, self._now(), session_id),
                 )
                 self._db.execute("COMMIT")
             except BaseException:
