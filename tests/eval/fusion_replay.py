@@ -295,7 +295,7 @@ def _to_unit(fused: dict[str, float]) -> dict[str, float]:
 def per_query_alpha(c: Candidates, model: str) -> float:
     from video_research.knowledge.fusion import keyword_match_alpha, query_alpha
 
-    return keyword_match_alpha(query_alpha(c.query.query, model), c.share, c.query.query)
+    return keyword_match_alpha(query_alpha(c.query.query, model), c.share)
 
 
 def share_raised(low_share: float, high_alpha: float, names_keep: bool):

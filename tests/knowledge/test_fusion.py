@@ -54,23 +54,11 @@ def test_a_query_leans_on_keywords_only_when_the_best_keyword_hit_holds_its_word
     said = "And then Monty Hall reveals a goat behind one door you did not pick."
     share = matched_share(quote, said)
     assert fusion.keyword_match_alpha(0.75, share) == fusion.KEYWORD_MATCH_ALPHA
-    # Half its words: the query keeps its own weight.
-    half = "Monty Hall reveals the car behind the other curtain"
-    assert fusion.NO_MATCH_SHARE <= matched_share(half, said) < fusion.KEYWORD_MATCH_SHARE
-    assert fusion.keyword_match_alpha(0.75, matched_share(half, said), half) == 0.75
-    assert fusion.keyword_match_alpha(0.75, None, quote) == 0.75  # no keyword hit
-    # Never raised by a match: a query already leaning on keywords keeps its weight.
-    assert fusion.keyword_match_alpha(0.1, share, quote) == 0.1
-
-
-def test_a_query_whose_words_no_passage_holds_leans_on_vectors():
-    said = "And then Monty Hall reveals a goat behind one door you did not pick."
     paraphrase = "the host opens an empty door on purpose"
-    share = matched_share(paraphrase, said)
-    assert share < fusion.NO_MATCH_SHARE
-    assert fusion.keyword_match_alpha(0.75, share, paraphrase) == fusion.NO_MATCH_ALPHA
-    # Without the query (a caller that cannot say what was asked), the weight stays.
-    assert fusion.keyword_match_alpha(0.75, share) == 0.75
+    assert fusion.keyword_match_alpha(0.75, matched_share(paraphrase, said)) == 0.75
+    assert fusion.keyword_match_alpha(0.75, None) == 0.75  # no keyword hit
+    # Never raised: a query already leaning on keywords keeps its weight.
+    assert fusion.keyword_match_alpha(0.1, share) == 0.1
 
 
 async def _titles_store():

@@ -91,31 +91,12 @@ KEYWORD_MATCH_ALPHA = 0.2
 between passages that hold the same words."""
 
 
-NO_MATCH_SHARE = 0.3
-"""Below this share of the query's words in the best keyword hit, the keyword side holds
-only chance matches (a paraphrase, a sentence in another language), and the query leans
-on its vectors (`NO_MATCH_ALPHA`). Chosen by issue 39's rule, the default at least both
-single modes on every query group, on the tuning parts of both eval corpora (make eval's
-39 videos and the 360 of `--corpus large`) in a replay of cached candidates
-(tests/eval/fusion_replay.py, docs/benchmarks.md): without it the large corpus's
-cross-language queries lost to vectors only (other languages into English: moment@5
-0.611 against 0.644), and the 39 videos' paraphrases on MRR."""
-NO_MATCH_ALPHA = 1.0
-"""alpha of a query whose words no keyword hit holds (at least): the vector side alone
-orders it; its keyword hits stay in the candidates at no weight."""
-
-
-def keyword_match_alpha(alpha: float, share: float | None, query: str = "") -> float:
+def keyword_match_alpha(alpha: float, share: float | None) -> float:
     """`alpha` lowered to KEYWORD_MATCH_ALPHA when the best keyword hit holds `share` of
     the query's words (`keyword_tokens.matched_share`) and that is KEYWORD_MATCH_SHARE or
-    more; raised to NO_MATCH_ALPHA when it holds less than NO_MATCH_SHARE of the words of
-    `query` (given); else `alpha` unchanged (also without a keyword hit: None)."""
-    if share is None:
-        return alpha
-    if share >= KEYWORD_MATCH_SHARE:
+    more; else `alpha` unchanged (also without a keyword hit: None)."""
+    if share is not None and share >= KEYWORD_MATCH_SHARE:
         return min(alpha, KEYWORD_MATCH_ALPHA)
-    if query and share < NO_MATCH_SHARE:
-        return max(alpha, NO_MATCH_ALPHA)
     return alpha
 
 

@@ -425,7 +425,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             if adapt and keyword:
                 best = keyword_bodies(conn, name, [keyword[0][0]]).get(keyword[0][0])
                 alpha = keyword_match_alpha(
-                    alpha, None if best is None else matched_share(query, best), query
+                    alpha, None if best is None else matched_share(query, best)
                 )
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random

@@ -607,7 +607,7 @@ class WeaviateStore(KnowledgeStore):
                 text = state.definition.keyword_text(
                     from_weaviate(state.definition, best[0].properties)
                 )
-                alpha = keyword_match_alpha(alpha, matched_share(query, text), query)
+                alpha = keyword_match_alpha(alpha, matched_share(query, text))
         result = collection.query.hybrid(
             **hybrid_arguments(query, vector, alpha, filters, limit, offset)
         )
