@@ -39,6 +39,15 @@ def _analyze(n: int) -> dict:
     }
 
 
+async def _recovers(session, row, tool: str, arguments: dict) -> None:
+    """(d): with the neighbour back, the same call succeeds; its time is the row's
+    recovery, and nothing was lost (each call before failed alone, nothing was written)."""
+    clock = Stopwatch()
+    await ok(session, tool, arguments)
+    row.recovery_s = clock.seconds()
+    row.data_lost = 0
+
+
 async def test_gemini_stalls_mid_body(neighbour_env, gemini_stub, row):
     row.fault, row.tool = "Gemini stub stalls mid-body (never finishes)", "content_analyze"
     gemini_stub.enqueue("generateContent", Stall(30), Stall(30), Stall(30))
@@ -71,10 +80,7 @@ async def test_gemini_stalls_mid_body(neighbour_env, gemini_stub, row):
         assert latencies and max(latencies) < 2.0, latencies
         row.result = f"after {took:.1f} s, 3 attempts: " + gist(error, 80)
         # (d) the neighbour answers again: the same call succeeds.
-        clock = Stopwatch()
-        await ok(session, "content_analyze", _analyze(1))
-        row.recovery_s = clock.seconds()
-        row.data_lost = 0
+        await _recovers(session, row, "content_analyze", _analyze(1))
 
 
 async def test_gemini_answers_500s_in_a_burst(neighbour_env, gemini_stub, row):
@@ -94,10 +100,7 @@ async def test_gemini_answers_500s_in_a_burst(neighbour_env, gemini_stub, row):
         row.result = "2 x 5xx ridden out; 5 x 500 -> " + gist(error, 70)
         await ok(session, "catalog_categories", {})
         gemini_stub.reset()
-        clock = Stopwatch()
-        await ok(session, "content_analyze", _analyze(3))
-        row.recovery_s = clock.seconds()
-        row.data_lost = 0
+        await _recovers(session, row, "content_analyze", _analyze(3))
 
 
 def _census(pid: int) -> tuple[int, int]:
@@ -134,10 +137,7 @@ async def test_a_thousand_failing_gemini_calls_leak_nothing(neighbour_env, gemin
         assert after_fds - fds <= 5, (fds, after_fds)
         assert after_threads - threads <= 3, (threads, after_threads)
         gemini_stub.reset()
-        clock = Stopwatch()
-        await ok(session, "content_analyze", _analyze(1))
-        row.recovery_s = clock.seconds()
-        row.data_lost = 0
+        await _recovers(session, row, "content_analyze", _analyze(1))
 
 
 async def test_nats_stopped_and_restarted_under_queue_load(fault_env, nats_server, row):
@@ -252,7 +252,4 @@ async def test_youtube_500_bursts_and_a_stall(youtube_fault_env, youtube_stub, r
             f"{after_threads}; stall: {took:.0f} s, " + gist(error, 50)
         )
         youtube_stub.reset()
-        clock = Stopwatch()
-        await ok(session, "video_metadata", VIDEO)
-        row.recovery_s = clock.seconds()
-        row.data_lost = 0
+        await _recovers(session, row, "video_metadata", VIDEO)

@@ -148,8 +148,8 @@ def relevance(cosine: float | None, share: float | None, model: str) -> float:
 def relevance_in_context(
     cosine: float | None, window: float | None, share: float | None, model: str
 ) -> float:
-    """The calibrated relevance of a transcript moment whose best stored window inside it
-    has cosine `window` to the query (see the module doc); `relevance` where the moment
+    """The calibrated relevance of a transcript moment whose best stored window overlapping
+    it has cosine `window` to the query (see the module doc); `relevance` where the moment
     has no window, no cosine, or the model no IN_CONTEXT fit."""
     fit = IN_CONTEXT.get(model)
     if fit is None or cosine is None or window is None:

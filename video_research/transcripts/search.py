@@ -476,9 +476,9 @@ async def focus_by_meaning(
 
     Only the windows that overlap those videos' moments are read and scored
     (`windows.in_spans`: a few per moment, one filtered vector search for all); they also
-    give each moment its relevance's window signal (`Moment.window_cosine`); reading every window of their videos
-    made linking cost more than the search at 100k chunks (docs/benchmarks.md, "The link
-    at its price").
+    give each moment its relevance's window signal (`Moment.window_cosine`). Reading every
+    window of their videos made linking cost more than the search at 100k chunks
+    (docs/benchmarks.md, "The link at its price").
 
     A weak moment without stored windows (a video indexed before they were, or text read
     off the screen) falls back to embedding windows of MEANING_WINDOW_LINES lines of its
