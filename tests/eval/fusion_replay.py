@@ -6,17 +6,19 @@ re-indexing: for every query the store is asked once for its keyword side and on
 its vector side (100 candidates each, the window a default search fuses, with the exact
 cosine and the calibrated keyword score of each candidate), then every rule fuses those
 lists, and the result goes through `transcripts.search`'s own `merge_hits` and
-`link_moments`. The replay of the current rule (relative score fusion with the per-query
-alpha) gives the default mode's numbers (checked: `replay-check`).
+`link_moments`. The replay of the default rule ("the default": relative score fusion at
+the per-query alpha, the keyword side calibrated unless the query names things, then the
+passages the query quotes first) gives the default mode's numbers.
 
 With two embedders' indexes kept by `--keep DIR` (one folder per embedder, the same
 chunks, the same chunk ids), the rules also fuse both vector sides with the keywords.
 
-The rules (see `RULES`): relative score fusion (Weaviate's, min-max per side) at the
+The rules (see `rules`): relative score fusion (Weaviate's, min-max per side) at the
 per-query alpha and at fixed ones; reciprocal-rank fusion; z-score fusion (each side's
 scores standardised over its own candidates, so a side whose best hit stands far above
 its other candidates, a quoted sentence on the keyword side, weighs more than one whose
-candidates are all alike); and the sum of a calibrated keyword score and the cosine.
+candidates are all alike); the sum of a calibrated keyword score and the cosine; and
+quotes first (`fusion.quotes_first`) at several depths and run shares.
 """
 
 from __future__ import annotations
@@ -215,6 +217,40 @@ def banded(
     return rule
 
 
+def quotes_first(depth: int, models: list[str], share: float | None = None):
+    """Fusion before quotes first (`rsf_calibrated_unless_names`), then every one of the
+    keyword side's first `depth` hits that the query quotes ranked above the rest, in
+    keyword order, as the stores do (`fusion.quotes_first`). A hit is quoted as the stores
+    judge it (`keyword_tokens.quotes`), or, with `share`, when it holds that share of the
+    query's tokens (and QUOTE_MIN_TOKENS) as one run (1.0: all of them)."""
+    from video_research.knowledge import fusion
+    from video_research.knowledge.backends import keyword_tokens as kt
+    from video_research.knowledge.collections import get_collection
+    from video_research.transcripts.indexer import CHUNKS
+
+    chunks = get_collection(CHUNKS)
+    before = rsf_calibrated_unless_names(models)
+
+    def quoted(text: str, run: tuple[str, ...]) -> bool:
+        if share is None:
+            return kt.quotes(text, run)
+        need = max(kt.QUOTE_MIN_TOKENS, math.ceil(share * len(run)))
+        return bool(run) and kt.longest_run(text, run) >= need
+
+    def rule(c: Candidates) -> dict[str, float]:
+        fused = sorted(before(c).items(), key=lambda item: -item[1])
+        run = kt.quote_tokens(c.query.query)
+        top = c.keyword.hits[:depth]
+        hits = {h.uuid for h in top if quoted(chunks.keyword_text(h.properties), run)}
+        saved, fusion.QUOTE_DEPTH = fusion.QUOTE_DEPTH, depth
+        try:
+            return dict(fusion.quotes_first(fused, [h.uuid for h in top], hits))
+        finally:
+            fusion.QUOTE_DEPTH = saved
+
+    return rule
+
+
 def rrf(k: float, keyword_weight: float, models: list[str]):
     def rule(c: Candidates) -> dict[str, float]:
         fused: dict[str, float] = {}
@@ -316,19 +352,24 @@ def share_raised(low_share: float, high_alpha: float, names_keep: bool):
 
 def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float]]]:
     """Every rule measured, for one embedder (or several: their vector sides averaged)."""
+    from video_research.knowledge import fusion
+
     name = "+".join(m.removeprefix("local:") for m in models)
     found: dict[str, Callable[[Candidates], dict[str, float]]] = {
         f"{name}: keywords only": rsf(lambda c, m: 0.0, models),
         f"{name}: vectors only": rsf(lambda c, m: 1.0, models),
-        f"{name}: rsf per-query alpha (today's default)": rsf(per_query_alpha, models),
+        f"{name}: rsf per-query alpha, min-max keywords": rsf(per_query_alpha, models),
     }
     for a in (0.3, 0.5, 0.7):
         found[f"{name}: rsf alpha {a}"] = rsf(lambda c, m, a=a: a, models)
     found[f"{name}: rsf, calibrated keywords, per-query alpha"] = rsf_calibrated_keywords(
         per_query_alpha, models
     )
-    found[f"{name}: rsf, calibrated keywords unless the query names things"] = (
-        rsf_calibrated_unless_names(models)
+    found[
+        f"{name}: before quotes first (rsf, calibrated keywords unless the query names things)"
+    ] = rsf_calibrated_unless_names(models)
+    found[f"{name}: the default (the above, then quotes first)"] = quotes_first(
+        fusion.QUOTE_DEPTH, models
     )
     for a in (0.5, 0.6):
         found[f"{name}: rsf, calibrated keywords, alpha {a}"] = rsf_calibrated_keywords(
@@ -353,6 +394,11 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
                 found[f"{name}: {label}"] = banded(
                     high_share, 0.0, low_share, 1.0, models, names_keep, calibrate_names
                 )
+    for depth in (10, 30, 100):
+        for share in (0.6, 1.0):
+            found[f"{name}: quotes first, keyword top {depth}, run {share}"] = quotes_first(
+                depth, models, share
+            )
     for k, w in ((60, 1.0), (10, 1.0), (60, 1.5)):
         found[f"{name}: rrf k {k}, keyword weight {w}"] = rrf(k, w, models)
     for w in (0.5, 1.0, 1.5, 2.0):

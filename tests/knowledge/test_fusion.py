@@ -126,3 +126,117 @@ def test_only_queries_that_name_nothing_use_the_calibrated_keyword_side():
     assert fusion.calibrated_keywords("why does the proof need a cycle")
     assert not fusion.calibrated_keywords("then Monty Hall reveals a goat")
     assert not fusion.calibrated_keywords("用 Perlin 噪声调整 n 和 d")
+
+
+# ----------------------------------------------------------------------------- quotes
+
+from hypothesis import example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from video_research.knowledge.backends import keyword_tokens as kt  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "query,text,quoted",
+    [
+        # every word, in order, in a longer passage: a quote
+        (
+            "For instance, Facebook stores an enormous graph where",
+            "Right. For instance, facebook stores an enormous graph where vertices are people",
+            True,
+        ),
+        # a word changed near the end: a run of 12 of its 15 words is still a quote
+        (
+            "the derivative of e to the x is itself which is why it shows up",
+            "so the derivative of e to the x is itself, which is why it turns up",
+            True,
+        ),
+        # the same words out of order: no run
+        (
+            "graph enormous an stores Facebook instance for",
+            "For instance, Facebook stores an enormous graph",
+            False,
+        ),
+        # the quote runs past the passage's end: the part inside is most of it
+        ("要看到这一点，请注意，从根顶点开始", "……要看到这一点，请注意，从根", True),
+        # too short to quote anything
+        ("the area of a circle", "the area of a circle is pi r squared", False),
+    ],
+)
+def test_a_query_quotes_a_passage_holding_most_of_its_words_as_one_run(query, text, quoted):
+    assert kt.quotes(text, kt.quote_tokens(query)) is quoted
+
+
+def _longest_run_by_every_pair(text: str, run: tuple[str, ...]) -> int:
+    have, best = list(kt.tokens(text)), 0
+    for i in range(len(run)):
+        for j in range(len(have)):
+            length = 0
+            while i + length < len(run) and j + length < len(have):
+                if run[i + length] != have[j + length]:
+                    break
+                length += 1
+            best = max(best, length)
+    return best
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d", "é", "量子"]), max_size=12),
+    st.lists(st.sampled_from(["a", "b", "c", "d", "e", "量子", "!"]), max_size=30),
+)
+@example(["a", "a", "b"], ["a", "a", "a", "b"])
+def test_longest_run_is_the_longest_common_run_of_tokens(query_words, text_words):
+    run = tuple(kt.tokens(" ".join(query_words)))
+    text = " ".join(text_words)
+    assert kt.longest_run(text, run) == _longest_run_by_every_pair(text, run)
+
+
+def test_quotes_go_first_in_keyword_order_and_the_rest_keep_their_ratios():
+    fused = [("a", 1.0), ("b", 0.8), ("c", 0.5), ("d", 0.4)]
+    ranked = fusion.quotes_first(fused, ["c", "x", "d"], {"d", "c"})
+    assert [key for key, _ in ranked] == ["c", "d", "a", "b"]
+    scores = dict(ranked)
+    assert scores["c"] == 1.0
+    assert scores["b"] / scores["a"] == pytest.approx(0.8)
+    assert fusion.quotes_first(fused, ["a"], set()) == fused
+
+
+async def _passages_store():
+    """A short title that holds most of a quote's words, a long one that holds all of them
+    in order; the vector side prefers the short one."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    rng = np.random.default_rng(1)
+    vectors = rng.standard_normal((6, 384))
+    titles = [
+        "fourier series circle rotating arrows draws",
+        "and now watch how a fourier series draws a circle with rotating arrows stacked "
+        "tip to tail, each spinning at its own constant frequency around the plane",
+        *(f"talk {i} about something else entirely" for i in range(4)),
+    ]
+    await store.insert_many(
+        "VideoMetadata",
+        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
+        vectors=vectors,
+    )
+    return store, vectors[0]
+
+
+async def test_the_default_search_puts_the_passage_a_query_quotes_first(services):
+    store, near_the_short_one = await _passages_store()
+    quote = "a fourier series draws a circle with rotating arrows"
+    adaptive = await store.hybrid("VideoMetadata", quote, alpha=None, vector=near_the_short_one)
+    assert adaptive[0].properties["video_id"] == "v1"
+    assert adaptive[0].score == 1.0
+    # The same weight without the rule ranks the short title first: BM25's length
+    # normalisation and the vector side both favour it.
+    fixed = await store.hybrid(
+        "VideoMetadata", quote, alpha=fusion.KEYWORD_MATCH_ALPHA, vector=near_the_short_one
+    )
+    assert fixed[0].properties["video_id"] == "v0"
+    keywords = await store.hybrid("VideoMetadata", quote, alpha=0.0, vector=near_the_short_one)
+    assert keywords[0].properties["video_id"] == "v0"

@@ -219,3 +219,57 @@ async def test_unreachable_server_is_a_clear_error(configure):
         await store.count("VideoMetadata")
     assert failure.value.category == "network"
     assert "127.0.0.1:9" in failure.value.message + (failure.value.hint or "")
+
+
+class _Query:
+    """What the backend asks of `collection.query`: BM25 and hybrid answers, recorded."""
+
+    def __init__(self, keyword: list, fused: list) -> None:
+        self.keyword, self.fused, self.asked = keyword, fused, []
+
+    def bm25(self, *, query, filters, limit):
+        self.asked.append(("bm25", limit))
+        return SimpleNamespace(objects=self.keyword[:limit])
+
+    def hybrid(self, **arguments):
+        self.asked.append(("hybrid", arguments["alpha"]))
+        return SimpleNamespace(objects=self.fused[: arguments["limit"]])
+
+
+class _OneCollection(ws.WeaviateStore):
+    def __init__(self, query: _Query) -> None:  # no client: the collection is given
+        self._query = query
+
+    def _collection(self, state):
+        return SimpleNamespace(query=self._query)
+
+
+def _title(uuid: str, title: str, score: float) -> SimpleNamespace:
+    return SimpleNamespace(
+        uuid=uuid,
+        properties={"video_id": uuid, "title": title},
+        metadata=SimpleNamespace(score=score, distance=None),
+    )
+
+
+def test_the_passage_a_query_quotes_goes_first_on_weaviate_too():
+    """The embedded store's rule (fusion.quotes_first), from the same BM25 answer: the
+    quoted title goes first even where the fused page left it out."""
+    from video_research.knowledge.models import CollectionState
+
+    quote = "a fourier series draws a circle with rotating arrows"
+    short = _title("s", "fourier series circle rotating arrows", 0.9)
+    other = _title("o", "talk about something else", 0.6)
+    long = _title("l", f"now watch how {quote} stacked tip to tail", 0.0)
+    query = _Query(keyword=[short, long], fused=[short, other])
+    state = CollectionState(METADATA, "m", 2, True)
+    hits = _OneCollection(query)._hybrid_sync(state, quote, [1.0, 0.0], 0.75, None, 2, 0, True)
+    assert [h.uuid for h in hits] == ["l", "s"]
+    assert hits[0].score == 1.0 and hits[1].score == pytest.approx(0.9 / (0.9 + 1 + 29 / 30))
+    assert ("bm25", 30) in query.asked
+    # Asked with its own alpha (no adapting), or for a later page: the fused page as is.
+    plain = _OneCollection(_Query([short, long], [short, other]))
+    assert [h.uuid for h in plain._hybrid_sync(state, quote, [1.0, 0.0], 0.75, None, 2, 0)] == [
+        "s",
+        "o",
+    ]

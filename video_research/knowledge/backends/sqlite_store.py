@@ -52,7 +52,11 @@ from video_research.knowledge import relevance
 from video_research.knowledge.backends import sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
 from video_research.knowledge.backends.keyword_index import KeywordIndex
-from video_research.knowledge.backends.keyword_tokens import matched_share
+from video_research.knowledge.backends.keyword_tokens import (
+    matched_share,
+    quote_tokens,
+    quotes,
+)
 from video_research.knowledge.backends.sqlite_keywords import KeywordSearch
 from video_research.knowledge.backends.sqlite_schema import (
     KNOWLEDGE_SCHEMA_VERSION as KNOWLEDGE_SCHEMA_VERSION,  # imported from here elsewhere
@@ -77,7 +81,12 @@ from video_research.knowledge.base import (
 )
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
-from video_research.knowledge.fusion import calibrated_keywords, keyword_match_alpha
+from video_research.knowledge.fusion import (
+    QUOTE_DEPTH,
+    calibrated_keywords,
+    keyword_match_alpha,
+    quotes_first,
+)
 from video_research.knowledge.models import (
     CollectionState,
     SearchHit,
@@ -422,11 +431,18 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 if alpha < 1 and query.strip()
                 else ([], False)
             )
+            quoted: set[int] = set()
             if adapt and keyword:
-                best = keyword_bodies(conn, name, [keyword[0][0]]).get(keyword[0][0])
+                # The best keyword hit's words decide the weight; the first QUOTE_DEPTH
+                # are read for a passage the query quotes (a short query quotes nothing).
+                run = quote_tokens(query)
+                first = [row for row, _ in keyword[: QUOTE_DEPTH if run else 1]]
+                bodies = keyword_bodies(conn, name, first)
+                best = bodies.get(first[0])
                 alpha = keyword_match_alpha(
                     alpha, None if best is None else matched_share(query, best)
                 )
+                quoted = {row for row, body in bodies.items() if quotes(body, run)}
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random
             # one in the file, and reading 100 candidates a side was most of a hybrid
@@ -439,6 +455,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)],
                 calibrated=[adapt and normalised and calibrated_keywords(query)],
             )
+            fused = quotes_first(fused, [row for row, _ in keyword], quoted)
             ranked, objects = self._read_ranked(conn, name, fused, limit, offset)
             if vector is not None and ranked:
                 distances.update(self._distances(conn, name, vector, [row for row, _ in ranked]))

@@ -39,7 +39,7 @@ from urllib.parse import urlparse
 
 from video_research.config import Settings
 from video_research.knowledge import relevance
-from video_research.knowledge.backends.keyword_tokens import matched_share
+from video_research.knowledge.backends.keyword_tokens import matched_share, quote_tokens, quotes
 from video_research.knowledge.base import KnowledgeStore, Progress
 from video_research.knowledge.collections import (
     CollectionDef,
@@ -49,7 +49,7 @@ from video_research.knowledge.collections import (
 )
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
-from video_research.knowledge.fusion import keyword_match_alpha
+from video_research.knowledge.fusion import QUOTE_DEPTH, keyword_match_alpha, quotes_first
 from video_research.knowledge.models import (
     CollectionState,
     SearchHit,
@@ -599,19 +599,39 @@ class WeaviateStore(KnowledgeStore):
     ) -> list[SearchHit]:
         collection = self._collection(state)
         filters = to_weaviate_filter(where, state.definition)
+        keyword: list[Any] = []
+        # Quotes go first on the first page only: Weaviate pages the fused list itself.
+        run = quote_tokens(query) if offset == 0 else ()
         if adapt and alpha > 0 and query.strip():
-            # The same rule as the embedded store's: its best keyword hit decides, so a
-            # query weighs its two sides alike on either backend.
-            best = collection.query.bm25(query=query, filters=filters, limit=1).objects
-            if best:
-                text = state.definition.keyword_text(
-                    from_weaviate(state.definition, best[0].properties)
-                )
+            # The same rules as the embedded store's: its best keyword hit decides the
+            # weight, and a passage among its first QUOTE_DEPTH that the query quotes goes
+            # first, so a query is answered alike on either backend.
+            keyword = collection.query.bm25(
+                query=query, filters=filters, limit=QUOTE_DEPTH if run else 1
+            ).objects
+            if keyword:
+                text = self._keyword_text(state, keyword[0])
                 alpha = keyword_match_alpha(alpha, matched_share(query, text))
         result = collection.query.hybrid(
             **hybrid_arguments(query, vector, alpha, filters, limit, offset)
         )
-        return [to_search_hit(state.definition, o, vector_only=False) for o in result.objects]
+        hits = [to_search_hit(state.definition, o, vector_only=False) for o in result.objects]
+        quoted = {str(o.uuid): o for o in keyword if quotes(self._keyword_text(state, o), run)}
+        if not quoted:
+            return hits
+        by_uuid = {hit.uuid: hit for hit in hits}
+        for uuid, obj in quoted.items():  # a quoted passage the fused page left out
+            by_uuid.setdefault(uuid, to_search_hit(state.definition, obj, vector_only=False))
+        ranked = quotes_first(
+            [(hit.uuid, hit.score) for hit in hits],
+            [str(o.uuid) for o in keyword],
+            set(quoted),
+        )
+        return [by_uuid[uuid].model_copy(update={"score": score}) for uuid, score in ranked][:limit]
+
+    @staticmethod
+    def _keyword_text(state: CollectionState, obj: Any) -> str:
+        return state.definition.keyword_text(from_weaviate(state.definition, obj.properties))
 
     def _near_vector_sync(
         self,
