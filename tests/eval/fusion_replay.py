@@ -63,7 +63,7 @@ class Candidates:
 async def collect(queries: list[Query], store: Any) -> list[Candidates]:
     """Both sides of every query from `store` (the keyword side is the same in any store
     holding the same chunks)."""
-    from video_research.knowledge.backends.keyword_tokens import matched_share
+    from video_research.knowledge.keyword_tokens import matched_share
     from video_research.transcripts.indexer import CHUNKS
 
     identity = store.embedder.identity
@@ -224,7 +224,7 @@ def quotes_first(depth: int, models: list[str], share: float | None = None):
     judge it (`keyword_tokens.quotes`), or, with `share`, when it holds that share of the
     query's tokens (and QUOTE_MIN_TOKENS) as one run (1.0: all of them)."""
     from video_research.knowledge import fusion
-    from video_research.knowledge.backends import keyword_tokens as kt
+    from video_research.knowledge import keyword_tokens as kt
     from video_research.knowledge.collections import get_collection
     from video_research.transcripts.indexer import CHUNKS
 
@@ -237,8 +237,8 @@ def quotes_first(depth: int, models: list[str], share: float | None = None):
         need = max(kt.QUOTE_MIN_TOKENS, math.ceil(share * len(run)))
         return bool(run) and kt.longest_run(text, run) >= need
 
-    def rule(c: Candidates) -> dict[str, float]:
-        fused = sorted(before(c).items(), key=lambda item: -item[1])
+    def rule(c: Candidates, given: dict[str, float] | None = None) -> dict[str, float]:
+        fused = sorted((before(c) if given is None else given).items(), key=lambda i: -i[1])
         run = kt.quote_tokens(c.query.query)
         top = c.keyword.hits[:depth]
         hits = {h.uuid for h in top if quoted(chunks.keyword_text(h.properties), run)}
@@ -247,6 +247,38 @@ def quotes_first(depth: int, models: list[str], share: float | None = None):
             return dict(fusion.quotes_first(fused, [h.uuid for h in top], hits))
         finally:
             fusion.QUOTE_DEPTH = saved
+
+    return rule
+
+
+def names_found(models: list[str], among: int | None = None):
+    """The default as the stores compute it (`fusion.adapted_alpha`: the names a query holds
+    count only where the keyword side's NAMES_AMONG best hits hold them, or its `among`
+    best; the keyword side calibrated unless those hits hold a name), then quotes first."""
+    from video_research.knowledge import fusion
+    from video_research.knowledge.collections import get_collection
+    from video_research.transcripts.indexer import CHUNKS
+
+    chunks = get_collection(CHUNKS)
+    depth = among or fusion.NAMES_AMONG
+    quoting = quotes_first(fusion.QUOTE_DEPTH, models)
+
+    def texts(c: Candidates) -> list[str]:
+        return [chunks.keyword_text(h.properties) for h in c.keyword.hits[:depth]]
+
+    def alpha(c: Candidates, model: str) -> float:
+        saved, fusion.NAMES_AMONG = fusion.NAMES_AMONG, depth
+        try:
+            return fusion.adapted_alpha(c.query.query, model, texts(c))
+        finally:
+            fusion.NAMES_AMONG = saved
+
+    plain, calibrated = rsf(alpha, models), rsf_calibrated_keywords(alpha, models)
+
+    def rule(c: Candidates) -> dict[str, float]:
+        held = "\n".join(texts(c))
+        fused = (calibrated if fusion.calibrated_keywords(c.query.query, held) else plain)(c)
+        return quoting(c, fused)
 
     return rule
 
@@ -368,8 +400,11 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
     found[
         f"{name}: before quotes first (rsf, calibrated keywords unless the query names things)"
     ] = rsf_calibrated_unless_names(models)
-    found[f"{name}: the default (the above, then quotes first)"] = quotes_first(
+    found[f"{name}: before names found (the above, then quotes first)"] = quotes_first(
         fusion.QUOTE_DEPTH, models
+    )
+    found[f"{name}: the default (names found among the keyword side's best, quotes first)"] = (
+        names_found(models)
     )
     for a in (0.5, 0.6):
         found[f"{name}: rsf, calibrated keywords, alpha {a}"] = rsf_calibrated_keywords(
@@ -394,6 +429,10 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
                 found[f"{name}: {label}"] = banded(
                     high_share, 0.0, low_share, 1.0, models, names_keep, calibrate_names
                 )
+    for among in (1, 10):
+        found[f"{name}: names found in keyword top {among}, then quotes first"] = names_found(
+            models, among
+        )
     for depth in (10, 30, 100):
         for share in (0.6, 1.0):
             found[f"{name}: quotes first, keyword top {depth}, run {share}"] = quotes_first(

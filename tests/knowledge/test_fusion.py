@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from video_research.knowledge import fusion
-from video_research.knowledge.backends.keyword_tokens import matched_share
+from video_research.knowledge.keyword_tokens import matched_share
 
 
 @pytest.mark.parametrize(
@@ -133,7 +133,7 @@ def test_only_queries_that_name_nothing_use_the_calibrated_keyword_side():
 from hypothesis import example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from video_research.knowledge.backends import keyword_tokens as kt  # noqa: E402
+from video_research.knowledge import keyword_tokens as kt  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -240,3 +240,26 @@ async def test_the_default_search_puts_the_passage_a_query_quotes_first(services
     assert fixed[0].properties["video_id"] == "v0"
     keywords = await store.hybrid("VideoMetadata", quote, alpha=0.0, vector=near_the_short_one)
     assert keywords[0].properties["video_id"] == "v0"
+
+
+def test_only_the_names_the_keyword_side_found_lean_on_keywords():
+    """German capitalises every noun: as names they sank a German question's weight to the
+    floor, though no English passage holds them. Counted where the keyword side's best
+    hits hold them, they leave it at the base; a name those hits hold still counts."""
+    german = "Und obwohl es viele Möglichkeiten gibt, eine Exponentialfunktion zu schreiben"
+    found = ["there are many ways to write an exponential function", "e to the x"]
+    assert fusion.specific_tokens(german) == 2
+    assert fusion.specific_tokens(german, "\n".join(found)) == 0
+    model = "local:use-multilingual"
+    assert fusion.query_alpha(german, model) == pytest.approx(0.55)
+    assert fusion.adapted_alpha(german, model, found) == fusion.MODEL_BASE[model]
+    assert fusion.calibrated_keywords(german, "\n".join(found))
+    named = "then Monty Hall reveals a goat"
+    held = ["Monty Hall is a game show host", "a goat behind a door"]
+    assert fusion.adapted_alpha(named, model, held) == pytest.approx(0.55)
+    # the third best hit counts, the fourth does not
+    assert fusion.adapted_alpha(named, model, ["a", "b", "Monty Hall"]) == pytest.approx(0.55)
+    assert fusion.adapted_alpha(named, model, ["a", "b", "c", "Monty Hall"]) == 0.75
+    # names inside Chinese: the Latin words
+    assert fusion.specific_tokens("用 Perlin 噪声调整", "perlin noise") == 1
+    assert fusion.specific_tokens("用 Perlin 噪声调整", "simplex noise") == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from video_research.knowledge.backends.keyword_tokens import count_terms, query_tokens, tokens
+from video_research.knowledge.keyword_tokens import count_terms, query_tokens, tokens
 
 # ASCII words, digits and punctuation; CJK; a katakana middle dot (in the CJK ranges but
 # not a word character); Hangul; letters with diacritics and compatibility forms that

@@ -239,6 +239,7 @@ class _Query:
 class _OneCollection(ws.WeaviateStore):
     def __init__(self, query: _Query) -> None:  # no client: the collection is given
         self._query = query
+        self.embedder = SimpleNamespace(identity="local:use-multilingual")
 
     def _collection(self, state):
         return SimpleNamespace(query=self._query)

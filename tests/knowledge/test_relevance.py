@@ -94,7 +94,7 @@ async def test_a_spoken_moment_is_scored_with_the_windows_around_it(tmp_path):
 
 
 def test_the_stopwords_of_a_question_match_nothing():
-    from video_research.knowledge.backends.keyword_tokens import matched_share
+    from video_research.knowledge.keyword_tokens import matched_share
 
     text = "how does the moon pull the tides"
     assert matched_share("how does the stock market work", text, relevance.STOPWORDS) == 0.0
@@ -158,7 +158,7 @@ def test_a_slide_matched_word_for_word_is_never_low_content():
 
 def test_the_keyword_query_leaves_out_stopwords_unless_nothing_else_is_left():
     from video_research.knowledge.backends.fts import query_terms
-    from video_research.knowledge.backends.keyword_tokens import content_terms, query_tokens
+    from video_research.knowledge.keyword_tokens import content_terms, query_tokens
 
     query = "why should I let the bread cool before cutting it"
     for terms in (query_tokens(query), query_terms(query)):  # the index's and FTS5's tokens

@@ -120,7 +120,7 @@ class KnowledgeStore(ABC):
     @abstractmethod
     def _query_share(query: str, text: str) -> float:
         """The share of `query`'s distinct words that `text` holds, in the backend's
-        keyword tokens (knowledge.backends.keyword_tokens.matched_share)."""
+        keyword tokens (knowledge.keyword_tokens.matched_share)."""
 
     @abstractmethod
     def _near_vector_sync(

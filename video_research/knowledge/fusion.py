@@ -32,7 +32,10 @@ rule reads the hit's text, not a score, so both backends apply it alike.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TypeVar
+
+from video_research.knowledge.keyword_tokens import matched_share, tokens
 
 K = TypeVar("K")
 
@@ -57,25 +60,55 @@ _LATIN_IN_CJK = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*")
 _IDENTIFIER = re.compile(r"[a-z][A-Z]|[.\-]")
 
 
-def specific_tokens(query: str) -> int:
-    """How many tokens of `query` name something exactly (see the module docstring)."""
+def specific_tokens(query: str, held: str | None = None) -> int:
+    """How many tokens of `query` name something exactly (see the module docstring); with
+    `held` (the text of the keyword side's best hits), only those names that text holds
+    (`NAMES_AMONG`)."""
+    have = None if held is None else set(tokens(held))
     count = 0
     for position, token in enumerate(_TOKEN.findall(query)):
         if _CJK.search(token):
-            count += len(_LATIN_IN_CJK.findall(token))
+            names = _LATIN_IN_CJK.findall(token)
         elif (
             any(ch.isdigit() for ch in token)
             or (position > 0 and token[0].isupper())
             or _IDENTIFIER.search(token)
         ):
-            count += 1
+            names = [token]
+        else:
+            continue
+        count += sum(1 for name in names if have is None or set(tokens(name)) <= have)
     return count
 
 
-def query_alpha(query: str, embedder_identity: str = "") -> float:
-    """The hybrid weight for `query` when the caller leaves alpha out."""
+def query_alpha(query: str, embedder_identity: str = "", held: str | None = None) -> float:
+    """The hybrid weight for `query` when the caller leaves alpha out (with `held`, counting
+    only the names the keyword side's best hits hold: `specific_tokens`)."""
     base = MODEL_BASE.get(embedder_identity, BASE)
-    return max(FLOOR, base - STEP * specific_tokens(query))
+    return max(FLOOR, base - STEP * specific_tokens(query, held))
+
+
+NAMES_AMONG = 3
+"""How many of the keyword side's best hits a name of the query must be among to count
+(`adapted_alpha`). A capitalised word is a name in English and every noun in German: a
+German sentence asked of English lectures had five to nine "names", its weight fell to
+the floor, and the few chance matches of its words (a number, "Video") outranked what
+the vector side found. Counting only the names the keyword side found (in any of its
+three best hits: a note naming several things rarely has them all in one passage) gave
+the large eval corpus's other languages -> English queries 0.622 / 0.536 -> 0.633 /
+0.569 moment@5 / MRR@10 and Chinese -> English MRR 0.615 -> 0.630 (tuning part, vectors
+only 0.656 / 0.589 and 0.613), and the 39 videos' cross-language MRR 0.824 -> 0.831;
+only the best hit lost the notes' MRR there (0.972 -> 0.965). docs/benchmarks.md."""
+
+
+def adapted_alpha(query: str, embedder_identity: str, keyword_texts: Sequence[str]) -> float:
+    """The default weight of `query` once its keyword side has answered (`keyword_texts`:
+    the text of its best hits, best first): names count where the NAMES_AMONG best hits
+    hold them (`query_alpha`), and a query whose best hit holds its words leans on keywords
+    (`keyword_match_alpha`). Both backends compute it from the same texts."""
+    alpha = query_alpha(query, embedder_identity, "\n".join(keyword_texts[:NAMES_AMONG]))
+    share = matched_share(query, keyword_texts[0]) if keyword_texts else None
+    return keyword_match_alpha(alpha, share)
 
 
 KEYWORD_MATCH_SHARE = 0.7
@@ -103,7 +136,7 @@ def keyword_match_alpha(alpha: float, share: float | None) -> float:
     return alpha
 
 
-def calibrated_keywords(query: str) -> bool:
+def calibrated_keywords(query: str, held: str | None = None) -> bool:
     """Whether the default search weighs `query`'s keyword side by its calibrated score
     (the keyword index's BM25 over what a passage holding every query word once scores,
     0..1 for every query) instead of min-max over its candidates: for a query that names
@@ -114,8 +147,9 @@ def calibrated_keywords(query: str) -> bool:
     0.368 / 0.199 -> 0.395 / 0.249, vectors only 0.395 / 0.257). A query that names
     things keeps min-max: a name's few hits are what it asked for, however low BM25
     scores them against the whole query (the Chinese notes, which keep English names,
-    fell from 1.000 to 0.977 when calibrated)."""
-    return specific_tokens(query) == 0
+    fell from 1.000 to 0.977 when calibrated). With `held`, only the names those hits
+    hold count (`NAMES_AMONG`)."""
+    return specific_tokens(query, held) == 0
 
 
 QUOTE_DEPTH = 30

@@ -33,9 +33,9 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
-from video_research.knowledge.backends.keyword_tokens import content_terms
 from video_research.knowledge.backends.sqlite_sql import compile_filter
 from video_research.knowledge.filters import FilterNode
+from video_research.knowledge.keyword_tokens import content_terms
 
 MAX_QUERY_TERMS = 32
 """Distinct terms of a query considered at all (a longer query costs no more)."""

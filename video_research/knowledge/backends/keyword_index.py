@@ -55,7 +55,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from video_research.knowledge.backends.keyword_tokens import (
+from video_research.knowledge.keyword_tokens import (
     MAX_QUERY_TERMS,
     count_terms,
     index_tokens,

@@ -19,9 +19,9 @@ from typing import Any
 
 from video_research.knowledge.backends import fts
 from video_research.knowledge.backends.keyword_index import Busy, KeywordIndex, query_tokens
-from video_research.knowledge.backends.keyword_tokens import content_terms
 from video_research.knowledge.backends.sqlite_sql import keyword_bodies
 from video_research.knowledge.filters import FilterNode
+from video_research.knowledge.keyword_tokens import content_terms
 
 logger = logging.getLogger(__name__)
 

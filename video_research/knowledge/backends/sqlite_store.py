@@ -52,11 +52,6 @@ from video_research.knowledge import relevance
 from video_research.knowledge.backends import sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
 from video_research.knowledge.backends.keyword_index import KeywordIndex
-from video_research.knowledge.backends.keyword_tokens import (
-    matched_share,
-    quote_tokens,
-    quotes,
-)
 from video_research.knowledge.backends.sqlite_keywords import KeywordSearch
 from video_research.knowledge.backends.sqlite_schema import (
     KNOWLEDGE_SCHEMA_VERSION as KNOWLEDGE_SCHEMA_VERSION,  # imported from here elsewhere
@@ -82,10 +77,16 @@ from video_research.knowledge.base import (
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.fusion import (
+    NAMES_AMONG,
     QUOTE_DEPTH,
+    adapted_alpha,
     calibrated_keywords,
-    keyword_match_alpha,
     quotes_first,
+)
+from video_research.knowledge.keyword_tokens import (
+    matched_share,
+    quote_tokens,
+    quotes,
 )
 from video_research.knowledge.models import (
     CollectionState,
@@ -432,16 +433,17 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 else ([], False)
             )
             quoted: set[int] = set()
-            if adapt and keyword:
-                # The best keyword hit's words decide the weight; the first QUOTE_DEPTH
-                # are read for a passage the query quotes (a short query quotes nothing).
+            held: str | None = None
+            if adapt:
+                # The keyword side's best hits decide the weight (`fusion.adapted_alpha`);
+                # the first QUOTE_DEPTH are read for a passage the query quotes (a short
+                # query quotes nothing).
                 run = quote_tokens(query)
-                first = [row for row, _ in keyword[: QUOTE_DEPTH if run else 1]]
+                first = [row for row, _ in keyword[: QUOTE_DEPTH if run else NAMES_AMONG]]
                 bodies = keyword_bodies(conn, name, first)
-                best = bodies.get(first[0])
-                alpha = keyword_match_alpha(
-                    alpha, None if best is None else matched_share(query, best)
-                )
+                texts = [bodies[row] for row in first if row in bodies]
+                alpha = adapted_alpha(query, self.embedder.identity, texts)
+                held = "\n".join(texts[:NAMES_AMONG])
                 quoted = {row for row, body in bodies.items() if quotes(body, run)}
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random
@@ -453,7 +455,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             distances = {c.row: c.distance for c in nearest}
             fused = relative_score_fusion(
                 [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)],
-                calibrated=[adapt and normalised and calibrated_keywords(query)],
+                calibrated=[adapt and normalised and calibrated_keywords(query, held)],
             )
             fused = quotes_first(fused, [row for row, _ in keyword], quoted)
             ranked, objects = self._read_ranked(conn, name, fused, limit, offset)

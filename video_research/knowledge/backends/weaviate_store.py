@@ -39,7 +39,6 @@ from urllib.parse import urlparse
 
 from video_research.config import Settings
 from video_research.knowledge import relevance
-from video_research.knowledge.backends.keyword_tokens import matched_share, quote_tokens, quotes
 from video_research.knowledge.base import KnowledgeStore, Progress
 from video_research.knowledge.collections import (
     CollectionDef,
@@ -49,7 +48,8 @@ from video_research.knowledge.collections import (
 )
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
-from video_research.knowledge.fusion import QUOTE_DEPTH, keyword_match_alpha, quotes_first
+from video_research.knowledge.fusion import NAMES_AMONG, QUOTE_DEPTH, adapted_alpha, quotes_first
+from video_research.knowledge.keyword_tokens import matched_share, quote_tokens, quotes
 from video_research.knowledge.models import (
     CollectionState,
     SearchHit,
@@ -607,11 +607,13 @@ class WeaviateStore(KnowledgeStore):
             # weight, and a passage among its first QUOTE_DEPTH that the query quotes goes
             # first, so a query is answered alike on either backend.
             keyword = collection.query.bm25(
-                query=query, filters=filters, limit=QUOTE_DEPTH if run else 1
+                query=query, filters=filters, limit=QUOTE_DEPTH if run else NAMES_AMONG
             ).objects
-            if keyword:
-                text = self._keyword_text(state, keyword[0])
-                alpha = keyword_match_alpha(alpha, matched_share(query, text))
+            alpha = adapted_alpha(
+                query,
+                self.embedder.identity,
+                [self._keyword_text(state, o) for o in keyword[:NAMES_AMONG]],
+            )
         result = collection.query.hybrid(
             **hybrid_arguments(query, vector, alpha, filters, limit, offset)
         )
