@@ -27,6 +27,11 @@ its keyword side found: when the best keyword hit holds `KEYWORD_MATCH_SHARE` of
 query's words, the query leans on keywords (`keyword_match_alpha`). A paraphrase or a
 query in another language shares few words with any passage and keeps its weight. The
 rule reads the hit's text, not a score, so both backends apply it alike.
+
+Two more rules read the keyword side's best hits (`adapted_alpha`, `quotes_first`): a
+query's names count only where those hits hold them (a German noun is capitalised, and
+no English passage holds it), and a passage that the query quotes (most of its words as
+one run, in order) goes first, whatever either side scored it.
 """
 
 from __future__ import annotations
