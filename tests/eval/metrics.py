@@ -105,9 +105,9 @@ def by_group(scores: Scores, group: str) -> Scores:
 def subset(scores: Scores, keep) -> Scores:
     """The scores of the queries `keep(query)` is true for."""
     part = Scores()
-    for query, seconds, answers in scores.trace:
+    for (query, seconds, answers), cpu in zip(scores.trace, scores.cpu, strict=True):
         if keep(query):
-            part.add(query, answers, seconds)
+            part.add(query, answers, seconds, cpu)
     return part
 
 
