@@ -251,7 +251,7 @@ def quotes_first(depth: int, models: list[str], share: float | None = None):
     return rule
 
 
-def names_found(models: list[str], among: int | None = None):
+def names_found(models: list[str], among: int | None = None, share: float | None = None):
     """The default as the stores compute it (`fusion.adapted_alpha`: the names a query holds
     count only where the keyword side's NAMES_AMONG best hits hold them, or its `among`
     best; the keyword side calibrated unless those hits hold a name), then quotes first."""
@@ -267,11 +267,13 @@ def names_found(models: list[str], among: int | None = None):
         return [chunks.keyword_text(h.properties) for h in c.keyword.hits[:depth]]
 
     def alpha(c: Candidates, model: str) -> float:
-        saved, fusion.NAMES_AMONG = fusion.NAMES_AMONG, depth
+        saved = fusion.NAMES_AMONG, fusion.KEYWORD_MATCH_SHARE
+        fusion.NAMES_AMONG = depth
+        fusion.KEYWORD_MATCH_SHARE = saved[1] if share is None else share
         try:
             return fusion.adapted_alpha(c.query.query, model, texts(c))
         finally:
-            fusion.NAMES_AMONG = saved
+            fusion.NAMES_AMONG, fusion.KEYWORD_MATCH_SHARE = saved
 
     plain, calibrated = rsf(alpha, models), rsf_calibrated_keywords(alpha, models)
 
@@ -429,6 +431,10 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
                 found[f"{name}: {label}"] = banded(
                     high_share, 0.0, low_share, 1.0, models, names_keep, calibrate_names
                 )
+    for share in (0.5, 0.6, 0.8):
+        found[f"{name}: the default, keyword match share {share}"] = names_found(
+            models, share=share
+        )
     for among in (1, 10):
         found[f"{name}: names found in keyword top {among}, then quotes first"] = names_found(
             models, among
