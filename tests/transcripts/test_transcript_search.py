@@ -8,15 +8,17 @@ import json
 import re
 import time
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from video_research.knowledge.store import SearchHit
 from video_research.transcripts.search import (
+    LOW_CONTENT_WORDS_PER_MINUTE,
     MAX_TERMS,
     Moment,
     TermMatcher,
     focus,
+    low_content,
     merge_hits,
     query_terms,
 )
@@ -169,3 +171,22 @@ def test_the_matcher_finds_what_the_terms_regular_expression_found(query, text):
     terms = query_terms(" ".join(query))
     line = " ".join(text)
     assert TermMatcher(terms).find(line) == _regex_find(terms, line)
+
+
+_CASED = ["Moon", "moon", "MOON", "Tide", "tide", "İstanbul", "i̇stanbul", "ΣΟΦΟΣ", "σοφος"]
+
+
+@given(
+    words=st.lists(st.sampled_from(_WORDS + _CASED + ["you", "[MUSIC]"]), max_size=30),
+    span=st.one_of(st.floats(min_value=0.0, max_value=90.0), st.floats(0.0, 700.0)),
+)
+@example(words=["Moon", "moon", "MOON", "tide", "Tide", "rust"], span=20.0)
+def test_low_content_counts_words_only_until_the_rate_is_reached(words, span):
+    """The early stop gives what counting every distinct word gave."""
+    props = {"start_time": 10.0, "end_time": 10.0 + span, "text": " ".join(words)}
+    if span <= 600.0:
+        distinct = len(set(map(str.lower, re.findall(r"\w+", props["text"]))))
+        expected = distinct / max(max(span, 1.0) / 60.0, 0.5) < LOW_CONTENT_WORDS_PER_MINUTE
+        assert low_content(props) == expected
+    else:
+        assert low_content(props)
