@@ -18,6 +18,7 @@ best chunk.
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import itertools
 import json
@@ -426,14 +427,24 @@ async def link_moments(
     query's words where the moment holds enough of them (`focus`), else by meaning
     (`focus_by_meaning`, given the query `vector`)."""
     matcher = TermMatcher(query_terms(query))
-    links = [focus(moment, matcher) for moment in moments]
-    if vector is not None:
+    if vector is None:
+        return [focus(moment, matcher) for moment in moments]
+    # The stored windows are read in the store's thread while the query's words place the
+    # links here: neither waits for the other (at 100k chunks the read is a third of
+    # linking, the words another third).
+    reading = asyncio.ensure_future(windows.in_spans(store, vector, _meaning_spans(moments)))
+    await asyncio.sleep(0)  # let the read reach the store's thread before this work
+    try:
+        links = [focus(moment, matcher) for moment in moments]
         weak = [
             link is None or not _telling_match(m, matcher)
             for m, link in zip(moments, links, strict=True)
         ]
-        await focus_by_meaning(moments, links, weak, vector, store, matcher)
-        rescore_in_context(moments, store.embedder.identity)
+        stored = await reading
+    finally:
+        reading.cancel()  # nothing once it has answered; the read if placing failed
+    await focus_by_meaning(moments, links, weak, stored, vector, store, matcher)
+    rescore_in_context(moments, store.embedder.identity)
     return links
 
 
@@ -465,11 +476,13 @@ async def focus_by_meaning(
     moments: Sequence[Moment],
     links: list[float | None],
     weak: Sequence[bool],
+    stored: dict[str, list[windows.Scored]],
     vector: Any,
     store: Any,
     matcher: TermMatcher,
 ) -> None:
-    """Link moments by meaning, from the windows stored at index time (`windows`).
+    """Link moments by meaning, from the windows stored at index time (`windows`), those
+    of `_meaning_spans` as `windows.in_spans` read them (`stored`).
 
     The best moment of each of the first MEANING_VIDEOS videos is linked to the window
     inside it (starting at most a window step before it) that scores best: its cosine to
@@ -485,7 +498,7 @@ async def focus_by_meaning(
     not `weak`) keeps that sentence when the chosen window is within WINDOW_SECONDS of it.
 
     Only the windows that overlap those videos' moments are read and scored
-    (`windows.in_spans`: a few per moment, one filtered vector search for all); they also
+    (`_meaning_spans`: a few per moment, one filtered vector search for all); they also
     give each moment its relevance's window signal (`Moment.window_cosine`). Reading every
     window of their videos made linking cost more than the search at 100k chunks
     (docs/benchmarks.md, "The link at its price").
@@ -494,22 +507,7 @@ async def focus_by_meaning(
     off the screen) falls back to embedding windows of MEANING_WINDOW_LINES lines of its
     best chunk now, on a local model only (a remote one would bill every search), for at
     most MEANING_MOMENTS moments. Fills `links` in place."""
-    videos: dict[str, int] = {}
-    for at, moment in enumerate(moments):
-        if (moment.props.get("evidence") or "speech") == "speech":
-            videos.setdefault(moment.props["video_id"], at)
-    first = dict(list(videos.items())[:MEANING_VIDEOS])
-    # Windows are read for the moments of those videos only, in one filtered search: those
-    # that overlap each spoken moment score its relevance (`_window_cosine`), and those
-    # inside a video's best moment (a window may start a step before it) place its link.
-    spans: dict[str, list[tuple[float, float]]] = {}
-    for moment in moments:
-        video_id = moment.props["video_id"]
-        if video_id in first and (moment.props.get("evidence") or "speech") == "speech":
-            spans.setdefault(video_id, []).append(
-                (moment.start - windows.WINDOW_SECONDS, moment.end)
-            )
-    stored = await windows.in_spans(store, vector, spans)
+    first = _meaning_videos(moments)
     without = set(first) - set(stored)
     for moment in moments:  # the windows are speech: a slide's moment has none
         if (moment.props.get("evidence") or "speech") == "speech":
@@ -524,7 +522,7 @@ async def focus_by_meaning(
         own = [m for m in moments if m.props["video_id"] == video_id]
         # A moment is sentences within 30 s, ranked by its own words and vector: its link
         # by meaning is the best window inside it.
-        inside = [window for window in scored if _inside(moment, window)]
+        inside = _inside(moment, scored)
         if not inside:
             continue
         start = _best_window(inside, own, matcher)
@@ -545,6 +543,31 @@ async def focus_by_meaning(
         await _embed_lines(moments, links, unplaced, vector, store.embedder)
 
 
+def _meaning_videos(moments: Sequence[Moment]) -> dict[str, int]:
+    """The first MEANING_VIDEOS videos with a spoken moment, each with its best one's place."""
+    videos: dict[str, int] = {}
+    for at, moment in enumerate(moments):
+        if (moment.props.get("evidence") or "speech") == "speech":
+            videos.setdefault(moment.props["video_id"], at)
+    return dict(list(videos.items())[:MEANING_VIDEOS])
+
+
+def _meaning_spans(moments: Sequence[Moment]) -> dict[str, list[tuple[float, float]]]:
+    """The stretches whose windows `focus_by_meaning` reads, by video: those of the spoken
+    moments of `_meaning_videos` only. The windows that overlap each spoken moment score
+    its relevance (`_window_cosine`), and those inside a video's best moment (a window
+    may start a step before it) place its link."""
+    first = _meaning_videos(moments)
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for moment in moments:
+        video_id = moment.props["video_id"]
+        if video_id in first and (moment.props.get("evidence") or "speech") == "speech":
+            spans.setdefault(video_id, []).append(
+                (moment.start - windows.WINDOW_SECONDS, moment.end)
+            )
+    return spans
+
+
 def _could_move(moment: Moment) -> bool:
     """Whether a window inside `moment` may start more than WINDOW_SECONDS from a sentence
     of it: windows start at most a step before the moment, its sentences within it."""
@@ -552,11 +575,12 @@ def _could_move(moment: Moment) -> bool:
     return span + 0.02 > windows.WINDOW_SECONDS
 
 
-def _inside(moment: Moment, window: Any) -> bool:
-    """Whether a window lies in the moment (it may start a window step before it; start
-    times are stored to the hundredth of a second)."""
-    low = moment.start - windows.WINDOW_STEP_SECONDS
-    return low - 0.01 <= window.start <= moment.end + 0.01
+def _inside(moment: Moment, scored: Sequence[Any]) -> list[Any]:
+    """The windows of `scored` that lie in the moment (one may start a window step before
+    it; start times are stored to the hundredth of a second)."""
+    low = moment.start - windows.WINDOW_STEP_SECONDS - 0.01
+    high = moment.end + 0.01
+    return [window for window in scored if low <= window.start <= high]
 
 
 def _window_cosine(moment: Moment, scored: Sequence[Any]) -> float | None:
@@ -591,11 +615,10 @@ def _best_window(scored: Sequence[Any], own: Sequence[Moment], matcher: TermMatc
         for at in range(count)
     ]
     top = max(moment.score for moment in own) or 1.0
+    # each moment's span and share read once, not once for each window
+    spans = [(m.start - 5.0, m.end, m.score / top) for m in own]
     for at, start in enumerate(starts):
-        held = max(
-            (m.score / top for m in own if m.start - 5.0 <= start <= m.end),
-            default=0.0,
-        )
+        held = max((share for low, high, share in spans if low <= start <= high), default=0.0)
         score[at] += MEANING_MOMENT_BONUS * max(held, 0.0)
     if matcher.terms:
         leaders = sorted(range(count), key=lambda at: -score[at])[:MEANING_WORD_CANDIDATES]
