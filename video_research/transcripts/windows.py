@@ -165,8 +165,10 @@ async def in_spans(
         *(
             Filter.all_of(
                 Filter.eq("video_id", video_id),
-                # start_time is stored to the hundredth of a second
-                Filter.between("start_time", first - 0.01, last + 0.01),
+                # start_time is stored to the hundredth of a second; one level, not
+                # `between`'s own all_of: the filter is checked and compiled each search
+                Filter.gte("start_time", first - 0.01),
+                Filter.lte("start_time", last + 0.01),
             )
             for video_id, own in spans.items()
             for first, last in _merged(own)
