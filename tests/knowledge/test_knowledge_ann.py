@@ -195,6 +195,41 @@ async def test_a_repeated_small_filter_reuses_its_decoded_vectors_until_a_write(
     assert await _recall(store, db, [query], where, lambda p: p["like_count"] == 7) == 1.0
 
 
+async def test_a_filter_that_allows_no_more_than_the_limit_measures_each_row_exactly(
+    ann_env, tmp_path
+):
+    """A filter allowing at most the rows the limit measures (linking's windows: a few
+    of a few videos, limit 1,000) returns every one it allows, in exact order with exact
+    distances, a deleted one never, and keeps no decoded vectors for a filter one
+    search uses."""
+    from video_research.knowledge.store import generate_uuid5, get_store
+
+    store = await get_store()
+    objects, vectors = _corpus(3000)
+    uuids = [generate_uuid5(o["video_id"]) for o in objects]
+    await store.insert_many(COLLECTION, objects, uuids=uuids, vectors=vectors)
+    await store.near_vector(COLLECTION, vectors[0], limit=1)
+    _settle(store)
+    index = store._indexes[COLLECTION]
+    where = Filter.eq("like_count", 7)  # 30 of 3,000 objects
+    query = vectors[1207]
+    await store.delete(COLLECTION, uuids[7])
+    index.settle()
+    hits = await store.near_vector(COLLECTION, query, where=where, limit=1000)
+    assert not index._filter_cache
+    ids, truth_vectors, props = _truth(tmp_path / "data" / "knowledge.db")
+    mask = np.array([p["like_count"] == 7 for p in props])
+    want = _exact(ids, truth_vectors, query, k=1000, mask=mask)
+    assert [h.properties["video_id"] for h in hits] == want and len(want) == 29
+    for hit in hits:
+        exact = 1.0 - float(truth_vectors[ids.index(hit.properties["video_id"])] @ query)
+        assert hit.distance == pytest.approx(exact, abs=1e-6)
+    # Past the limit, the codes choose which rows are measured, as before.
+    top = await store.near_vector(COLLECTION, query, where=where, limit=5)
+    assert [h.properties["video_id"] for h in top] == want[:5]
+    assert len(index._filter_cache) == 1
+
+
 async def test_a_second_process_sees_writes_through_the_log(ann_env, tmp_path):
     """Two store objects on one file stand for two server processes."""
     from video_research.knowledge.backends.sqlite_store import SqliteStore

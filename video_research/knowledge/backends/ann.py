@@ -478,9 +478,16 @@ class VectorIndex(GraphFiles):
                         found[int(ids[i])] = 1.0 - float(scores[i])
             # The graph: approximate candidates, ranked exactly below.
             if self.hnsw is not None and self.live:
-                rows = self._graph_candidates(query, k, allowed)
+                measured = max(int(k * EXACT_SHARE), k + 2)
+                if exact and allowed is not None and len(allowed) <= measured:
+                    # Every row the filter allows is measured exactly below: ranking their
+                    # codes first (and keeping them for a filter one search uses, as
+                    # linking's windows are) only cost time and memory.
+                    rows = self._graph_rows(allowed)
+                else:
+                    rows = self._graph_candidates(query, k, allowed)
                 if exact:
-                    for row in rows[: max(int(k * EXACT_SHARE), k + 2)]:
+                    for row in rows[:measured]:
                         found.setdefault(row, None)
                 else:
                     rows = [row for row in rows if row not in found]
@@ -500,6 +507,13 @@ class VectorIndex(GraphFiles):
                     found[row] = 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
         ranked = sorted(found.items(), key=lambda item: (item[1], item[0]))[:k]
         return [Candidate(row, float(distance)) for row, distance in ranked]
+
+    def _graph_rows(self, allowed: Any) -> list[int]:
+        """The rows of `allowed` in the graph (those `_graph_candidates` ranks when a
+        filter allows few)."""
+        inside = allowed[allowed < len(self.row_pos)]
+        positions = self.row_pos[inside]
+        return [int(self.rows[p]) for p in positions[positions >= 0]]
 
     def _graph_candidates(self, query: Any, k: int, allowed: Any) -> list[int]:
         import faiss
