@@ -93,6 +93,20 @@ def _settle(store) -> None:
     assert index.hnsw is not None and index.flat_count == 0
 
 
+async def _graph_of(n: int):
+    """A store whose index holds `n` objects of `_corpus` in its graph: (store, index,
+    objects, uuids, vectors)."""
+    from video_research.knowledge.store import generate_uuid5, get_store
+
+    store = await get_store()
+    objects, vectors = _corpus(n)
+    uuids = [generate_uuid5(o["video_id"]) for o in objects]
+    await store.insert_many(COLLECTION, objects, uuids=uuids, vectors=vectors)
+    await store.near_vector(COLLECTION, vectors[0], limit=1)
+    _settle(store)
+    return store, store._indexes[COLLECTION], objects, uuids, vectors
+
+
 async def test_recall_unfiltered_and_filtered_against_exact(ann_env, tmp_path):
     from video_research.knowledge.store import get_store
 
@@ -163,15 +177,7 @@ async def test_deleted_and_replaced_objects_never_come_back(ann_env, tmp_path):
 async def test_a_repeated_small_filter_reuses_its_decoded_vectors_until_a_write(ann_env, tmp_path):
     """A 1% filter is scored from decoded codes, kept for the next search with that
     filter; a write in between must never serve the old set."""
-    from video_research.knowledge.store import generate_uuid5, get_store
-
-    store = await get_store()
-    objects, vectors = _corpus(3000)
-    uuids = [generate_uuid5(o["video_id"]) for o in objects]
-    await store.insert_many(COLLECTION, objects, uuids=uuids, vectors=vectors)
-    await store.near_vector(COLLECTION, vectors[0], limit=1)
-    _settle(store)
-    index = store._indexes[COLLECTION]
+    store, index, objects, uuids, vectors = await _graph_of(3000)
     where = Filter.eq("like_count", 7)  # 30 of 3,000 objects: the exact path
     query = vectors[1234]
     first = await store.near_vector(COLLECTION, query, where=where, limit=5)
@@ -202,15 +208,7 @@ async def test_a_filter_that_allows_no_more_than_the_limit_measures_each_row_exa
     of a few videos, limit 1,000) returns every one it allows, in exact order with exact
     distances, a deleted one never, and keeps no decoded vectors for a filter one
     search uses."""
-    from video_research.knowledge.store import generate_uuid5, get_store
-
-    store = await get_store()
-    objects, vectors = _corpus(3000)
-    uuids = [generate_uuid5(o["video_id"]) for o in objects]
-    await store.insert_many(COLLECTION, objects, uuids=uuids, vectors=vectors)
-    await store.near_vector(COLLECTION, vectors[0], limit=1)
-    _settle(store)
-    index = store._indexes[COLLECTION]
+    store, index, objects, uuids, vectors = await _graph_of(3000)
     where = Filter.eq("like_count", 7)  # 30 of 3,000 objects
     query = vectors[1207]
     await store.delete(COLLECTION, uuids[7])
