@@ -7,6 +7,10 @@ moment@5 / MRR@10 per size, so a drop in quality as the store grows shows as one
 It then asks each mode again for CEILING_MOMENTS moments and prints the ceiling (`ceiling`):
 the share of queries whose right moment any mode's first 50 moments hold, which bounds
 what any fusion or reranking of these retrievers' candidates could score at that size.
+With `--corpus large` (tests/eval/large_corpus.py) the sets are that corpus's groups, its
+tuning and HELD-OUT parts apart (`large_corpus.scale_sets`), its stores are kept apart
+from the 39 videos' (`store_folder(corpus=...)`), and the pool must be one exported for
+it (`make eval-pool POOL="... --exclude-corpus large"`: `_refuse_corpus_videos`).
 
 Two pools of real caption lines, under synthetic video ids (`distractor-0000123`), in
 chunks shaped like the real ones (lines per chunk drawn from the real chunks, each line
