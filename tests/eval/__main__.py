@@ -497,7 +497,8 @@ async def _at_scale(args: argparse.Namespace, shared: Path, queries: list[Query]
     from tests.eval import distractors
 
     model = args.embedders.split(",")[0] if args.embedders_given else distractors_model()
-    harness = distractors.Harness(_index, _transcripts, _ask)
+    large = large_corpus.is_corpus(shared)
+    harness = distractors.Harness(_index, _transcripts, _ask, "large" if large else "")
     os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = ",".join([str(shared), str(DATA)])
     os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(distractors.cache_dir() / "audit.jsonl")
     pool = Path(args.distractor_pool) if args.distractor_pool else None
@@ -507,8 +508,11 @@ async def _at_scale(args: argparse.Namespace, shared: Path, queries: list[Query]
     if args.check_approximation:
         await distractors.check_approximation(harness, shared, model, queries, pool)
     sizes = [int(size) for size in args.distractors.split(",") if size.strip()]
+    sets = large_corpus.scale_sets(queries) if large else None
     summary = (
-        await distractors.report(harness, shared, model, queries, sizes, pool) if sizes else {}
+        await distractors.report(harness, shared, model, queries, sizes, pool, sets, sets)
+        if sizes
+        else {}
     )
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1))

@@ -7,6 +7,10 @@ moment@5 / MRR@10 per size, so a drop in quality as the store grows shows as one
 It then asks each mode again for CEILING_MOMENTS moments and prints the ceiling (`ceiling`):
 the share of queries whose right moment any mode's first 50 moments hold, which bounds
 what any fusion or reranking of these retrievers' candidates could score at that size.
+With `--corpus large` (tests/eval/large_corpus.py) the sets are that corpus's groups, its
+tuning and HELD-OUT parts apart (`large_corpus.scale_sets`), its stores are kept apart
+from the 39 videos' (`store_folder(corpus=...)`), and the pool must be one exported for
+it (`make eval-pool POOL="... --exclude-corpus large"`: `_refuse_corpus_videos`).
 
 Two pools of real caption lines, under synthetic video ids (`distractor-0000123`), in
 chunks shaped like the real ones (lines per chunk drawn from the real chunks, each line
@@ -87,6 +91,10 @@ MODES: dict[str, dict] = {
 CEILING_MOMENTS = 50
 """Moments each mode is asked for in the ceiling pass (`ceiling`): about 150 chunks,
 deeper than any reranking stage would read within the latency budget."""
+DROP_TARGET = 0.08
+"""Issue 39: moment@5 may drop at most this much from the corpus alone to 1M."""
+ORACLE_TARGET = 0.02
+"""Issue 39: the default within this much of oracle@5 at each size."""
 SETS: dict[str, Callable[[Query], bool]] = {
     "viewer": lambda q: q.kind != "notes",
     "notes": lambda q: q.kind == "notes",
@@ -105,10 +113,14 @@ def cache_dir() -> Path:
     return path
 
 
-def store_folder(model: str, size: int, true_vectors: bool = False, pool: str = "") -> Path:
+def store_folder(
+    model: str, size: int, true_vectors: bool = False, pool: str = "", corpus: str = ""
+) -> Path:
     """Where the store of the corpus plus `size` distractors drawn from `pool` (a
-    Pool.tag) is kept between runs; size 0 (the corpus alone) is the same for every pool."""
+    Pool.tag) is kept between runs; size 0 (the corpus alone) is the same for every pool.
+    `corpus` names a corpus other than the 39 videos (`large`), whose stores are apart."""
     tag = "true" if true_vectors else "approx"
+    model = f"{model}-{corpus}" if corpus else model
     if not size:
         return cache_dir() / f"store-{model}-0-{tag}-f{FORMAT}"
     return cache_dir() / f"store-{model}-{size}-{tag}-{pool}-f{FORMAT}"
@@ -227,17 +239,21 @@ class Harness:
     index: Callable[[Path], Awaitable[tuple[int, float]]]
     transcripts: Callable[[], Awaitable[dict[str, list[tuple[float, str]]]]]
     ask: Callable[[Query, dict, Scores], Awaitable[None]]
+    corpus: str = ""
+    """A corpus other than the 39 videos (`large`): its stores are kept apart."""
 
 
-async def _chunk_shapes(store: Any) -> list[int]:
+async def _chunk_shapes(store: Any, videos: list[str]) -> list[int]:
+    """Lines per chunk of every chunk of `videos`, read video by video: a store pages at
+    most MAX_RESULTS objects by offset (the large corpus holds 17,741 chunks)."""
+    from video_research.knowledge.base import MAX_RESULTS
+    from video_research.knowledge.filters import Filter
     from video_research.transcripts.indexer import CHUNKS
 
     shapes: list[int] = []
-    offset: int | None = 0
-    while offset is not None:
-        page = await store.fetch(CHUNKS, limit=500, offset=offset)
+    for video in videos:
+        page = await store.fetch(CHUNKS, where=Filter.eq("video_id", video), limit=MAX_RESULTS)
         shapes += [len(item.properties["text"].split("\n")) for item in page.objects]
-        offset = page.next_offset
     return shapes
 
 
@@ -306,18 +322,34 @@ async def make_pool(
     from video_research.knowledge.store import get_store
     from video_research.support.services import use_services
 
-    services = _services(store_folder(model, 0), model)
+    services = _services(store_folder(model, 0, corpus=harness.corpus), model)
     try:
         with use_services(services):
             store = await get_store()
             await harness.index(shared)
-            shapes = await _chunk_shapes(store)
+            corpus = await harness.transcripts()
+            shapes = await _chunk_shapes(store, sorted(corpus))
             if folder is not None:
+                _refuse_corpus_videos(folder, set(corpus))
                 lines = await asyncio.to_thread(transcript_pool, folder, shapes)
-                return corpus_copies(lines, await harness.transcripts())
-            return sentence_pool(await harness.transcripts(), shapes, queries)
+                return corpus_copies(lines, corpus)
+            return sentence_pool(corpus, shapes, queries)
     finally:
         await services.aclose()
+
+
+def _refuse_corpus_videos(folder: Path, corpus: set[str]) -> None:
+    """A pool exported for another corpus may hold this one's videos (the answers under
+    their own ids): refuse it, saying how to export one for this corpus."""
+    from tests.eval.pool import pool_ids
+
+    shared = sorted(pool_ids(folder) & corpus)
+    if shared:
+        raise SystemExit(
+            f"the distractor pool {folder} holds {len(shared)} videos of the eval corpus "
+            f"({', '.join(shared[:5])}, ...): export one that leaves them out, e.g. "
+            '`make eval-pool POOL="... --exclude-corpus large --out DIR"` (tests/eval/pool.py)'
+        )
 
 
 async def _one_size(
@@ -337,11 +369,11 @@ async def _one_size(
     from video_research.transcripts.indexer import CHUNKS
 
     tag = "true" if true_vectors else "approx"
-    folder = store_folder(model, size, true_vectors, pool.tag if pool else "")
+    folder = store_folder(model, size, true_vectors, pool.tag if pool else "", harness.corpus)
     marker = folder / "complete.json"
     if size and folder.exists() and not marker.exists():  # an interrupted build
         shutil.rmtree(folder)
-    base = store_folder(model, 0)
+    base = store_folder(model, 0, corpus=harness.corpus)
     if size and not folder.exists() and (base / "knowledge.db").exists():
         # The corpus is indexed once: each size starts from a copy of the corpus store.
         shutil.copytree(base, folder, ignore=shutil.ignore_patterns("*.kw", "*.ann"))
@@ -382,74 +414,111 @@ async def report(
     queries: list[Query],
     sizes: list[int],
     pool_folder: Path | None = None,
+    sets: dict[str, Callable[[Query], bool]] | None = None,
+    ceiling_sets: dict[str, Callable[[Query], bool]] | None = None,
 ) -> dict:
-    """moment@5 / MRR@10 per size, mode and query set, and the default's p50."""
+    """moment@5 / MRR@10 per size, mode and query set (`sets`, default SETS), the
+    default's p50, the drop per mode, and the ceiling per set of `ceiling_sets` (default:
+    all queries, then each query group)."""
+    sets = sets or SETS
+    if ceiling_sets is None:
+        groups = sorted({query.group for query in queries})
+        ceiling_sets = {"all": lambda q: True} | {g: (lambda q, g=g: q.group == g) for g in groups}
     results: dict[int, dict[str, Scores]] = {}
     print(f"\n## corpus alone ({model})", flush=True)
     results[0] = await _one_size(harness, shared, model, queries, 0, None)
+    _print_tables(results, queries, sets, ceiling_sets, None)
     pool = await make_pool(harness, shared, model, queries, pool_folder)
     print(f"\ndistractor pool: {pool.describe()}", flush=True)
     for size in sizes:
         print(f"\n## corpus + {size} distractors ({model}, pool {pool.tag})", flush=True)
         results[size] = await _one_size(harness, shared, model, queries, size, pool)
-    print(f"\n### moment@5 / MRR@10 with distractors ({model}, {len(queries)} queries)\n")
-    print(f"pool: {pool.describe()}\n")
-    head = "| distractors | " + " | ".join(f"{mode}, {label}" for label in SETS for mode in MODES)
-    print(head + " | default p50 ms |")
-    print("|---:|" + "---:|" * (len(SETS) * len(MODES) + 1))
+        _print_tables(results, queries, sets, ceiling_sets, pool)  # each size as it ends
     summary: dict = {"pool": pool.describe()}
     for size, per_mode in results.items():
-        cells = [_row(subset(per_mode[mode], keep)) for keep in SETS.values() for mode in MODES]
-        p50 = sorted(per_mode["default"].latencies)[len(per_mode["default"].latencies) // 2]
-        print(f"| {size:,} | " + " | ".join(cells) + f" | {p50 * 1e3:.0f} |")
         summary[size] = {
             label: {mode: subset(per_mode[mode], keep).row() for mode in MODES}
-            for label, keep in SETS.items()
+            for label, keep in sets.items()
         }
-    small, large = results[0], results[max(results)]
-    for mode in MODES:
-        drop = small[mode].row()["moment@5"] - large[mode].row()["moment@5"]
-        verdict = "holds" if drop <= 0.02 + 1e-9 else "DOES NOT hold"
-        print(
-            f"- {mode}: moment@5 drop from the corpus alone to {max(results):,}: {drop:.3f} ({verdict}, target <= 0.02)"
-        )
-    _print_ceiling(results, queries)
-    for size, per_mode in results.items():
         summary[size]["ceiling"] = ceiling(per_mode)
     return summary
 
 
-def _print_ceiling(results: dict[int, dict[str, Scores]], queries: list[Query]) -> None:
-    """The ceiling table (`ceiling`): per query group, the default's moment@5 beside
-    oracle@5 and reach at each size, then the smallest drop any reranking of these
-    three retrievers' candidates could reach."""
-    groups = sorted({query.group for query in queries})
+def _print_tables(
+    results: dict[int, dict[str, Scores]],
+    queries: list[Query],
+    sets: dict[str, Callable[[Query], bool]],
+    ceiling_sets: dict[str, Callable[[Query], bool]],
+    pool: Pool | None,
+) -> None:
+    sizes = [f"+ {size:,}" if size else "corpus alone" for size in results]
+    print(f"\n### moment@5 / MRR@10 with distractors ({len(queries)} queries)\n")
+    if pool is not None:
+        print(f"pool: {pool.describe()}\n")
+    print("| set (n) | mode | " + " | ".join(sizes) + " |")
+    print("|---|---|" + "---:|" * len(results))
+    for label, keep in sets.items():
+        n = sum(keep(q) for q in queries)
+        if not n:
+            continue
+        for at, mode in enumerate(MODES):
+            cells = [_row(subset(per_mode[mode], keep)) for per_mode in results.values()]
+            print(f"| {f'{label} ({n})' if at == 0 else ''} | {mode} | " + " | ".join(cells) + " |")
+    p50s = []
+    for per_mode in results.values():
+        latencies = sorted(per_mode["default"].latencies)
+        p50s.append(f"{latencies[len(latencies) // 2] * 1e3:.0f}")
+    print("| default p50 ms | | " + " | ".join(p50s) + " |")
+    small, largest = results[0], max(results)
+    for mode in MODES if largest else ():
+        drop = small[mode].row()["moment@5"] - results[largest][mode].row()["moment@5"]
+        verdict = "holds" if drop <= DROP_TARGET + 1e-9 else "DOES NOT hold"
+        print(
+            f"- {mode}: moment@5 drop from the corpus alone to {largest:,}: {drop:.3f} "
+            f"({verdict}, target <= {DROP_TARGET})"
+        )
+    _print_ceiling(results, ceiling_sets)
+
+
+def _print_ceiling(
+    results: dict[int, dict[str, Scores]], ceiling_sets: dict[str, Callable[[Query], bool]]
+) -> None:
+    """The ceiling table (`ceiling`): per set, the default's moment@5 beside oracle@5 and
+    reach at each size, whether the default is within ORACLE_TARGET of oracle@5, then
+    the smallest drop any reranking of these three retrievers' candidates could reach."""
     print(
         f"\n### ceiling: the right moment in the first 5 of any mode (oracle@5) / in the first "
         f"{CEILING_MOMENTS} moments of any mode (reach), beside the default's moment@5\n"
     )
     sizes = [f"+ {size:,}" if size else "corpus alone" for size in results]
     print(
-        "| group (n) | "
-        + " | ".join(f"{size}: default / oracle@5 / reach" for size in sizes)
-        + " |"
+        "| set (n) | " + " | ".join(f"{size}: default / oracle@5 / reach" for size in sizes) + " |"
     )
     print("|---|" + "---:|" * len(results))
-    for label in ["all", *groups]:
-        keep = (lambda q: True) if label == "all" else (lambda q, g=label: q.group == g)
+    for label, keep in ceiling_sets.items():
         cells, n = [], 0
         for per_mode in results.values():
             bound = ceiling(per_mode, keep)
             n = bound["n"]
             default = subset(per_mode["default"], keep).row()["moment@5"]
             cells.append(f"{default:.3f} / {bound['oracle@5']:.3f} / {bound['reach']:.3f}")
-        print(f"| {label} ({n}) | " + " | ".join(cells) + " |")
+        if n:
+            print(f"| {label} ({n}) | " + " | ".join(cells) + " |")
+    for size, per_mode in results.items():
+        gap = ceiling(per_mode)["oracle@5"] - per_mode["default"].row()["moment@5"]
+        verdict = "holds" if gap <= ORACLE_TARGET + 1e-9 else "DOES NOT hold"
+        print(
+            f"- {f'+ {size:,}' if size else 'corpus alone'}: default {gap:.3f} below oracle@5 "
+            f"({verdict}, target <= {ORACLE_TARGET})"
+        )
     small, largest = results[0], max(results)
+    if not largest:
+        return
     best = small["default"].row()["moment@5"] - ceiling(results[largest])["reach"]
     print(
         f"- a reranker that put the right moment first whenever any mode's first "
         f"{CEILING_MOMENTS} moments held it would still drop {max(best, 0.0):.3f} from the "
-        f"corpus alone to {largest:,} (target <= 0.02)"
+        f"corpus alone to {largest:,} (target <= {DROP_TARGET})"
     )
 
 
@@ -468,7 +537,7 @@ async def check_approximation(
     from video_research.support.services import use_services
 
     pool = await make_pool(harness, shared, model, queries, pool_folder)
-    services = _services(store_folder(model, 0), model)
+    services = _services(store_folder(model, 0, corpus=harness.corpus), model)
     try:
         with use_services(services):
             store = await get_store()

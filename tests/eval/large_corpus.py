@@ -434,3 +434,16 @@ def query_sets(queries: list) -> dict:
     for name in sorted({group(q) for q in queries}):
         sets[f"HELD-OUT {name}"] = lambda q, name=name: q.split == "held-out" and group(q) == name
     return sets
+
+
+def scale_sets(queries: list) -> dict:
+    """The sets of the distractor runs: all queries, then the tuning part and the HELD-OUT
+    part, each whole and per group."""
+    sets = {"all": lambda q: True}
+    for part, label in (("tune", "tuning"), ("held-out", "HELD-OUT")):
+        sets[f"{label}, all"] = lambda q, part=part: q.split == part
+        for name in sorted({group(q) for q in queries}):
+            sets[f"{label}, {name}"] = lambda q, part=part, name=name: (
+                q.split == part and group(q) == name
+            )
+    return sets

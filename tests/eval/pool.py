@@ -21,7 +21,13 @@ translation of the answer is a copy of the answer, not a distractor). Corpus vid
 known by their YouTube id: the names of `3blue1brown/*.srt`, `coding-train/*.json` and
 `*.vtt` under the shared transcripts folder, and of tests/data/transcripts/formats; a
 captions folder is matched by the id in its `video_url.txt`, and a folder without one is
-left out (it cannot be shown not to be a corpus video).
+left out (it cannot be shown not to be a corpus video). `--exclude-corpus DIR` (or
+`large`: the export of tests/eval/large_corpus.py) leaves out the videos of another
+corpus as well, by the names of its `transcripts/` files: the large corpus holds 149
+3Blue1Brown and 150 Coding Train videos that are in these sources too. The eval checks
+again before it draws (distractors.make_pool): a pool holding a video of the corpus it
+runs on is refused. (The large corpus's third source, the KOL podcasts, adds nothing
+here: every one of its episodes with timed lines is in that corpus.)
 
 The texts state no licence: the exported folder is for local runs only and lives in the
 eval cache folder, never in the repository. Sources may be git folders with or without
@@ -140,6 +146,20 @@ def corpus_ids(shared: Path, formats: Path) -> set[str]:
         if named:
             ids.add(named.group(1))
     return ids
+
+
+def exported_ids(corpus: Path) -> set[str]:
+    """The videos of an exported eval corpus (tests/eval/large_corpus.py): the names of
+    its `transcripts/` files, `<video id>.<extension>`."""
+    folder = corpus / "transcripts"
+    if not folder.is_dir():
+        raise SystemExit(f"no eval corpus at {corpus}: run `make eval-corpus` first")
+    return {path.name.split(".")[0] for path in folder.iterdir() if path.is_file()}
+
+
+def pool_ids(folder: Path) -> set[str]:
+    """The videos of an exported pool: its files are `<video id>.<language>.<extension>`."""
+    return {path.name.split(".")[0] for path in folder.iterdir() if path.name != "pool.json"}
 
 
 def captions_videos(source: Source, excluded: set[str]) -> tuple[list[Video], list[str]]:
@@ -261,12 +281,30 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--coding-train", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=None, help="default: <eval cache>/pool")
     parser.add_argument("--lines", type=int, default=LINES)
+    parser.add_argument(
+        "--exclude-corpus",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also leave out this exported corpus's videos (`large`: $VIDEO_RESEARCH_EVAL_CORPUS)",
+    )
     args = parser.parse_args(argv)
+    from tests.eval.large_corpus import corpus_dir
+
     shared = shared_data()
-    if shared is None or not (shared / "transcripts").is_dir():
+    corpora = [corpus_dir() if c == "large" else Path(c) for c in args.exclude_corpus]
+    excluded: set[str] = set()
+    if shared is not None and (shared / "transcripts").is_dir():
+        excluded = corpus_ids(shared / "transcripts", DATA / "transcripts" / "formats")
+    elif not corpora:
         print("the eval corpus (../shared/data/transcripts) is needed to exclude its videos")
         return 2
-    excluded = corpus_ids(shared / "transcripts", DATA / "transcripts" / "formats")
+    else:
+        # Without the 39 videos here, the pool is for the named corpora only (the eval
+        # refuses it for a corpus whose videos it holds: distractors.make_pool).
+        print("(../shared/data/transcripts is not here: only --exclude-corpus is left out)")
+    for corpus in corpora:
+        excluded |= exported_ids(corpus)
     captions, captions_out = captions_videos(Source(args.captions), excluded)
     coding, coding_out = coding_train_videos(Source(args.coding_train), excluded)
     chosen = sample(captions + coding, args.lines)
@@ -279,6 +317,7 @@ def main(argv: list[str]) -> int:
         "distinct_videos": len({v.video_id for v in chosen}),
         "lines": sum(lines.values()),
         "languages": {lang: [languages[lang], lines[lang]] for lang in sorted(languages)},
+        "excluded_corpora": [str(c) for c in corpora],
         "excluded_corpus_ids": sorted(excluded),
         "left_out_captions_folders": captions_out,
         "left_out_coding_train_files": coding_out,

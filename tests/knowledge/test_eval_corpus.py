@@ -134,3 +134,67 @@ def test_export_reads_back_and_every_query_points_at_its_moment(tmp_path):
         if query.kind == "foreign":
             n = query.query[1 : query.query.index("句")]
             assert f"Sentence number {n} " in near
+
+
+def test_a_pool_exported_for_the_corpus_never_holds_its_videos(tmp_path):
+    """The distractor pool reads two of the corpus's own sources: exported with
+    `--exclude-corpus`, it holds none of the corpus's videos in any language (a
+    translation of an answer is a copy of it) and keeps the sources' other videos; a pool
+    exported without it is refused by the eval for this corpus."""
+    import pytest
+
+    from tests.eval import distractors, pool
+
+    captions, coding = _captions(tmp_path / "c"), _coding_train(tmp_path / "t")
+    # A video the corpus does not take (no English sentence timings) and a Coding Train
+    # transcript too short for it: the pool may hold both.
+    other = captions / "2024" / "short"
+    (other / "chinese").mkdir(parents=True)
+    (other / "video_url.txt").write_text("https://youtu.be/OOOOOOOOOOO")
+    (other / "chinese" / "auto_generated.srt").write_text(
+        "1\n00:00:01,000 --> 00:00:03,000\n一个别的视频\n"
+    )
+    short = [{"start": 2.0 * n, "end": 2.0 * n + 2, "text": f" short {n}"} for n in range(10)]
+    (coding / "transcripts" / "SSSSSSSSSSS.json").write_text(
+        json.dumps({"output": {"detected_language": "english", "segments": short}})
+    )
+    corpus = tmp_path / "corpus"
+    args = ["--captions", str(captions), "--coding-train", str(coding)]
+    assert large_corpus.main([*args, "--kol", str(_kol(tmp_path / "k")), "--out", str(corpus)]) == 0
+    ids = pool.exported_ids(corpus)
+    assert ids == {MATH_ID, CODE_ID, TALK_ID, ZH_ID}
+
+    for_corpus, unaware = tmp_path / "pool", tmp_path / "unaware"
+    assert pool.main([*args, "--exclude-corpus", str(corpus), "--out", str(for_corpus)]) == 0
+    held = {p.name for p in for_corpus.iterdir()} - {"pool.json"}
+    assert held == {"OOOOOOOOOOO.zh.srt", "SSSSSSSSSSS.en.json"}
+    assert not pool.pool_ids(for_corpus) & ids
+    manifest = json.loads((for_corpus / "pool.json").read_text())
+    assert manifest["excluded_corpora"] == [str(corpus)]
+    assert ids <= set(manifest["excluded_corpus_ids"])
+    distractors._refuse_corpus_videos(for_corpus, ids)
+
+    # Unaware of the corpus, the same export holds its videos.
+    found, _ = pool.captions_videos(pool.Source(captions), set())
+    coded, _ = pool.coding_train_videos(pool.Source(coding), set())
+    pool.export(pool.sample(found + coded, lines=1000), unaware, {})
+    assert pool.pool_ids(unaware) & ids == {MATH_ID, CODE_ID}
+    assert {f"{MATH_ID}.en.srt", f"{CODE_ID}.en.json"} <= {p.name for p in unaware.iterdir()}
+    with pytest.raises(SystemExit, match="--exclude-corpus"):
+        distractors._refuse_corpus_videos(unaware, ids)
+
+
+def test_the_distractor_sets_split_tuning_and_held_out_by_group(tmp_path):
+    """`scale_sets`: every query is in `all`, in exactly one part, and in exactly one
+    group of its part."""
+    out = tmp_path / "corpus"
+    args = ["--captions", str(_captions(tmp_path / "c")), "--coding-train"]
+    args += [str(_coding_train(tmp_path / "t")), "--kol", str(_kol(tmp_path / "k"))]
+    assert large_corpus.main([*args, "--out", str(out)]) == 0
+    queries = load_queries(out / "queries.jsonl")
+    sets = large_corpus.scale_sets(queries)
+    assert {"all", "tuning, all", "HELD-OUT, all"} <= set(sets)
+    for query in queries:
+        member = [name for name, keep in sets.items() if keep(query)]
+        part = "HELD-OUT" if query.split == "held-out" else "tuning"
+        assert member == ["all", f"{part}, all", f"{part}, {large_corpus.group(query)}"]
