@@ -603,9 +603,10 @@ class WeaviateStore(KnowledgeStore):
         # Quotes go first on the first page only: Weaviate pages the fused list itself.
         run = quote_tokens(query) if offset == 0 else ()
         if adapt and alpha > 0 and query.strip():
-            # The same rules as the embedded store's: its best keyword hit decides the
-            # weight, and a passage among its first QUOTE_DEPTH that the query quotes goes
-            # first, so a query is answered alike on either backend.
+            # The same rules as the embedded store's: the best keyword hits decide the
+            # weight (`fusion.adapted_alpha`), and a passage among the first QUOTE_DEPTH
+            # that the query quotes goes first, so a query is answered alike on either
+            # backend.
             keyword = collection.query.bm25(
                 query=query, filters=filters, limit=QUOTE_DEPTH if run else NAMES_AMONG
             ).objects
