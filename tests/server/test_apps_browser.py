@@ -471,7 +471,19 @@ def test_moments_show_the_sentence_that_matched_and_play_in_place(
     assert src.startswith(
         f"https://www.youtube-nocookie.com/embed/{TIDES}?start={int(top['match_time'])}&"
     )
-    # The player opens under the chosen hit, and the view keeps it in sight.
+    # The player opens under the chosen hit, and the view keeps it in sight. It is laid out
+    # and scrolled to after it is attached: on a busy machine the boxes read at once can
+    # be those of a frame before that (CI once read a 99 px gap).
+    view.wait_for_function(
+        """() => {
+          const hit = document.querySelector('li[data-chosen] button.hit');
+          const player = document.querySelector('li[data-chosen] .stage iframe.player');
+          if (!hit || !player) return false;
+          const gap = player.getBoundingClientRect().top - hit.getBoundingClientRect().bottom;
+          return gap >= 0 && gap < 40;
+        }""",
+        timeout=10_000,
+    )
     hit_box = view.locator("li[data-chosen] button.hit").bounding_box()
     player_box = player.bounding_box()
     assert 0 <= player_box["y"] - (hit_box["y"] + hit_box["height"]) < 40
