@@ -242,11 +242,7 @@ def quotes_first(depth: int, models: list[str], share: float | None = None):
         run = kt.quote_tokens(c.query.query)
         top = c.keyword.hits[:depth]
         hits = {h.uuid for h in top if quoted(chunks.keyword_text(h.properties), run)}
-        saved, fusion.QUOTE_DEPTH = fusion.QUOTE_DEPTH, depth
-        try:
-            return dict(fusion.quotes_first(fused, [h.uuid for h in top], hits))
-        finally:
-            fusion.QUOTE_DEPTH = saved
+        return dict(fusion.quotes_first(fused, [h.uuid for h in top], hits, depth))
 
     return rule
 

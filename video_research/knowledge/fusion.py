@@ -162,7 +162,7 @@ QUOTE_DEPTH = 30
 
 
 def quotes_first(
-    fused: list[tuple[K, float]], keyword: list[K], quoted: set[K]
+    fused: list[tuple[K, float]], keyword: list[K], quoted: set[K], depth: int = QUOTE_DEPTH
 ) -> list[tuple[K, float]]:
     """`fused` (best first) with the passages the query quotes moved ahead of the rest.
 
@@ -176,16 +176,16 @@ def quotes_first(
     moment@5 / MRR@10 0.938 / 0.906 with the fusion, 0.955 / 0.919 with keywords only,
     0.978 / 0.972 with quotes first (docs/benchmarks.md, "Quotes first").
 
-    `keyword` is the keyword side's QUOTE_DEPTH best keys in its order, `quoted` those of
-    them the query quotes: they go first in that order, each scored by its keyword rank
+    `keyword` is the keyword side's best keys in its order (the first `depth` count),
+    `quoted` those of them the query quotes: they go first in that order, each scored by its keyword rank
     above every other hit, and the scores are then rescaled so that the best is 1 (the
     ratios between hits, which merging reads, do not change)."""
     if not quoted:
         return fused
     top = max((score for _, score in fused), default=1.0)
     boosted = {
-        key: top + 1.0 + (QUOTE_DEPTH - rank) / QUOTE_DEPTH
-        for rank, key in enumerate(keyword[:QUOTE_DEPTH])
+        key: top + 1.0 + (depth - rank) / depth
+        for rank, key in enumerate(keyword[:depth])
         if key in quoted
     }
     ranked = sorted(boosted.items(), key=lambda item: -item[1]) + [

@@ -3,8 +3,9 @@
 The operating system's clock can jump (an NTP correction, a laptop waking, an operator
 setting the date); a test may not change it. Code that stamps or compares wall times
 (the catalog's `now_iso`, the queue's elapsed time, a marathon's status, the analysis
-cache's and Gemini's expiry times, a video session's last activity) reads `now()` or `wall()` here, and the fault rows step
-it with `step()` through the test server's fault inlet (tests/faults/serve.py).
+cache's and Gemini's expiry times, a video session's last activity) reads `now()` or
+`wall()` here, and the fault rows step it with `step()` through the test server's fault
+inlet (tests/faults/serve.py).
 Durations and timeouts use `time.monotonic()`, which no wall-clock jump moves. Where an
 order matters it is a stored order, never a bare time: the queue's positions, a table's
 rowid, or `stamp_ns()` (the analysis cache's newest-first list).
