@@ -247,10 +247,16 @@ def quotes_first(depth: int, models: list[str], share: float | None = None):
     return rule
 
 
-def names_found(models: list[str], among: int | None = None, share: float | None = None):
+def names_found(
+    models: list[str],
+    among: int | None = None,
+    share: float | None = None,
+    words: int | None = None,
+):
     """The default as the stores compute it (`fusion.adapted_alpha`: the names a query holds
     count only where the keyword side's NAMES_AMONG best hits hold them, or its `among`
-    best; the keyword side calibrated unless those hits hold a name), then quotes first."""
+    best; the keyword side calibrated unless those hits hold a name), then quotes first;
+    `share` and `words` replace KEYWORD_MATCH_SHARE and KEYWORD_MATCH_WORDS."""
     from video_research.knowledge import fusion
     from video_research.knowledge.collections import get_collection
     from video_research.transcripts.indexer import CHUNKS
@@ -263,13 +269,14 @@ def names_found(models: list[str], among: int | None = None, share: float | None
         return [chunks.keyword_text(h.properties) for h in c.keyword.hits[:depth]]
 
     def alpha(c: Candidates, model: str) -> float:
-        saved = fusion.NAMES_AMONG, fusion.KEYWORD_MATCH_SHARE
+        saved = fusion.NAMES_AMONG, fusion.KEYWORD_MATCH_SHARE, fusion.KEYWORD_MATCH_WORDS
         fusion.NAMES_AMONG = depth
         fusion.KEYWORD_MATCH_SHARE = saved[1] if share is None else share
+        fusion.KEYWORD_MATCH_WORDS = saved[2] if words is None else words
         try:
             return fusion.adapted_alpha(c.query.query, model, texts(c))
         finally:
-            fusion.NAMES_AMONG, fusion.KEYWORD_MATCH_SHARE = saved
+            fusion.NAMES_AMONG, fusion.KEYWORD_MATCH_SHARE, fusion.KEYWORD_MATCH_WORDS = saved
 
     plain, calibrated = rsf(alpha, models), rsf_calibrated_keywords(alpha, models)
 
@@ -404,6 +411,9 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
     found[f"{name}: the default (names found among the keyword side's best, quotes first)"] = (
         names_found(models)
     )
+    found[f"{name}: before long notes (the default, keyword match by share alone)"] = names_found(
+        models, words=10**6
+    )
     for a in (0.5, 0.6):
         found[f"{name}: rsf, calibrated keywords, alpha {a}"] = rsf_calibrated_keywords(
             lambda c, m, a=a: a, models
@@ -430,6 +440,10 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
     for share in (0.5, 0.6, 0.8):
         found[f"{name}: the default, keyword match share {share}"] = names_found(
             models, share=share
+        )
+    for words in (6, 7, 10):
+        found[f"{name}: the default, keyword match words {words}"] = names_found(
+            models, words=words
         )
     for among in (1, 10):
         found[f"{name}: names found in keyword top {among}, then quotes first"] = names_found(
@@ -508,6 +522,8 @@ def group_table(
     }
     columns = {**groups, **sets}
     counts = {name: sum(keep(q) for q in queries) for name, keep in columns.items()}
+    # --tuning-only leaves the held-out sets empty: no column for them.
+    columns = {name: keep for name, keep in columns.items() if counts[name]}
     lines = [
         "| rule | " + " | ".join(f"{n} ({counts[n]})" for n in columns) + " | worst margin |",
         "|---|" + "---:|" * (len(columns) + 1),

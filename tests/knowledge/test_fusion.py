@@ -61,6 +61,32 @@ def test_a_query_leans_on_keywords_only_when_the_best_keyword_hit_holds_its_word
     assert fusion.keyword_match_alpha(0.1, share) == 0.1
 
 
+def test_a_long_note_leans_on_keywords_when_its_best_hit_holds_eight_of_its_words():
+    """A notes-style query (the speaker's words, stopwords dropped) holds more words than
+    its passage: ten of seventeen is no chance match, though under KEYWORD_MATCH_SHARE.
+    A paraphrase holding half of its few words is."""
+    note = (
+        "correct answer equal none others necessarily true let's walk through case okay "
+        "comes down choosing option carefully here"
+    )
+    said = (
+        "So the correct answer is that none of the others is necessarily true. Let's walk "
+        "through each case, one at a time."
+    )
+    assert 0.5 <= matched_share(note, said) < fusion.KEYWORD_MATCH_SHARE
+    assert fusion.keyword_match(note, said)
+    model = "local:use-multilingual"
+    assert fusion.adapted_alpha(note, model, [said]) == fusion.KEYWORD_MATCH_ALPHA
+    paraphrase = "the host opens an empty door on purpose"
+    door = "the host opens one door, and there is a goat"
+    assert matched_share(paraphrase, door) >= fusion.LONG_MATCH_SHARE
+    assert not fusion.keyword_match(paraphrase, door)
+    assert fusion.adapted_alpha(paraphrase, model, [door]) == fusion.MODEL_BASE[model]
+    # Eight words of a thirty-word query is not what it asked for.
+    long = note + " " + " ".join(f"word{n}" for n in range(20))
+    assert not fusion.keyword_match(long, said)
+
+
 async def _titles_store():
     import numpy as np
 
