@@ -27,6 +27,7 @@ import math
 import pickle
 import statistics
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -252,11 +253,13 @@ def names_found(
     among: int | None = None,
     share: float | None = None,
     words: int | None = None,
+    no_match: float | None = None,
 ):
     """The default as the stores compute it (`fusion.adapted_alpha`: the names a query holds
     count only where the keyword side's NAMES_AMONG best hits hold them, or its `among`
     best; the keyword side calibrated unless those hits hold a name), then quotes first;
-    `share` and `words` replace KEYWORD_MATCH_SHARE and KEYWORD_MATCH_WORDS."""
+    `share`, `words` and `no_match` replace KEYWORD_MATCH_SHARE, KEYWORD_MATCH_WORDS and
+    NO_MATCH_SHARE."""
     from video_research.knowledge import fusion
     from video_research.knowledge.collections import get_collection
     from video_research.transcripts.indexer import CHUNKS
@@ -269,19 +272,27 @@ def names_found(
         return [chunks.keyword_text(h.properties) for h in c.keyword.hits[:depth]]
 
     def alpha(c: Candidates, model: str) -> float:
-        saved = fusion.NAMES_AMONG, fusion.KEYWORD_MATCH_SHARE, fusion.KEYWORD_MATCH_WORDS
-        fusion.NAMES_AMONG = depth
-        fusion.KEYWORD_MATCH_SHARE = saved[1] if share is None else share
-        fusion.KEYWORD_MATCH_WORDS = saved[2] if words is None else words
-        try:
+        with variant():
             return fusion.adapted_alpha(c.query.query, model, texts(c))
+
+    @contextmanager
+    def variant():
+        names = ("NAMES_AMONG", "KEYWORD_MATCH_SHARE", "KEYWORD_MATCH_WORDS", "NO_MATCH_SHARE")
+        saved = {name: getattr(fusion, name) for name in names}
+        given = (depth, share, words, no_match)
+        for name, value in zip(names, given, strict=True):
+            setattr(fusion, name, saved[name] if value is None else value)
+        try:
+            yield
         finally:
-            fusion.NAMES_AMONG, fusion.KEYWORD_MATCH_SHARE, fusion.KEYWORD_MATCH_WORDS = saved
+            for name, value in saved.items():
+                setattr(fusion, name, value)
 
     plain, calibrated = rsf(alpha, models), rsf_calibrated_keywords(alpha, models)
 
     def rule(c: Candidates) -> dict[str, float]:
-        held = "\n".join(texts(c))
+        with variant():
+            held = fusion.names_held(c.query.query, texts(c))
         fused = (calibrated if fusion.calibrated_keywords(c.query.query, held) else plain)(c)
         return quoting(c, fused)
 
@@ -411,6 +422,13 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
     found[f"{name}: the default (names found among the keyword side's best, quotes first)"] = (
         names_found(models)
     )
+    found[f"{name}: before unmatched names (the default, names held at any share)"] = names_found(
+        models, no_match=0.0
+    )
+    for low in (0.2, 0.3):
+        found[f"{name}: the default, no names below share {low}"] = names_found(
+            models, no_match=low
+        )
     found[f"{name}: before long notes (the default, keyword match by share alone)"] = names_found(
         models, words=10**6
     )

@@ -87,6 +87,24 @@ def test_a_long_note_leans_on_keywords_when_its_best_hit_holds_eight_of_its_word
     assert not fusion.keyword_match(long, said)
 
 
+def test_no_name_counts_when_the_keyword_side_did_not_find_the_query():
+    """A Spanish sentence asked of English lectures shares a digit and a capitalised word
+    with a passage by chance: those names do not lower its weight, nor keep its keyword
+    side min-max. A passage holding the query's words keeps its names counted."""
+    spanish = "Aquí la matriz con columnas 1,1 y 2,-1 codifica una transformación del Plano"
+    found = ["the determinant is 2", "columns 1 and 1"]
+    assert fusion.specific_tokens(spanish, "\n".join(found)) == 4  # 1, 1, 2, 1
+    assert matched_share(spanish, found[0]) < fusion.NO_MATCH_SHARE
+    assert fusion.names_held(spanish, found) == ""
+    model = "local:use-multilingual"
+    assert fusion.adapted_alpha(spanish, model, found) == fusion.MODEL_BASE[model]
+    assert fusion.calibrated_keywords(spanish, fusion.names_held(spanish, found))
+    named = "then Monty Hall reveals a goat"
+    held = ["Monty Hall reveals a goat behind door three", "a goat"]
+    assert fusion.names_held(named, held) == "\n".join(held)
+    assert fusion.names_held(named, []) == ""
+
+
 async def _titles_store():
     import numpy as np
 

@@ -41,7 +41,7 @@ import re
 from collections.abc import Sequence
 from typing import TypeVar
 
-from video_research.knowledge.keyword_tokens import count_terms, query_tokens, tokens
+from video_research.knowledge.keyword_tokens import count_terms, matched_share, query_tokens, tokens
 from video_research.knowledge.relevance import STOPWORDS
 
 K = TypeVar("K")
@@ -108,12 +108,36 @@ only 0.656 / 0.589 and 0.613), and the 39 videos' cross-language MRR 0.824 -> 0.
 only the best hit lost the notes' MRR there (0.972 -> 0.965). docs/benchmarks.md."""
 
 
+NO_MATCH_SHARE = 0.1
+"""Under this share of the query's words in the keyword side's best hit, no name of the
+query counts (`names_held`): the keyword side did not find the query, and the names its
+hits hold are chance matches, a digit or a capitalised word ("2D", "Projektion") that a
+Spanish, German or Japanese sentence shares with an English lecture. Counted, they sank
+such a query's weight below the base and chance keyword matches outranked what the
+vector side found. Replayed on the tuning parts: the large eval corpus's other
+languages -> English 0.633 / 0.569 -> 0.667 / 0.602 moment@5 / MRR@10 on the corpus
+alone (vectors only 0.656 / 0.589) and 0.600 / 0.529 -> 0.633 / 0.560 with 100k
+distractor chunks (vectors only 0.633 / 0.555); the 39 videos' cross-language MRR 0.801
+-> 0.814 and Chinese notes MRR 0.845 -> 0.868; nothing lost. 0.2 and 0.3 gained less and
+0.3 lost the 39 videos' notes (docs/benchmarks.md, "Names of a query the keyword side did
+not find")."""
+
+
+def names_held(query: str, keyword_texts: Sequence[str]) -> str:
+    """The text whose names count for `query` (`specific_tokens`' `held`) once its keyword
+    side has answered (`keyword_texts`: its best hits' text, best first): the NAMES_AMONG
+    best hits, or nothing when the best holds under NO_MATCH_SHARE of the query's words."""
+    if not keyword_texts or matched_share(query, keyword_texts[0]) < NO_MATCH_SHARE:
+        return ""
+    return "\n".join(keyword_texts[:NAMES_AMONG])
+
+
 def adapted_alpha(query: str, embedder_identity: str, keyword_texts: Sequence[str]) -> float:
     """The default weight of `query` once its keyword side has answered (`keyword_texts`:
-    the text of its best hits, best first): names count where the NAMES_AMONG best hits
-    hold them (`query_alpha`), and a query whose best hit holds its words leans on keywords
-    (`keyword_match`). Both backends compute it from the same texts."""
-    alpha = query_alpha(query, embedder_identity, "\n".join(keyword_texts[:NAMES_AMONG]))
+    the text of its best hits, best first): names count where the keyword side found them
+    (`names_held`, `query_alpha`), and a query whose best hit holds its words leans on
+    keywords (`keyword_match`). Both backends compute it from the same texts."""
+    alpha = query_alpha(query, embedder_identity, names_held(query, keyword_texts))
     if keyword_texts and keyword_match(query, keyword_texts[0]):
         return min(alpha, KEYWORD_MATCH_ALPHA)
     return alpha

@@ -81,6 +81,7 @@ from video_research.knowledge.fusion import (
     QUOTE_DEPTH,
     adapted_alpha,
     calibrated_keywords,
+    names_held,
     quotes_first,
 )
 from video_research.knowledge.keyword_tokens import (
@@ -443,7 +444,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 bodies = keyword_bodies(conn, name, first)
                 texts = [bodies[row] for row in first if row in bodies]
                 alpha = adapted_alpha(query, self.embedder.identity, texts)
-                held = "\n".join(texts[:NAMES_AMONG])
+                held = names_held(query, texts)
                 quoted = {row for row, body in bodies.items() if quotes(body, run)}
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random
