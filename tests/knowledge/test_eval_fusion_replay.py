@@ -63,3 +63,36 @@ def test_the_second_vector_side_only_where_the_keywords_hold_little_of_the_query
     # What it fuses is the default over that one side, as the server would compute it.
     model = FIRST if used == "e1" else SECOND
     assert fused == fusion_replay.names_found([model])(_candidates(share))
+
+
+def test_a_second_store_s_hits_move_onto_the_chunks_of_the_first_it_overlaps_most():
+    # The second store cut video v at other seconds: its chunk "u1" (40-70 s) is mostly
+    # the first store's "a2" (45-80 s), "u2" (0-30 s) mostly "a1" (0-45 s), and "u3"
+    # (10-20 s) lands on "a1" too, where "u2", ranked higher, already is.
+    target = {
+        "v": [
+            (0.0, 45.0, "a1", {"video_id": "v", "start_time": 0.0, "end_time": 45.0}),
+            (45.0, 80.0, "a2", {"video_id": "v", "start_time": 45.0, "end_time": 80.0}),
+        ]
+    }
+
+    def hit(uuid, start, end, score):
+        found = _hit(uuid, "text", score)
+        return found.model_copy(
+            update={"properties": {"video_id": "v", "start_time": start, "end_time": end}}
+        )
+
+    hits = [hit("u1", 40.0, 70.0, 0.9), hit("u2", 0.0, 30.0, 0.8), hit("u3", 10.0, 20.0, 0.7)]
+    found = _candidates(0.5)
+    found.vectors[SECOND] = _side(hits)
+    found.cosine[SECOND] = {h.uuid: h.score for h in hits}
+    moved = fusion_replay.realign([found], SECOND, target)[0]
+    side = moved.vectors[SECOND]
+    assert [h.uuid for h in side.hits] == ["a2", "a1"]
+    assert side.hits[0].properties["start_time"] == 45.0
+    assert side.norm == {
+        "a2": found.vectors[SECOND].norm["u1"],
+        "a1": found.vectors[SECOND].norm["u2"],
+    }
+    assert moved.cosine[SECOND] == {"a2": 0.9, "a1": 0.8}
+    assert [h.uuid for h in found.vectors[SECOND].hits] == ["u1", "u2", "u3"]  # kept
