@@ -352,7 +352,7 @@ def names_found(
 
     def rule(c: Candidates) -> dict[str, float]:
         with variant():
-            held = fusion.names_held(c.query.query, texts(c))
+            held = fusion.names_held(c.query.query, models[0], texts(c))
         fused = (calibrated if fusion.calibrated_keywords(c.query.query, held) else plain)(c)
         return quoting(c, fused)
 

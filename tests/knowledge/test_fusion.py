@@ -95,14 +95,18 @@ def test_no_name_counts_when_the_keyword_side_did_not_find_the_query():
     found = ["the determinant is 2", "columns 1 and 1"]
     assert fusion.specific_tokens(spanish, "\n".join(found)) == 4  # 1, 1, 2, 1
     assert matched_share(spanish, found[0]) < fusion.NO_MATCH_SHARE
-    assert fusion.names_held(spanish, found) == ""
     model = "local:use-multilingual"
+    assert fusion.names_held(spanish, model, found) == ""
     assert fusion.adapted_alpha(spanish, model, found) == fusion.MODEL_BASE[model]
-    assert fusion.calibrated_keywords(spanish, fusion.names_held(spanish, found))
+    assert fusion.calibrated_keywords(spanish, fusion.names_held(spanish, model, found))
     named = "then Monty Hall reveals a goat"
     held = ["Monty Hall reveals a goat behind door three", "a goat"]
-    assert fusion.names_held(named, held) == "\n".join(held)
-    assert fusion.names_held(named, []) == ""
+    assert fusion.names_held(named, model, held) == "\n".join(held)
+    assert fusion.names_held(named, model, []) == ""
+    # An English-only vector side cannot read the Spanish sentence: its names still count.
+    minilm = "local:all-MiniLM-L6-v2"
+    assert fusion.names_held(spanish, minilm, found) == "\n".join(found)
+    assert fusion.adapted_alpha(spanish, minilm, found) == fusion.FLOOR
 
 
 async def _titles_store():

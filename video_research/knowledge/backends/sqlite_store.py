@@ -444,7 +444,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 bodies = keyword_bodies(conn, name, first)
                 texts = [bodies[row] for row in first if row in bodies]
                 alpha = adapted_alpha(query, self.embedder.identity, texts)
-                held = names_held(query, texts)
+                held = names_held(query, self.embedder.identity, texts)
                 quoted = {row for row, body in bodies.items() if quotes(body, run)}
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random
