@@ -118,9 +118,9 @@ vector side found. Replayed on the tuning parts: the large eval corpus's other
 languages -> English 0.633 / 0.569 -> 0.667 / 0.602 moment@5 / MRR@10 on the corpus
 alone (vectors only 0.656 / 0.589) and 0.600 / 0.529 -> 0.633 / 0.560 with 100k
 distractor chunks (vectors only 0.633 / 0.555); the 39 videos' cross-language MRR 0.801
--> 0.814 and Chinese notes MRR 0.845 -> 0.868; nothing lost. 0.2 and 0.3 gained less and
-0.3 lost the 39 videos' notes. On the held-out part one of the 43 sentences in other
-languages fell out of the first five (docs/benchmarks.md, "Long notes lean on
+-> 0.814 and Chinese notes MRR 0.845 -> 0.868; no tuning group lost. 0.2 and 0.3 gained
+less and 0.3 lost the 39 videos' notes. On the held-out part one of the 43 sentences in
+other languages fell out of the first five (docs/benchmarks.md, "Long notes lean on
 keywords")."""
 NO_MATCH_MODELS = frozenset({"local:use-multilingual"})
 """The embedders NO_MATCH_SHARE applies to: those whose vector side reads a query in
