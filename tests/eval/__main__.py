@@ -524,7 +524,6 @@ async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) 
     for each embedder and, with two, for both vector sides together. The indexes are
     kept in --keep DIR (default: the eval cache), one folder per embedder."""
     from tests.eval import distractors, fusion_replay
-    from video_research import config
     from video_research.knowledge.store import get_store
     from video_research.support.services import Services, use_services
 
@@ -534,15 +533,7 @@ async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) 
     models = [m.strip() for m in args.embedders.split(",") if m.strip()]
 
     def services_of(model: str) -> Services:
-        return Services(
-            config.load_settings(
-                {
-                    **os.environ,
-                    "VIDEO_RESEARCH_DATA_DIR": str(root / model),
-                    "KNOWLEDGE_EMBEDDING_MODEL": model,
-                }
-            )
-        )
+        return distractors.store_services(root / model, model)
 
     found: dict[str, list] = {}
     for model in models:

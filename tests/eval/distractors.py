@@ -243,21 +243,30 @@ class Harness:
     """A corpus other than the 39 videos (`large`): its stores are kept apart."""
 
 
-async def _chunk_shapes(store: Any, videos: list[str]) -> list[int]:
-    """Lines per chunk of every chunk of `videos`, read video by video: a store pages at
-    most MAX_RESULTS objects by offset (the large corpus holds 17,741 chunks)."""
+async def video_chunks(store: Any, video: str) -> list[Any]:
+    """Every chunk of `video` in `store`, read for that video alone: a store pages at most
+    MAX_RESULTS objects by offset (the large corpus holds 17,741 chunks)."""
     from video_research.knowledge.base import MAX_RESULTS
     from video_research.knowledge.filters import Filter
     from video_research.transcripts.indexer import CHUNKS
 
+    page = await store.fetch(CHUNKS, where=Filter.eq("video_id", video), limit=MAX_RESULTS)
+    return page.objects
+
+
+async def _chunk_shapes(store: Any, videos: list[str]) -> list[int]:
+    """Lines per chunk of every chunk of `videos` (`video_chunks`)."""
     shapes: list[int] = []
     for video in videos:
-        page = await store.fetch(CHUNKS, where=Filter.eq("video_id", video), limit=MAX_RESULTS)
-        shapes += [len(item.properties["text"].split("\n")) for item in page.objects]
+        shapes += [
+            len(item.properties["text"].split("\n")) for item in await video_chunks(store, video)
+        ]
     return shapes
 
 
-def _services(folder: Path, model: str, size: int = 0):
+def store_services(folder: Path, model: str, size: int = 0):
+    """Services over the store in `folder`, embedded with `model`; from EXACT_VECTORS_FROM
+    distractors its vector side is searched exactly."""
     from video_research import config
     from video_research.support.services import Services
 
@@ -322,7 +331,7 @@ async def make_pool(
     from video_research.knowledge.store import get_store
     from video_research.support.services import use_services
 
-    services = _services(store_folder(model, 0, corpus=harness.corpus), model)
+    services = store_services(store_folder(model, 0, corpus=harness.corpus), model)
     try:
         with use_services(services):
             store = await get_store()
@@ -377,7 +386,7 @@ async def _one_size(
     if size and not folder.exists() and (base / "knowledge.db").exists():
         # The corpus is indexed once: each size starts from a copy of the corpus store.
         shutil.copytree(base, folder, ignore=shutil.ignore_patterns("*.kw", "*.ann"))
-    services = _services(folder, model, size)
+    services = store_services(folder, model, size)
     try:
         with use_services(services):
             store = await get_store()
@@ -537,7 +546,7 @@ async def check_approximation(
     from video_research.support.services import use_services
 
     pool = await make_pool(harness, shared, model, queries, pool_folder)
-    services = _services(store_folder(model, 0, corpus=harness.corpus), model)
+    services = store_services(store_folder(model, 0, corpus=harness.corpus), model)
     try:
         with use_services(services):
             store = await get_store()

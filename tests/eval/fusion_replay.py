@@ -103,18 +103,14 @@ Spans = dict[str, list[tuple[float, float, str, dict[str, Any]]]]
 
 
 async def spans(store: Any, videos: set[str]) -> Spans:
-    """Every chunk of `videos` in `store`, read video by video (a store pages at most
-    MAX_RESULTS objects by offset)."""
-    from video_research.knowledge.base import MAX_RESULTS
-    from video_research.knowledge.filters import Filter
-    from video_research.transcripts.indexer import CHUNKS
+    """Every chunk of `videos` in `store` (`distractors.video_chunks`)."""
+    from tests.eval.distractors import video_chunks
 
     found: Spans = {}
     for video in sorted(videos):
-        page = await store.fetch(CHUNKS, where=Filter.eq("video_id", video), limit=MAX_RESULTS)
         found[video] = sorted(
             (o.properties["start_time"], o.properties["end_time"], o.uuid, o.properties)
-            for o in page.objects
+            for o in await video_chunks(store, video)
         )
     return found
 

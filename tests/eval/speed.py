@@ -25,16 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.bench.common import percentile
 from tests.eval import large_corpus
+from tests.eval.distractors import store_services as _services
 from tests.eval.metrics import load_queries
-
-
-def _services(folder: Path, model: str):
-    from video_research import config
-    from video_research.support.services import Services
-
-    env = {**os.environ, "VIDEO_RESEARCH_DATA_DIR": str(folder), "KNOWLEDGE_EMBEDDING_MODEL": model}
-    return Services(config.load_settings(env))
 
 
 async def _call(tool: str, arguments: dict) -> dict:
@@ -96,11 +90,9 @@ async def _latency(stores: dict[str, Path], count: int) -> None:
             await found.aclose()
     print("\n| embedder | queries | p50 ms | p95 ms | load |\n|---|---:|---:|---:|---:|")
     for model, values in seconds.items():
-        values.sort()
-        p95 = values[min(len(values) - 1, int(0.95 * len(values)))]
         print(
             f"| {model} | {len(values)} | {statistics.median(values) * 1e3:.0f} | "
-            f"{p95 * 1e3:.0f} | {os.getloadavg()[0]:.1f} |"
+            f"{percentile(values, 95) * 1e3:.0f} | {os.getloadavg()[0]:.1f} |"
         )
 
 
