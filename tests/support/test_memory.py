@@ -17,7 +17,10 @@ def test_frozen_objects_leave_the_collector_and_later_garbage_is_still_collected
     long_lived = [{"n": n} for n in range(5000)]
     try:
         frozen = freeze_start_up_heap()
-        assert frozen == gc.get_freeze_count() >= len(long_lived)
+        # A frozen object still dies when its last reference goes (a thread an earlier
+        # test left behind drops some), so the count can only fall after the freeze: CI
+        # read 500,613 frozen, then 500,609.
+        assert frozen >= gc.get_freeze_count() >= len(long_lived)
         tracked = {id(obj) for obj in gc.get_objects()}
         assert not any(id(obj) in tracked for obj in long_lived)
 
