@@ -59,6 +59,8 @@ class Pool:
     """The transcripts folder the pool was read from; empty: the corpus's own lines."""
     copies: tuple[int, ...] = ()
     """Source videos never drawn: copies of a corpus video's speech (`corpus_copies`)."""
+    quoted: tuple[int, ...] = ()
+    """Lines never drawn: they say a query's words verbatim (`quoted_lines`)."""
 
     @property
     def key(self) -> str:
@@ -73,10 +75,12 @@ class Pool:
         """The pool's part of a cached store's folder name."""
         if not self.folder:
             return "corpus"
-        if not self.copies:
-            return f"transcripts-{self.key[:8]}"
-        left_out = hashlib.sha256(json.dumps(self.copies).encode()).hexdigest()[:4]
-        return f"transcripts-{self.key[:8]}-x{left_out}"
+        tag = f"transcripts-{self.key[:8]}"
+        if self.copies:
+            tag += f"-x{hashlib.sha256(json.dumps(self.copies).encode()).hexdigest()[:4]}"
+        if self.quoted:
+            tag += f"-q{hashlib.sha256(json.dumps(self.quoted).encode()).hexdigest()[:4]}"
+        return tag
 
     def describe(self) -> str:
         if not self.folder:
@@ -89,7 +93,8 @@ class Pool:
             f"transcripts of other videos in {self.folder} ({self.videos} transcripts, "
             f"{len(self.texts):,} distinct lines, {len(languages)} languages: "
             f"{', '.join(languages)}; each distractor video re-cuts one of them; "
-            f"{len(self.copies)} left out as copies of a corpus video's speech)"
+            f"{len(self.copies)} left out as copies of a corpus video's speech; "
+            f"{len(self.quoted)} lines left out for saying a query verbatim)"
         )
 
 
@@ -186,6 +191,44 @@ def corpus_copies(pool: Pool, corpus: dict[str, list[tuple[float, str]]]) -> Poo
     return dataclasses.replace(pool, copies=tuple(copies))
 
 
+QUOTE_LINES = 3
+"""How many consecutive lines of a source a query's words are looked for across (a
+sentence a caption splits in two or three)."""
+MIN_QUOTE = 4
+"""Fewer words than this are a phrase many lines hold, not a sentence someone said."""
+
+
+def quoted_lines(pool: Pool, queries: Sequence[Query]) -> Pool:
+    """`pool` with the lines marked that say a query verbatim: every query's words (the
+    keyword index's tokens) as one run, in order, within QUOTE_LINES consecutive lines of
+    one source. A distractor saying the sentence a literal query quotes is a second copy
+    of the answer, not a distractor: a generic sentence ("I'm just going to not worry
+    about that too much") said in another video recurs in ~36 distractor chunks at 1M
+    (each pool line is re-cut that often), and no search can rank the labelled one of
+    37 copies first. The corpus-lines pool leaves such lines out by the label's time
+    (`sentence_pool`); this is the same rule for a pool of other videos."""
+    from video_research.knowledge.keyword_tokens import tokens
+
+    line_tokens = [list(tokens(text)) for text in pool.texts]
+    wanted = {tuple(words) for q in queries if len(words := list(tokens(q.query))) >= MIN_QUOTE}
+    by_first: dict[str, list[tuple[str, ...]]] = {}
+    for words in wanted:
+        by_first.setdefault(words[0], []).append(words)
+    marked: set[int] = set()
+    for at in range(len(pool.texts)):
+        span, owner = [], []
+        for line in range(at, min(at + QUOTE_LINES, len(pool.texts))):
+            if pool.source[line] != pool.source[at]:
+                break
+            span += line_tokens[line]
+            owner += [line] * len(line_tokens[line])
+        for start, word in enumerate(line_tokens[at]):
+            for words in by_first.get(word, ()):
+                if tuple(span[start : start + len(words)]) == words:
+                    marked.update(owner[start : start + len(words)])
+    return dataclasses.replace(pool, quoted=tuple(sorted(marked)))
+
+
 def distractor_batches(pool: Pool, count: int, seed: int = 24):
     """(objects, line indices per object) in batches of BATCH, deterministic for a seed."""
     import numpy as np
@@ -254,7 +297,8 @@ def _recut(pool: Pool, count: int, rng: Any):
     holds lines for, so its chunks read like a real video's."""
     import numpy as np
 
-    source = np.asarray(pool.source)
+    source = np.asarray(pool.source).copy()
+    source[list(pool.quoted)] = -1  # never drawn
     by_video = [np.flatnonzero(source == v) for v in range(pool.videos)]
     weights = np.asarray([len(lines) for lines in by_video], dtype=np.float64)
     weights[list(pool.copies)] = 0.0

@@ -67,6 +67,7 @@ from tests.eval.distractor_lines import (
     Pool,
     corpus_copies,
     distractor_batches,
+    quoted_lines,
     sentence_pool,
     transcript_pool,
 )
@@ -341,7 +342,7 @@ async def make_pool(
             if folder is not None:
                 _refuse_corpus_videos(folder, set(corpus))
                 lines = await asyncio.to_thread(transcript_pool, folder, shapes)
-                return corpus_copies(lines, corpus)
+                return quoted_lines(corpus_copies(lines, corpus), queries)
             return sentence_pool(corpus, shapes, queries)
     finally:
         await services.aclose()

@@ -163,3 +163,46 @@ def test_the_ceiling_counts_a_moment_any_mode_found_and_only_within_its_depth():
     assert bound == {"oracle@5": 1 / 3, "reach": 2 / 3, "n": 3}
     only_b = distractors.ceiling(per_mode, lambda q: q.id == "b")
     assert only_b == {"oracle@5": 0.0, "reach": 1.0, "n": 1}
+
+
+def test_pool_lines_that_say_a_query_verbatim_are_never_drawn(tmp_path):
+    """`quoted_lines`: a literal query's sentence said in another video (here split over
+    two caption lines, in other case and punctuation) is a second copy of the answer, so
+    those lines never enter a distractor; a line holding the same words out of order, or
+    only some of them, still does."""
+    from tests.eval.metrics import Query
+
+    other = [f"today we bake bread loaf {n} with flour water and salt" for n in range(20)]
+    other[5] = "And I'm just going to not"
+    other[6] = "WORRY about that, too much. Then we knead"
+    other[12] = "too much about that I'm just going to not worry"  # the words, not the run
+    other[15] = "I'm just going to not sleep"
+    out = tmp_path / "pool"
+    out.mkdir()
+    (out / "OTHERVIDEO1.en.srt").write_text(_srt(other))
+    lines = distractors.transcript_pool(out, lines_per_chunk=[3, 4, 5])
+    quote = Query(
+        "q1",
+        "I'm just going to not worry about that too much.",
+        CORPUS_ID,
+        9.0,
+        "literal",
+        "en",
+        "en",
+    )
+    short = Query("q2", "bread loaf", CORPUS_ID, 3.0, "literal", "en", "en")
+
+    checked = distractors.quoted_lines(lines, [quote, short])
+
+    said = {lines.texts.index(other[5]), lines.texts.index(other[6])}
+    assert set(checked.quoted) == said  # not every line holding "bread loaf"
+    assert checked.tag != lines.tag  # stores built from the two are kept apart
+    assert "2 lines left out for saying a query verbatim" in checked.describe()
+    drawn = {
+        text
+        for batch, _ in distractors.distractor_batches(checked, 400)
+        for chunk in batch
+        for text in chunk["text"].split("\n")
+    }
+    assert drawn.isdisjoint({other[5], other[6]})
+    assert {other[12], other[15], other[0]} <= drawn
