@@ -467,6 +467,29 @@ def share_raised(low_share: float, high_alpha: float, names_keep: bool):
     return alpha
 
 
+def sides_kept(base: Callable[[Candidates], dict[str, float]], among: int, models: list[str]):
+    """`base`, then each side's best candidate (the keyword side's first hit, each vector
+    side's) raised into the first `among` of the fused list where it is not there already:
+    a floor under the default at a single mode's first answer."""
+
+    def rule(c: Candidates) -> dict[str, float]:
+        fused = dict(base(c))
+        for side in [c.keyword, *(c.vectors[m] for m in models)]:
+            if not side.hits:
+                continue
+            best = side.hits[0].uuid
+            ranked = sorted(fused.values(), reverse=True)
+            if len(ranked) < among:
+                floor = 0.0
+            else:
+                floor = ranked[among - 1]
+            if fused.get(best, -1.0) < floor:
+                fused[best] = floor + 1e-9
+        return fused
+
+    return rule
+
+
 def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float]]]:
     """Every rule measured, for one embedder (or several: their vector sides averaged)."""
     from video_research.knowledge import fusion
@@ -532,6 +555,9 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
         found[f"{name}: the default, keyword match words {words}"] = names_found(
             models, words=words
         )
+    found[f"{name}: the default, each side's best in the first 3"] = sides_kept(
+        names_found(models), 3, models
+    )
     for among in (1, 10):
         found[f"{name}: names found in keyword top {among}, then quotes first"] = names_found(
             models, among
