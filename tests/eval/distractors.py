@@ -19,7 +19,8 @@ lasting what it lasted in its source); the report names the pool it used:
 - `--distractor-pool DIR` (what to measure with): transcripts of OTHER videos, exported
   by `make eval-pool` (tests/eval/pool.py: 3Blue1Brown's and the Coding Train's other
   videos, 25 languages, every language version of every corpus video left out, and
-  transcripts that copy a corpus video's speech never drawn: `corpus_copies`). Each
+  transcripts that copy a corpus video's speech never drawn: `corpus_copies`, nor the
+  lines that say a query's sentence verbatim: `quoted_lines`). Each
   distractor video re-cuts one source transcript into consecutive chunks from a random
   line on, so its chunks read like a real video's; at 1M chunks each line recurs ~20
   times (re-cut at other boundaries), standing in for that many more real videos.

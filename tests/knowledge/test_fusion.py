@@ -290,6 +290,76 @@ async def test_the_default_search_puts_the_passage_a_query_quotes_first(services
     assert keywords[0].properties["video_id"] == "v0"
 
 
+async def _crowded_store(copies: int = 0):
+    """The passage a quote was taken from, below 40 short titles that hold the quote's
+    rare words out of order (BM25 ranks each above it) and `copies` more passages that say
+    the quote word for word; the vector side prefers a title."""
+    import itertools
+
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    words = ["fourier", "series", "draws", "circle", "rotating", "arrows"]
+    titles = [
+        "and now watch how a fourier series draws a circle with rotating arrows stacked "
+        "tip to tail, each spinning at its own constant frequency around the plane",
+        *(" ".join(order) for order in itertools.islice(itertools.permutations(words), 1, 41)),
+        *(f"copy {n}: a fourier series draws a circle with rotating arrows" for n in range(copies)),
+    ]
+    vectors = np.random.default_rng(2).standard_normal((len(titles), 384))
+    await store.insert_many(
+        "VideoMetadata",
+        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
+        vectors=vectors,
+    )
+    return store, vectors[5]
+
+
+async def test_a_quote_below_the_keyword_sides_first_hits_is_found_word_for_word(
+    services, monkeypatch
+):
+    """Among many passages holding a quote's words, the one it was taken from can be
+    below the keyword side's first QUOTE_DEPTH; the FTS5 phrase lookup finds it."""
+    from video_research.knowledge.backends import sqlite_store
+
+    store, near_a_title = await _crowded_store()
+    quote = "a fourier series draws a circle with rotating arrows"
+    keywords = await store.hybrid("VideoMetadata", quote, alpha=0.0, limit=50)
+    assert [h.properties["video_id"] for h in keywords].index("v0") >= fusion.QUOTE_DEPTH
+    adaptive = await store.hybrid("VideoMetadata", quote, alpha=None, vector=near_a_title)
+    assert adaptive[0].properties["video_id"] == "v0"
+    # a filter holds for the passages the phrase finds too
+    from video_research.knowledge.filters import Filter
+
+    only = await store.hybrid(
+        "VideoMetadata", quote, alpha=None, vector=near_a_title, where=Filter.eq("video_id", "v3")
+    )
+    assert [h.properties["video_id"] for h in only] == ["v3"]
+    # Without the phrase lookup (no passage count is few enough), a title goes first.
+    monkeypatch.setattr(sqlite_store, "PHRASE_MOST", 0)
+    without = await store.hybrid("VideoMetadata", quote, alpha=None, vector=near_a_title)
+    assert without[0].properties["video_id"] != "v0"
+
+
+async def test_a_phrase_said_in_many_passages_is_a_saying_not_a_quote(services, monkeypatch):
+    from video_research.knowledge.backends import fts
+
+    store, near_a_title = await _crowded_store(copies=fusion.PHRASE_MOST)
+    quote = "a fourier series draws a circle with rotating arrows"
+    hits = await store.hybrid("VideoMetadata", quote, alpha=None, vector=near_a_title, limit=5)
+    assert "v0" not in [h.properties["video_id"] for h in hits]
+    with store._transaction(immediate=False) as conn:
+        assert fts.phrase_rows(conn, "VideoMetadata", quote, None, fusion.PHRASE_MOST) == []
+        held = fts.phrase_rows(conn, "VideoMetadata", quote, None, fusion.PHRASE_MOST + 1)
+        assert len(held) == fusion.PHRASE_MOST + 1
+        # a lookup past its time is given up, not waited for
+        monkeypatch.setattr(fts, "PHRASE_SECONDS", -1.0)
+        monkeypatch.setattr(fts, "PHRASE_STEPS", 1)
+        assert fts.phrase_rows(conn, "VideoMetadata", quote, None, 99) == []
+
+
 def test_only_the_names_the_keyword_side_found_lean_on_keywords():
     """German capitalises every noun: as names they sank a German question's weight to the
     floor, though no English passage holds them. Counted where the keyword side's best

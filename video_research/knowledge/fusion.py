@@ -32,7 +32,9 @@ rule reads the hit's text, not a score, so both backends apply it alike.
 Two more rules read the keyword side's best hits (`adapted_alpha`, `quotes_first`): a
 query's names count only where those hits hold them (a German noun is capitalised, and
 no English passage holds it), and a passage that the query quotes (most of its words as
-one run, in order) goes first, whatever either side scored it.
+one run, in order) goes first, whatever either side scored it; the embedded store also
+looks the whole query up as a phrase, for the quote's passage that neither side's best
+hold (`PHRASE_MOST`).
 """
 
 from __future__ import annotations
@@ -232,6 +234,17 @@ def calibrated_keywords(query: str, held: str | None = None) -> bool:
 
 QUOTE_DEPTH = 30
 """How many of the keyword side's best hits are read for a passage the query quotes."""
+
+PHRASE_MOST = 5
+"""A query of QUOTE_MIN_TOKENS or more whose words, as one phrase, are in this many
+passages or fewer quotes them, wherever either side ranked them (the embedded store's
+FTS5 phrase lookup, `backends.fts.phrase_rows`): among a million chunks of one
+channel's talks the keyword side's first QUOTE_DEPTH were often other passages holding
+the same words. On the large eval corpus with 1M distractor chunks, the phrase of 658 of
+its 664 literal English quotes found the right video, 629 of them in one passage alone
+(docs/benchmarks.md, "Quotes found word for word"). In more passages it is a saying,
+which tells nothing. Weaviate has no phrase search: there only the keyword side's best
+are read."""
 
 
 def quotes_first(

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+import time
 import unicodedata
 from collections.abc import Callable
 from typing import Any
@@ -204,3 +205,36 @@ def keyword_search(
         [expression, low, high, *params, k],
     )
     return [(int(row), float(score)) for row, score in rows]
+
+
+PHRASE_SECONDS = 0.03
+"""How long the phrase lookup of one search may take (`phrase_rows`). A phrase of rare
+words is found in a few ms at a million chunks; one made of common words only ("and you
+can see where this is going") walks their long position lists, up to 0.6 s there, and is
+no quote anyone could find anyway: it is given up."""
+PHRASE_STEPS = 1000
+"""SQLite virtual-machine steps between two looks at the clock during a phrase lookup."""
+
+
+def phrase_rows(
+    conn: sqlite3.Connection, name: str, query: str, where: FilterNode | None, most: int
+) -> list[int]:
+    """The row ids of the objects that hold `query`'s words as one phrase (FTS5's own
+    tokenizer, so as the bodies were indexed), when `most` or fewer do; else, or when the
+    lookup runs past PHRASE_SECONDS, none. A quote pasted into a search is in one or two
+    passages; a phrase in more is a saying, which tells nothing."""
+    phrase = '"' + query.replace('"', '""') + '"'
+    sql, params = compile_filter(where)
+    deadline = time.monotonic() + PHRASE_SECONDS
+    conn.set_progress_handler(lambda: time.monotonic() > deadline, PHRASE_STEPS)
+    try:
+        rows = conn.execute(
+            f'SELECT o.id FROM "fts_{name}" JOIN "obj_{name}" o ON o.id = "fts_{name}".rowid '
+            f'WHERE "fts_{name}" MATCH ? AND {sql} LIMIT ?',
+            [phrase, *params, most + 1],
+        ).fetchall()
+    except sqlite3.OperationalError:  # interrupted, or a query FTS5 cannot parse
+        return []
+    finally:
+        conn.set_progress_handler(None, 0)
+    return [int(row) for (row,) in rows] if len(rows) <= most else []

@@ -49,7 +49,7 @@ from typing import Any
 
 from video_research.config import Settings
 from video_research.knowledge import relevance
-from video_research.knowledge.backends import sqlite_ext
+from video_research.knowledge.backends import fts, sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
 from video_research.knowledge.backends.keyword_index import KeywordIndex
 from video_research.knowledge.backends.sqlite_keywords import KeywordSearch
@@ -78,6 +78,7 @@ from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.fusion import (
     NAMES_AMONG,
+    PHRASE_MOST,
     QUOTE_DEPTH,
     adapted_alpha,
     calibrated_keywords,
@@ -446,6 +447,12 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 alpha = adapted_alpha(query, self.embedder.identity, texts)
                 held = names_held(query, self.embedder.identity, texts)
                 quoted = {row for row, body in bodies.items() if quotes(body, run)}
+                # A quote's passage may be below the keyword side's first QUOTE_DEPTH
+                # (among a million chunks, many hold its words): FTS5 finds the few
+                # that hold it word for word, and they count as quoted too.
+                said = fts.phrase_rows(conn, name, query, where, PHRASE_MOST) if run else []
+                quoted.update(said)
+                order = said + [row for row, _ in keyword if row not in set(said)]
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random
             # one in the file, and reading 100 candidates a side was most of a hybrid
@@ -458,7 +465,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)],
                 calibrated=[adapt and normalised and calibrated_keywords(query, held)],
             )
-            fused = quotes_first(fused, [row for row, _ in keyword], quoted)
+            fused = quotes_first(fused, order if adapt else [row for row, _ in keyword], quoted)
             ranked, objects = self._read_ranked(conn, name, fused, limit, offset)
             if vector is not None and ranked:
                 distances.update(self._distances(conn, name, vector, [row for row, _ in ranked]))
