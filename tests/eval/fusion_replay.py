@@ -479,10 +479,7 @@ def sides_kept(base: Callable[[Candidates], dict[str, float]], among: int, model
                 continue
             best = side.hits[0].uuid
             ranked = sorted(fused.values(), reverse=True)
-            if len(ranked) < among:
-                floor = 0.0
-            else:
-                floor = ranked[among - 1]
+            floor = 0.0 if len(ranked) < among else ranked[among - 1]
             if fused.get(best, -1.0) < floor:
                 fused[best] = floor + 1e-9
         return fused
