@@ -44,9 +44,10 @@ hit's own), an IDF-weighted share (word frequencies of the language, not the sto
 keyword side's calibrated BM25, the query's length, the moment's contrast with the
 rest of its video, the query's words that no chunk of the store holds, and what the other
 hits of the same result scored (the best window of any hit reached the targets by scoring
-the query, not the hit: a wrong hit beside a right one borrowed its score). The background looked like a gain only while its sentences were about
-everyday subjects, the subjects of the no-answer questions: balanced across subjects
-(mathematics and programming as much as cooking and cars) it gained nothing.
+the query, not the hit: a wrong hit beside a right one borrowed its score). The
+background looked like a gain only while its sentences were about everyday subjects, the
+subjects of the no-answer questions: balanced across subjects (mathematics and
+programming as much as cooking and cars) it gained nothing.
 """
 
 from __future__ import annotations

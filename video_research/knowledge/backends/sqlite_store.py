@@ -436,6 +436,8 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             )
             quoted: set[int] = set()
             held: str | None = None
+            order = [row for row, _ in keyword]
+            said: list[int] = []
             if adapt:
                 # The keyword side's best hits decide the weight (`fusion.adapted_alpha`);
                 # the first QUOTE_DEPTH are read for a passage the query quotes (a short
@@ -452,7 +454,8 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 # that hold it word for word, and they count as quoted too.
                 said = fts.phrase_rows(conn, name, query, where, PHRASE_MOST) if run else []
                 quoted.update(said)
-                order = said + [row for row, _ in keyword if row not in set(said)]
+                found = set(said)
+                order = said + [row for row in order if row not in found]
             # Both sides answer with row ids, fused from the codes' distances: only the
             # hits returned are read back (object, exact vector). Each read is a random
             # one in the file, and reading 100 candidates a side was most of a hybrid
@@ -465,7 +468,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)],
                 calibrated=[adapt and normalised and calibrated_keywords(query, held)],
             )
-            fused = quotes_first(fused, order if adapt else [row for row, _ in keyword], quoted)
+            fused = quotes_first(fused, order, quoted, QUOTE_DEPTH + len(said))
             ranked, objects = self._read_ranked(conn, name, fused, limit, offset)
             if vector is not None and ranked:
                 distances.update(self._distances(conn, name, vector, [row for row, _ in ranked]))
