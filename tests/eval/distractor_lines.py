@@ -76,10 +76,9 @@ class Pool:
         if not self.folder:
             return "corpus"
         tag = f"transcripts-{self.key[:8]}"
-        if self.copies:
-            tag += f"-x{hashlib.sha256(json.dumps(self.copies).encode()).hexdigest()[:4]}"
-        if self.quoted:
-            tag += f"-q{hashlib.sha256(json.dumps(self.quoted).encode()).hexdigest()[:4]}"
+        for mark, left_out in (("x", self.copies), ("q", self.quoted)):
+            if left_out:
+                tag += f"-{mark}{hashlib.sha256(json.dumps(left_out).encode()).hexdigest()[:4]}"
         return tag
 
     def describe(self) -> str:
