@@ -27,7 +27,7 @@ from pathlib import Path
 
 from tests.bench.common import percentile
 from tests.eval import large_corpus
-from tests.eval.distractors import store_services as _services
+from tests.eval.distractors import store_services
 from tests.eval.metrics import load_queries
 
 
@@ -41,7 +41,7 @@ async def _index(model: str, files: Path, scratch: Path) -> str:
     from video_research.knowledge.store import get_store
     from video_research.support.services import use_services
 
-    services = _services(scratch / model, model)
+    services = store_services(scratch / model, model)
     try:
         with use_services(services):
             store = await get_store()
@@ -70,7 +70,7 @@ async def _latency(stores: dict[str, Path], count: int) -> None:
         for q in load_queries(large_corpus.corpus_dir() / "queries.jsonl")
         if q.split == "held-out"
     ][:count]
-    services = {model: _services(folder, model) for model, folder in stores.items()}
+    services = {model: store_services(folder, model) for model, folder in stores.items()}
     seconds: dict[str, list[float]] = {model: [] for model in stores}
     try:
         for found in services.values():  # warm: the model, the indexes
