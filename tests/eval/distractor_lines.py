@@ -267,6 +267,46 @@ def distractor_batches(pool: Pool, count: int, seed: int = 24):
         yield objects, members
 
 
+def distractor_windows(objects: list[dict], members: list[Any]) -> tuple[list[dict], list[Any]]:
+    """The sentence windows of a batch of distractor chunks (`distractor_batches`), cut
+    over each distractor video's captions as indexing cuts a real video's (`windows.cut`),
+    and the pool lines each window holds (its vector is made from them as a chunk's is).
+    A video split between two batches is cut in two parts: a window fewer at the seam."""
+    import itertools
+
+    from video_research.transcripts.parsers import Cue
+    from video_research.transcripts.windows import cut
+
+    windows: list[dict] = []
+    lines: list[Any] = []
+    pairs = zip(objects, members, strict=True)
+    for video_id, chunks in itertools.groupby(pairs, key=lambda pair: pair[0]["video_id"]):
+        cues: list[Cue] = []
+        cue_ids: list[int] = []
+        chosen: list[Any] = []
+        for chunk, own in chunks:
+            texts = chunk["text"].split("\n")
+            starts = json.loads(chunk["cue_starts"])
+            cues += [Cue(at, at, text) for at, text in zip(starts, texts, strict=True)]
+            cue_ids += [chunk["first_cue"] + k for k in range(len(texts))]
+            chosen += list(own)
+        for window in cut(cues):
+            last = window.first_cue
+            while last + 1 < len(cues) and cues[last + 1].start <= window.end:
+                last += 1
+            windows.append(
+                {
+                    "video_id": video_id,
+                    "text": window.text,
+                    "start_time": round(window.start, 2),
+                    "end_time": round(window.end, 2),
+                    "first_cue": cue_ids[window.first_cue],
+                }
+            )
+            lines.append(chosen[window.first_cue : last + 1])
+    return windows, lines
+
+
 def _recombined(pool: Pool, count: int, rng: Any):
     """The corpus-lines pool: each distractor video draws its lines from two corpus
     videos, in random order. Yields (video, language, chunk index, start second, lines)."""

@@ -68,15 +68,17 @@ from tests.eval.distractor_lines import (
     Pool,
     corpus_copies,
     distractor_batches,
+    distractor_windows,
     quoted_lines,
     sentence_pool,
     transcript_pool,
 )
 from tests.eval.metrics import Query, Scores, is_moment, subset
 
-FORMAT = 2
+FORMAT = 3
 """Part of a cached store's key: bump it when the distractors change (here or in
-tests/eval/distractor_lines.py)."""
+tests/eval/distractor_lines.py). 3: distractors have sentence windows, as indexed videos
+do (before, linking a distractor's moment embedded its lines at search time)."""
 CHECK_SIZE = 10_000
 EXACT_VECTORS_FROM = 500_000
 """From this size the vector side is searched exactly (the store's flat part, numpy)
@@ -203,17 +205,24 @@ def approximate_vectors(parts: LineParts, members: list[Any]) -> Any:
 
 
 async def load(store: Any, pool: Pool, line_vectors: Any, count: int, true: bool = False) -> float:
-    """Insert `count` distractors through insert_many; seconds taken. `true`: embed each
-    chunk with the store's embedder instead of the approximation (the check)."""
+    """Insert `count` distractors through insert_many, with their sentence windows
+    (`distractor_windows`) as indexing writes them; seconds taken. `true`: embed each
+    chunk and window with the store's embedder instead of the approximation (the check)."""
     from video_research.transcripts.indexer import CHUNKS
+    from video_research.transcripts.windows import WINDOWS, window_uuid
 
     started = time.perf_counter()
     for objects, members in distractor_batches(pool, count):
+        windows, lines = distractor_windows(objects, members)
         if true:
             vectors = await store.embedder.embed([o["text"] for o in objects], "document")
+            window_vectors = await store.embedder.embed([w["text"] for w in windows], "document")
         else:
             vectors = approximate_vectors(line_vectors, members)
+            window_vectors = approximate_vectors(line_vectors, lines)
         await store.insert_many(CHUNKS, objects, vectors=vectors)
+        uuids = [window_uuid(w["video_id"], w["first_cue"]) for w in windows]
+        await store.insert_many(WINDOWS, windows, uuids=uuids, vectors=window_vectors)
     return time.perf_counter() - started
 
 
@@ -274,7 +283,8 @@ def store_services(folder: Path, model: str, size: int = 0):
 
     env = {**os.environ, "VIDEO_RESEARCH_DATA_DIR": str(folder), "KNOWLEDGE_EMBEDDING_MODEL": model}
     if size >= EXACT_VECTORS_FROM:
-        env["KNOWLEDGE_ANN_MIN_OBJECTS"] = str(2 * size)
+        # above the windows' count too (about 2.5 a chunk): no graph is built for either
+        env["KNOWLEDGE_ANN_MIN_OBJECTS"] = str(4 * size)
     return Services(config.load_settings(env))
 
 

@@ -206,3 +206,35 @@ def test_pool_lines_that_say_a_query_verbatim_are_never_drawn(tmp_path):
     }
     assert drawn.isdisjoint({other[5], other[6]})
     assert {other[12], other[15], other[0]} <= drawn
+
+
+def test_distractor_videos_have_the_windows_indexing_would_store(tmp_path):
+    """A distractor's moment is linked as a real video's is (from stored windows), so its
+    windows are those `windows.cut` makes of its captions, each with its own lines."""
+    from video_research.transcripts.parsers import Cue
+    from video_research.transcripts.windows import cut
+
+    out = tmp_path / "pool"
+    out.mkdir()
+    for video_id in ("LECTURE0001", "LECTURE0002"):
+        said = [f"{video_id} says sentence number {n} about a topic" for n in range(29)]
+        (out / f"{video_id}.en.srt").write_text(_srt(said))
+    lines = distractors.transcript_pool(out, lines_per_chunk=[3, 4, 5])
+    ((chunks, members),) = list(distractors.distractor_batches(lines, 60))
+    windows, window_lines = distractors.distractor_windows(chunks, members)
+    for video_id in {chunk["video_id"] for chunk in chunks}:
+        own = [chunk for chunk in chunks if chunk["video_id"] == video_id]
+        cues = [
+            Cue(at, at, text)
+            for chunk in own
+            for at, text in zip(
+                json.loads(chunk["cue_starts"]), chunk["text"].split("\n"), strict=True
+            )
+        ]
+        expected = [(w.start, w.text) for w in cut(cues)]
+        got = [(w["start_time"], w["text"]) for w in windows if w["video_id"] == video_id]
+        assert got and got == expected
+    for window, held in zip(windows, window_lines, strict=True):
+        assert window["text"] == " ".join(lines.texts[n].strip() for n in held)
+    # first_cue names the caption a window starts on: unique in its video (the uuid).
+    assert len({(w["video_id"], w["first_cue"]) for w in windows}) == len(windows)
