@@ -18,6 +18,7 @@ from video_research.transcripts.search import (
     Moment,
     TermMatcher,
     focus,
+    line_start,
     low_content,
     merge_hits,
     query_terms,
@@ -79,6 +80,50 @@ def test_merged_neighbours_keep_the_earliest_matching_time():
     assert result["match_time"] == 40.0
     assert result["start_time"] == 40.0
     assert result["timestamp_url"] == ""  # not a YouTube ID, no URL: no link to make
+
+
+PODCAST_LINE = (
+    "Thanks for having me. We started the company in a garage in 2013 and grew for two "
+    "years before the first round. The hardest part was hiring the first engineers, "
+    "because nobody had heard of us. Later we moved the whole team to Austin, which "
+    "changed how we worked."
+)
+"""One line of a transcript that carries one time a minute (podcast transcripts do)."""
+
+
+def test_a_long_line_links_where_its_words_are_said():
+    # 20 s of speech in one line (13 characters a second): the sentence holding the words
+    # starts at ~43% of its characters, so it is said ~8.5 s in.
+    lines = [(600.0, PODCAST_LINE), (620.0, "Next question.")]
+    found = _focus(lines, "hiring the first engineers because nobody had heard of us")
+    share = PODCAST_LINE.index("The hardest part") / len(PODCAST_LINE)
+    assert found == round(600.0 + share * 20.0, 2)  # its sentence's start, not "hiring"
+    # Chinese, spaced by phrase and unpunctuated (~4 characters a second): the phrase's place.
+    chinese = (
+        "我们先聊聊创业的事情 当时就是在车库里面 大家一起写代码 每天都很晚才回家 "
+        "第一轮融资之前我们做了两年 后来我们搬到了奥斯汀 整个团队的工作方式都变了 "
+        "我觉得这是最重要的一个决定"
+    )
+    found = _focus([(0.0, chinese), (25.0, "下一个问题")], "后来我们搬到了奥斯汀")
+    assert found == round(25.0 * chinese.index("后来") / len(chinese), 2)
+    # An ordinary caption line still links to its sentence's start.
+    assert _focus(LINES, "electricity since the sixties") == 104.0
+
+
+def test_a_short_line_before_a_pause_links_to_its_start():
+    """A line that starts 40 s before the next because a song follows it is not a long
+    line: its few words are said at its start."""
+    lines = [(300.0, "And that is how the turbine works."), (340.0, "Welcome back.")]
+    assert _focus(lines, "how the turbine works") == 300.0
+
+
+def test_a_link_inside_a_long_line_is_not_moved_to_a_window_at_its_start():
+    """A window of a long line starts where the line starts: it is no finer a place for
+    the words than the link inside the line."""
+    moment = Moment([_hit("v", 0, [(600.0, PODCAST_LINE), (660.0, "Next question.")], 1.0)])
+    assert line_start(moment, 625.0) == 600.0
+    assert line_start(moment, 661.0) == 660.0
+    assert line_start(moment, 700.0) == 700.0  # past the moment: no line holds it
 
 
 def test_chunks_indexed_before_line_times_were_stored_link_to_their_start():

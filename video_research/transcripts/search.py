@@ -34,6 +34,7 @@ from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.store import SearchHit, get_store
 from video_research.transcripts import windows
 from video_research.transcripts.indexer import CHUNKS, timestamp_url, video_fields
+from video_research.transcripts.line_position import LONG_LINE_SECONDS, lasting, said_at
 
 MERGE_GAP_SECONDS = 15.0
 """Hits in one video closer than this merge into one moment."""
@@ -152,6 +153,15 @@ class TermMatcher:
             found = self._found[text] = frozenset(forms[w] for w in words if w in forms)
         return found
 
+    def positions(self, text: str) -> list[tuple[int, str]]:
+        """(character offset, term) of each word of `text` that is a query term, in order."""
+        forms = self._forms
+        return [
+            (word.start(), forms[lowered])
+            for word in _WORD.finditer(text)
+            if (lowered := word.group().lower()) in forms
+        ]
+
 
 @dataclass(frozen=True)
 class Line:
@@ -159,6 +169,9 @@ class Line:
     """The cue's index in the video's transcript."""
     start: float
     text: str
+    end: float
+    """When the next line starts (the chunk's end for its last line); the start itself
+    when the chunk stored no line times."""
 
 
 @dataclass
@@ -199,8 +212,10 @@ class Moment:
             first = props.get("first_cue") or 0
             texts = props["text"].split("\n")
             starts = _starts(props.get("cue_starts"), len(texts), props["start_time"])
-            for offset, (text, start) in enumerate(zip(texts, starts, strict=True)):
-                lines.setdefault(first + offset, Line(first + offset, start, text))
+            timed = props.get("cue_starts") is not None and len(set(starts)) == len(starts)
+            ends = [*starts[1:], float(props.get("end_time") or starts[-1])] if timed else starts
+            for offset, (text, start, end) in enumerate(zip(texts, starts, ends, strict=True)):
+                lines.setdefault(first + offset, Line(first + offset, start, text, max(end, start)))
         ordered = [lines[index] for index in sorted(lines)]
         self._lines = (len(self.hits), ordered)
         return ordered
@@ -341,7 +356,9 @@ def merge_hits(hits: Sequence[SearchHit]) -> list[Moment]:
 
 def focus(moment: Moment, matcher: TermMatcher) -> float | None:
     """When the query's words are spoken in the moment: the start of the sentence holding
-    the best-matching line (with its next line); None when no query word is in it."""
+    the best-matching line (with its next line), or inside a line longer than
+    LONG_LINE_SECONDS where its words are said (`line_position`); None when no query
+    word is in it."""
     lines = moment.lines()
     if not lines or not matcher.terms:
         return None
@@ -368,7 +385,22 @@ def focus(moment: Moment, matcher: TermMatcher) -> float | None:
     first = best_at
     if best_at + 1 < total and own[best_at] < 0.5 * own[best_at + 1]:
         first = best_at + 1
+    line = lines[first]
+    spoken = lasting(line.text, line.start, line.end)
+    if spoken > LONG_LINE_SECONDS:
+        positions = matcher.positions(line.text)
+        return said_at(line.text, line.start, line.start + spoken, positions, weight)
     return sentence_start(lines, first)
+
+
+def line_start(moment: Moment, at: float) -> float:
+    """The start of the moment's line that is being said at `at` (`at` itself when no
+    line holds it): a link inside a long line is as near a window starting at that line
+    as the line's own start is."""
+    for line in moment.lines():
+        if line.start <= at < line.end:
+            return line.start
+    return at
 
 
 def sentence_start(lines: Sequence[Line], at: int) -> float:
@@ -527,7 +559,11 @@ async def focus_by_meaning(
             continue
         start = _best_window(inside, own, matcher)
         lexical = links[at]
-        if weak[at] or lexical is None or abs(start - lexical) > windows.WINDOW_SECONDS:
+        if (
+            weak[at]
+            or lexical is None
+            or abs(start - line_start(moment, lexical)) > windows.WINDOW_SECONDS
+        ):
             links[at] = start
     # Only what has no stored windows is embedded now (screen text, older indexes).
     unplaced = [
