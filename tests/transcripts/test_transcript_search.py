@@ -110,6 +110,19 @@ def test_a_long_line_links_where_its_words_are_said():
     assert _focus(LINES, "electricity since the sixties") == 104.0
 
 
+def test_a_long_line_links_to_its_start_when_its_first_sentence_holds_the_words():
+    """The sentence that begins a line begins where the line does: a punctuated line with
+    no sentence end before the words links to its start (speech cut into sentences that
+    run past 15 s, or a podcast line's first sentence)."""
+    lines = [(600.0, PODCAST_LINE), (620.0, "Next question.")]
+    assert _focus(lines, "thanks for having me") == 600.0
+    started = _focus(lines, "started the company in a garage in 2013")  # the second sentence
+    assert started == round(600.0 + 20.0 * PODCAST_LINE.index("We started") / len(PODCAST_LINE), 2)
+    run_on = "so we kept going and the turbine spun faster and faster until it " * 3
+    found = _focus([(0.0, run_on + "broke."), (30.0, "Then what?")], "until it broke")
+    assert found == 0.0
+
+
 def test_a_short_line_before_a_pause_links_to_its_start():
     """A line that starts 40 s before the next because a song follows it is not a long
     line: its few words are said at its start."""

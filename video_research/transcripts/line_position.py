@@ -75,7 +75,11 @@ def said_at(
             best = key
     best_at = best[2] if best else positions[0][0]
     sentence = best_at
-    for found in _SENTENCE_END.finditer(text, max(0, best_at - SENTENCE_BACK_CHARS), best_at):
-        sentence = found.end()
+    back = max(0, best_at - SENTENCE_BACK_CHARS)
+    ends = list(_SENTENCE_END.finditer(text, back, best_at))
+    if ends:
+        sentence = ends[-1].end()
+    elif back == 0 and _SENTENCE_END.search(text + " "):
+        sentence = 0  # punctuated, and no sentence ends before the words: the line's first
     share = sentence / len(text)
     return round(start + share * (end - start), 2)
