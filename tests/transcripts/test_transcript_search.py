@@ -123,6 +123,14 @@ def test_a_long_line_links_to_its_start_when_its_first_sentence_holds_the_words(
     assert found == 0.0
 
 
+def test_a_hostile_long_line_costs_little():
+    """One line repeating the query's words for minutes: linking stays bounded."""
+    line = "turbine spins " * 20_000
+    started = time.perf_counter()
+    found = _focus([(0.0, line), (3000.0, "end")], "turbine spins")
+    assert 0.0 <= found <= 3000.0 and time.perf_counter() - started < 2.0
+
+
 def test_a_short_line_before_a_pause_links_to_its_start():
     """A line that starts 40 s before the next because a song follows it is not a long
     line: its few words are said at its start."""

@@ -30,6 +30,9 @@ SPAN_PER_TERM_CHARS = 2.0
 """The stretch of the line searched for the query's terms together, per character of
 the terms: a quote's words with the stopwords between them."""
 SPAN_EXTRA_CHARS = 40
+MAX_POSITIONS = 1000
+"""Query words of one line weighed at most: a hostile line repeating a query word costs
+no more than a long real one (a minute of speech holds ~150 words)."""
 SENTENCE_BACK_CHARS = 200
 """How far back from the matched words a sentence's start is looked for."""
 _SENTENCE_END = re.compile(r"[.!?…。！？]['\")\]]*\s+|[。！？]")
@@ -59,6 +62,7 @@ def said_at(
     sentence's start."""
     if not positions or not text:
         return start
+    positions = positions[:MAX_POSITIONS]
     span = SPAN_EXTRA_CHARS + SPAN_PER_TERM_CHARS * sum(len(term) for term in weight)
     best: tuple[float, int, int] | None = None
     for at, (offset, _) in enumerate(positions):
