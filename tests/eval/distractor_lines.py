@@ -275,7 +275,7 @@ def distractor_windows(objects: list[dict], members: list[Any]) -> tuple[list[di
     import itertools
 
     from video_research.transcripts.parsers import Cue
-    from video_research.transcripts.windows import cut
+    from video_research.transcripts.windows import cut, window_object
 
     windows: list[dict] = []
     lines: list[Any] = []
@@ -294,15 +294,8 @@ def distractor_windows(objects: list[dict], members: list[Any]) -> tuple[list[di
             last = window.first_cue
             while last + 1 < len(cues) and cues[last + 1].start <= window.end:
                 last += 1
-            windows.append(
-                {
-                    "video_id": video_id,
-                    "text": window.text,
-                    "start_time": round(window.start, 2),
-                    "end_time": round(window.end, 2),
-                    "first_cue": cue_ids[window.first_cue],
-                }
-            )
+            own_cue = dataclasses.replace(window, first_cue=cue_ids[window.first_cue])
+            windows.append(window_object(video_id, own_cue))
             lines.append(chosen[window.first_cue : last + 1])
     return windows, lines
 

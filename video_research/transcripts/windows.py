@@ -111,19 +111,21 @@ def window_uuid(video_id: str, first_cue: int) -> str:
     return generate_uuid5(f"{video_id}#{first_cue}", "transcript-window")
 
 
+def window_object(video_id: str, window: Window) -> dict[str, Any]:
+    """A window's properties as the TranscriptWindows collection stores them."""
+    return {
+        "video_id": video_id,
+        "text": window.text,
+        "start_time": round(window.start, 2),
+        "end_time": round(window.end, 2),
+        "first_cue": window.first_cue,
+    }
+
+
 async def store_windows(store: Any, video_id: str, cues: Sequence[Cue]) -> int:
     """Replace the windows of `video_id` with those of `cues` (embedded by the store)."""
     windows = cut(cues)
-    objects = [
-        {
-            "video_id": video_id,
-            "text": window.text,
-            "start_time": round(window.start, 2),
-            "end_time": round(window.end, 2),
-            "first_cue": window.first_cue,
-        }
-        for window in windows
-    ]
+    objects = [window_object(video_id, window) for window in windows]
     await store.replace_where(
         WINDOWS,
         Filter.eq("video_id", video_id),
