@@ -256,3 +256,37 @@ def test_low_content_counts_words_only_until_the_rate_is_reached(words, span):
         assert low_content(props) == expected
     else:
         assert low_content(props)
+
+
+async def test_a_podcast_transcript_with_minute_long_lines_links_inside_them(tmp_path):
+    """Through the tools, from a caption file shaped like a podcast's (one time a minute):
+    the hit's link is where its sentence sits in the line, not the line's start."""
+    from tests.calls import call_ok
+
+    said = [
+        "Welcome back to the show. Today we talk about building hardware in a small town, "
+        "and why the supply chain decided almost everything we did in the first two years.",
+        "We started the company in a garage in 2013. The hardest part was hiring the first "
+        "engineers, because nobody had heard of us and we could not pay what the big firms "
+        "paid. Later we moved the whole team to Austin, which changed how we worked.",
+        "Looking back, I would have raised money a year earlier and spent it on testing "
+        "rigs, not on offices. That is the one thing I tell every founder who asks me.",
+    ]
+    # 20 s a line, ~12 characters a second: ordinary speech, one time per paragraph.
+    blocks = [
+        f"{n + 1}\n00:00:{20 * n:02d},000 --> 00:00:{20 * n + 19:02d},000\n{text}\n"
+        for n, text in enumerate(said)
+    ]
+    (tmp_path / "Hardware founders [pOdCaSt0001].en.srt").write_text("\n".join(blocks))
+    await call_ok("index_transcript_files", {"path": str(tmp_path), "fetch_metadata": False})
+    result = await call_ok(
+        "semantic_search_transcripts",
+        {"query": "hiring the first engineers because nobody had heard of us", "auto_index": False},
+    )
+    top = result["results"][0]
+    assert top["video_id"] == "pOdCaSt0001"
+    # Its sentence starts at its share of the line's characters, the line lasting until
+    # the next one starts: ~4 s into the line at 20 s, not at 20 s.
+    share = said[1].index("The hardest part") / len(said[1])
+    assert abs(top["match_time"] - (20.0 + 20.0 * share)) < 0.5
+    assert top["match_time"] > 22.0
