@@ -278,8 +278,9 @@ def quotes_first(depth: int, models: list[str], share: float | None = None):
     """Fusion before quotes first (`rsf_calibrated_unless_names`), then every one of the
     keyword side's first `depth` hits that the query quotes ranked above the rest, in
     keyword order, as the stores do (`fusion.quotes_first`). A hit is quoted as the stores
-    judge it (`keyword_tokens.quotes`), or, with `share`, when it holds that share of the
-    query's tokens (and QUOTE_MIN_TOKENS) as one run (1.0: all of them)."""
+    judge it (`fusion.asked_for`: quoted, or else holding most of a note's words), or,
+    with `share`, when it holds that share of the query's tokens (and QUOTE_MIN_TOKENS)
+    as one run (1.0: all of them)."""
     from video_research.knowledge import fusion
     from video_research.knowledge import keyword_tokens as kt
     from video_research.knowledge.collections import get_collection
@@ -289,8 +290,6 @@ def quotes_first(depth: int, models: list[str], share: float | None = None):
     before = rsf_calibrated_unless_names(models)
 
     def quoted(text: str, run: tuple[str, ...]) -> bool:
-        if share is None:
-            return kt.quotes(text, run)
         need = max(kt.QUOTE_MIN_TOKENS, math.ceil(share * len(run)))
         return bool(run) and kt.longest_run(text, run) >= need
 
@@ -298,7 +297,11 @@ def quotes_first(depth: int, models: list[str], share: float | None = None):
         fused = sorted((before(c) if given is None else given).items(), key=lambda i: -i[1])
         run = kt.quote_tokens(c.query.query)
         top = c.keyword.hits[:depth]
-        hits = {h.uuid for h in top if quoted(chunks.keyword_text(h.properties), run)}
+        texts = {h.uuid: chunks.keyword_text(h.properties) for h in top}
+        if share is None:  # as the stores judge it
+            hits = fusion.asked_for(texts, run)
+        else:
+            hits = {uuid for uuid, text in texts.items() if quoted(text, run)}
         return dict(fusion.quotes_first(fused, [h.uuid for h in top], hits, depth))
 
     return rule

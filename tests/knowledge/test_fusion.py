@@ -381,3 +381,76 @@ def test_only_the_names_the_keyword_side_found_lean_on_keywords():
     # names inside Chinese: the Latin words
     assert fusion.specific_tokens("用 Perlin 噪声调整", "perlin noise") == 1
     assert fusion.specific_tokens("用 Perlin 噪声调整", "simplex noise") == 0
+
+
+@pytest.mark.parametrize(
+    "query,text,held",
+    [
+        # a note's words out of order, six of its seven: most of them
+        (
+            "places JavaScript index html running server here",
+            "the server is running, so here the index.html places our JavaScript",
+            True,
+        ),
+        # half of its words: a passage about the same thing
+        ("places JavaScript index html running server", "run JavaScript on a server", False),
+        # five words: too few to tell a note from a chance match
+        ("JavaScript index html running server", "index html JavaScript running server", False),
+        # stopwords are not what a note asked for
+        (
+            "so what we are going to do is that we will",
+            "so what we are going to do now is that we will see",
+            False,
+        ),
+    ],
+)
+def test_a_passage_holds_most_of_a_notes_words_in_any_order(query, text, held):
+    assert kt.holds_most_words(text, kt.quote_tokens(query)) is held
+
+
+def test_a_note_counts_only_when_the_query_quotes_nothing():
+    note = "places JavaScript index html running server"
+    texts = {
+        "quoted": "we said places JavaScript index html running server yesterday",
+        "scattered": "server running: index html places the JavaScript",
+    }
+    run = kt.quote_tokens(note)
+    assert fusion.asked_for(texts, run) == {"quoted"}
+    assert fusion.asked_for({"scattered": texts["scattered"]}, run) == {"scattered"}
+    # what the store found by its phrase lookup counts as quoted
+    assert fusion.asked_for({"scattered": texts["scattered"]}, run, ["elsewhere"]) == {"elsewhere"}
+    assert fusion.asked_for(texts, ()) == set()
+
+
+async def test_the_default_search_puts_the_passage_holding_a_notes_words_first(
+    services, monkeypatch
+):
+    """A note's words, out of order, in a long passage that holds six of its eight,
+    against a short one nearer in meaning that holds four, which BM25's length
+    normalisation ranks first too: the note asked for the long one."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    vectors = np.random.default_rng(3).standard_normal((6, 384))
+    filler = " ".join(f"word{i}" for i in range(60))
+    titles = [
+        f"so the server is running now, {filler}, and here the index.html file places "
+        f"all of the JavaScript we wrote, {filler}",
+        "JavaScript on a server, page by page, script by script",
+        *(f"talk {i} about something else entirely" for i in range(4)),
+    ]
+    await store.insert_many(
+        "VideoMetadata",
+        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
+        vectors=vectors,
+    )
+    note = "places JavaScript index html running server page script"
+    keywords = await store.hybrid("VideoMetadata", note, alpha=0.0)
+    assert keywords[0].properties["video_id"] == "v1"
+    hits = await store.hybrid("VideoMetadata", note, alpha=None, vector=vectors[1])
+    assert hits[0].properties["video_id"] == "v0"
+    monkeypatch.setattr(kt, "NOTE_SHARE", 1.01)  # no passage holds most of its words
+    hits = await store.hybrid("VideoMetadata", note, alpha=None, vector=vectors[1])
+    assert hits[0].properties["video_id"] == "v1"

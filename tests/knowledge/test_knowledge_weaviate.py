@@ -274,3 +274,18 @@ def test_the_passage_a_query_quotes_goes_first_on_weaviate_too():
         "s",
         "o",
     ]
+
+
+def test_the_passage_holding_a_notes_words_goes_first_on_weaviate_too():
+    """A note quotes nothing; the passage holding six of its eight words, in any order,
+    goes first (fusion.asked_for), as on the embedded store."""
+    from video_research.knowledge.models import CollectionState
+
+    note = "places JavaScript index html running server page script"
+    near = _title("n", "JavaScript on a server, page by page", 0.9)
+    other = _title("o", "talk about something else", 0.6)
+    held = _title("h", "the server is running, the index.html places the JavaScript", 0.0)
+    query = _Query(keyword=[near, held], fused=[near, other])
+    state = CollectionState(METADATA, "m", 2, True)
+    hits = _OneCollection(query)._hybrid_sync(state, note, [1.0, 0.0], 0.75, None, 2, 0, True)
+    assert [h.uuid for h in hits] == ["h", "n"]

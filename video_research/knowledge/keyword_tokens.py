@@ -154,6 +154,30 @@ def quotes(text: str, run: tuple[str, ...]) -> bool:
     return longest_run(text, run) >= max(QUOTE_MIN_TOKENS, math.ceil(QUOTE_SHARE * len(run)))
 
 
+NOTE_MIN_WORDS = 6
+"""The fewest distinct words other than stopwords a query needs for a passage holding
+most of them to go first when nothing is quoted (`holds_most_words`)."""
+NOTE_SHARE = 0.75
+"""The share of those words such a passage holds, in any order (`holds_most_words`).
+Chosen on the tuning parts of make eval (both corpora, and the large one with 100k
+distractor chunks) among 0.6, 0.67, 0.75 and 0.8 with 4 to 7 words: 0.6 gained most with
+distractors and lost notes on the 39 videos, 0.8 the reverse; 0.75 with 6 words lost
+nothing anywhere (docs/benchmarks.md, "Notes that hold the passage's words")."""
+
+
+def holds_most_words(text: str, run: tuple[str, ...]) -> bool:
+    """Whether `text` holds NOTE_SHARE of the distinct words of `run` (a query's
+    `quote_tokens`) that are not stopwords, in any order, and the query has NOTE_MIN_WORDS
+    of them: a note taken while watching ("places JavaScript index html running server")
+    keeps the words said but not their order, so it quotes nothing, and among a hundred
+    thousand chunks a passage about the same thing holding half of them can be nearer in
+    meaning than the passage that holds them all."""
+    words = {token for token in run if token not in STOPWORDS}
+    if len(words) < NOTE_MIN_WORDS:
+        return False
+    return len(words.intersection(token_list(text))) >= NOTE_SHARE * len(words)
+
+
 def content_terms(terms: list[str]) -> list[str]:
     """`terms` less the stopwords ("why", "should", "it"), unless that leaves none. With
     sentence-sized moments a stopword is rare enough in a small store for BM25 to rank

@@ -81,6 +81,7 @@ from video_research.knowledge.fusion import (
     PHRASE_MOST,
     QUOTE_DEPTH,
     adapted_alpha,
+    asked_for,
     calibrated_keywords,
     names_held,
     quotes_first,
@@ -88,7 +89,6 @@ from video_research.knowledge.fusion import (
 from video_research.knowledge.keyword_tokens import (
     matched_share,
     quote_tokens,
-    quotes,
 )
 from video_research.knowledge.models import (
     CollectionState,
@@ -448,12 +448,11 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 texts = [bodies[row] for row in first if row in bodies]
                 alpha = adapted_alpha(query, self.embedder.identity, texts)
                 held = names_held(query, self.embedder.identity, texts)
-                quoted = {row for row, body in bodies.items() if quotes(body, run)}
                 # A quote's passage may be below the keyword side's first QUOTE_DEPTH
                 # (among a million chunks, many hold its words): FTS5 finds the few
                 # that hold it word for word, and they count as quoted too.
                 said = fts.phrase_rows(conn, name, query, where, PHRASE_MOST) if run else []
-                quoted.update(said)
+                quoted = asked_for(bodies, run, said)
                 found = set(said)
                 order = said + [row for row in order if row not in found]
             # Both sides answer with row ids, fused from the codes' distances: only the

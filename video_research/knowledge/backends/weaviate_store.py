@@ -48,8 +48,14 @@ from video_research.knowledge.collections import (
 )
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
-from video_research.knowledge.fusion import NAMES_AMONG, QUOTE_DEPTH, adapted_alpha, quotes_first
-from video_research.knowledge.keyword_tokens import matched_share, quote_tokens, quotes
+from video_research.knowledge.fusion import (
+    NAMES_AMONG,
+    QUOTE_DEPTH,
+    adapted_alpha,
+    asked_for,
+    quotes_first,
+)
+from video_research.knowledge.keyword_tokens import matched_share, quote_tokens
 from video_research.knowledge.models import (
     CollectionState,
     SearchHit,
@@ -619,12 +625,15 @@ class WeaviateStore(KnowledgeStore):
             **hybrid_arguments(query, vector, alpha, filters, limit, offset)
         )
         hits = [to_search_hit(state.definition, o, vector_only=False) for o in result.objects]
-        quoted = {str(o.uuid): o for o in keyword if quotes(self._keyword_text(state, o), run)}
+        objects = {str(o.uuid): o for o in keyword}
+        quoted = asked_for({u: self._keyword_text(state, o) for u, o in objects.items()}, run)
         if not quoted:
             return hits
         by_uuid = {hit.uuid: hit for hit in hits}
-        for uuid, obj in quoted.items():  # a quoted passage the fused page left out
-            by_uuid.setdefault(uuid, to_search_hit(state.definition, obj, vector_only=False))
+        for uuid in quoted:  # a quoted passage the fused page left out
+            by_uuid.setdefault(
+                uuid, to_search_hit(state.definition, objects[uuid], vector_only=False)
+            )
         ranked = quotes_first(
             [(hit.uuid, hit.score) for hit in hits],
             [str(o.uuid) for o in keyword],
