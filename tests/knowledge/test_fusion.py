@@ -354,9 +354,14 @@ async def test_a_phrase_said_in_many_passages_is_a_saying_not_a_quote(services, 
         assert fts.phrase_rows(conn, "VideoMetadata", quote, None, fusion.PHRASE_MOST) == []
         held = fts.phrase_rows(conn, "VideoMetadata", quote, None, fusion.PHRASE_MOST + 1)
         assert len(held) == fusion.PHRASE_MOST + 1
-        # a lookup past its time is given up, not waited for
-        monkeypatch.setattr(fts, "PHRASE_SECONDS", -1.0)
+        # a lookup past its work is given up, not waited for, however idle the machine
+        assert len(fts.phrase_rows(conn, "VideoMetadata", quote, None, 99)) == 6
         monkeypatch.setattr(fts, "PHRASE_STEPS", 1)
+        monkeypatch.setattr(fts, "PHRASE_WORK", 3)
+        assert fts.phrase_rows(conn, "VideoMetadata", quote, None, 99) == []
+        # and past its time, whatever work is left (a cold disk, a starved process)
+        monkeypatch.setattr(fts, "PHRASE_WORK", 10**9)
+        monkeypatch.setattr(fts, "PHRASE_SECONDS", -1.0)
         assert fts.phrase_rows(conn, "VideoMetadata", quote, None, 99) == []
 
 
