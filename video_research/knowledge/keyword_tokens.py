@@ -160,9 +160,10 @@ most of them to go first when nothing is quoted (`holds_most_words`)."""
 NOTE_SHARE = 0.75
 """The share of those words such a passage holds, in any order (`holds_most_words`).
 Chosen on the tuning parts of make eval (both corpora, and the large one with 100k
-distractor chunks) among 0.6, 0.67, 0.75 and 0.8 with 4 to 7 words: 0.6 gained most with
-distractors and lost notes on the 39 videos, 0.8 the reverse; 0.75 with 6 words lost
-nothing anywhere (docs/benchmarks.md, "Notes that hold the passage's words")."""
+distractor chunks) among 0.6, 0.67, 0.75 and 0.8 with 4 to 7 words: with 6 words, 0.6
+gained most with distractors and lost notes on the 39 videos, 0.67 and 0.8 gained less
+than 0.75, which gained everywhere and lost nothing; 5 or 7 words lost quotes on the 39
+videos (docs/benchmarks.md, "Notes that hold the passage's words")."""
 
 
 def holds_most_words(text: str, run: tuple[str, ...]) -> bool:
