@@ -18,7 +18,9 @@ Options: --embedders all-MiniLM-L6-v2,use-multilingual  --limit N (first N queri
 logistic fits of knowledge.relevance on its tuning part: see calibration.py).
 --distractors 100000,1000000 (quality with that many distractor chunks added, default
 embedder only, and the ceiling any reranking of the three modes' candidates could reach;
---check-approximation validates their cached vectors: see distractors.py).
+--check-approximation validates their cached vectors: see distractors.py; --true-vectors
+embeds every distractor with the model itself instead, for models whose approximation is
+unfit, e5: about an hour per 100k on 2 cores).
 --distractor-pool DIR (draw the distractors from the transcripts of other videos that
 `make eval-pool` exported there, see pool.py; without it, from the corpus's own lines).
 """
@@ -510,7 +512,9 @@ async def _at_scale(args: argparse.Namespace, shared: Path, queries: list[Query]
     sizes = [int(size) for size in args.distractors.split(",") if size.strip()]
     sets = large_corpus.scale_sets(queries) if large else None
     summary = (
-        await distractors.report(harness, shared, model, queries, sizes, pool, sets, sets)
+        await distractors.report(
+            harness, shared, model, queries, sizes, pool, sets, sets, args.true_vectors
+        )
         if sizes
         else {}
     )
@@ -627,6 +631,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--distractors", default="")
     parser.add_argument("--check-approximation", action="store_true")
     parser.add_argument("--distractor-pool", default="")
+    parser.add_argument(
+        "--true-vectors",
+        action="store_true",
+        help="--distractors embedded by the model itself, not approximated (slow: for e5)",
+    )
     parser.add_argument(
         "--corpus", default="", help="large (tests/eval/large_corpus.py) or a folder"
     )

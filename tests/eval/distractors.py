@@ -212,6 +212,7 @@ async def load(store: Any, pool: Pool, line_vectors: Any, count: int, true: bool
     from video_research.transcripts.windows import WINDOWS, window_uuid
 
     started = time.perf_counter()
+    done = 0
     for objects, members in distractor_batches(pool, count):
         windows, lines = distractor_windows(objects, members)
         if true:
@@ -223,6 +224,13 @@ async def load(store: Any, pool: Pool, line_vectors: Any, count: int, true: bool
         await store.insert_many(CHUNKS, objects, vectors=vectors)
         uuids = [window_uuid(w["video_id"], w["first_cue"]) for w in windows]
         await store.insert_many(WINDOWS, windows, uuids=uuids, vectors=window_vectors)
+        done += len(objects)
+        if true and done // 10_000 != (done - len(objects)) // 10_000:
+            # Embedding is the slow path (an hour or more per 100k on 2 cores): say where it is.
+            print(
+                f"   {done} distractors embedded in {time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
     return time.perf_counter() - started
 
 
@@ -404,7 +412,8 @@ async def _one_size(
             store = await get_store()
             await harness.index(shared)
             if size and pool is not None and not marker.exists():
-                line_vectors = await line_parts(pool, store.embedder)
+                # True vectors need no line parts (for e5 they take ~20 minutes).
+                line_vectors = None if true_vectors else await line_parts(pool, store.embedder)
                 print(
                     f"   building {size} distractors from {len(pool.texts)} distinct lines "
                     f"({tag} vectors) in {folder}",
@@ -437,6 +446,7 @@ async def report(
     pool_folder: Path | None = None,
     sets: dict[str, Callable[[Query], bool]] | None = None,
     ceiling_sets: dict[str, Callable[[Query], bool]] | None = None,
+    true_vectors: bool = False,
 ) -> dict:
     """moment@5 / MRR@10 per size, mode and query set (`sets`, default SETS), the
     default's p50, the drop per mode, and the ceiling per set of `ceiling_sets` (default:
@@ -453,7 +463,7 @@ async def report(
     print(f"\ndistractor pool: {pool.describe()}", flush=True)
     for size in sizes:
         print(f"\n## corpus + {size} distractors ({model}, pool {pool.tag})", flush=True)
-        results[size] = await _one_size(harness, shared, model, queries, size, pool)
+        results[size] = await _one_size(harness, shared, model, queries, size, pool, true_vectors)
         _print_tables(results, queries, sets, ceiling_sets, pool)  # each size as it ends
     summary: dict = {"pool": pool.describe()}
     for size, per_mode in results.items():
