@@ -218,18 +218,34 @@ def rsf_calibrated_unless_names(models: list[str]):
     return rule
 
 
-def rsf_calibrated_keywords(alpha: Callable[[Candidates, str], float], models: list[str]):
+def rsf_calibrated_keywords(
+    alpha: Callable[[Candidates, str], float], models: list[str], credit_words: int = 0
+):
     """Relative score fusion whose keyword side is the store's calibrated keyword score
     (BM25 over what a passage holding every query word once scores, capped at 1: the same
     scale for every query) instead of min-max over the candidates, which gives the best
-    keyword hit 1.0 however little of the query it holds. Vector sides stay min-max."""
+    keyword hit 1.0 however little of the query it holds. Vector sides stay min-max.
+    `credit_words`: a hit holding fewer of the query's words other than stopwords (and
+    not all of them) gets no keyword credit (`fusion.keyword_credit`; 0: every hit does)."""
+    from video_research.knowledge import fusion
+    from video_research.knowledge.collections import get_collection
+    from video_research.transcripts.indexer import CHUNKS
+
+    chunks = get_collection(CHUNKS)
+
+    def credited(c: Candidates, h: Any) -> bool:
+        if not credit_words:
+            return True
+        terms = fusion.content_words(c.query.query)
+        return fusion.keyword_credit(terms, chunks.keyword_text(h.properties), credit_words)
 
     def rule(c: Candidates) -> dict[str, float]:
         a = alpha(c, models[0])
         fused: dict[str, float] = {}
         if a < 1:
             for h in c.keyword.hits:
-                fused[h.uuid] = (1 - a) * (h.keyword_score or 0.0)
+                if credited(c, h):
+                    fused[h.uuid] = (1 - a) * (h.keyword_score or 0.0)
         for model in models if a > 0 else []:
             for uuid, value in c.vectors[model].norm.items():
                 fused[uuid] = fused.get(uuid, 0.0) + a / len(models) * value
@@ -313,12 +329,13 @@ def names_found(
     share: float | None = None,
     words: int | None = None,
     no_match: float | None = None,
+    credit_words: int | None = None,
 ):
     """The default as the stores compute it (`fusion.adapted_alpha`: the names a query holds
     count only where the keyword side's NAMES_AMONG best hits hold them, or its `among`
     best; the keyword side calibrated unless those hits hold a name), then quotes first;
     `share`, `words` and `no_match` replace KEYWORD_MATCH_SHARE, KEYWORD_MATCH_WORDS and
-    NO_MATCH_SHARE."""
+    NO_MATCH_SHARE, and `credit_words` KEYWORD_CREDIT_WORDS (`rsf_calibrated_keywords`)."""
     from video_research.knowledge import fusion
     from video_research.knowledge.collections import get_collection
     from video_research.transcripts.indexer import CHUNKS
@@ -347,7 +364,8 @@ def names_found(
             for name, value in saved.items():
                 setattr(fusion, name, value)
 
-    plain, calibrated = rsf(alpha, models), rsf_calibrated_keywords(alpha, models)
+    least = fusion.KEYWORD_CREDIT_WORDS if credit_words is None else credit_words
+    plain, calibrated = rsf(alpha, models), rsf_calibrated_keywords(alpha, models, least)
 
     def rule(c: Candidates) -> dict[str, float]:
         with variant():
@@ -555,6 +573,10 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
         found[f"{name}: the default, keyword match words {words}"] = names_found(
             models, words=words
         )
+    found[f"{name}: before chance words (the default, keyword credit for one word)"] = names_found(
+        models, credit_words=0
+    )
+    found[f"{name}: the default, keyword credit from 2 words"] = names_found(models, credit_words=2)
     found[f"{name}: the default, each side's best in the first 3"] = sides_kept(
         names_found(models), 3, models
     )

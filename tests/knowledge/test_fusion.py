@@ -459,3 +459,99 @@ async def test_the_default_search_puts_the_passage_holding_a_notes_words_first(
     monkeypatch.setattr(kt, "NOTE_SHARE", 1.01)  # no passage holds most of its words
     hits = await store.hybrid("VideoMetadata", note, alpha=None, vector=vectors[1])
     assert hits[0].properties["video_id"] == "v1"
+
+
+@pytest.mark.parametrize(
+    "query,text,credited",
+    [
+        # a paraphrase's one word, found by chance in a passage about something else
+        ("after dozens of rounds, changing my choice won", "the first rounds of a game", False),
+        ("after dozens of rounds, changing my choice won", "my choice won after rounds", True),
+        ("tides rise and fall", "the tides fall and rise", True),  # all of a short query's words
+        ("the tides rise and fall", "tides rise", False),
+        ("tides rising", "the tides are rising", True),
+        ("why does it", "it does", True),  # nothing but stopwords: nothing to hold
+    ],
+)
+def test_a_keyword_hit_earns_credit_with_three_of_the_querys_words(query, text, credited):
+    assert fusion.keyword_credit(fusion.content_words(query), text) is credited
+
+
+def _without_chance_matches(keyword, vector, weight, texts, terms):
+    """The fusion as if the keyword side had not returned the hits without credit."""
+    from video_research.knowledge.models import relative_score_fusion
+
+    kept = [(key, score) for key, score in keyword if fusion.keyword_credit(terms, texts[key])]
+    return relative_score_fusion([(kept, weight), (vector, 1.0 - weight)], calibrated=[True])
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(st.tuples(st.floats(0.0, 1.2), st.integers(0, 3)), min_size=1, max_size=12),
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=12),
+    st.floats(0.05, 0.95),
+    st.integers(1, 6),
+)
+@example([(0.2, 1), (0.9, 3)], [0.9, 0.89], 0.25, 1)
+def test_taking_credit_from_chance_matches_settles_the_head_exactly(keyword, vector, weight, head):
+    """Only the first `head` are read and settled: they are those of a fusion whose keyword
+    side never returned the hits without credit, in the same order."""
+    from video_research.knowledge.models import relative_score_fusion
+
+    terms = ["alpha", "beta", "gamma", "delta"]
+    texts = {f"k{i}": " ".join(terms[:held]) for i, (_, held) in enumerate(keyword)}
+    keyword_side = [(f"k{i}", score) for i, (score, _) in enumerate(keyword)]
+    # the vector side finds some of the keyword hits too, and passages of its own
+    vector_side = [(f"k{i}" if i % 2 else f"v{i}", score) for i, score in enumerate(vector)]
+    texts |= {key: "" for key, _ in vector_side if key not in texts}
+    fused = relative_score_fusion(
+        [(keyword_side, weight), (vector_side, 1.0 - weight)], calibrated=[True]
+    )
+    asked: list[str] = []
+
+    def read(keys):
+        asked.extend(keys)
+        return {key: texts[key] for key in keys}
+
+    settled = fusion.chance_matches_down(fused, dict(keyword_side), weight, read, terms, head)
+    expected = _without_chance_matches(keyword_side, vector_side, weight, texts, terms)
+    got = dict(settled)
+    want = dict(expected)
+    assert [round(got[key], 6) for key, _ in settled[:head]] == sorted(
+        (round(want.get(key, 0.0), 6) for key in got), reverse=True
+    )[:head]
+    assert len(asked) == len(set(asked))  # each hit read once
+
+
+async def test_a_chance_word_does_not_lift_a_passage_over_what_the_vectors_found(
+    services, monkeypatch
+):
+    """A question sharing one word ("day") with a passage about something else: on the
+    calibrated scale that word still scores, and lifted the passage over the one the vector
+    side ranked just above it."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    rng = np.random.default_rng(5)
+    query = rng.standard_normal(384)
+    query /= np.linalg.norm(query)
+    near = [query + rng.standard_normal(384) * scale for scale in (0.02, 0.025)]
+    titles = [
+        "the moon pulls the oceans toward it",
+        "every day we upload a new video",
+        *(f"talk {i} about something else entirely" for i in range(4)),
+    ]
+    await store.insert_many(
+        "VideoMetadata",
+        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
+        vectors=np.vstack([*near, rng.standard_normal((4, 384))]),
+    )
+    question = "why do the tides rise and fall twice a day"
+    assert fusion.calibrated_keywords(question)
+    hits = await store.hybrid("VideoMetadata", question, alpha=None, vector=query)
+    assert [h.properties["video_id"] for h in hits[:2]] == ["v0", "v1"]
+    monkeypatch.setattr(fusion, "KEYWORD_CREDIT_WORDS", 0)  # every hit earns credit
+    hits = await store.hybrid("VideoMetadata", question, alpha=None, vector=query)
+    assert [h.properties["video_id"] for h in hits[:2]] == ["v1", "v0"]

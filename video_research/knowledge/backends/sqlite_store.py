@@ -83,6 +83,8 @@ from video_research.knowledge.fusion import (
     adapted_alpha,
     asked_for,
     calibrated_keywords,
+    chance_matches_down,
+    content_words,
     names_held,
     quotes_first,
 )
@@ -438,6 +440,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             held: str | None = None
             order = [row for row, _ in keyword]
             said: list[int] = []
+            bodies: dict[int, str] = {}
             if adapt:
                 # The keyword side's best hits decide the weight (`fusion.adapted_alpha`);
                 # the first QUOTE_DEPTH are read for a passage the query quotes (a short
@@ -463,10 +466,24 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 self._nearest(conn, state, vector, where, window, exact=False) if alpha > 0 else []
             )
             distances = {c.row: c.distance for c in nearest}
+            calibrated = adapt and normalised and calibrated_keywords(query, held)
             fused = relative_score_fusion(
                 [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)],
-                calibrated=[adapt and normalised and calibrated_keywords(query, held)],
+                calibrated=[calibrated],
             )
+            if calibrated:
+                # bodies: the keyword side's first hits, read above; the rest as needed.
+                fused = chance_matches_down(
+                    fused,
+                    dict(keyword),
+                    1.0 - alpha,
+                    lambda rows: (
+                        bodies
+                        | keyword_bodies(conn, name, [row for row in rows if row not in bodies])
+                    ),
+                    content_words(query),
+                    limit + offset,
+                )
             fused = quotes_first(fused, order, quoted, QUOTE_DEPTH + len(said))
             ranked, objects = self._read_ranked(conn, name, fused, limit, offset)
             if vector is not None and ranked:
