@@ -256,11 +256,12 @@ It cost one French query on the 39 videos, whose passage holds its variable "t" 
 def keyword_credit(terms: Sequence[str], text: str, least: int | None = None) -> bool:
     """Whether a keyword hit's `text` holds enough of a query's distinct words other than
     stopwords (`terms`, `content_words`) to count as found by keywords: KEYWORD_CREDIT_WORDS of
-    them, or all. A paraphrase or a question in another language shares a word or two
-    with many passages by chance ("half", "rounds", "choice"); on the calibrated scale such
-    a hit scores 0.1-0.2, enough to lift it over a passage the vector side ranked just
-    above it, which is what such a query needs. `least`: instead of KEYWORD_CREDIT_WORDS
-    (the eval's replay)."""
+    them, or all. A paraphrase shares a word or two with many passages by chance ("half",
+    "rounds", "choice"); on the calibrated scale such a hit scores 0.1-0.2, enough to lift
+    it over a passage the vector side ranked just above it, which is what such a query
+    needs. A question in another language may share one word that matters (a variable, a
+    cognate) and loses it too: one French question on make eval. `least`: instead of
+    KEYWORD_CREDIT_WORDS (the eval's replay)."""
     held = count_terms(text, terms)
     return len(held) >= min(KEYWORD_CREDIT_WORDS if least is None else least, len(terms))
 
