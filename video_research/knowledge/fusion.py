@@ -248,9 +248,9 @@ of them) gets no keyword credit where the keyword side is calibrated (`chance_ma
 Chosen on make eval's tuning parts (the replay, `--fusion --tuning-only`) among 0, 2 and 3:
 3 brought the 39 videos' paraphrases to vectors only (MRR@10 0.271 -> 0.293) and the large
 corpus's Chinese quotes above keywords only (MRR 0.923 -> 0.955 alone, 0.885 -> 0.897 at
-100k), every group at or above the better single mode on the corpus alone; 2 gained less.
-It cost one French query on the 39 videos, whose passage holds its variable "t" alone
-(docs/benchmarks.md, "A chance word earns no keyword credit")."""
+100k), every tuning group at or above the better single mode on the corpus alone; 2 gained
+less. It cost one French query on the 39 videos, whose passage holds its variable "t"
+alone (docs/benchmarks.md, "A chance word earns no keyword credit")."""
 
 
 def keyword_credit(terms: Sequence[str], text: str, least: int | None = None) -> bool:
