@@ -229,6 +229,7 @@ def rsf_calibrated_keywords(
     not all of them) gets no keyword credit (`fusion.keyword_credit`; 0: every hit does)."""
     from video_research.knowledge import fusion
     from video_research.knowledge.collections import get_collection
+    from video_research.knowledge.keyword_tokens import content_terms, query_tokens
     from video_research.transcripts.indexer import CHUNKS
 
     chunks = get_collection(CHUNKS)
@@ -236,7 +237,7 @@ def rsf_calibrated_keywords(
     def credited(c: Candidates, h: Any) -> bool:
         if not credit_words:
             return True
-        terms = fusion.content_words(c.query.query)
+        terms = content_terms(query_tokens(c.query.query))
         return fusion.keyword_credit(terms, chunks.keyword_text(h.properties), credit_words)
 
     def rule(c: Candidates) -> dict[str, float]:

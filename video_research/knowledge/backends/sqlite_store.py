@@ -84,12 +84,13 @@ from video_research.knowledge.fusion import (
     asked_for,
     calibrated_keywords,
     chance_matches_down,
-    content_words,
     names_held,
     quotes_first,
 )
 from video_research.knowledge.keyword_tokens import (
+    content_terms,
     matched_share,
+    query_tokens,
     quote_tokens,
 )
 from video_research.knowledge.models import (
@@ -481,7 +482,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                         bodies
                         | keyword_bodies(conn, name, [row for row in rows if row not in bodies])
                     ),
-                    content_words(query),
+                    content_terms(query_tokens(query)),
                     limit + offset,
                 )
             fused = quotes_first(fused, order, quoted, QUOTE_DEPTH + len(said))
