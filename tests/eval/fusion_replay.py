@@ -331,12 +331,14 @@ def names_found(
     words: int | None = None,
     no_match: float | None = None,
     credit_words: int | None = None,
+    strong: float | None = None,
 ):
     """The default as the stores compute it (`fusion.adapted_alpha`: the names a query holds
     count only where the keyword side's NAMES_AMONG best hits hold them, or its `among`
     best; the keyword side calibrated unless those hits hold a name), then quotes first;
     `share`, `words` and `no_match` replace KEYWORD_MATCH_SHARE, KEYWORD_MATCH_WORDS and
-    NO_MATCH_SHARE, and `credit_words` KEYWORD_CREDIT_WORDS (`rsf_calibrated_keywords`)."""
+    NO_MATCH_SHARE, `credit_words` KEYWORD_CREDIT_WORDS (`rsf_calibrated_keywords`) and
+    `strong` STRONG_KEYWORDS (the best keyword hit's calibrated score; inf: never)."""
     from video_research.knowledge import fusion
     from video_research.knowledge.collections import get_collection
     from video_research.transcripts.indexer import CHUNKS
@@ -349,14 +351,21 @@ def names_found(
         return [chunks.keyword_text(h.properties) for h in c.keyword.hits[:depth]]
 
     def alpha(c: Candidates, model: str) -> float:
+        best = c.keyword.hits[0].keyword_score if c.keyword.hits else None
         with variant():
-            return fusion.adapted_alpha(c.query.query, model, texts(c))
+            return fusion.adapted_alpha(c.query.query, model, texts(c), best)
 
     @contextmanager
     def variant():
-        names = ("NAMES_AMONG", "KEYWORD_MATCH_SHARE", "KEYWORD_MATCH_WORDS", "NO_MATCH_SHARE")
+        names = (
+            "NAMES_AMONG",
+            "KEYWORD_MATCH_SHARE",
+            "KEYWORD_MATCH_WORDS",
+            "NO_MATCH_SHARE",
+            "STRONG_KEYWORDS",
+        )
         saved = {name: getattr(fusion, name) for name in names}
-        given = (depth, share, words, no_match)
+        given = (depth, share, words, no_match, strong)
         for name, value in zip(names, given, strict=True):
             setattr(fusion, name, saved[name] if value is None else value)
         try:
@@ -578,6 +587,13 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
         models, credit_words=0
     )
     found[f"{name}: the default, keyword credit from 2 words"] = names_found(models, credit_words=2)
+    found[f"{name}: before strong keywords (the default, keyword match by words alone)"] = (
+        names_found(models, strong=math.inf)
+    )
+    for strong in (0.5, 0.6, 0.8):
+        found[f"{name}: the default, strong keywords from {strong}"] = names_found(
+            models, strong=strong
+        )
     found[f"{name}: the default, each side's best in the first 3"] = sides_kept(
         names_found(models), 3, models
     )

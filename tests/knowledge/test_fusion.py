@@ -558,3 +558,59 @@ async def test_a_chance_word_does_not_lift_a_passage_over_what_the_vectors_found
     monkeypatch.setattr(fusion, "KEYWORD_CREDIT_WORDS", 0)  # every hit earns credit
     hits = await store.hybrid("VideoMetadata", question, alpha=None, vector=query)
     assert [h.properties["video_id"] for h in hits[:2]] == ["v1", "v0"]
+
+
+CHAT_NOTE = "god half hours afternoon main project get right now going"
+"""A note of chat (a large eval corpus query: the speaker's content words): its passage
+holds four of its nine words, the rare ones."""
+
+
+def test_a_strong_keyword_hit_leans_on_keywords_whatever_share_of_the_query_it_holds():
+    said = "and then the main project this afternoon, for half an hour"
+    assert matched_share(CHAT_NOTE, said) < fusion.LONG_MATCH_SHARE
+    assert not fusion.keyword_match(CHAT_NOTE, said)
+    model = "local:use-multilingual"
+    base = fusion.MODEL_BASE[model]
+    assert fusion.adapted_alpha(CHAT_NOTE, model, [said]) == base  # Weaviate: no score
+    # 0.72 and the next hit 0.45: the calibrated scores the large corpus gave the two
+    assert fusion.adapted_alpha(CHAT_NOTE, model, [said], 0.72) == fusion.KEYWORD_MATCH_ALPHA
+    assert fusion.adapted_alpha(CHAT_NOTE, model, [said], 0.45) == base
+    # uncapped (a passage holding the words twice) counts as 1
+    assert fusion.adapted_alpha(CHAT_NOTE, model, [said], 1.4) == fusion.KEYWORD_MATCH_ALPHA
+    # never raised
+    assert fusion.adapted_alpha("Grok 3 o1 Pro R1 Claude", model, ["x"], 0.9) <= 0.2
+
+
+async def test_the_default_search_leans_on_a_keyword_hit_holding_the_rare_words(
+    services, monkeypatch
+):
+    """The chat note's passage holds its rare words; the other titles hold its common ones
+    ("going right now", in all of them: worth next to nothing) and one is nearest the
+    query's vector. The default search ranks the passage first because its calibrated
+    keyword score is strong, not because of the share of words it holds."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    rng = np.random.default_rng(7)
+    query = rng.standard_normal(384)
+    query /= np.linalg.norm(query)
+    titles = [
+        "the main project this afternoon takes half the hours we have",
+        *(f"going right now to get something done, episode {i}" for i in range(29)),
+    ]
+    vectors = rng.standard_normal((len(titles), 384))
+    vectors[1] = query + rng.standard_normal(384) * 0.02
+    await store.insert_many(
+        "VideoMetadata",
+        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
+        vectors=vectors,
+    )
+    assert not fusion.keyword_match(CHAT_NOTE, titles[0])
+    hits = await store.hybrid("VideoMetadata", CHAT_NOTE, alpha=None, vector=query)
+    assert hits[0].properties["video_id"] == "v0"
+    assert hits[0].keyword_score >= fusion.STRONG_KEYWORDS
+    monkeypatch.setattr(fusion, "STRONG_KEYWORDS", 2.0)  # never strong enough
+    hits = await store.hybrid("VideoMetadata", CHAT_NOTE, alpha=None, vector=query)
+    assert hits[0].properties["video_id"] == "v1"

@@ -450,7 +450,8 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 first = [row for row, _ in keyword[: QUOTE_DEPTH if run else NAMES_AMONG]]
                 bodies = keyword_bodies(conn, name, first)
                 texts = [bodies[row] for row in first if row in bodies]
-                alpha = adapted_alpha(query, self.embedder.identity, texts)
+                best = keyword[0][1] if normalised and keyword else None
+                alpha = adapted_alpha(query, self.embedder.identity, texts, best)
                 held = names_held(query, self.embedder.identity, texts)
                 # A quote's passage may be below the keyword side's first QUOTE_DEPTH
                 # (among a million chunks, many hold its words): FTS5 finds the few
