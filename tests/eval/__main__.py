@@ -448,7 +448,8 @@ async def _main(args: argparse.Namespace) -> int:
             )
             return 2
         shared = root / "transcripts"
-        queries = load_queries(root / "queries.jsonl")[: args.limit or None]
+        queries = load_queries(root / "queries.jsonl") + large_corpus.paraphrases(root)
+        queries = queries[: args.limit or None]
     if args.fusion:
         return await _fusion(args, shared, queries)
     if args.distractors or args.check_approximation:

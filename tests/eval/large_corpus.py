@@ -31,8 +31,13 @@ Queries, in the styles of the hand-written sets (tests/eval/queries.jsonl, notes
   answer is the English sentence's start;
 - other-language: words from a Chinese podcast's own line (query and passage Chinese).
 
-There is no paraphrase group: a paraphrase needs a writer (or a model this project does
-not have offline); the hand-written sets keep theirs.
+Paraphrases need a writer (no model this project has offline writes them), so they are
+not generated: tests/eval/large_paraphrases.jsonl holds 59 written by hand (`paraphrases`),
+39 English and 20 Chinese claims in the manner of the hand-written sets, each of one
+moment of a corpus video, avoiding its content words (the Chinese ones restate the
+passage in other words), labelled at the paraphrased sentence's estimated start. They
+join the generated queries whenever the corpus is evaluated; only the video ids and the
+seconds refer to the transcripts, the sentences are the writer's own.
 
 Podcast lines carry one time a minute: a query taken from the middle of a line is
 labelled at the line's start plus its share of the line's words (or characters), so the
@@ -55,7 +60,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.eval.metrics import content_words
+from tests.eval.metrics import Query, content_words
 from tests.eval.pool import LANGUAGES, Source, _video_id
 
 CAP_SECONDS = 1800.0
@@ -409,6 +414,23 @@ if __name__ == "__main__":
 
 
 # ----------------------------------------------------------------------- the report
+
+
+PARAPHRASES = Path(__file__).with_name("large_paraphrases.jsonl")
+
+
+def paraphrases(root: Path) -> list[Query]:
+    """The hand-written paraphrases (see the module doc) of the videos the corpus at `root`
+    holds, each in the part its video is in (`held_out`)."""
+    videos = {path.stem for path in (root / "transcripts").iterdir()}
+    found = []
+    for line in PARAPHRASES.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            fields = json.loads(line)
+            if fields["video_id"] in videos:
+                split = "held-out" if held_out(fields["video_id"]) else "tune"
+                found.append(Query(**fields, split=split))
+    return found
 
 
 def is_corpus(transcripts: Path) -> bool:

@@ -198,3 +198,24 @@ def test_the_distractor_sets_split_tuning_and_held_out_by_group(tmp_path):
         member = [name for name, keep in sets.items() if keep(query)]
         part = "HELD-OUT" if query.split == "held-out" else "tuning"
         assert member == ["all", f"{part}, all", f"{part}, {large_corpus.group(query)}"]
+
+
+def test_the_hand_written_paraphrases_join_the_corpus_in_their_videos_part(tmp_path):
+    """Each paraphrase names a moment of a corpus video; only the videos an export holds
+    are asked about, each in the part (tuning or HELD-OUT) its video hashes to."""
+    lines = large_corpus.PARAPHRASES.read_text(encoding="utf-8").splitlines()
+    written = [json.loads(line) for line in lines if line.strip()]
+    assert len({q["id"] for q in written}) == len(written) >= 50
+    assert {q["kind"] for q in written} == {"paraphrase"}
+    assert {q["query_language"] for q in written} == {"en", "zh"}
+    assert all(q["query_language"] == q["passage_language"] for q in written)
+    kept = {written[0]["video_id"], written[-1]["video_id"]}
+    (tmp_path / "transcripts").mkdir()
+    for video_id in kept:
+        (tmp_path / "transcripts" / f"{video_id}.srt").write_text("")
+    found = large_corpus.paraphrases(tmp_path)
+    assert {q.video_id for q in found} == kept
+    assert len(found) == sum(q["video_id"] in kept for q in written)
+    for query in found:
+        assert query.split == ("held-out" if large_corpus.held_out(query.video_id) else "tune")
+        assert large_corpus.group(query) == f"paraphrase {query.query_language}"
