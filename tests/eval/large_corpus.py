@@ -32,12 +32,15 @@ Queries, in the styles of the hand-written sets (tests/eval/queries.jsonl, notes
 - other-language: words from a Chinese podcast's own line (query and passage Chinese).
 
 Paraphrases need a writer (no model this project has offline writes them), so they are
-not generated: tests/eval/large_paraphrases.jsonl holds 59 written by hand (`paraphrases`),
-39 English and 20 Chinese claims in the manner of the hand-written sets, each of one
+not generated: tests/eval/large_paraphrases.jsonl holds 93 written by hand (`paraphrases`),
+39 English and 54 Chinese claims in the manner of the hand-written sets, each of one
 moment of a corpus video, avoiding its content words (the Chinese ones restate the
-passage in other words), labelled at the paraphrased sentence's estimated start. They
-join the generated queries whenever the corpus is evaluated; only the video ids and the
-seconds refer to the transcripts, the sentences are the writer's own.
+passage in other words, copying no run of more than four characters but a name),
+labelled at the paraphrased sentence's estimated start. The Chinese claims P060-P093,
+two more in each Chinese video, were written from the transcripts alone, before any
+search had been run on them. They join the generated queries whenever the corpus is
+evaluated; only the video ids and the seconds refer to the transcripts, the sentences
+are the writer's own.
 
 Podcast lines carry one time a minute: a query taken from the middle of a line is
 labelled at the line's start plus its share of the line's words (or characters), so the
