@@ -332,13 +332,17 @@ def names_found(
     no_match: float | None = None,
     credit_words: int | None = None,
     strong: float | None = None,
+    cjk_alpha: float | None = None,
+    cjk_among: int | None = None,
 ):
     """The default as the stores compute it (`fusion.adapted_alpha`: the names a query holds
     count only where the keyword side's NAMES_AMONG best hits hold them, or its `among`
     best; the keyword side calibrated unless those hits hold a name), then quotes first;
     `share`, `words` and `no_match` replace KEYWORD_MATCH_SHARE, KEYWORD_MATCH_WORDS and
-    NO_MATCH_SHARE, `credit_words` KEYWORD_CREDIT_WORDS (`rsf_calibrated_keywords`) and
-    `strong` STRONG_KEYWORDS (the best keyword hit's calibrated score; inf: never)."""
+    NO_MATCH_SHARE, `credit_words` KEYWORD_CREDIT_WORDS (`rsf_calibrated_keywords`),
+    `strong` STRONG_KEYWORDS (the best keyword hit's calibrated score; inf: never),
+    `cjk_alpha` and `cjk_among` CJK_ALPHA and CJK_AMONG (0: a CJK query is never among
+    CJK passages; -1: always, whatever the vector side found)."""
     from video_research.knowledge import fusion
     from video_research.knowledge.collections import get_collection
     from video_research.transcripts.indexer import CHUNKS
@@ -350,10 +354,16 @@ def names_found(
     def texts(c: Candidates) -> list[str]:
         return [chunks.keyword_text(h.properties) for h in c.keyword.hits[:depth]]
 
+    def vector_texts(c: Candidates) -> list[str]:
+        if cjk_among == -1:
+            return ["中文"]  # a CJK passage, whatever the vector side found
+        among = fusion.CJK_AMONG if cjk_among is None else cjk_among
+        return [chunks.keyword_text(h.properties) for h in c.vectors[models[0]].hits[:among]]
+
     def alpha(c: Candidates, model: str) -> float:
         best = c.keyword.hits[0].keyword_score if c.keyword.hits else None
         with variant():
-            return fusion.adapted_alpha(c.query.query, model, texts(c), best)
+            return fusion.adapted_alpha(c.query.query, model, texts(c), best, vector_texts(c))
 
     @contextmanager
     def variant():
@@ -363,9 +373,12 @@ def names_found(
             "KEYWORD_MATCH_WORDS",
             "NO_MATCH_SHARE",
             "STRONG_KEYWORDS",
+            "CJK_ALPHA",
+            "CJK_AMONG",
         )
         saved = {name: getattr(fusion, name) for name in names}
-        given = (depth, share, words, no_match, strong)
+        among = None if cjk_among is None or cjk_among < 1 else cjk_among
+        given = (depth, share, words, no_match, strong, cjk_alpha, among)
         for name, value in zip(names, given, strict=True):
             setattr(fusion, name, saved[name] if value is None else value)
         try:
@@ -380,7 +393,8 @@ def names_found(
     def rule(c: Candidates) -> dict[str, float]:
         with variant():
             held = fusion.names_held(c.query.query, models[0], texts(c))
-        fused = (calibrated if fusion.calibrated_keywords(c.query.query, held) else plain)(c)
+            keep = fusion.calibrated_keywords(c.query.query, held, vector_texts(c))
+        fused = (calibrated if keep else plain)(c)
         return quoting(c, fused)
 
     return rule
@@ -594,6 +608,18 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
         found[f"{name}: the default, strong keywords from {strong}"] = names_found(
             models, strong=strong
         )
+    found[f"{name}: before CJK passages (the default, bigrams calibrated)"] = names_found(
+        models, cjk_among=0
+    )
+    found[f"{name}: the default, CJK queries on min-max at 0.6 ungated"] = names_found(
+        models, cjk_among=-1
+    )
+    for among in (1, 3, 5, 10, 20, 30):
+        found[f"{name}: the default, CJK passages among the vector side's {among}"] = names_found(
+            models, cjk_among=among
+        )
+    for a in (0.4, 0.5, 0.7, 0.75):
+        found[f"{name}: the default, CJK alpha {a}"] = names_found(models, cjk_alpha=a)
     found[f"{name}: the default, each side's best in the first 3"] = sides_kept(
         names_found(models), 3, models
     )

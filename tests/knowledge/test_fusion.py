@@ -614,3 +614,71 @@ async def test_the_default_search_leans_on_a_keyword_hit_holding_the_rare_words(
     monkeypatch.setattr(fusion, "STRONG_KEYWORDS", 2.0)  # never strong enough
     hits = await store.hybrid("VideoMetadata", CHAT_NOTE, alpha=None, vector=query)
     assert hits[0].properties["video_id"] == "v1"
+
+
+CHINESE_CLAIM = "只要前景变得更难预测，贴现率一升高，公司的估值就会下降"
+"""A Chinese claim of the large eval corpus, restating its passage in other words: the
+passage holds a few of its many bigrams (贴现, 升高, 估值, 下降), never most."""
+
+
+def test_a_cjk_query_among_cjk_passages_reads_its_bigrams_on_min_max():
+    said = "未来越难看清 贴现率就会升高 估值自然往下走"
+    english = ["the discount rate rises and valuations fall", "episode 4: the weather"]
+    model = "local:use-multilingual"
+    base = fusion.MODEL_BASE[model]
+    assert fusion.written_in_cjk(CHINESE_CLAIM) and fusion.written_in_cjk(said)
+    assert fusion.written_in_cjk("Anthropic五十几个工作日就上线了七十余款产品")  # names kept
+    assert not fusion.written_in_cjk("Claude 4.5 would have been called 5 (他说)")
+    assert not fusion.written_in_cjk("")
+    # among CJK passages: at most CJK_ALPHA, keywords on min-max
+    assert fusion.cjk_passages(CHINESE_CLAIM, [*english, said])
+    assert fusion.adapted_alpha(CHINESE_CLAIM, model, [said], 0.3, [*english, said]) == (
+        fusion.CJK_ALPHA
+    )
+    assert not fusion.calibrated_keywords(CHINESE_CLAIM, said, [*english, said])
+    # a Chinese question about English videos (its bigrams match Chinese passages by
+    # chance), or a CJK passage below the vector side's first CJK_AMONG: unchanged
+    beyond = [*english * fusion.CJK_AMONG, said]
+    for texts in (english, beyond, None):
+        assert not fusion.cjk_passages(CHINESE_CLAIM, texts)
+        assert fusion.adapted_alpha(CHINESE_CLAIM, model, [said], 0.3, texts) == base
+        assert fusion.calibrated_keywords(CHINESE_CLAIM, said, texts)
+    # an English query among Chinese passages: unchanged
+    assert not fusion.cjk_passages("the discount rate rises", [said])
+    # never raised: a query that leans on keywords keeps its lower weight
+    assert fusion.adapted_alpha(said, model, [said], 1.0, [said]) == fusion.KEYWORD_MATCH_ALPHA
+
+
+async def test_the_default_search_finds_a_chinese_claims_passage_by_its_bigrams(
+    services, monkeypatch
+):
+    """The claim's passage holds four of its bigrams and sits halfway to the query's
+    vector; another Chinese title is nearest it and holds none. On the calibrated scale
+    the passage's bigrams scored too little to lift it over the nearest title; read on
+    min-max at CJK_ALPHA they do."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    rng = np.random.default_rng(11)
+    query = rng.standard_normal(384)
+    query /= np.linalg.norm(query)
+    titles = [
+        "未来越难看清 贴现率就会升高 估值自然往下走",
+        *(f"第{i}集 今天聊聊天气和周末的安排" for i in range(29)),
+    ]
+    vectors = rng.standard_normal((len(titles), 384)) * 0.05
+    vectors[0] += query * 0.5
+    vectors[1] = query + rng.standard_normal(384) * 0.02
+    await store.insert_many(
+        "VideoMetadata",
+        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
+        vectors=vectors,
+    )
+    hits = await store.hybrid("VideoMetadata", CHINESE_CLAIM, alpha=None, vector=query)
+    assert hits[0].properties["video_id"] == "v0"
+    assert hits[0].keyword_score < fusion.STRONG_KEYWORDS  # not the strong-keyword rule
+    monkeypatch.setattr(fusion, "CJK_AMONG", 0)  # the vector side's passages never looked at
+    hits = await store.hybrid("VideoMetadata", CHINESE_CLAIM, alpha=None, vector=query)
+    assert hits[0].properties["video_id"] == "v1"

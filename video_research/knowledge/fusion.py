@@ -165,19 +165,24 @@ def adapted_alpha(
     embedder_identity: str,
     keyword_texts: Sequence[str],
     best_keyword: float | None = None,
+    vector_texts: Sequence[str] | None = None,
 ) -> float:
     """The default weight of `query` once its keyword side has answered (`keyword_texts`:
     the text of its best hits, best first): names count where the keyword side found them
     (`names_held`, `query_alpha`), and a query whose best hit holds its words leans on
     keywords (`keyword_match`), as does one whose best hit's calibrated keyword score
     (`best_keyword`; None where the keyword side has none: Weaviate) reaches
-    STRONG_KEYWORDS. Both backends compute the rest from the same texts."""
+    STRONG_KEYWORDS. Both backends compute the rest from the same texts. With the vector
+    side's best hits (`vector_texts`, the embedded store), a CJK query among CJK passages
+    weighs at most CJK_ALPHA (`cjk_passages`)."""
     held = names_held(query, embedder_identity, keyword_texts)
     alpha = query_alpha(query, embedder_identity, held)
     if keyword_texts and keyword_match(query, keyword_texts[0]):
         return min(alpha, KEYWORD_MATCH_ALPHA)
     if best_keyword is not None and min(best_keyword, 1.0) >= STRONG_KEYWORDS:
         return min(alpha, KEYWORD_MATCH_ALPHA)
+    if cjk_passages(query, vector_texts):
+        return min(alpha, CJK_ALPHA)
     return alpha
 
 
@@ -231,6 +236,54 @@ choice, lost one note's rank on the corpus alone (MRR 0.987 -> 0.982), where 0.5
 have gained (0.995): reported, not tuned on."""
 
 
+CJK_ALPHA = 0.6
+"""alpha at most of a query written in CJK whose vector side's first CJK_AMONG hits hold a
+passage written in CJK (`cjk_passages`), and that side read on min-max instead of the
+calibrated scale (`calibrated_keywords`). The keyword side cuts CJK into character
+bigrams: a Chinese claim restating a Chinese passage keeps its two-character words, so
+the passage holds several of the claim's bigrams, but never most of them, and on the
+calibrated scale it scored 0.1-0.4: with the base weight (0.75) the keyword side could
+not lift it over what the vector side put first. On the large eval corpus's 35 tuning
+Chinese claims the default was 0.600 / 0.543 moment@5 / MRR@10 on the corpus alone
+against keywords only's 0.714 / 0.610, 0.771 / 0.623 with the rule; with 100k distractor
+chunks 0.514 / 0.404 -> 0.600 / 0.478 (keywords only 0.686 / 0.578). Chosen in the
+replay on the tuning parts: 0.5 and 0.4 gained more among distractors but sank the
+Chinese questions about English videos below vectors only (the large corpus's 87
+translations, MRR 0.583 and 0.559 against 0.613 on the corpus alone); 0.7 and 0.75 gained
+less (docs/benchmarks.md, "Chinese claims lean on their bigrams")."""
+CJK_AMONG = 50
+"""How many of the vector side's best hits are looked at for a passage written in CJK
+(`cjk_passages`). The gate keeps the rule off a Chinese question about English videos
+(the 39 videos' Chinese notes): its keyword side matches Chinese passages on common
+bigrams by chance, and read on min-max at 0.6 without the gate those cost the 39
+videos' cross-language MRR 0.798 -> 0.765 (vectors only 0.769). Among distractor chunks
+in other languages the vector side ranks them above the claim's passage, so the first
+ten held it less often than fifty: the tuning claims with 100k distractors 0.571 / 0.470
+with ten, 0.600 / 0.478 with fifty, the same on the corpus alone and on the 39 videos;
+one to five kept less everywhere."""
+_CJK_SHARE = 1 / 3
+"""A text is written in CJK when this share of its characters are (a Chinese passage that
+keeps English names and numbers still is)."""
+
+
+def written_in_cjk(text: str) -> bool:
+    """Whether `text` is written in CJK: _CJK_SHARE of its characters, spaces aside."""
+    letters = len(text) - text.count(" ")
+    return letters > 0 and len(_CJK.findall(text)) >= _CJK_SHARE * letters
+
+
+def cjk_passages(query: str, vector_texts: Sequence[str] | None) -> bool:
+    """Whether `query` is written in CJK and the vector side's first CJK_AMONG hits
+    (`vector_texts`, best first; None: not known, as in Weaviate) hold a passage written
+    in CJK: a search among passages in the query's own script, where the keyword side's
+    bigrams are evidence (`CJK_ALPHA`)."""
+    return (
+        vector_texts is not None
+        and written_in_cjk(query)
+        and any(written_in_cjk(text) for text in vector_texts[:CJK_AMONG])
+    )
+
+
 def keyword_match(query: str, text: str) -> bool:
     """Whether the best keyword hit (`text`) holds what `query` asked, so that the query
     leans on keywords: KEYWORD_MATCH_SHARE of its distinct words, or KEYWORD_MATCH_WORDS
@@ -255,7 +308,9 @@ def keyword_match_alpha(alpha: float, share: float | None) -> float:
     return alpha
 
 
-def calibrated_keywords(query: str, held: str | None = None) -> bool:
+def calibrated_keywords(
+    query: str, held: str | None = None, vector_texts: Sequence[str] | None = None
+) -> bool:
     """Whether the default search weighs `query`'s keyword side by its calibrated score
     (the keyword index's BM25 over what a passage holding every query word once scores,
     0..1 for every query) instead of min-max over its candidates: for a query that names
@@ -267,8 +322,10 @@ def calibrated_keywords(query: str, held: str | None = None) -> bool:
     things keeps min-max: a name's few hits are what it asked for, however low BM25
     scores them against the whole query (the Chinese notes, which keep English names,
     fell from 1.000 to 0.977 when calibrated). With `held`, only the names those hits
-    hold count (`NAMES_AMONG`)."""
-    return specific_tokens(query, held) == 0
+    hold count (`NAMES_AMONG`). A CJK query among CJK passages (`cjk_passages`, given the
+    vector side's best hits' `vector_texts`) keeps min-max too: its passage holds a few
+    of its many bigrams, which the calibrated scale scores low (`CJK_ALPHA`)."""
+    return specific_tokens(query, held) == 0 and not cjk_passages(query, vector_texts)
 
 
 KEYWORD_CREDIT_WORDS = 3

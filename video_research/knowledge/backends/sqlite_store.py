@@ -77,6 +77,7 @@ from video_research.knowledge.base import (
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.fusion import (
+    CJK_AMONG,
     NAMES_AMONG,
     PHRASE_MOST,
     QUOTE_DEPTH,
@@ -86,6 +87,7 @@ from video_research.knowledge.fusion import (
     chance_matches_down,
     names_held,
     quotes_first,
+    written_in_cjk,
 )
 from video_research.knowledge.keyword_tokens import (
     content_terms,
@@ -442,6 +444,8 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             order = [row for row, _ in keyword]
             said: list[int] = []
             bodies: dict[int, str] = {}
+            texts: list[str] = []
+            best: float | None = None
             if adapt:
                 # The keyword side's best hits decide the weight (`fusion.adapted_alpha`);
                 # the first QUOTE_DEPTH are read for a passage the query quotes (a short
@@ -468,7 +472,17 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
                 self._nearest(conn, state, vector, where, window, exact=False) if alpha > 0 else []
             )
             distances = {c.row: c.distance for c in nearest}
-            calibrated = adapt and normalised and calibrated_keywords(query, held)
+            vector_texts: list[str] | None = None
+            if adapt and nearest and written_in_cjk(query):
+                # A CJK query among CJK passages reads its bigrams on min-max and weighs at
+                # most CJK_ALPHA (`fusion.cjk_passages`): the vector side's first few say
+                # which script the passages it asks about are in.
+                first_rows = [c.row for c in sorted(nearest, key=lambda c: c.distance)]
+                first_rows = first_rows[:CJK_AMONG]
+                bodies |= keyword_bodies(conn, name, [r for r in first_rows if r not in bodies])
+                vector_texts = [bodies.get(row, "") for row in first_rows]
+                alpha = adapted_alpha(query, self.embedder.identity, texts, best, vector_texts)
+            calibrated = adapt and normalised and calibrated_keywords(query, held, vector_texts)
             fused = relative_score_fusion(
                 [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)],
                 calibrated=[calibrated],
