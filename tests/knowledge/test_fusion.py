@@ -560,6 +560,17 @@ async def test_a_chance_word_does_not_lift_a_passage_over_what_the_vectors_found
     assert [h.properties["video_id"] for h in hits[:2]] == ["v1", "v0"]
 
 
+def _random_query(seed: int):
+    """A seeded generator and a random unit query vector drawn from it (384 dimensions, the
+    tests' model): the titles' vectors are drawn next, so each test's store is the same
+    every run."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    query = rng.standard_normal(384)
+    return rng, query / np.linalg.norm(query)
+
+
 CHAT_NOTE = "god half hours afternoon main project get right now going"
 """A note of chat (a large eval corpus query: the speaker's content words): its passage
 holds four of its nine words, the rare ones."""
@@ -588,14 +599,10 @@ async def test_the_default_search_leans_on_a_keyword_hit_holding_the_rare_words(
     ("going right now", in all of them: worth next to nothing) and one is nearest the
     query's vector. The default search ranks the passage first because its calibrated
     keyword score is strong, not because of the share of words it holds."""
-    import numpy as np
-
     from video_research.knowledge.store import get_store
 
     store = await get_store()
-    rng = np.random.default_rng(7)
-    query = rng.standard_normal(384)
-    query /= np.linalg.norm(query)
+    rng, query = _random_query(7)
     titles = [
         "the main project this afternoon takes half the hours we have",
         *(f"going right now to get something done, episode {i}" for i in range(29)),
@@ -656,14 +663,10 @@ async def test_the_default_search_finds_a_chinese_claims_passage_by_its_bigrams(
     vector; another Chinese title is nearest it and holds none. On the calibrated scale
     the passage's bigrams scored too little to lift it over the nearest title; read on
     min-max at CJK_ALPHA they do."""
-    import numpy as np
-
     from video_research.knowledge.store import get_store
 
     store = await get_store()
-    rng = np.random.default_rng(11)
-    query = rng.standard_normal(384)
-    query /= np.linalg.norm(query)
+    rng, query = _random_query(11)
     titles = [
         "未来越难看清 贴现率就会升高 估值自然往下走",
         *(f"第{i}集 今天聊聊天气和周末的安排" for i in range(29)),
