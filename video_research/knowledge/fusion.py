@@ -350,8 +350,9 @@ def keyword_credit(terms: Sequence[str], text: str, least: int | None = None) ->
     side asked with) to count as found by keywords: KEYWORD_CREDIT_WORDS of them, or all.
     A paraphrase shares a word or two with many passages by chance ("half", "rounds",
     "choice"); on the calibrated scale such a hit scores 0.1-0.2, enough to lift it over
-    a passage the vector side ranked just above it, which is what such a query needs. A question in another language may share one word that matters (a variable, a
-    cognate) and loses it too: one French question on make eval. `least`: instead of
+    a passage the vector side ranked just above it, which is what such a query needs. A
+    question in another language may share one word that matters (a variable, a cognate)
+    and loses it too: one French question on make eval. `least`: instead of
     KEYWORD_CREDIT_WORDS (the eval's replay)."""
     held = count_terms(text, terms)
     return len(held) >= min(KEYWORD_CREDIT_WORDS if least is None else least, len(terms))

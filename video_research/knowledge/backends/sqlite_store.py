@@ -476,9 +476,9 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             if adapt and nearest and written_in_cjk(query):
                 # A CJK query among CJK passages reads its bigrams on min-max and weighs at
                 # most CJK_ALPHA (`fusion.cjk_passages`): the vector side's first CJK_AMONG
-                # say whether the store holds passages in the query's script near it.
-                ranked_rows = sorted(nearest, key=lambda c: c.distance)[:CJK_AMONG]
-                first_rows = [c.row for c in ranked_rows]
+                # (nearest first, as the index returns them) say whether the store holds
+                # passages in the query's script near it.
+                first_rows = [c.row for c in nearest[:CJK_AMONG]]
                 bodies |= keyword_bodies(conn, name, [r for r in first_rows if r not in bodies])
                 vector_texts = [bodies.get(row, "") for row in first_rows]
                 alpha = adapted_alpha(query, self.embedder.identity, texts, best, vector_texts)
