@@ -20,7 +20,9 @@ logistic fits of knowledge.relevance on its tuning part: see calibration.py).
 embedder only, and the ceiling any reranking of the three modes' candidates could reach;
 --check-approximation validates their cached vectors: see distractors.py; --true-vectors
 embeds every distractor with the model itself instead, for models whose approximation is
-unfit, e5: about an hour per 100k on 2 cores).
+unfit, e5: about an hour per 100k on 2 cores); --export-distractors DIR writes their texts
+for another machine to embed, --distractor-vectors DIR stores what it computed (see
+embed_elsewhere.py).
 --distractor-pool DIR (draw the distractors from the transcripts of other videos that
 `make eval-pool` exported there, see pool.py; without it, from the corpus's own lines).
 """
@@ -514,7 +516,17 @@ async def _at_scale(args: argparse.Namespace, shared: Path, queries: list[Query]
     sets = large_corpus.scale_sets(queries) if large else None
     summary = (
         await distractors.report(
-            harness, shared, model, queries, sizes, pool, sets, sets, args.true_vectors
+            harness,
+            shared,
+            model,
+            queries,
+            sizes,
+            pool,
+            sets,
+            sets,
+            args.true_vectors,
+            Path(args.export_distractors) if args.export_distractors else None,
+            Path(args.distractor_vectors) if args.distractor_vectors else None,
         )
         if sizes
         else {}
@@ -636,6 +648,16 @@ def main(argv: list[str]) -> int:
         "--true-vectors",
         action="store_true",
         help="--distractors embedded by the model itself, not approximated (slow: for e5)",
+    )
+    parser.add_argument(
+        "--export-distractors",
+        default="",
+        help="write the --distractors' texts to DIR for another machine to embed, then stop",
+    )
+    parser.add_argument(
+        "--distractor-vectors",
+        default="",
+        help="DIR/<size>: the --distractors' own vectors, embedded elsewhere from those texts",
     )
     parser.add_argument(
         "--corpus", default="", help="large (tests/eval/large_corpus.py) or a folder"

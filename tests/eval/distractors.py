@@ -204,10 +204,102 @@ def approximate_vectors(parts: LineParts, members: list[Any]) -> Any:
     return summed.astype(np.float32)
 
 
-async def load(store: Any, pool: Pool, line_vectors: Any, count: int, true: bool = False) -> float:
+def export_texts(pool: Pool, count: int, folder: Path) -> Path:
+    """Write the text of each of `count` distractors and of each of their windows, in the
+    order `load` inserts them, to `folder` (`distractors-<count>-<pool key>.json.xz`), for
+    a machine that embeds them faster than this one (`given_vectors` reads its answer)."""
+    import lzma
+
+    chunks: list[str] = []
+    windows: list[str] = []
+    for objects, members in distractor_batches(pool, count):
+        chunks += [o["text"] for o in objects]
+        windows += [w["text"] for w in distractor_windows(objects, members)[0]]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"distractors-{count}-{pool.key}.json.xz"
+    payload = {"count": count, "pool": pool.key, "chunks": chunks, "windows": windows}
+    path.write_bytes(lzma.compress(json.dumps(payload, ensure_ascii=False).encode(), preset=9))
+    return path
+
+
+@dataclass
+class GivenVectors:
+    """Vectors of every distractor chunk and window, computed elsewhere from the texts
+    `export_texts` wrote (by the store's own model), in the order `load` inserts them."""
+
+    chunks: Any
+    windows: Any
+    at: tuple[int, int] = (0, 0)
+
+    def take(self, chunks: int, windows: int) -> tuple[Any, Any]:
+        first, second = self.at
+        self.at = (first + chunks, second + windows)
+        return self.chunks[first : first + chunks], self.windows[second : second + windows]
+
+
+def pack_rows(vectors: Any, bits: int) -> dict[str, Any]:
+    """Unit rows as `bits` 8 (int8) or 4 (two values a byte, the even dimension in the low
+    nibble) with a float32 scale each: what one transfer from another machine can carry
+    (100k chunks' 384 dimensions in int8 are 38 MB). Read back by `unpack_rows`."""
+    import numpy as np
+
+    top = 127.0 if bits == 8 else 7.0
+    vectors = np.asarray(vectors, dtype=np.float32)
+    scale = np.maximum(np.abs(vectors).max(axis=1), 1e-12) / top
+    q = np.clip(np.round(vectors / scale[:, None]), -top, top).astype(np.int8)
+    if bits == 4:
+        u = (q + 8).astype(np.uint8)
+        q = u[:, 0::2] | (u[:, 1::2] << 4)
+    return {"q": q, "scale": scale.astype(np.float32), "bits": bits}
+
+
+def unpack_rows(part: Any) -> Any:
+    """`pack_rows`'s rows as float32 (not yet normalised)."""
+    import numpy as np
+
+    q = part["q"]
+    if int(part["bits"]) == 4:
+        values = np.empty((len(q), 2 * q.shape[1]), dtype=np.int8)
+        values[:, 0::2] = (q & 0x0F).astype(np.int8) - 8
+        values[:, 1::2] = (q >> 4).astype(np.int8) - 8
+        q = values
+    return q.astype(np.float32) * part["scale"][:, None]
+
+
+def given_vectors(folder: Path, count: int, pool: Pool) -> GivenVectors:
+    """The vectors in `folder` for `count` distractors of `pool`: `chunks-NN.npz` and
+    `windows-NN.npz` in order (`pack_rows`), and `key.json` naming the count and pool
+    they were made for (another pool's are refused)."""
+    import numpy as np
+
+    key = json.loads((folder / "key.json").read_text())
+    if key.get("count") != count or key.get("pool") != pool.key:
+        raise SystemExit(
+            f"the vectors in {folder} were made for {key.get('count')} distractors of pool "
+            f"{key.get('pool')}, not {count} of {pool.key}: export the texts again"
+        )
+
+    def joined(kind: str) -> Any:
+        parts = sorted(folder.glob(f"{kind}-*.npz"))
+        vectors = np.concatenate([unpack_rows(np.load(p)) for p in parts])
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return vectors
+
+    return GivenVectors(joined("chunks"), joined("windows"))
+
+
+async def load(
+    store: Any,
+    pool: Pool,
+    line_vectors: Any,
+    count: int,
+    true: bool = False,
+    given: GivenVectors | None = None,
+) -> float:
     """Insert `count` distractors through insert_many, with their sentence windows
     (`distractor_windows`) as indexing writes them; seconds taken. `true`: embed each
-    chunk and window with the store's embedder instead of the approximation (the check)."""
+    chunk and window with the store's embedder instead of the approximation (the check);
+    `given`: their own vectors computed elsewhere (`given_vectors`)."""
     from video_research.transcripts.indexer import CHUNKS
     from video_research.transcripts.windows import WINDOWS, window_uuid
 
@@ -215,7 +307,9 @@ async def load(store: Any, pool: Pool, line_vectors: Any, count: int, true: bool
     done = 0
     for objects, members in distractor_batches(pool, count):
         windows, lines = distractor_windows(objects, members)
-        if true:
+        if given is not None:
+            vectors, window_vectors = given.take(len(objects), len(windows))
+        elif true:
             vectors = await store.embedder.embed([o["text"] for o in objects], "document")
             window_vectors = await store.embedder.embed([w["text"] for w in windows], "document")
         else:
@@ -390,6 +484,7 @@ async def _one_size(
     pool: Pool | None,
     true_vectors: bool = False,
     deep_too: bool = True,
+    given: Path | None = None,
 ) -> dict[str, Scores]:
     """Build (or reuse) the store of corpus + `size` distractors and ask every query (with
     `deep_too`, the ceiling pass as well: `_measure`)."""
@@ -413,13 +508,16 @@ async def _one_size(
             await harness.index(shared)
             if size and pool is not None and not marker.exists():
                 # True vectors need no line parts (for e5 they take ~20 minutes).
-                line_vectors = None if true_vectors else await line_parts(pool, store.embedder)
+                vectors = given_vectors(given, size, pool) if given else None
+                line_vectors = (
+                    None if true_vectors or vectors else await line_parts(pool, store.embedder)
+                )
                 print(
                     f"   building {size} distractors from {len(pool.texts)} distinct lines "
                     f"({tag} vectors) in {folder}",
                     flush=True,
                 )
-                loaded = await load(store, pool, line_vectors, size, true_vectors)
+                loaded = await load(store, pool, line_vectors, size, true_vectors, vectors)
                 built = await settle(store)
                 marker.write_text(json.dumps({"size": size, "pool": pool.key, "tag": pool.tag}))
                 print(f"   inserted in {loaded:.0f} s, indexes built in {built:.0f} s", flush=True)
@@ -447,15 +545,24 @@ async def report(
     sets: dict[str, Callable[[Query], bool]] | None = None,
     ceiling_sets: dict[str, Callable[[Query], bool]] | None = None,
     true_vectors: bool = False,
+    export: Path | None = None,
+    given: Path | None = None,
 ) -> dict:
     """moment@5 / MRR@10 per size, mode and query set (`sets`, default SETS), the
     default's p50, the drop per mode, and the ceiling per set of `ceiling_sets` (default:
-    all queries, then each query group)."""
+    all queries, then each query group). `export`: only write each size's distractor texts
+    there (`export_texts`); `given`: a folder per size (`<given>/<size>`) of their vectors
+    computed elsewhere (`given_vectors`), stored as true vectors."""
     sets = sets or SETS
     if ceiling_sets is None:
         groups = sorted({query.group for query in queries})
         ceiling_sets = {"all": lambda q: True} | {g: (lambda q, g=g: q.group == g) for g in groups}
     results: dict[int, dict[str, Scores]] = {}
+    if export is not None:
+        pool = await make_pool(harness, shared, model, queries, pool_folder)
+        for size in sizes:
+            print(f"   wrote {export_texts(pool, size, export)}", flush=True)
+        return {}
     print(f"\n## corpus alone ({model})", flush=True)
     results[0] = await _one_size(harness, shared, model, queries, 0, None)
     _print_tables(results, queries, sets, ceiling_sets, None)
@@ -463,7 +570,16 @@ async def report(
     print(f"\ndistractor pool: {pool.describe()}", flush=True)
     for size in sizes:
         print(f"\n## corpus + {size} distractors ({model}, pool {pool.tag})", flush=True)
-        results[size] = await _one_size(harness, shared, model, queries, size, pool, true_vectors)
+        results[size] = await _one_size(
+            harness,
+            shared,
+            model,
+            queries,
+            size,
+            pool,
+            true_vectors or given is not None,
+            given=given / str(size) if given else None,
+        )
         _print_tables(results, queries, sets, ceiling_sets, pool)  # each size as it ends
     summary: dict = {"pool": pool.describe()}
     for size, per_mode in results.items():

