@@ -334,6 +334,8 @@ def names_found(
     strong: float | None = None,
     cjk_alpha: float | None = None,
     cjk_among: int | None = None,
+    cjk_strong: tuple[float, float] | None = None,
+    cjk_keyword: float | None = None,
 ):
     """The default as the stores compute it (`fusion.adapted_alpha`: the names a query holds
     count only where the keyword side's NAMES_AMONG best hits hold them, or its `among`
@@ -357,13 +359,27 @@ def names_found(
     def vector_texts(c: Candidates) -> list[str]:
         if cjk_among == -1:
             return ["中文"]  # a CJK passage, whatever the vector side found
+        if cjk_keyword is not None and c.keyword.hits:
+            best = c.keyword.hits[0]
+            if (best.keyword_score or 0.0) >= cjk_keyword and fusion.written_in_cjk(
+                chunks.keyword_text(best.properties)
+            ):
+                return ["中文"]  # the keyword side's best is a CJK passage scoring that
         among = fusion.CJK_AMONG if cjk_among is None else cjk_among
         return [chunks.keyword_text(h.properties) for h in c.vectors[models[0]].hits[:among]]
 
     def alpha(c: Candidates, model: str) -> float:
         best = c.keyword.hits[0].keyword_score if c.keyword.hits else None
         with variant():
-            return fusion.adapted_alpha(c.query.query, model, texts(c), best, vector_texts(c))
+            found = fusion.adapted_alpha(c.query.query, model, texts(c), best, vector_texts(c))
+            if (
+                cjk_strong is not None
+                and best is not None
+                and best >= cjk_strong[0]
+                and fusion.cjk_passages(c.query.query, vector_texts(c))
+            ):
+                found = min(found, cjk_strong[1])
+            return found
 
     @contextmanager
     def variant():
@@ -620,6 +636,15 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
         )
     for a in (0.4, 0.5, 0.7, 0.75):
         found[f"{name}: the default, CJK alpha {a}"] = names_found(models, cjk_alpha=a)
+    for t in (0.1, 0.15, 0.2):
+        for a in (0.0, 0.2, 0.4):
+            found[f"{name}: the default, CJK alpha {a} from best keyword {t}"] = names_found(
+                models, cjk_strong=(t, a)
+            )
+    for t in (0.15, 0.2):
+        found[f"{name}: the default, or a CJK keyword best from {t}"] = names_found(
+            models, cjk_keyword=t
+        )
     found[f"{name}: the default, each side's best in the first 3"] = sides_kept(
         names_found(models), 3, models
     )
