@@ -208,18 +208,23 @@ def test_pool_lines_that_say_a_query_verbatim_are_never_drawn(tmp_path):
     assert {other[12], other[15], other[0]} <= drawn
 
 
+def _lecture_pool(tmp_path: Path) -> distractors.Pool:
+    """A pool of two lectures' transcripts, each of 29 numbered sentences."""
+    out = tmp_path / "pool"
+    out.mkdir()
+    for video_id in ("LECTURE0001", "LECTURE0002"):
+        said = [f"{video_id} says sentence number {n} about a topic" for n in range(29)]
+        (out / f"{video_id}.en.srt").write_text(_srt(said))
+    return distractors.transcript_pool(out, lines_per_chunk=[3, 4, 5])
+
+
 def test_distractor_videos_have_the_windows_indexing_would_store(tmp_path):
     """A distractor's moment is linked as a real video's is (from stored windows), so its
     windows are those `windows.cut` makes of its captions, each with its own lines."""
     from video_research.transcripts.parsers import Cue
     from video_research.transcripts.windows import cut
 
-    out = tmp_path / "pool"
-    out.mkdir()
-    for video_id in ("LECTURE0001", "LECTURE0002"):
-        said = [f"{video_id} says sentence number {n} about a topic" for n in range(29)]
-        (out / f"{video_id}.en.srt").write_text(_srt(said))
-    lines = distractors.transcript_pool(out, lines_per_chunk=[3, 4, 5])
+    lines = _lecture_pool(tmp_path)
     ((chunks, members),) = list(distractors.distractor_batches(lines, 60))
     windows, window_lines = distractors.distractor_windows(chunks, members)
     for video_id in {chunk["video_id"] for chunk in chunks}:
@@ -250,12 +255,7 @@ def test_vectors_made_elsewhere_come_back_in_the_order_they_are_inserted(tmp_pat
     import numpy as np
     import pytest
 
-    out = tmp_path / "pool"
-    out.mkdir()
-    for video_id in ("LECTURE0001", "LECTURE0002"):
-        said = [f"{video_id} says sentence number {n} about a topic" for n in range(29)]
-        (out / f"{video_id}.en.srt").write_text(_srt(said))
-    lines = distractors.transcript_pool(out, lines_per_chunk=[3, 4, 5])
+    lines = _lecture_pool(tmp_path)
     path = distractors.export_texts(lines, 40, tmp_path / "texts")
     sent = json.loads(lzma.decompress(path.read_bytes()))
     ((chunks, members),) = list(distractors.distractor_batches(lines, 40))
