@@ -285,7 +285,10 @@ def given_vectors(folder: Path, count: int, pool: Pool) -> GivenVectors:
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         return vectors
 
-    return GivenVectors(joined("chunks"), joined("windows"))
+    given = GivenVectors(joined("chunks"), joined("windows"))
+    if len(given.chunks) != count:
+        raise SystemExit(f"{folder} holds {len(given.chunks)} chunk vectors, not {count}")
+    return given
 
 
 async def load(

@@ -137,7 +137,8 @@ class E5Weights:
     normalise: dict[int, str]
     """Character -> replacement, for `str.translate` (SentencePiece's normalisation map)."""
     tensors: dict[str, np.ndarray]
-    """fp32, named as Hugging Face's BertModel names them (word table left out)."""
+    """fp32 (or the file's 4-bit blocks: `read_weights(blocks_kept=True)`), named as
+    Hugging Face's BertModel names them (word table left out)."""
     word_blocks: np.ndarray
     """The word table's 4-bit blocks, (vocabulary, hidden / 32, 18) bytes."""
 
