@@ -344,7 +344,10 @@ def names_found(
     NO_MATCH_SHARE, `credit_words` KEYWORD_CREDIT_WORDS (`rsf_calibrated_keywords`),
     `strong` STRONG_KEYWORDS (the best keyword hit's calibrated score; inf: never),
     `cjk_alpha` and `cjk_among` CJK_ALPHA and CJK_AMONG (0: a CJK query is never among
-    CJK passages; -1: always, whatever the vector side found)."""
+    CJK passages; -1: always, whatever the vector side found); `cjk_strong` (t, a): such a
+    query weighs at most a where its best keyword hit's calibrated score reaches t;
+    `cjk_keyword` t: it counts as among CJK passages also where the keyword side's best
+    hit is one scoring t or more (both tried for the Chinese claims, not kept)."""
     from video_research.knowledge import fusion
     from video_research.knowledge.collections import get_collection
     from video_research.transcripts.indexer import CHUNKS
