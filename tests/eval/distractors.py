@@ -495,6 +495,7 @@ async def _one_size(
     from video_research.support.services import use_services
     from video_research.transcripts.indexer import CHUNKS
 
+    true_vectors = true_vectors or given is not None  # made elsewhere by the model itself
     tag = "true" if true_vectors else "approx"
     folder = store_folder(model, size, true_vectors, pool.tag if pool else "", harness.corpus)
     marker = folder / "complete.json"
@@ -512,9 +513,7 @@ async def _one_size(
             if size and pool is not None and not marker.exists():
                 # True vectors need no line parts (for e5 they take ~20 minutes).
                 vectors = given_vectors(given, size, pool) if given else None
-                line_vectors = (
-                    None if true_vectors or vectors else await line_parts(pool, store.embedder)
-                )
+                line_vectors = None if true_vectors else await line_parts(pool, store.embedder)
                 print(
                     f"   building {size} distractors from {len(pool.texts)} distinct lines "
                     f"({tag} vectors) in {folder}",
@@ -580,7 +579,7 @@ async def report(
             queries,
             size,
             pool,
-            true_vectors or given is not None,
+            true_vectors,
             given=given / str(size) if given else None,
         )
         _print_tables(results, queries, sets, ceiling_sets, pool)  # each size as it ends

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import lzma
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -77,12 +78,10 @@ def pack(texts_file: Path, out: Path) -> None:
     }
     (out / "meta.json").write_text(json.dumps(meta))
     (out / "texts.json.xz").write_bytes(texts_file.read_bytes())
-    model = onnx_e5.OnnxE5(out / "graphs", precision="fp32")
-    sample = payload["chunks"][:REFERENCE_TEXTS] + payload["windows"][:REFERENCE_TEXTS]
-    np.save(out / "reference.npy", model.encode(sample))
-    for graph in (out / "graphs").glob("*"):
-        graph.unlink()
-    (out / "graphs").rmdir()
+    with tempfile.TemporaryDirectory() as graphs:  # the fp32 graph, built for this alone
+        model = onnx_e5.OnnxE5(Path(graphs), precision="fp32")
+        sample = payload["chunks"][:REFERENCE_TEXTS] + payload["windows"][:REFERENCE_TEXTS]
+        np.save(out / "reference.npy", model.encode(sample))
     print(f"{len(ids)} word rows of {len(weights.pieces)}; wrote {out}", file=sys.stderr)
 
 
