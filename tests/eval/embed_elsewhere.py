@@ -1,9 +1,10 @@
 """Distractors embedded by multilingual-e5-small on another machine (a GPU), for issue 39.
 
 e5's own vectors for 100k distractor chunks and their windows take this 2-core host about
-two hours (`--true-vectors`), and the crude approximation that serves other embedders is
-unfit for e5 (docs/benchmarks.md, "multilingual-e5-small on the large corpus"). A GPU does
-them in a minute, from the same 4-bit weights the store reads, dequantised the same way:
+50 minutes idle and two hours busy (`--true-vectors`, or `here` below), and the crude
+approximation that serves other embedders is unfit for e5 (docs/benchmarks.md,
+"multilingual-e5-small on the large corpus"). A GPU does them in a minute, from the same
+4-bit weights the store reads, dequantised the same way:
 
     # here: the distractors' texts (after the e5 store of the corpus is built), then
     # what the other machine needs (the encoder's blocks, the word rows those texts use,
@@ -227,10 +228,11 @@ on two idle cores), so a run stopped part way loses at most one."""
 
 def here(texts_file: Path, out: Path, cache: Path, rows: int = HERE_ROWS) -> list[Path]:
     """Embed the exported texts on this machine with the store's own embedder (the int8
-    graph, short texts through fp32, exactly as `--true-vectors` would), writing the files
-    `given_vectors` reads. Slow (hours per 100k on two cores) but resumable: a file already
-    written is kept, so the work can span several runs; both parts go to `out` as 8 bits,
-    since nothing here has to fit a transfer. Returns the files this run wrote."""
+        graph, short texts through fp32, exactly as `--true-vectors` would), writing the files
+        `given_vectors` reads. Slow (100k distractors, 327k texts: 52 minutes on two idle cores,
+    about 105 texts/s) but resumable: a file already
+        written is kept, so the work can span several runs; both parts go to `out` as 8 bits,
+        since nothing here has to fit a transfer. Returns the files this run wrote."""
     import numpy as np
 
     from video_research.knowledge.embedders.embeddings import E5_MODEL, LocalEmbedder
