@@ -20,9 +20,9 @@ logistic fits of knowledge.relevance on its tuning part: see calibration.py).
 embedder only, and the ceiling any reranking of the three modes' candidates could reach;
 --check-approximation validates their cached vectors: see distractors.py; --true-vectors
 embeds every distractor with the model itself instead, for models whose approximation is
-unfit, e5: about an hour per 100k on 2 idle cores); --export-distractors DIR writes their texts
-for another machine to embed, --distractor-vectors DIR stores what it computed (see
-embed_elsewhere.py).
+unfit, e5: about an hour per 100k on 2 idle cores); --export-distractors DIR writes their
+texts for another machine (or `embed_elsewhere here`, resumably) to embed,
+--distractor-vectors DIR stores what it computed (see embed_elsewhere.py).
 --distractor-pool DIR (draw the distractors from the transcripts of other videos that
 `make eval-pool` exported there, see pool.py; without it, from the corpus's own lines).
 """

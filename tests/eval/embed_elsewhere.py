@@ -23,7 +23,7 @@ approximation that serves other embedders is unfit for e5 (docs/benchmarks.md,
 Without a GPU, the same files come from this machine, with the store's own embedder, a
 checkpoint every 5,000 rows (rerun the same command to go on where it stopped):
 
-    .venv/bin/python -m tests.eval.embed_elsewhere here TEXTS/distractors-100000-*.json.xz \
+    .venv/bin/python -m tests.eval.embed_elsewhere here TEXTS/distractors-100000-*.json.xz \\
         VECTORS/100000 MODELS
 
 `embed` refuses to write anything when its vectors of the reference texts fall below
@@ -222,17 +222,17 @@ def embed(here: Path, part: str, out: Path) -> None:
 
 
 HERE_ROWS = 5_000
-"""Rows per file `here` writes: each file is a checkpoint (about three minutes of chunks
-on two idle cores), so a run stopped part way loses at most one."""
+"""Rows per file `here` writes: each file is a checkpoint (under a minute of work on two
+idle cores), so a run stopped part way loses at most that."""
 
 
 def here(texts_file: Path, out: Path, cache: Path, rows: int = HERE_ROWS) -> list[Path]:
     """Embed the exported texts on this machine with the store's own embedder (the int8
-        graph, short texts through fp32, exactly as `--true-vectors` would), writing the files
-        `given_vectors` reads. Slow (100k distractors, 327k texts: 52 minutes on two idle cores,
-    about 105 texts/s) but resumable: a file already
-        written is kept, so the work can span several runs; both parts go to `out` as 8 bits,
-        since nothing here has to fit a transfer. Returns the files this run wrote."""
+    graph, short texts through fp32, exactly as `--true-vectors` would), writing the files
+    `given_vectors` reads. Slow (100k distractors, 327k texts: 52 minutes on two idle
+    cores, about 105 texts/s) but resumable: a file already written is kept, so the work
+    can span several runs; both parts go to `out` as 8 bits, since nothing here has to fit
+    a transfer. Returns the files this run wrote."""
     import numpy as np
 
     from video_research.knowledge.embedders.embeddings import E5_MODEL, LocalEmbedder
