@@ -231,16 +231,24 @@ def here(texts_file: Path, out: Path, cache: Path, rows: int = HERE_ROWS) -> lis
     graph, short texts through fp32, exactly as `--true-vectors` would), writing the files
     `given_vectors` reads. Slow (100k distractors, 327k texts: 52 minutes on two idle
     cores, about 105 texts/s) but resumable: a file already written is kept, so the work
-    can span several runs; both parts go to `out` as 8 bits, since nothing here has to fit
-    a transfer. Returns the files this run wrote."""
+    can span several runs (a folder holding another export's files, or files of another
+    size, is refused); both parts go to `out` as 8 bits, since nothing here has to fit a
+    transfer. Returns the files this run wrote."""
     import numpy as np
 
     from video_research.knowledge.embedders.embeddings import E5_MODEL, LocalEmbedder
 
     payload = json.loads(lzma.decompress(texts_file.read_bytes()))
     out.mkdir(parents=True, exist_ok=True)
-    key = {"count": payload["count"], "pool": payload["pool"]}
-    (out / "key.json").write_text(json.dumps(key))
+    key = {"count": payload["count"], "pool": payload["pool"], "rows": rows}
+    held = out / "key.json"
+    if held.exists() and json.loads(held.read_text()) != key:
+        # The files kept there were cut from other texts (or at another size): going on
+        # would join two exports' vectors without a word.
+        raise SystemExit(
+            f"{out} holds vectors of {held.read_text()}, not {key}: use another folder"
+        )
+    held.write_text(json.dumps(key))
     embedder = LocalEmbedder(E5_MODEL, cache_dir=cache)
     written: list[Path] = []
     for part in ("chunks", "windows"):

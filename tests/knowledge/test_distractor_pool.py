@@ -316,6 +316,10 @@ def test_vectors_embedded_here_are_the_stores_own_and_a_rerun_goes_on(tmp_path):
     again = embed_elsewhere.here(path, folder, MODEL_CACHE, rows=16)
     assert [p.name for p in again] == ["chunks-001.npz"]
     assert not list(folder.glob(".*"))  # no partial file left behind
+    with pytest.raises(SystemExit, match="use another folder"):  # files of other texts
+        embed_elsewhere.here(
+            distractors.export_texts(lines, 30, tmp_path / "other"), folder, MODEL_CACHE, rows=16
+        )
 
     given = distractors.given_vectors(folder, 40, lines)
     embedder = LocalEmbedder(E5_MODEL, cache_dir=MODEL_CACHE)
