@@ -118,12 +118,20 @@ def cache_dir() -> Path:
 
 
 def store_folder(
-    model: str, size: int, true_vectors: bool = False, pool: str = "", corpus: str = ""
+    model: str,
+    size: int,
+    true_vectors: bool = False,
+    pool: str = "",
+    corpus: str = "",
+    windows_from_chunks: bool = False,
 ) -> Path:
     """Where the store of the corpus plus `size` distractors drawn from `pool` (a
     Pool.tag) is kept between runs; size 0 (the corpus alone) is the same for every pool.
-    `corpus` names a corpus other than the 39 videos (`large`), whose stores are apart."""
+    `corpus` names a corpus other than the 39 videos (`large`), whose stores are apart;
+    `windows_from_chunks`: true chunk vectors, the windows given their chunk's
+    (`GivenVectors`), kept apart from a store of true windows."""
     tag = "true" if true_vectors else "approx"
+    tag = "true-cw" if windows_from_chunks else tag
     model = f"{model}-{corpus}" if corpus else model
     if not size:
         return cache_dir() / f"store-{model}-0-{tag}-f{FORMAT}"
@@ -225,16 +233,50 @@ def export_texts(pool: Pool, count: int, folder: Path) -> Path:
 @dataclass
 class GivenVectors:
     """Vectors of every distractor chunk and window, computed elsewhere from the texts
-    `export_texts` wrote (by the store's own model), in the order `load` inserts them."""
+    `export_texts` wrote (by the store's own model), in the order `load` inserts them.
+
+    `windows` None: only the chunks were embedded, and `load` gives each window the vector
+    of the chunk it starts in. A distractor's windows only place the links of that
+    distractor's own moments and set their relevance, after the moments are ranked
+    (`transcripts.search.link_moments`), and a right answer is always linked from the
+    corpus's own windows: so moment@5, MRR and the links the eval counts are the same
+    either way (checked at 100k, docs/benchmarks.md), for a third of the embedding (at 1M,
+    2.26 million windows beside the million chunks: six of e5's nine hours here)."""
 
     chunks: Any
-    windows: Any
+    windows: Any | None
     at: tuple[int, int] = (0, 0)
 
-    def take(self, chunks: int, windows: int) -> tuple[Any, Any]:
+    def take(self, chunks: int, windows: int) -> tuple[Any, Any | None]:
         first, second = self.at
         self.at = (first + chunks, second + windows)
-        return self.chunks[first : first + chunks], self.windows[second : second + windows]
+        mine = self.chunks[first : first + chunks]
+        if self.windows is None:
+            return mine, None
+        theirs = self.windows[second : second + windows]
+        if len(theirs) < windows:
+            raise SystemExit(
+                f"the window vectors given end at {len(self.windows)}, before the "
+                "distractors' windows do: finish embedding them, or remove the windows-*.npz "
+                "files to give each window its chunk's vector"
+            )
+        return mine, theirs
+
+
+def chunk_of_each_window(objects: list[dict], windows: list[dict]) -> list[int]:
+    """The index in `objects` (a batch of distractor chunks) of the chunk each window
+    starts in: its video's last chunk whose first caption is at or before the window's."""
+    import bisect
+
+    firsts: dict[str, list[tuple[int, int]]] = {}
+    for n, chunk in enumerate(objects):
+        firsts.setdefault(chunk["video_id"], []).append((chunk["first_cue"], n))
+    found: list[int] = []
+    for window in windows:
+        own = firsts[window["video_id"]]
+        at = bisect.bisect_right(own, (window["first_cue"], len(objects))) - 1
+        found.append(own[max(at, 0)][1])
+    return found
 
 
 def pack_rows(vectors: Any, bits: int) -> dict[str, Any]:
@@ -281,11 +323,15 @@ def given_vectors(folder: Path, count: int, pool: Pool) -> GivenVectors:
 
     def joined(kind: str) -> Any:
         parts = sorted(folder.glob(f"{kind}-*.npz"))
+        if not parts:
+            return None
         vectors = np.concatenate([unpack_rows(np.load(p)) for p in parts])
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         return vectors
 
     given = GivenVectors(joined("chunks"), joined("windows"))
+    if given.chunks is None:
+        raise SystemExit(f"{folder} holds no chunk vectors (chunks-NNN.npz)")
     if len(given.chunks) != count:
         raise SystemExit(f"{folder} holds {len(given.chunks)} chunk vectors, not {count}")
     return given
@@ -312,6 +358,8 @@ async def load(
         windows, lines = distractor_windows(objects, members)
         if given is not None:
             vectors, window_vectors = given.take(len(objects), len(windows))
+            if window_vectors is None:  # only the chunks were embedded: see GivenVectors
+                window_vectors = vectors[chunk_of_each_window(objects, windows)]
         elif true:
             vectors = await store.embedder.embed([o["text"] for o in objects], "document")
             window_vectors = await store.embedder.embed([w["text"] for w in windows], "document")
@@ -328,6 +376,11 @@ async def load(
                 f"   {done} distractors embedded in {time.perf_counter() - started:.0f} s",
                 flush=True,
             )
+    if given is not None and given.windows is not None and given.at[1] != len(given.windows):
+        raise SystemExit(
+            f"{len(given.windows)} window vectors were given for {given.at[1]} windows: "
+            "they were made from other texts; export the texts again"
+        )
     return time.perf_counter() - started
 
 
@@ -496,8 +549,13 @@ async def _one_size(
     from video_research.transcripts.indexer import CHUNKS
 
     true_vectors = true_vectors or given is not None  # made elsewhere by the model itself
-    tag = "true" if true_vectors else "approx"
-    folder = store_folder(model, size, true_vectors, pool.tag if pool else "", harness.corpus)
+    # Only the chunks embedded (`GivenVectors`): kept apart from a store of true windows.
+    from_chunks = given is not None and not any(given.glob("windows-*.npz"))
+    kind = "true vectors" if true_vectors else "approx vectors"
+    kind = "true chunk vectors, each window given its chunk's" if from_chunks else kind
+    folder = store_folder(
+        model, size, true_vectors, pool.tag if pool else "", harness.corpus, from_chunks
+    )
     marker = folder / "complete.json"
     if size and folder.exists() and not marker.exists():  # an interrupted build
         shutil.rmtree(folder)
@@ -516,7 +574,7 @@ async def _one_size(
                 line_vectors = None if true_vectors else await line_parts(pool, store.embedder)
                 print(
                     f"   building {size} distractors from {len(pool.texts)} distinct lines "
-                    f"({tag} vectors) in {folder}",
+                    f"({kind}) in {folder}",
                     flush=True,
                 )
                 loaded = await load(store, pool, line_vectors, size, true_vectors, vectors)

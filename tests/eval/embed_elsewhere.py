@@ -24,7 +24,10 @@ Without a GPU, the same files come from this machine, with the store's own embed
 checkpoint every 5,000 rows (rerun the same command to go on where it stopped):
 
     .venv/bin/python -m tests.eval.embed_elsewhere here TEXTS/distractors-100000-*.json.xz \\
-        VECTORS/100000 MODELS
+        VECTORS/100000 MODELS [--chunks-only]
+
+`--chunks-only` embeds the chunks alone and each window takes its chunk's vector
+(`distractors.GivenVectors`): the eval's figures are the same, for a third of the work.
 
 `embed` refuses to write anything when its vectors of the reference texts fall below
 cosine 0.999 to the local graph's. A distractor's windows only place the link of a
@@ -226,14 +229,21 @@ HERE_ROWS = 5_000
 idle cores), so a run stopped part way loses at most that."""
 
 
-def here(texts_file: Path, out: Path, cache: Path, rows: int = HERE_ROWS) -> list[Path]:
+def here(
+    texts_file: Path,
+    out: Path,
+    cache: Path,
+    rows: int = HERE_ROWS,
+    parts: tuple[str, ...] = ("chunks", "windows"),
+) -> list[Path]:
     """Embed the exported texts on this machine with the store's own embedder (the int8
     graph, short texts through fp32, exactly as `--true-vectors` would), writing the files
     `given_vectors` reads. Slow (100k distractors, 327k texts: 52 minutes on two idle
     cores, about 105 texts/s) but resumable: a file already written is kept, so the work
     can span several runs (a folder holding another export's files, or files of another
     size, is refused); both parts go to `out` as 8 bits, since nothing here has to fit a
-    transfer. Returns the files this run wrote."""
+    transfer. `parts` ("chunks" alone: `--chunks-only`) skips the windows, which then
+    take their chunk's vector (`GivenVectors`). Returns the files this run wrote."""
     import numpy as np
 
     from video_research.knowledge.embedders.embeddings import E5_MODEL, LocalEmbedder
@@ -251,7 +261,7 @@ def here(texts_file: Path, out: Path, cache: Path, rows: int = HERE_ROWS) -> lis
     held.write_text(json.dumps(key))
     embedder = LocalEmbedder(E5_MODEL, cache_dir=cache)
     written: list[Path] = []
-    for part in ("chunks", "windows"):
+    for part in parts:
         texts = payload[part]
         files = range(0, len(texts), rows)
         for n, start in enumerate(files):
@@ -282,8 +292,9 @@ def main(argv: list[str]) -> int:
     if len(argv) == 4 and argv[0] == "embed" and argv[2] in ("chunks", "windows"):
         embed(Path(argv[1]), argv[2], Path(argv[3]))
         return 0
-    if len(argv) == 4 and argv[0] == "here":
-        here(Path(argv[1]), Path(argv[2]), Path(argv[3]))
+    if len(argv) in (4, 5) and argv[0] == "here" and argv[4:] in ([], ["--chunks-only"]):
+        parts = ("chunks",) if argv[4:] else ("chunks", "windows")
+        here(Path(argv[1]), Path(argv[2]), Path(argv[3]), parts=parts)
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -321,6 +321,10 @@ def test_vectors_embedded_here_are_the_stores_own_and_a_rerun_goes_on(tmp_path):
             distractors.export_texts(lines, 30, tmp_path / "other"), folder, MODEL_CACHE, rows=16
         )
 
+    only = embed_elsewhere.here(path, tmp_path / "chunks", MODEL_CACHE, rows=16, parts=("chunks",))
+    assert [p.name for p in only] == ["chunks-000.npz", "chunks-001.npz", "chunks-002.npz"]
+    assert distractors.given_vectors(tmp_path / "chunks", 40, lines).windows is None
+
     given = distractors.given_vectors(folder, 40, lines)
     embedder = LocalEmbedder(E5_MODEL, cache_dir=MODEL_CACHE)
     for kind, back in (("chunks", given.chunks), ("windows", given.windows)):
@@ -330,3 +334,48 @@ def test_vectors_embedded_here_are_the_stores_own_and_a_rerun_goes_on(tmp_path):
         # a little with its batch-mates (cosine ~0.997), in the store as here.
         assert (back * own).sum(axis=1).min() > 0.99
         assert np.median((back * own).sum(axis=1)) > 0.997
+
+
+async def test_only_chunks_given_each_window_takes_its_chunks_vector(tmp_path):
+    """`embed_elsewhere here --chunks-only` leaves no window files: `load` then stores
+    each window (in the store, as linking reads it) with the vector of the chunk it
+    starts in, and a folder whose window files stop short is refused, not misaligned."""
+    import numpy as np
+    import pytest
+
+    from video_research.knowledge.store import get_store
+    from video_research.transcripts.indexer import CHUNKS
+    from video_research.transcripts.windows import WINDOWS, window_uuid
+
+    lines = _lecture_pool(tmp_path)
+    ((chunks, members),) = list(distractors.distractor_batches(lines, 40))
+    windows, _ = distractors.distractor_windows(chunks, members)
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    rows = np.random.default_rng(5).normal(size=(40, 384)).astype(np.float32)
+    np.savez(folder / "chunks-000.npz", **distractors.pack_rows(rows, 8))
+    (folder / "key.json").write_text(json.dumps({"count": 40, "pool": lines.key}))
+
+    given = distractors.given_vectors(folder, 40, lines)
+    assert given.windows is None
+    store = await get_store()
+    await distractors.load(store, lines, None, 40, given=given)
+    assert await store.count(CHUNKS) == 40
+    assert await store.count(WINDOWS) == len(windows) > 0
+    for window in windows:
+        stored = await store.get(
+            WINDOWS, window_uuid(window["video_id"], window["first_cue"]), include_vector=True
+        )
+        # its chunk: the same video's last chunk starting at or before it
+        n = max(
+            (n for n, c in enumerate(chunks) if c["video_id"] == window["video_id"]),
+            key=lambda n: (chunks[n]["first_cue"] <= window["first_cue"], chunks[n]["first_cue"]),
+        )
+        first_sentence = window["text"].split(" about a topic")[0] + " about a topic"
+        assert first_sentence in chunks[n]["text"].split("\n")
+        assert np.dot(np.asarray(stored.vector), given.chunks[n]) > 0.999
+
+    np.savez(folder / "windows-000.npz", **distractors.pack_rows(rows[:10], 8))
+    short = distractors.given_vectors(folder, 40, lines)
+    with pytest.raises(SystemExit, match="finish embedding them"):
+        short.take(40, len(windows))
