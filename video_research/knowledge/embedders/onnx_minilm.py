@@ -24,13 +24,14 @@ same vectors.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import math
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -272,7 +273,7 @@ def quantize(graph: bytes, keep_down_projections: bool = True) -> bytes:
         and n.op_type == "MatMul"
         and any(i.endswith(".output.dense.weight") and "attention" not in i for i in n.input)
     ]
-    with tempfile.TemporaryDirectory(prefix="vr-onnx-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="vr-onnx-") as tmp, _quantizer_quiet():
         source, target = Path(tmp) / "fp32.onnx", Path(tmp) / "int8.onnx"
         source.write_bytes(graph)
         quantize_dynamic(
@@ -284,6 +285,26 @@ def quantize(graph: bytes, keep_down_projections: bool = True) -> bytes:
             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
         )
         return target.read_bytes()
+
+
+@contextlib.contextmanager
+def _quantizer_quiet() -> Iterator[None]:
+    """Keep ONNX Runtime's quantizer out of the server's log while it runs. It logs on the
+    root logger, which the server sends to stderr at INFO: about 85 lines per graph (each
+    tensor it leaves in fp32, and advice to pre-process the model, as a WARNING the user
+    can do nothing about), the first time a store builds its int8 graph. Its errors still
+    pass; other code's records are untouched (the filter matches the quantizer's files)."""
+
+    def keep(record: logging.LogRecord) -> bool:
+        quantizer = f"onnxruntime{os.sep}quantization{os.sep}" in record.pathname
+        return record.levelno >= logging.ERROR or not quantizer
+
+    root = logging.getLogger()
+    root.addFilter(keep)
+    try:
+        yield
+    finally:
+        root.removeFilter(keep)
 
 
 def cached_graph(model_dir: Path, cache_dir: Path | None, precision: str = "int8") -> bytes | str:
