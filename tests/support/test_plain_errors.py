@@ -200,7 +200,13 @@ def _describe_all(schema: dict, instance: Any) -> list[str]:
         (
             {"properties": {"f": {"additionalProperties": False, "properties": {"video_id": {}}}}},
             {"f": {"vidoe_id": 1}},
-            "Unknown field in f: 'vidoe_id' (did you mean 'vidoe_id' -> 'video_id'?)",
+            "Unknown field in f: 'vidoe_id' (did you mean 'video_id'?)",
+        ),
+        (
+            {"properties": {"video_id": {}, "query": {}}, "additionalProperties": False},
+            {"vidoe_id": 1, "qeury": 2},
+            "Unknown fields: 'vidoe_id', 'qeury' (did you mean 'vidoe_id' -> 'video_id', "
+            "'qeury' -> 'query'?)",
         ),
         (
             {"properties": {"xs": {"type": "array", "minItems": 1}}},

@@ -227,8 +227,9 @@ def describe(error: ValidationError) -> str:
         known = sorted(schema.get("properties", {}))
         present = error.instance if isinstance(error.instance, dict) else {}
         extra = [name for name in present if name not in known]
+        # One unknown field names its likely fix alone; several say which goes where.
         guesses = [
-            f"{name!r} -> {close[0]!r}"
+            f"{close[0]!r}" if len(extra) == 1 else f"{name!r} -> {close[0]!r}"
             for name in extra
             if (close := difflib.get_close_matches(name, known, n=1))
         ]
