@@ -202,6 +202,21 @@ def _describe_all(schema: dict, instance: Any) -> list[str]:
             {"f": {"vidoe_id": 1}},
             "Unknown field in f: 'vidoe_id' (did you mean 'video_id'?)",
         ),
+        (  # a synonym no spelling reaches: the tool's own field of that meaning
+            {"properties": {"k": {}, "query": {}}, "additionalProperties": False},
+            {"top_k": 3},
+            "Unknown field: 'top_k' (did you mean 'k'?); accepted fields: k, query.",
+        ),
+        (
+            {"properties": {"limit": {}, "q": {}}, "additionalProperties": False},
+            {"k": 3},
+            "Unknown field: 'k' (did you mean 'limit'?); accepted fields: limit, q.",
+        ),
+        (  # two fields of the group: which one is not guessed
+            {"properties": {"k": {}, "count": {}}, "additionalProperties": False},
+            {"limit": 3},
+            "Unknown field: 'limit'; accepted fields: count, k.",
+        ),
         (
             {"properties": {"video_id": {}, "query": {}}, "additionalProperties": False},
             {"vidoe_id": 1, "qeury": 2},

@@ -30,6 +30,15 @@ ERROR_HINT = "x-error"
 """The schema keyword holding plain advice for a malformed value of that property."""
 
 _SHOWN_CHARS = 60
+_SYNONYMS = (
+    frozenset({"k", "top_k", "topk", "limit", "max_results", "num_results", "n", "count"}),
+    frozenset({"query", "q", "question", "search", "search_query", "prompt"}),
+    frozenset({"path", "paths", "file", "file_path", "filepath", "folder", "directory", "dir"}),
+    frozenset({"video_id", "video_ids", "id", "youtube_id", "video"}),
+)
+"""Names that mean the same to a caller: a field sent under one of them is likely the
+tool's own field of the same group (`top_k` for `k`, `limit` where a tool says `k`),
+which spelling alone (difflib) does not find."""
 _SECRET_WORDS = ("token", "secret", "password", "api_key", "apikey", "credential")
 _TYPE_NAMES = {
     "string": "a text string",
@@ -173,6 +182,18 @@ def _describe_any_of(error: ValidationError, field: str, value: str) -> str:
     return f"{field}: {value} is none of the accepted forms{_accepted(error.schema)}."
 
 
+def _likely_fields(name: str, known: list[str]) -> list[str]:
+    """The accepted field `name` most likely meant: the one accepted field of its synonym
+    group (`_SYNONYMS`), else the closest spelling."""
+    lowered = name.lower()
+    for group in _SYNONYMS:
+        if lowered in group:
+            same = [field for field in known if field in group and field != lowered]
+            if len(same) == 1:
+                return same
+    return difflib.get_close_matches(name, known, n=1)
+
+
 def describe(error: ValidationError) -> str:
     """One plain sentence for one schema failure: the field, what was sent, what to send."""
     field = field_name(error)
@@ -231,7 +252,7 @@ def describe(error: ValidationError) -> str:
         guesses = [
             f"{close[0]!r}" if len(extra) == 1 else f"{name!r} -> {close[0]!r}"
             for name in extra
-            if (close := difflib.get_close_matches(name, known, n=1))
+            if (close := _likely_fields(name, known))
         ]
         guess = f" (did you mean {', '.join(guesses)}?)" if guesses else ""
         where = "" if field == "arguments" else f" in {field}"
