@@ -217,6 +217,11 @@ def _describe_all(schema: dict, instance: Any) -> list[str]:
             {"limit": 3},
             "Unknown field: 'limit'; accepted fields: count, k.",
         ),
+        (  # a guess shows the sent name as the list does: cut at 60 characters
+            {"properties": {"a" * 70: {}, "b": {}}, "additionalProperties": False},
+            {"a" * 69 + "x": 1, "c": 2},
+            f"(did you mean {'a' * 60!r} -> {'a' * 70!r}?)",
+        ),
         (
             {"properties": {"video_id": {}, "query": {}}, "additionalProperties": False},
             {"vidoe_id": 1, "qeury": 2},

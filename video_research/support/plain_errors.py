@@ -248,9 +248,12 @@ def describe(error: ValidationError) -> str:
         known = sorted(schema.get("properties", {}))
         present = error.instance if isinstance(error.instance, dict) else {}
         extra = [name for name in present if name not in known]
+        sent = {
+            name: repr(redact(name[:_SHOWN_CHARS])) for name in extra
+        }  # as the caller sees them
         # One unknown field names its likely fix alone; several say which goes where.
         guesses = [
-            f"{close[0]!r}" if len(extra) == 1 else f"{name!r} -> {close[0]!r}"
+            f"{close[0]!r}" if len(extra) == 1 else f"{sent[name]} -> {close[0]!r}"
             for name in extra
             if (close := _likely_fields(name, known))
         ]
@@ -258,7 +261,7 @@ def describe(error: ValidationError) -> str:
         where = "" if field == "arguments" else f" in {field}"
         return (
             f"Unknown field{'s' if len(extra) != 1 else ''}{where}: "
-            f"{', '.join(repr(redact(n[:_SHOWN_CHARS])) for n in extra)}{guess}; "
+            f"{', '.join(sent.values())}{guess}; "
             f"accepted fields: {', '.join(known) or '(none)'}."
         )
     if kind == "format":
