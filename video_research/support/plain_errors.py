@@ -248,9 +248,8 @@ def describe(error: ValidationError) -> str:
         known = sorted(schema.get("properties", {}))
         present = error.instance if isinstance(error.instance, dict) else {}
         extra = [name for name in present if name not in known]
-        sent = {
-            name: repr(redact(name[:_SHOWN_CHARS])) for name in extra
-        }  # as the caller sees them
+        # each sent name as the message shows it: cut short, credentials masked
+        sent = {name: repr(redact(name[:_SHOWN_CHARS])) for name in extra}
         # One unknown field names its likely fix alone; several say which goes where.
         guesses = [
             f"{close[0]!r}" if len(extra) == 1 else f"{sent[name]} -> {close[0]!r}"
