@@ -7,7 +7,7 @@ import shutil
 from tests.calls import call_ok
 from tests.helpers import DATA
 from video_research.knowledge import relevance
-from video_research.transcripts.search import low_content
+from video_research.transcripts.moments import low_content
 
 TIDES = (
     "# Tides\n\nThe moon's gravity pulls the oceans into two bulges, so most coasts see two "

@@ -12,7 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from video_research.knowledge.store import SearchHit
-from video_research.transcripts.search import (
+from video_research.transcripts.moments import (
     LOW_CONTENT_WORDS_PER_MINUTE,
     MAX_TERMS,
     Moment,

@@ -139,7 +139,8 @@ def test_the_link_goes_to_a_passage_its_neighbours_agree_on_not_a_lone_peak():
     the chance match; the passage is where the moment is."""
     from types import SimpleNamespace
 
-    from video_research.transcripts.search import TermMatcher, _best_window
+    from video_research.transcripts.meaning import _best_window
+    from video_research.transcripts.moments import TermMatcher
     from video_research.transcripts.windows import Scored
 
     cosines = {start: 0.3 for start in range(0, 400, 10)}

@@ -68,7 +68,7 @@ BASE = 0.6
 MODEL_BASE = {"local:use-multilingual": 0.75}
 """A stronger vector side earns more weight: with use-multilingual, 0.6 lost to vectors
 only on the notes' MRR, 0.7 did not; once links were placed by a vote of neighbouring
-windows (`transcripts.search.MEANING_VOTE_SECONDS`), 0.7 lost to vectors only on the
+windows (`transcripts.meaning.MEANING_VOTE_SECONDS`), 0.7 lost to vectors only on the
 viewer queries' moment@5 (0.800 against 0.807), 0.75 and 0.8 did not (0.813 and 0.820;
 the notes' tuning part 0.974 with both). 0.75, not 0.8: with 100k distractor chunks
 of other videos the vector side falls furthest, and 0.8 lost more there (all queries'

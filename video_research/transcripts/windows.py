@@ -3,7 +3,7 @@ moment can be linked by meaning without embedding anything at query time.
 
 A chunk (about 200 tokens, a minute or more of speech) is what search ranks; where in it
 the query's subject is spoken is a finer question. When the query shares its words with
-the captions, the lexical pinpoint (`search.focus`) answers it. When it shares none (a
+the captions, the lexical pinpoint (`moments.focus`) answers it. When it shares none (a
 paraphrase, a question in another language), the answer needs meaning: each video's
 captions are cut into windows of about WINDOW_SECONDS, stepping WINDOW_STEP_SECONDS,
 and each window is stored with its vector in the TranscriptWindows collection (written
