@@ -15,6 +15,8 @@ from types import SimpleNamespace
 import pytest
 
 from video_research.config import load_settings
+from video_research.knowledge.backends import weaviate_connection as wc
+from video_research.knowledge.backends import weaviate_mapping as wm
 from video_research.knowledge.backends import weaviate_store as ws
 from video_research.knowledge.collections import get_collection
 from video_research.knowledge.filters import Filter, bind
@@ -51,22 +53,22 @@ METADATA = get_collection("VideoMetadata")
     ],
 )
 def test_connection_plan(url, kind, expected):
-    got_kind, kwargs = ws.connection_plan(url)
+    got_kind, kwargs = wc.connection_plan(url)
     assert got_kind == kind
     if expected is not None:
         assert kwargs == expected
 
 
 def test_connection_plan_grpc_port_and_bad_url():
-    assert ws.connection_plan("http://localhost:8080", 50052)[1]["grpc_port"] == 50052
+    assert wc.connection_plan("http://localhost:8080", 50052)[1]["grpc_port"] == 50052
     with pytest.raises(ToolFailure) as failure:
-        ws.connection_plan("http://:8080")
+        wc.connection_plan("http://:8080")
     assert failure.value.category == "config_error"
 
 
 def test_connection_plan_refuses_a_bad_port_without_echoing_the_password():
     with pytest.raises(ToolFailure) as failure:
-        ws.connection_plan("https://admin:s3cret@db.example.com:99999")
+        wc.connection_plan("https://admin:s3cret@db.example.com:99999")
     assert failure.value.category == "config_error" and "port" in failure.value.message
     assert "s3cret" not in failure.value.message
 
@@ -97,7 +99,7 @@ def test_collection_config_carries_properties_and_hnsw():
             "WEAVIATE_HNSW_EF": "100",
         }
     )
-    config = ws.collection_config(METADATA, settings)
+    config = wm.collection_config(METADATA, settings)
     assert config["name"] == "VideoMetadata"
     props = {p.name: p for p in config["properties"]}
     assert list(props)[:2] == ["created_at", "source_tool"]
@@ -138,7 +140,7 @@ def test_filters_translate():
         & Filter.in_("definition", ["hd", "sd"]),
         METADATA,
     )
-    rest = _rest(ws.to_weaviate_filter(where, METADATA))
+    rest = _rest(wm.to_weaviate_filter(where, METADATA))
     assert rest["operator"] == "And"
     flat: dict[str, list] = {}
 
@@ -158,14 +160,14 @@ def test_filters_translate():
     assert flat["tags"] == [("ContainsAny", ["a", "b"])]
     assert flat["channel_id"] == [("Like", "UC*")]
     assert flat["definition"] == [("Equal", "hd"), ("Equal", "sd")]
-    assert ws.to_weaviate_filter(None, METADATA) is None
+    assert wm.to_weaviate_filter(None, METADATA) is None
 
 
 def test_filterable_text_of_other_collections_compares_whole_values():
     from video_research.knowledge.collections import registered_collections
 
     for definition in registered_collections():
-        for prop in ws.collection_config(definition, load_settings({}))["properties"]:
+        for prop in wm.collection_config(definition, load_settings({}))["properties"]:
             spec = definition.by_name[prop.name]
             if spec.filterable and spec.data_type.is_text:
                 assert prop.tokenization.value == "field", (definition.name, prop.name)
@@ -175,12 +177,12 @@ def test_filterable_text_of_other_collections_compares_whole_values():
 def test_prefix_with_a_wildcard_is_refused(value):
     where = bind(Filter.prefix("channel_id", value), METADATA)
     with pytest.raises(ToolFailure) as failure:
-        ws.to_weaviate_filter(where, METADATA)
+        wm.to_weaviate_filter(where, METADATA)
     assert failure.value.category == "invalid_input"
 
 
 def test_hybrid_arguments_use_relative_score_fusion():
-    args = ws.hybrid_arguments("q", [0.5, 0.5], 0.3, None, 10, 0)
+    args = wm.hybrid_arguments("q", [0.5, 0.5], 0.3, None, 10, 0)
     assert args["fusion_type"].value == "FUSION_TYPE_RELATIVE_SCORE"
     assert args["vector"] == [0.5, 0.5] and args["alpha"] == 0.3 and args["offset"] is None
     assert args["return_metadata"].score and args["return_metadata"].distance
@@ -194,18 +196,18 @@ def test_results_come_back_in_our_form():
         metadata=SimpleNamespace(score=0.7, distance=0.25),
         vector={"default": [1.0, 0.0]},
     )
-    hit = ws.to_search_hit(METADATA, obj, vector_only=False)
+    hit = wm.to_search_hit(METADATA, obj, vector_only=False)
     assert hit.score == 0.7 and hit.distance == 0.25
     assert hit.properties == {"video_id": "v", "published_at": "2024-05-01T12:00:00.000000Z"}
-    assert ws.to_search_hit(METADATA, obj, vector_only=True).score == pytest.approx(0.75)
-    assert ws.to_stored_object(METADATA, obj).vector == [1.0, 0.0]
+    assert wm.to_search_hit(METADATA, obj, vector_only=True).score == pytest.approx(0.75)
+    assert wm.to_stored_object(METADATA, obj).vector == [1.0, 0.0]
 
 
 def test_client_errors_map_to_categories():
     from weaviate import exceptions as wx
 
-    assert ws.failure(wx.WeaviateConnectionError("down")).category == "network"
-    assert ws.failure(ValueError("bad query")).category == "store_error"
+    assert wc.failure(wx.WeaviateConnectionError("down")).category == "network"
+    assert wc.failure(ValueError("bad query")).category == "store_error"
 
 
 async def test_unreachable_server_is_a_clear_error(configure):

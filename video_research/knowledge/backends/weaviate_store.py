@@ -1,15 +1,7 @@
 """The Weaviate backend (WEAVIATE_URL set): weaviate-client v4, vectors supplied by us.
 
-Connection by URL pattern:
-
-| WEAVIATE_URL                                      | connection                        |
-|---------------------------------------------------|-----------------------------------|
-| http(s)://localhost:PORT, http(s)://127.0.0.1:PORT | connect_to_local                  |
-| https://*.weaviate.network, https://*.weaviate.cloud | connect_to_weaviate_cloud       |
-| anything else                                     | connect_to_custom (same host)     |
-
-The gRPC port is WEAVIATE_GRPC_PORT, or Weaviate's standard 50051 when unset; a
-WEAVIATE_API_KEY becomes an API-key credential.
+How the client connects is `weaviate_connection`'s business; how our collections,
+filters and results map onto the client's classes is `weaviate_mapping`'s.
 
 Collections are created idempotently from the same `CollectionDef`s the embedded store
 uses (properties added later are added to an existing collection), with no server-side
@@ -19,10 +11,7 @@ embedding model and size made each collection's vectors is kept in one more coll
 `KnowledgeStoreInfo`, one object per collection.
 
 Hybrid search uses Weaviate's own relativeScoreFusion, the definition the embedded store
-reproduces. The translation from our filters, properties and results to the client's
-classes lives in the pure functions below (`connection_plan`, `property_config`,
-`collection_config`, `to_weaviate_filter`, `hybrid_arguments`, `to_search_hit`), which
-the tests check without a server.
+reproduces.
 
 Weaviate has no transactions: `insert_many` removes what it wrote when part of a batch
 fails, and `replace_where` writes the new objects before deleting the old ones.
@@ -33,21 +22,26 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
-from urllib.parse import urlparse
 
 from video_research.config import Settings
 from video_research.knowledge import relevance
-from video_research.knowledge.base import KnowledgeStore, Progress
-from video_research.knowledge.collections import (
-    CollectionDef,
-    DataType,
-    Property,
-    canonical_date,
+from video_research.knowledge.backends.weaviate_connection import connect, failure, safe_location
+from video_research.knowledge.backends.weaviate_mapping import (
+    collection_config,
+    data_object,
+    from_weaviate,
+    hybrid_arguments,
+    property_config,
+    to_search_hit,
+    to_sort,
+    to_stored_object,
+    to_weaviate_filter,
 )
+from video_research.knowledge.base import KnowledgeStore, Progress
+from video_research.knowledge.collections import CollectionDef
 from video_research.knowledge.embedders.embeddings import Embedder
-from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
+from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.fusion import (
     NAMES_AMONG,
     QUOTE_DEPTH,
@@ -64,296 +58,14 @@ from video_research.knowledge.models import (
     generate_uuid5,
 )
 from video_research.support import errors
-from video_research.support.errors import ErrorCategory, ToolFailure, config_error, invalid_input
-from video_research.support.redact import redact
+from video_research.support.errors import ErrorCategory, ToolFailure, config_error
 
 logger = logging.getLogger(__name__)
 
 INFO_COLLECTION = "KnowledgeStoreInfo"
-DEFAULT_GRPC_PORT = 50051
-CLOUD_SUFFIXES = (".weaviate.network", ".weaviate.cloud")
-LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 DELETE_BATCH = 10_000
 """Objects one delete_many removes at most (Weaviate's QUERY_MAXIMUM_RESULTS default)."""
 REEMBED_BATCH = 256
-LIKE_WILDCARDS = ("*", "?")
-
-
-def connection_plan(url: str, grpc_port: int = 0) -> tuple[str, dict[str, Any]]:
-    """Which weaviate.connect_to_* to call for `url`, and its keyword arguments (sans auth)."""
-    parsed = urlparse(_with_scheme(url))
-    host = parsed.hostname or ""
-    secure = parsed.scheme == "https"
-    try:
-        port = parsed.port
-    except ValueError:  # not a number, or beyond 65535
-        port = -1
-    if not host or port == -1:
-        raise config_error(
-            f"WEAVIATE_URL={redact(_with_scheme(url))!r} has "
-            f"{'no host name' if not host else 'an invalid port'}.",
-            hint="Use a URL such as http://localhost:8080 or https://my-cluster.weaviate.cloud.",
-        )
-    grpc = grpc_port or DEFAULT_GRPC_PORT
-    if host in LOCAL_HOSTS:
-        return "local", {"host": host, "port": port or 8080, "grpc_port": grpc}
-    if host.endswith(CLOUD_SUFFIXES):
-        return "cloud", {"cluster_url": url}
-    return "custom", {
-        "http_host": host,
-        "http_port": port or (443 if secure else 80),
-        "http_secure": secure,
-        "grpc_host": host,
-        "grpc_port": grpc,
-        "grpc_secure": secure,
-    }
-
-
-def safe_location(url: str) -> str:
-    """WEAVIATE_URL fit to show, read as `connection_plan` reads it: scheme, host, port and
-    path only (no user:password, query or fragment), known secrets redacted."""
-    parsed = urlparse(_with_scheme(url))
-    host = parsed.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parsed.port
-    except ValueError:
-        port = None
-    netloc = host + (f":{port}" if port else "")
-    return redact(parsed._replace(netloc=netloc, query="", fragment="", params="").geturl())
-
-
-def _with_scheme(url: str) -> str:
-    return url if "://" in url else f"http://{url}"
-
-
-def connect(settings: Settings) -> Any:
-    """A connected WeaviateClient for the settings; WEAVIATE_CONNECTION failure otherwise."""
-    import weaviate
-    from weaviate.classes.init import AdditionalConfig, Auth, Timeout
-
-    kind, kwargs = connection_plan(settings.weaviate_url, settings.weaviate_grpc_port)
-    key = settings.weaviate_api_key.get_secret_value()
-    if key:
-        kwargs["auth_credentials"] = Auth.api_key(key)
-    elif kind == "cloud":
-        raise config_error(
-            "Weaviate Cloud needs an API key.",
-            hint="Set WEAVIATE_API_KEY to the cluster's API key.",
-        )
-    kwargs["additional_config"] = AdditionalConfig(timeout=Timeout(init=20, query=60, insert=120))
-    connectors = {
-        "local": weaviate.connect_to_local,
-        "cloud": weaviate.connect_to_weaviate_cloud,
-        "custom": weaviate.connect_to_custom,
-    }
-    return connectors[kind](**kwargs)
-
-
-_DATA_TYPES = {
-    DataType.TEXT: "TEXT",
-    DataType.TEXT_ARRAY: "TEXT_ARRAY",
-    DataType.INT: "INT",
-    DataType.NUMBER: "NUMBER",
-    DataType.BOOLEAN: "BOOL",
-    DataType.DATE: "DATE",
-}
-
-
-def whole_values(prop: Property) -> bool:
-    """Whether Weaviate must tokenize `prop` as whole values (FIELD), not words.
-
-    Filters compare whole values on both backends: `eq "Machine Learning"` and
-    `contains_any ["Machine Learning"]` match that tag, not every tag with "machine" in it.
-    Weaviate has one tokenization per property for filters and BM25 alike, so on Weaviate
-    a filterable text or text[] property is keyword-searchable as whole values only.
-    """
-    return prop.exact or (prop.filterable and prop.data_type.is_text)
-
-
-def property_config(prop: Property) -> Any:
-    """The weaviate.classes.config.Property for one of our properties."""
-    from weaviate.classes.config import DataType as WDataType
-    from weaviate.classes.config import Property as WProperty
-    from weaviate.classes.config import Tokenization
-
-    return WProperty(
-        name=prop.name,
-        data_type=getattr(WDataType, _DATA_TYPES[prop.data_type]),
-        description=prop.description or None,
-        index_filterable=prop.filterable,
-        index_searchable=prop.in_bm25 if prop.data_type.is_text else None,
-        index_range_filters=prop.filterable and prop.data_type.is_ordered,
-        tokenization=Tokenization.FIELD if whole_values(prop) else None,
-        skip_vectorization=not prop.vectorize,
-    )
-
-
-def collection_config(definition: CollectionDef, settings: Settings) -> dict[str, Any]:
-    """Keyword arguments for `client.collections.create` (self-provided vectors, HNSW)."""
-    from weaviate.classes.config import Configure, VectorDistances
-
-    distances = {
-        "cosine": VectorDistances.COSINE,
-        "dot": VectorDistances.DOT,
-        "l2-squared": VectorDistances.L2_SQUARED,
-    }
-    hnsw = Configure.VectorIndex.hnsw(
-        distance_metric=distances[settings.weaviate_distance],
-        max_connections=settings.weaviate_max_connections,
-        ef_construction=settings.weaviate_ef_construction,
-        ef=settings.weaviate_ef,
-    )
-    return {
-        "name": definition.name,
-        "description": definition.description,
-        "properties": [property_config(p) for p in definition.properties],
-        "vector_config": Configure.Vectors.self_provided(vector_index_config=hnsw),
-        "inverted_index_config": Configure.inverted_index(bm25_b=0.75, bm25_k1=1.2),
-    }
-
-
-def _value(data_type: DataType, value: Any) -> Any:
-    """A filter value as the client must send it (dates as datetime, so they go as dates)."""
-    if data_type is DataType.DATE:
-        if isinstance(value, tuple | list):
-            return [_value(data_type, v) for v in value]
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return list(value) if isinstance(value, tuple) else value
-
-
-def to_weaviate_filter(node: FilterNode | None, definition: CollectionDef) -> Any:
-    """A bound filter as weaviate.classes.query.Filter objects (None stays None)."""
-    from weaviate.classes.query import Filter
-
-    if node is None:
-        return None
-    if isinstance(node, AllOf | AnyOf):
-        parts = [to_weaviate_filter(item, definition) for item in node.items]
-        return Filter.all_of(parts) if isinstance(node, AllOf) else Filter.any_of(parts)
-    assert isinstance(node, Condition)
-    target = Filter.by_property(node.prop)
-    value = _value(definition.by_name[node.prop].data_type, node.value)
-    simple = {
-        "eq": target.equal,
-        "ne": target.not_equal,
-        "gt": target.greater_than,
-        "gte": target.greater_or_equal,
-        "lt": target.less_than,
-        "lte": target.less_or_equal,
-        "contains_any": target.contains_any,
-        "contains_all": target.contains_all,
-    }
-    if node.op in simple:
-        return simple[node.op](value)
-    if node.op == "in":
-        return Filter.any_of([target.equal(v) for v in value])
-    # prefix: Weaviate's Like has no escape for its wildcards, so a value holding one is refused.
-    if any(wildcard in value for wildcard in LIKE_WILDCARDS):
-        raise invalid_input(
-            f"A prefix filter on Weaviate cannot contain {' or '.join(LIKE_WILDCARDS)}: {value!r}.",
-            hint="Filter on the part of the prefix before the first * or ?.",
-        )
-    return target.like(f"{value}*")
-
-
-def to_sort(order_by: Sequence[Sort]) -> Any:
-    from weaviate.classes.query import Sort as WSort
-
-    sort = None
-    for item in order_by:
-        sort = (sort or WSort).by_property(item.prop, ascending=not item.descending)
-    return sort
-
-
-def hybrid_arguments(
-    query: str,
-    vector: Any,
-    alpha: float,
-    where: Any,
-    limit: int,
-    offset: int,
-) -> dict[str, Any]:
-    """Keyword arguments for `collection.query.hybrid`: relative score fusion, our vector."""
-    from weaviate.classes.query import HybridFusion, MetadataQuery
-
-    return {
-        "query": query,
-        "vector": None if vector is None else [float(x) for x in vector],
-        "alpha": alpha,
-        "fusion_type": HybridFusion.RELATIVE_SCORE,
-        "filters": where,
-        "limit": limit,
-        "offset": offset or None,
-        "return_metadata": MetadataQuery(score=True, distance=True),
-    }
-
-
-def from_weaviate(definition: CollectionDef, properties: dict[str, Any]) -> dict[str, Any]:
-    """Properties as Weaviate returns them -> our form (dates canonical, Nones dropped)."""
-    clean: dict[str, Any] = {}
-    for name, value in properties.items():
-        if value is None or name not in definition.by_name:
-            continue
-        if definition.by_name[name].data_type is DataType.DATE:
-            value = canonical_date(value)
-        clean[name] = value
-    return clean
-
-
-def _default_vector(vector: Any) -> list[float] | None:
-    if isinstance(vector, dict):
-        vector = vector.get("default") or next(iter(vector.values()), None)
-    return [float(x) for x in vector] if vector else None
-
-
-def to_stored_object(definition: CollectionDef, obj: Any) -> StoredObject:
-    return StoredObject(
-        uuid=str(obj.uuid),
-        collection=definition.name,
-        properties=from_weaviate(definition, obj.properties),
-        vector=_default_vector(getattr(obj, "vector", None)),
-    )
-
-
-def to_search_hit(definition: CollectionDef, obj: Any, *, vector_only: bool) -> SearchHit:
-    """A query result as a SearchHit: vector searches score 1 - distance, hybrid its fused score."""
-    distance = obj.metadata.distance
-    score = 1.0 - (distance or 0.0) if vector_only else (obj.metadata.score or 0.0)
-    return SearchHit(
-        uuid=str(obj.uuid),
-        collection=definition.name,
-        properties=from_weaviate(definition, obj.properties),
-        score=float(score),
-        distance=None if distance is None else float(distance),
-    )
-
-
-def failure(exc: Exception) -> ToolFailure:
-    """A weaviate-client exception as the ToolError category a caller can act on."""
-    from weaviate import exceptions as wx
-
-    text = str(exc)
-    if isinstance(
-        exc, wx.WeaviateConnectionError | wx.WeaviateStartUpError | wx.WeaviateTimeoutError
-    ):
-        return ToolFailure(
-            ErrorCategory.NETWORK, f"Weaviate: {text}", hint=errors.WEAVIATE_CONNECTION_HINT
-        )
-    elif isinstance(exc, wx.WeaviateInsertManyAllFailedError | wx.WeaviateBatchError):
-        return ToolFailure(
-            ErrorCategory.STORE_ERROR, f"Weaviate: {text}", hint=errors.WEAVIATE_IMPORT_HINT
-        )
-    elif isinstance(exc, wx.UnexpectedStatusCodeError) and exc.status_code in (401, 403):
-        return ToolFailure(
-            ErrorCategory.UNAUTHORIZED,
-            f"Weaviate refused the credentials: {text}",
-            hint="Check WEAVIATE_API_KEY.",
-        )
-    return ToolFailure(
-        ErrorCategory.STORE_ERROR, f"Weaviate: {text}", hint=errors.WEAVIATE_QUERY_HINT
-    )
 
 
 class WeaviateStore(KnowledgeStore):
@@ -420,7 +132,7 @@ class WeaviateStore(KnowledgeStore):
         info = self.client().collections.get(INFO_COLLECTION)
         info.data.insert_many(
             [
-                _data_object(
+                data_object(
                     {
                         "collection": name,
                         "embedding_model": self.embedder.identity,
@@ -485,7 +197,7 @@ class WeaviateStore(KnowledgeStore):
                     hint="Use upsert to replace it, or leave the UUID out to get a new one.",
                 )
         result = collection.data.insert_many(
-            [_data_object(props, uuid, vector) for uuid, props, vector in rows]
+            [data_object(props, uuid, vector) for uuid, props, vector in rows]
         )
         if result.has_errors:
             if not upsert:
@@ -696,13 +408,3 @@ class WeaviateStore(KnowledgeStore):
         """The next REEMBED_BATCH objects in UUID order (Weaviate's cursor API)."""
         result = self._collection(state).query.fetch_objects(limit=REEMBED_BATCH, after=after)
         return [to_stored_object(state.definition, o) for o in result.objects]
-
-
-def _data_object(properties: dict[str, Any], uuid: str, vector: Any) -> Any:
-    from weaviate.classes.data import DataObject
-
-    return DataObject(
-        properties=properties,
-        uuid=uuid,
-        vector=None if vector is None else [float(x) for x in vector],
-    )
