@@ -116,3 +116,11 @@ def objects_by_row(
 def keyword_bodies(conn: sqlite3.Connection, name: str, rows: Sequence[int]) -> dict[int, str]:
     """The keyword text (the FTS5 body) of those of `rows` that collection `name` holds."""
     return dict(rows_in(conn, f'SELECT rowid, body FROM "fts_{name}" WHERE rowid IN', rows))
+
+
+def log_vector_changes(conn: sqlite3.Connection, name: str, ids: Sequence[int]) -> None:
+    """Record changed object ids in the vector log, in the transaction of the change: how
+    every process's vector index learns what to reread (no ids: all of them)."""
+    conn.executemany(
+        "INSERT INTO vector_log (collection, id) VALUES (?, ?)", [(name, i) for i in ids]
+    )

@@ -31,8 +31,8 @@ index cannot serve.
 
 Schema version 1 files (vectors in sqlite-vec `vec0` tables) are migrated on open. The
 file's tables, their migrations and each collection's tables are `sqlite_schema`'s;
-vector search is `sqlite_vectors`', keyword search `sqlite_keywords`'; this module keeps
-connections, writes, reads and the hybrid merge.
+vector search is `sqlite_vectors`', keyword search `sqlite_keywords`', re-embedding
+`sqlite_reembed`'s; this module keeps connections, writes, reads and the hybrid merge.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ import logging
 import os
 import sqlite3
 import threading
-import uuid as uuid_lib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -53,6 +52,7 @@ from video_research.knowledge.backends import fts, sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
 from video_research.knowledge.backends.keyword_index import KeywordIndex
 from video_research.knowledge.backends.sqlite_keywords import KeywordSearch
+from video_research.knowledge.backends.sqlite_reembed import ReEmbedding
 from video_research.knowledge.backends.sqlite_schema import (
     KNOWLEDGE_SCHEMA_VERSION as KNOWLEDGE_SCHEMA_VERSION,  # imported from here elsewhere
 )
@@ -61,6 +61,7 @@ from video_research.knowledge.backends.sqlite_sql import (
     compile_filter,
     id_chunks,
     keyword_bodies,
+    log_vector_changes,
     objects_by_row,
     properties_json,
     property_sql,
@@ -72,7 +73,6 @@ from video_research.knowledge.base import (
     HYBRID_MIN_CANDIDATES,
     MAX_RESULTS,
     KnowledgeStore,
-    Progress,
 )
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
@@ -107,12 +107,11 @@ from video_research.support.errors import ErrorCategory, ToolFailure, config_err
 logger = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_SECONDS = 30.0
-REEMBED_BATCH = 256
 _CHUNK = 500
 """Parameters per IN (...) list, well under SQLite's limit."""
 
 
-class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore):
+class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, KnowledgeStore):
     backend = "sqlite"
 
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
@@ -299,7 +298,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             conn.executemany(
                 f'INSERT OR REPLACE INTO "{vec}" (id, embedding) VALUES (?, ?)', vectors
             )
-            _log(conn, name, [row_id for row_id, _ in vectors])
+            log_vector_changes(conn, name, [row_id for row_id, _ in vectors])
         self._index_changed(name)
         return deleted
 
@@ -317,7 +316,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             conn.execute(
                 f'DELETE FROM "{self._vec_tables[name]}" WHERE id IN ({marks})', list(chunk)
             )
-        _log(conn, name, ids)
+        log_vector_changes(conn, name, ids)
         return len(ids)
 
     def _delete_sync(
@@ -553,99 +552,6 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, KnowledgeStore)
             int(row): 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
             for row, blob in rows_in(conn, select, rows)
         }
-
-    # ------------------------------------------------------------ re-embedding
-    async def _reembed(self, state: CollectionState, progress: Progress | None) -> int:
-        name = state.definition.name
-        staging = f"vectors_{name}_{uuid_lib.uuid4().hex[:8]}"
-        total = await self._run(self._begin_reembed, name, staging)
-        done, after = 0, 0
-        while True:
-            batch = await self._run(self._rows_after, name, after, REEMBED_BATCH)
-            if not batch:
-                break
-            await self._stage(state, staging, batch)
-            done += len(batch)
-            after = batch[-1][0]
-            if progress is not None:
-                await progress(done, total)
-        while True:
-            late = await self._run(self._finish_reembed, state, staging)
-            if not late:
-                return done
-            await self._stage(state, staging, late)
-            done += len(late)
-
-    async def _stage(self, state: CollectionState, staging: str, batch: list[tuple[int, str]]):
-        texts = [state.definition.vector_text(json.loads(body)) for _, body in batch]
-        vectors = await self.embedder.embed(texts, "document")
-        await self._run(self._write_staging, staging, [i for i, _ in batch], vectors)
-
-    def _begin_reembed(self, name: str, staging: str) -> int:
-        key = f"reembed_staging:{name}"
-        with self._transaction() as conn:
-            leftover = conn.execute("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
-            if leftover is not None:
-                conn.execute(f'DROP TABLE IF EXISTS "{leftover[0]}"')
-            self._create_vec_table(conn, staging, self.embedder.dimensions)
-            conn.execute("INSERT OR REPLACE INTO store_meta VALUES (?, ?)", (key, staging))
-            return conn.execute(f'SELECT count(*) FROM "obj_{name}"').fetchone()[0]
-
-    def _rows_after(self, name: str, after: int, limit: int) -> list[tuple[int, str]]:
-        return (
-            self._conn()
-            .execute(
-                f'SELECT id, properties FROM "obj_{name}" WHERE id > ? ORDER BY id LIMIT ?',
-                (after, limit),
-            )
-            .fetchall()
-        )
-
-    def _write_staging(self, staging: str, ids: list[int], vectors: Any) -> None:
-        with self._transaction() as conn:
-            conn.executemany(
-                f'INSERT OR REPLACE INTO "{staging}" (id, embedding) VALUES (?, ?)',
-                [(i, v.tobytes()) for i, v in zip(ids, vectors, strict=True)],
-            )
-
-    def _finish_reembed(self, state: CollectionState, staging: str) -> list[tuple[int, str]]:
-        """Swap the staging vectors in; or the objects written meanwhile that still need one."""
-        name = state.definition.name
-        with self._transaction() as conn:
-            late = conn.execute(
-                f'SELECT id, properties FROM "obj_{name}" WHERE id NOT IN '
-                f'(SELECT id FROM "{staging}") ORDER BY id'
-            ).fetchall()
-            if late:
-                return late
-            orphans = conn.execute(
-                f'SELECT id FROM "{staging}" WHERE id NOT IN (SELECT id FROM "obj_{name}")'
-            ).fetchall()
-            conn.executemany(f'DELETE FROM "{staging}" WHERE id = ?', orphans)
-            conn.execute(f'DROP TABLE "{self._vec_tables[name]}"')
-            conn.execute(
-                "UPDATE collections SET embedding_model = ?, dimensions = ?, vec_table = ? "
-                "WHERE name = ?",
-                (self.embedder.identity, self.embedder.dimensions, staging, name),
-            )
-            conn.execute("DELETE FROM store_meta WHERE key = ?", (f"reembed_staging:{name}",))
-            # Every vector changed: other processes see the new vec_table and rebuild.
-            _log(conn, name, [])
-        self._vec_tables[name] = staging
-        return []
-
-
-def _log(conn: sqlite3.Connection, name: str, ids: Sequence[int]) -> None:
-    """Record changed object ids in the vector log (same transaction as the change)."""
-    conn.executemany(
-        "INSERT INTO vector_log (collection, id) VALUES (?, ?)", [(name, i) for i in ids]
-    )
-
-
-def _blob(vector: Any) -> bytes:
-    import numpy as np
-
-    return np.asarray(vector, dtype=np.float32).tobytes()
 
 
 def _floats(blob: bytes) -> list[float]:
