@@ -4,8 +4,8 @@ current model (`knowledge_reembed`), while the collection stays searchable.
 A mixin of `SqliteStore`. The new vectors go to a staging table beside the live one, in
 batches of REEMBED_BATCH, with progress; objects written meanwhile are caught up at the
 end, and the swap (the live table dropped, the collection's model, size and table
-updated, every process's vector index told through the change log) is one transaction.
-A staging table left by a stopped run is dropped by the next one.
+updated) is one transaction; a vector index is keyed by its table, so it is rebuilt from
+the new one. A staging table left by a stopped run is dropped by the next one.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from video_research.knowledge.backends.sqlite_sql import log_vector_changes
 from video_research.knowledge.base import Progress
 from video_research.knowledge.models import CollectionState
 
@@ -111,7 +110,7 @@ class ReEmbedding:
                 (self.embedder.identity, self.embedder.dimensions, staging, name),
             )
             conn.execute("DELETE FROM store_meta WHERE key = ?", (f"reembed_staging:{name}",))
-            # Every vector changed: other processes see the new vec_table and rebuild.
-            log_vector_changes(conn, name, [])
+            # Every vector changed, so nothing goes to the vector log: an index is keyed by
+            # its table (`VectorSearch._index`), and the new vec_table rebuilds it.
         self._vec_tables[name] = staging
         return []

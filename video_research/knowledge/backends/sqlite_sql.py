@@ -120,7 +120,7 @@ def keyword_bodies(conn: sqlite3.Connection, name: str, rows: Sequence[int]) -> 
 
 def log_vector_changes(conn: sqlite3.Connection, name: str, ids: Sequence[int]) -> None:
     """Record changed object ids in the vector log, in the transaction of the change: how
-    every process's vector index learns what to reread (no ids: all of them)."""
+    every process's vector index learns which vectors to reread."""
     conn.executemany(
         "INSERT INTO vector_log (collection, id) VALUES (?, ?)", [(name, i) for i in ids]
     )
