@@ -212,6 +212,11 @@ def _describe_all(schema: dict, instance: Any) -> list[str]:
             {"k": 3},
             "Unknown field: 'k' (did you mean 'limit'?); accepted fields: limit, q.",
         ),
+        (  # the field itself, sent in capitals: too short for difflib to match
+            {"properties": {"k": {}, "q": {}}, "additionalProperties": False},
+            {"Q": "tides"},
+            "Unknown field: 'Q' (did you mean 'q'?); accepted fields: k, q.",
+        ),
         (  # two fields of the group: which one is not guessed
             {"properties": {"k": {}, "count": {}}, "additionalProperties": False},
             {"limit": 3},

@@ -188,7 +188,7 @@ def _likely_fields(name: str, known: list[str]) -> list[str]:
     lowered = name.lower()
     for group in _SYNONYMS:
         if lowered in group:
-            same = [field for field in known if field in group and field != lowered]
+            same = [field for field in known if field in group]
             if len(same) == 1:
                 return same
     return difflib.get_close_matches(name, known, n=1)
