@@ -336,6 +336,7 @@ def names_found(
     cjk_among: int | None = None,
     cjk_strong: tuple[float, float] | None = None,
     cjk_keyword: float | None = None,
+    cjk_agreed: tuple[float, float, float, int] | None = None,
 ):
     """The default as the stores compute it (`fusion.adapted_alpha`: the names a query holds
     count only where the keyword side's NAMES_AMONG best hits hold them, or its `among`
@@ -347,7 +348,10 @@ def names_found(
     CJK passages; -1: always, whatever the vector side found); `cjk_strong` (t, a): such a
     query weighs at most a where its best keyword hit's calibrated score reaches t;
     `cjk_keyword` t: it counts as among CJK passages also where the keyword side's best
-    hit is one scoring t or more (both tried for the Chinese claims, not kept)."""
+    hit is one scoring t or more (both tried for the Chinese claims, not kept);
+    `cjk_agreed` (margin, near, alpha, terms) replaces CJK_AGREED_MARGIN, CJK_AGREED_NEAR,
+    CJK_AGREED_ALPHA and CJK_AGREED_TERMS (`fusion.cjk_agreement`; alpha 1: agreement
+    changes nothing)."""
     from video_research.knowledge import fusion
     from video_research.knowledge.collections import get_collection
     from video_research.transcripts.indexer import CHUNKS
@@ -374,7 +378,9 @@ def names_found(
     def alpha(c: Candidates, model: str) -> float:
         best = c.keyword.hits[0].keyword_score if c.keyword.hits else None
         with variant():
-            found = fusion.adapted_alpha(c.query.query, model, texts(c), best, vector_texts(c))
+            found = fusion.adapted_alpha(
+                c.query.query, model, texts(c), best, vector_texts(c), agreed(c, model)
+            )
             if (
                 cjk_strong is not None
                 and best is not None
@@ -383,6 +389,18 @@ def names_found(
             ):
                 found = min(found, cjk_strong[1])
             return found
+
+    def agreed(c: Candidates, model: str) -> bool:
+        kw, nearest = c.keyword.hits, c.vectors[model].hits
+        if not kw or not nearest:
+            return False
+        cosine = c.cosine.get(model, {}).get(kw[0].uuid, 0.0)
+        return fusion.cjk_agreement(
+            c.query.query,
+            chunks.keyword_text(kw[0].properties),
+            [h.keyword_score or 0.0 for h in kw[:2]],
+            lambda: (cosine, 1 - nearest[0].distance),
+        )
 
     @contextmanager
     def variant():
@@ -394,10 +412,23 @@ def names_found(
             "STRONG_KEYWORDS",
             "CJK_ALPHA",
             "CJK_AMONG",
+            "CJK_AGREED_MARGIN",
+            "CJK_AGREED_NEAR",
+            "CJK_AGREED_ALPHA",
+            "CJK_AGREED_TERMS",
         )
         saved = {name: getattr(fusion, name) for name in names}
         among = None if cjk_among is None or cjk_among < 1 else cjk_among
-        given = (depth, share, words, no_match, strong, cjk_alpha, among)
+        given = (
+            depth,
+            share,
+            words,
+            no_match,
+            strong,
+            cjk_alpha,
+            among,
+            *(cjk_agreed or [None] * 4),
+        )
         for name, value in zip(names, given, strict=True):
             setattr(fusion, name, saved[name] if value is None else value)
         try:
@@ -646,6 +677,22 @@ def rules(models: list[str]) -> dict[str, Callable[[Candidates], dict[str, float
     for strong in (0.5, 0.6, 0.8):
         found[f"{name}: the default, strong keywords from {strong}"] = names_found(
             models, strong=strong
+        )
+    found[f"{name}: before CJK agreement (the default, no CJK agreement)"] = names_found(
+        models, cjk_agreed=(fusion.CJK_AGREED_MARGIN, fusion.CJK_AGREED_NEAR, 1.0, 0)
+    )
+    for margin, near, alpha, least in (
+        (1.2, 0.6, 0.1, 5),
+        (1.5, 0.6, 0.1, 5),
+        (1.3, 0.5, 0.1, 5),
+        (1.3, 0.8, 0.1, 5),
+        (1.3, 0.6, 0.0, 5),
+        (1.3, 0.6, 0.2, 5),
+        (1.3, 0.6, 0.1, 0),
+        (1.3, 0.6, 0.1, 6),
+    ):
+        found[f"{name}: the default, CJK agreement {margin} {near} {alpha} {least}"] = names_found(
+            models, cjk_agreed=(margin, near, alpha, least)
         )
     found[f"{name}: before CJK passages (the default, bigrams calibrated)"] = names_found(
         models, cjk_among=0

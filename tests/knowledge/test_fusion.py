@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from video_research.knowledge import fusion
-from video_research.knowledge.keyword_tokens import matched_share
+from video_research.knowledge.keyword_tokens import (
+    content_terms,
+    count_terms,
+    matched_share,
+    query_tokens,
+)
 
 
 @pytest.mark.parametrize(
@@ -685,3 +692,81 @@ async def test_the_default_search_finds_a_chinese_claims_passage_by_its_bigrams(
     monkeypatch.setattr(fusion, "CJK_AMONG", 0)  # the vector side's passages never looked at
     hits = await store.hybrid("VideoMetadata", CHINESE_CLAIM, alpha=None, vector=query)
     assert hits[0].properties["video_id"] == "v1"
+
+
+AGREED = "前景难预测 贴现率会升高"
+"""A passage of CHINESE_CLAIM restated: it holds six of the claim's bigrams (前景, 难预,
+预测, 贴现, 现率, 升高), a quarter of them."""
+
+
+def test_both_sides_agree_on_a_chinese_claims_passage_holding_its_bigrams():
+    model = "local:use-multilingual"
+    english = ["the discount rate rises and valuations fall"]
+    agreed = fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.2], lambda: (0.4, 0.6))
+    assert agreed
+    assert (
+        fusion.adapted_alpha(CHINESE_CLAIM, model, [AGREED], 0.3, [AGREED], agreed)
+        == fusion.CJK_AGREED_ALPHA
+    )
+    # the keyword side's second close behind: its best may be a chance match
+    assert not fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.25], lambda: (0.4, 0.6))
+    # alone on the keyword side: it stands apart
+    assert fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3], lambda: (0.4, 0.6))
+    # the vector side reads it far from the query
+    assert not fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.2], lambda: (0.3, 0.6))
+    # a short passage holding a few common bigrams by chance, however far it stands apart
+    chance = "前景怎么样 公司会下降吗"
+    assert len(count_terms(chance, content_terms(query_tokens(CHINESE_CLAIM)))) < 5
+    assert not fusion.cjk_agreement(CHINESE_CLAIM, chance, [0.3, 0.1], lambda: (0.5, 0.6))
+    # an English query, or an English passage: not a claim among Chinese passages
+    assert not fusion.cjk_agreement(english[0], AGREED, [0.3, 0.2], lambda: (0.4, 0.6))
+    assert not fusion.cjk_agreement(CHINESE_CLAIM, english[0], [0.3, 0.2], lambda: (0.4, 0.6))
+
+    # the two vectors are read only for a hit that passes on its text and scores
+    def unread() -> tuple[float, float]:
+        raise AssertionError("vectors read for a hit that fails on its text")
+
+    assert not fusion.cjk_agreement(CHINESE_CLAIM, chance, [0.3, 0.1], unread)
+    assert not fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.25], unread)
+    # a row deleted since the index answered: no cosine, no agreement
+    assert not fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.2], lambda: None)
+    # without agreement the weight is CJK_ALPHA's, as before
+    assert fusion.adapted_alpha(CHINESE_CLAIM, model, [AGREED], 0.3, [AGREED]) == (fusion.CJK_ALPHA)
+
+
+async def test_the_default_search_puts_the_passage_both_sides_agree_on_first(services, monkeypatch):
+    """Among distractors: a hundred Chinese titles sit nearer the claim's vector than its
+    passage does (none holds its bigrams), so the passage is not among the vector side's
+    candidates, and on min-max at CJK_ALPHA the nearest title outranks it. It holds six of
+    the claim's bigrams, scores far above the keyword side's second, and its cosine is
+    near enough the vector side's best: both sides agree, and it goes first."""
+    import numpy as np
+
+    from video_research.knowledge.store import get_store
+
+    store = await get_store()
+    rng, query = _random_query(13)
+    titles = [
+        AGREED,
+        "第0集 公司年会",  # the keyword side's second: one bigram
+        *(f"第{i}集 今天聊聊天气和周末的安排" for i in range(1, 121)),
+    ]
+    noise = rng.standard_normal((len(titles), 384))
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    near = np.linspace(0.95, 0.8, len(titles) - 1)  # the distractors' cosines
+    vectors = np.vstack(
+        [
+            0.62 * query + np.sqrt(1 - 0.62**2) * noise[0],
+            *(c * query + np.sqrt(1 - c * c) * n for c, n in zip(near, noise[1:], strict=True)),
+        ]
+    )
+    await store.insert_many(
+        "VideoMetadata",
+        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
+        vectors=vectors,
+    )
+    hits = await store.hybrid("VideoMetadata", CHINESE_CLAIM, alpha=None, vector=query)
+    assert hits[0].properties["video_id"] == "v0"
+    monkeypatch.setattr(fusion, "CJK_AGREED_MARGIN", math.inf)  # never agreed
+    hits = await store.hybrid("VideoMetadata", CHINESE_CLAIM, alpha=None, vector=query)
+    assert hits[0].properties["video_id"] != "v0"

@@ -85,6 +85,7 @@ from video_research.knowledge.fusion import (
     asked_for,
     calibrated_keywords,
     chance_matches_down,
+    cjk_agreement,
     names_held,
     quotes_first,
     written_in_cjk,
@@ -476,11 +477,18 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, Kn
                 # A CJK query among CJK passages reads its bigrams on min-max and weighs at
                 # most CJK_ALPHA (`fusion.cjk_passages`): the vector side's first CJK_AMONG
                 # (nearest first, as the index returns them) say whether the store holds
-                # passages in the query's script near it.
+                # passages in the query's script near it. Where both sides agree on the
+                # keyword side's best (`fusion.cjk_agreement`), it weighs at most
+                # CJK_AGREED_ALPHA.
                 first_rows = [c.row for c in nearest[:CJK_AMONG]]
                 bodies |= keyword_bodies(conn, name, [r for r in first_rows if r not in bodies])
                 vector_texts = [bodies.get(row, "") for row in first_rows]
-                alpha = adapted_alpha(query, self.embedder.identity, texts, best, vector_texts)
+                agreed = normalised and self._cjk_agreement(
+                    conn, name, query, vector, keyword, nearest, bodies
+                )
+                alpha = adapted_alpha(
+                    query, self.embedder.identity, texts, best, vector_texts, agreed
+                )
             calibrated = adapt and normalised and calibrated_keywords(query, held, vector_texts)
             fused = relative_score_fusion(
                 [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)],
@@ -515,6 +523,33 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, Kn
             )
             for row, score in ranked
         ]
+
+    def _cjk_agreement(
+        self,
+        conn: sqlite3.Connection,
+        name: str,
+        query: str,
+        vector: Any,
+        keyword: list[tuple[int, float]],
+        nearest: list[Any],
+        bodies: dict[int, str],
+    ) -> bool:
+        """Whether both sides agree on a CJK query's best keyword hit
+        (`fusion.cjk_agreement`), from the keyword side's calibrated scores and, only where
+        its text passes, the exact cosines of that hit and of the vector side's best (two
+        vectors read)."""
+        if not keyword or keyword[0][0] not in bodies or vector is None:
+            return False
+        rows = [keyword[0][0], nearest[0].row]
+
+        def cosines() -> tuple[float, float] | None:
+            distances = self._distances(conn, name, vector, rows)
+            if not all(row in distances for row in rows):
+                return None  # a row deleted since the index answered
+            return 1.0 - distances[rows[0]], 1.0 - distances[rows[1]]
+
+        scores = [score for _, score in keyword[:2]]
+        return cjk_agreement(query, bodies[keyword[0][0]], scores, cosines)
 
     @staticmethod
     def _read_ranked(
