@@ -15,6 +15,15 @@ from video_research.knowledge.keyword_tokens import (
 )
 
 
+async def _insert_titles(store, titles: list[str], vectors) -> None:
+    """`titles` as videos v0, v1, ... with their `vectors`, in the store's VideoMetadata."""
+    await store.insert_many(
+        "VideoMetadata",
+        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
+        vectors=vectors,
+    )
+
+
 @pytest.mark.parametrize(
     "query,expected",
     [
@@ -273,11 +282,7 @@ async def _passages_store():
         "tip to tail, each spinning at its own constant frequency around the plane",
         *(f"talk {i} about something else entirely" for i in range(4)),
     ]
-    await store.insert_many(
-        "VideoMetadata",
-        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
-        vectors=vectors,
-    )
+    await _insert_titles(store, titles, vectors)
     return store, vectors[0]
 
 
@@ -316,11 +321,7 @@ async def _crowded_store(copies: int = 0):
         *(f"copy {n}: a fourier series draws a circle with rotating arrows" for n in range(copies)),
     ]
     vectors = np.random.default_rng(2).standard_normal((len(titles), 384))
-    await store.insert_many(
-        "VideoMetadata",
-        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
-        vectors=vectors,
-    )
+    await _insert_titles(store, titles, vectors)
     return store, vectors[5]
 
 
@@ -453,11 +454,7 @@ async def test_the_default_search_puts_the_passage_holding_a_notes_words_first(
         "JavaScript on a server, page by page, script by script",
         *(f"talk {i} about something else entirely" for i in range(4)),
     ]
-    await store.insert_many(
-        "VideoMetadata",
-        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
-        vectors=vectors,
-    )
+    await _insert_titles(store, titles, vectors)
     note = "places JavaScript index html running server page script"
     keywords = await store.hybrid("VideoMetadata", note, alpha=0.0)
     assert keywords[0].properties["video_id"] == "v1"
@@ -553,11 +550,7 @@ async def test_a_chance_word_does_not_lift_a_passage_over_what_the_vectors_found
         "every day we upload a new video",
         *(f"talk {i} about something else entirely" for i in range(4)),
     ]
-    await store.insert_many(
-        "VideoMetadata",
-        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
-        vectors=np.vstack([*near, rng.standard_normal((4, 384))]),
-    )
+    await _insert_titles(store, titles, np.vstack([*near, rng.standard_normal((4, 384))]))
     question = "why do the tides rise and fall twice a day"
     assert fusion.calibrated_keywords(question)
     hits = await store.hybrid("VideoMetadata", question, alpha=None, vector=query)
@@ -616,11 +609,7 @@ async def test_the_default_search_leans_on_a_keyword_hit_holding_the_rare_words(
     ]
     vectors = rng.standard_normal((len(titles), 384))
     vectors[1] = query + rng.standard_normal(384) * 0.02
-    await store.insert_many(
-        "VideoMetadata",
-        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
-        vectors=vectors,
-    )
+    await _insert_titles(store, titles, vectors)
     assert not fusion.keyword_match(CHAT_NOTE, titles[0])
     hits = await store.hybrid("VideoMetadata", CHAT_NOTE, alpha=None, vector=query)
     assert hits[0].properties["video_id"] == "v0"
@@ -681,11 +670,7 @@ async def test_the_default_search_finds_a_chinese_claims_passage_by_its_bigrams(
     vectors = rng.standard_normal((len(titles), 384)) * 0.05
     vectors[0] += query * 0.5
     vectors[1] = query + rng.standard_normal(384) * 0.02
-    await store.insert_many(
-        "VideoMetadata",
-        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
-        vectors=vectors,
-    )
+    await _insert_titles(store, titles, vectors)
     hits = await store.hybrid("VideoMetadata", CHINESE_CLAIM, alpha=None, vector=query)
     assert hits[0].properties["video_id"] == "v0"
     assert hits[0].keyword_score < fusion.STRONG_KEYWORDS  # not the strong-keyword rule
@@ -760,11 +745,7 @@ async def test_the_default_search_puts_the_passage_both_sides_agree_on_first(ser
             *(c * query + np.sqrt(1 - c * c) * n for c, n in zip(near, noise[1:], strict=True)),
         ]
     )
-    await store.insert_many(
-        "VideoMetadata",
-        [{"video_id": f"v{i}", "title": t} for i, t in enumerate(titles)],
-        vectors=vectors,
-    )
+    await _insert_titles(store, titles, vectors)
     hits = await store.hybrid("VideoMetadata", CHINESE_CLAIM, alpha=None, vector=query)
     assert hits[0].properties["video_id"] == "v0"
     monkeypatch.setattr(fusion, "CJK_AGREED_MARGIN", math.inf)  # never agreed
