@@ -314,9 +314,8 @@ CJK_AGREED_NEAR = 0.6
 cosine must reach (`cjk_agreement`). The claims' passages it lifts sat at 0.6 or more
 of it among 100k distractors (some above 1: the vector side's best is the nearest by the
 index's codes), the chance matches of Chinese questions about English videos mostly
-lower (0.2-0.8).
-0.5 gave the same on the tuning parts; 0.8 kept less among 100k distractors (0.714 /
-0.570 against 0.714 / 0.591)."""
+lower (0.2-0.8). 0.5 gave the same on the tuning parts; 0.8 kept less among 100k
+distractors (0.714 / 0.570 against 0.714 / 0.591)."""
 CJK_AGREED_TERMS = 5
 """How many of the query's distinct bigrams (stopwords aside) the agreed keyword hit must
 hold (`cjk_agreement`). A short Chinese passage holding four common ones by chance (不同,
