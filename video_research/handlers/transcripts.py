@@ -309,6 +309,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
     from video_research.media import speech
     from video_research.media.limits import MEDIA_SUFFIXES
     from video_research.transcripts import media_index
+    from video_research.transcripts.media_progress import ItemProgress
 
     settings = ctx.settings
     files: list[Path] = []
@@ -391,9 +392,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             return None  # the transcription reports what is wrong with the file
         return found.duration
 
-    async def screen_text(
-        path: Path, info: Any, item: media_index.ItemProgress
-    ) -> media_index.Shown:
+    async def screen_text(path: Path, info: Any, item: ItemProgress) -> media_index.Shown:
         from video_research.media.limits import VIDEO_SUFFIXES, MediaLimits
         from video_research.media.ocr import read_screen_text
         from video_research.media.scenes import detect_scenes

@@ -31,6 +31,7 @@ from video_research.support.errors import ErrorCategory, ToolFailure, invalid_in
 from video_research.support.media_names import VIDEO_SUFFIXES, caption_language, captions_beside
 from video_research.support.progress import Stages
 from video_research.transcripts import indexer
+from video_research.transcripts.media_progress import ItemProgress, clock
 from video_research.transcripts.parsers import Cue, TranscriptFormatError
 from video_research.transcripts.screen import record_screen_only
 from video_research.transcripts.sources import (
@@ -44,18 +45,6 @@ from video_research.transcripts.sources import (
 )
 
 logger = logging.getLogger(__name__)
-
-STAGE_WEIGHTS = {
-    "download": 8.0,
-    "probe": 1.0,
-    "speech": 30.0,
-    "index speech": 3.0,
-    "scenes": 4.0,
-    "screen text": 12.0,
-    "index screen text": 1.0,
-}
-"""Share of an item's step of the overall progress each stage takes (roughly its time on
-a video with speech and slides); an item's stages fill its step between them."""
 
 
 class MediaFailure(ToolFailure):
@@ -217,61 +206,6 @@ def _plan(tools: MediaTools) -> tuple[str, ...]:
     if tools.screen_text is None:
         return ("probe", *spoken)
     return ("probe", "scenes", "screen text", "index screen text", *spoken)
-
-
-class ItemProgress:
-    """The progress of one item, per item and overall: the items done plus how far this
-    one got through its stages (`plan`), each stage reported as it starts and at least
-    every few seconds while it runs, as "<name> (<n>/<total>) <stage>: <what>"."""
-
-    def __init__(
-        self, stages: Stages, done: int, total: int, name: str, plan: tuple[str, ...]
-    ) -> None:
-        self.stages, self.done, self.total, self.name = stages, done, total, name
-        weights = [STAGE_WEIGHTS[stage] for stage in plan]
-        whole, passed = sum(weights), 0.0
-        self.spans: dict[str, tuple[float, float]] = {}
-        for stage, weight in zip(plan, weights, strict=True):
-            self.spans[stage] = (passed / whole, (passed + weight) / whole)
-            passed += weight
-        self.current = ""
-        self.duration: float | None = None
-        """The media's length once probed (seconds), for the stages' percentages."""
-
-    def _label(self, what: str) -> str:
-        return f"{self.name} ({self.done + 1}/{self.total}) {self.current}: {what}"
-
-    async def stage(self, stage: str, what: str) -> None:
-        """Begin `stage` (one of the plan's), saying `what`; the current one again: only
-        what it says changes."""
-        if stage == self.current:
-            self.stages.update(0.0, self._label(what))
-            return
-        if stage not in self.spans:
-            return
-        self.current = stage
-        low, high = self.spans[stage]
-        # never the item's bare start: `done` itself was the previous item's end
-        await self.stages.stage(
-            self.done + max(low, 0.001), self.done + min(high, 0.999), self._label(what)
-        )
-
-    def media(self, seconds: float, done: str, duration: float | None = None) -> None:
-        """The stage reached `seconds` of the media's `duration` (by default the probed
-        length; unknown: no percentage), which it has `done` ("transcribed")."""
-        duration = duration or self.duration
-        if duration:
-            fraction = min(seconds / duration, 1.0)
-            said = f"{fraction:.0%} of {_clock(duration)} {done}"
-        else:
-            fraction, said = 0.0, f"{_clock(seconds)} {done}"
-        self.stages.update(fraction, self._label(said))
-
-
-def _clock(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 # ----------------------------------------------------------------------------- one item
@@ -562,7 +496,7 @@ async def _transcribe_and_index(
     name = printable(media.name) if source_path else info.video_id
     await report.stage("probe", "reading its length")
     duration = report.duration = await tools.duration(media)
-    await report.stage("speech", f"0% of {_clock(duration or 0)} transcribed")
+    await report.stage("speech", f"0% of {clock(duration or 0)} transcribed")
     try:
         result = await tools.transcribe(media, lambda seconds: report.media(seconds, "transcribed"))
     except MediaFailure as failure:
@@ -583,7 +517,7 @@ async def _transcribe_and_index(
         run.failed.append(
             _item(
                 "no_transcript",
-                f"{name}: no speech was recognised in {_clock(result.get('duration') or 0)}.",
+                f"{name}: no speech was recognised in {clock(result.get('duration') or 0)}.",
                 "The recording may be silent or music only; set SPEECH_LANGUAGE if the "
                 "language was misdetected.",
                 video_id=info.video_id,
