@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from video_research.documents.extract import Block, BlockKind
+from video_research.documents.blocks import Block, BlockKind
 from video_research.knowledge.embedders.embeddings import default_token_counter
 from video_research.knowledge.embedders.tokens import TokenCounter
 

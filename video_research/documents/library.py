@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from video_research.documents.blocks import DocumentType
 from video_research.documents.chunking import Chunk
-from video_research.documents.extract import DocumentType
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,

@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from video_research.documents import library
-from video_research.documents.extract import DocumentType
+from video_research.documents.blocks import DocumentType
 from video_research.documents.ingest import IngestRequest, ingest
 from video_research.handlers.context import CallContext
 from video_research.knowledge import guidance, relevance
