@@ -69,7 +69,7 @@ async def test_oembed_is_retried_and_unknown_videos_stay_untitled(oembed, tmp_pa
 
 async def test_an_unreachable_oembed_is_given_up_on_at_once(oembed, configure, tmp_path):
     """Every attempt for the first video fails: the rest of the folder is not asked."""
-    from video_research.clients.youtube import OEMBED_CONCURRENCY
+    from video_research.clients.youtube_oembed import OEMBED_CONCURRENCY
 
     configure(GEMINI_RETRY_MAX_ATTEMPTS="2")
     oembed.enqueue("oembed", *[Status(503, {"error": "down"})] * 40)

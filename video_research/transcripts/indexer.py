@@ -434,7 +434,7 @@ async def _keyless_infos(
     infos: dict[str, VideoInfo], titled: set[str]
 ) -> tuple[dict[str, VideoInfo], str | None]:
     """video_infos without a key: stored records first, oEmbed for the rest."""
-    from video_research.clients import youtube
+    from video_research.clients import youtube_oembed
 
     wanted = [video_id for video_id in infos if video_id not in titled]
     if not wanted:
@@ -457,7 +457,7 @@ async def _keyless_infos(
                 url=props.get("video_url") or "",
             )
     asked = [video_id for video_id in wanted if not infos[video_id].title]
-    found = await youtube.oembed_many(asked) if asked else {}
+    found = await youtube_oembed.oembed_many(asked) if asked else {}
     for video_id, fields in found.items():
         infos[video_id].title = fields["title"]
         infos[video_id].channel_title = fields["channel_title"]
