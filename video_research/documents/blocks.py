@@ -68,6 +68,12 @@ class Extracted:
     """Whether a new page starts a new section (slides) rather than continuing the text."""
 
 
+JUNK_TITLE = re.compile(
+    r"^(\(?(untitled|anonymous)\)?|microsoft (word|powerpoint) - .*|\s*)$", re.I
+)
+"""A declared title that names nothing: a converter's placeholder or an empty one."""
+
+
 def title_for(declared: str | None, blocks: list[Block], name: str) -> str:
     """The document's title: the one it declares unless that is junk ("Untitled",
     "Microsoft Word - ..."), else its first heading, else the file name's stem."""
@@ -77,11 +83,6 @@ def title_for(declared: str | None, blocks: list[Block], name: str) -> str:
         if block.kind == "heading":
             return block.text
     return Path(name).stem
-
-
-JUNK_TITLE = re.compile(
-    r"^(\(?(untitled|anonymous)\)?|microsoft (word|powerpoint) - .*|\s*)$", re.I
-)
 
 
 def unreadable(name: str, document_type: DocumentType, exc: Exception) -> ToolFailure:
