@@ -171,7 +171,7 @@ async def _bulk_against_slices(vectors) -> None:
     """Bulk graph build (the whole flat part at once) against slice-by-slice building."""
     import numpy as np
 
-    from video_research.knowledge.backends import ann
+    from video_research.knowledge.backends import ann, ann_build
 
     sample = np.ascontiguousarray(vectors[:BULK_SAMPLE])
     took = {}
@@ -190,7 +190,7 @@ async def _bulk_against_slices(vectors) -> None:
         f"graph build, {len(sample):,} vectors, bulk (s)",
         took["bulk"],
         "s",
-        f"in slices of {ann.MERGE_SLICE}",
+        f"in slices of {ann_build.MERGE_SLICE}",
         took["slices"],
         higher_is_better=False,
     )

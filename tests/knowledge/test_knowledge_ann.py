@@ -321,12 +321,12 @@ KILLED_WRITER = textwrap.dedent(
     """
     import asyncio, sys
     import numpy as np
-    from video_research.knowledge.backends import ann
+    from video_research.knowledge.backends import ann_build
     from video_research.knowledge.filters import Filter
     from video_research.knowledge.store import generate_uuid5, get_store
 
-    ann.SAVE_AFTER_CHANGES = 0.0  # save after every merge: kills land inside saves too
-    ann.MERGE_SLICE = 256
+    ann_build.SAVE_AFTER_CHANGES = 0.0  # save after every merge: kills land inside saves too
+    ann_build.MERGE_SLICE = 256
 
     async def main():
         store = await get_store()

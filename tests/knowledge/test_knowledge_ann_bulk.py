@@ -8,10 +8,11 @@ what changed meanwhile must still be found (it stays in the flat part).
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 
-from video_research.knowledge.backends import ann
+from video_research.knowledge.backends import ann, ann_build
 
 DIMS = 32
 
@@ -62,7 +63,7 @@ def _held_bulk_build(
     truth.catch_up(index)
     assert index.flat_count == len(truth.vectors)
     started, release = threading.Event(), threading.Event()
-    real_new_graph = ann._new_graph
+    real_new_graph = ann_build._new_graph
 
     def held_new_graph(dimensions, sample):
         graph = real_new_graph(dimensions, sample)
@@ -70,7 +71,7 @@ def _held_bulk_build(
         assert release.wait(30)
         return graph
 
-    monkeypatch.setattr(ann, "_new_graph", held_new_graph)
+    monkeypatch.setattr(ann_build, "_new_graph", held_new_graph)
     builder = threading.Thread(target=index.merge_slice)
     builder.start()
     assert started.wait(30)
@@ -79,7 +80,7 @@ def _held_bulk_build(
 
 def test_writes_during_a_bulk_build_are_neither_lost_nor_stale(monkeypatch):
     rng = np.random.default_rng(3)
-    vectors = _unit(rng.standard_normal((3 * ann.MERGE_SLICE, DIMS)))
+    vectors = _unit(rng.standard_normal((3 * ann_build.MERGE_SLICE, DIMS)))
     truth = Truth(vectors)
     index, builder, release = _held_bulk_build(truth, monkeypatch)
     # The build runs outside the lock: searches answer (from the flat part) meanwhile.
@@ -110,9 +111,9 @@ def test_writes_during_a_bulk_build_are_neither_lost_nor_stale(monkeypatch):
 
 def test_a_reset_during_a_bulk_build_throws_the_stale_graph_away(monkeypatch):
     rng = np.random.default_rng(4)
-    vectors = _unit(rng.standard_normal((2 * ann.MERGE_SLICE, DIMS)))
+    vectors = _unit(rng.standard_normal((2 * ann_build.MERGE_SLICE, DIMS)))
     truth = Truth(vectors)
-    real_new_graph = ann._new_graph
+    real_new_graph = ann_build._new_graph
     index, builder, release = _held_bulk_build(truth, monkeypatch)
     with index.lock:  # what a compacted log or a graph of tombstones triggers
         index._reset()
@@ -120,6 +121,44 @@ def test_a_reset_during_a_bulk_build_throws_the_stale_graph_away(monkeypatch):
     release.set()
     builder.join(60)
     assert index.hnsw is None and index.flat_count == len(vectors)
-    monkeypatch.setattr(ann, "_new_graph", real_new_graph)
+    monkeypatch.setattr(ann_build, "_new_graph", real_new_graph)
     index.settle()
     assert index.live == len(vectors) and truth.nearest(index, vectors[7])[0] == 8
+
+
+def _bulk_build_under_way(monkeypatch, rows: int) -> tuple[ann.VectorIndex, threading.Thread]:
+    """An index of `rows` random vectors whose first graph is being built, slice by slice,
+    in a thread: at least one slice is in."""
+    monkeypatch.setattr(ann_build, "BULK_SLICE", 256)
+    truth = Truth(_unit(np.random.default_rng(5).standard_normal((rows, DIMS))))
+    index = ann.VectorIndex(None, "bulk", "test", DIMS, min_objects=100, ef_search=64)
+    index._maybe_work = lambda: None
+    truth.catch_up(index)
+    builder = threading.Thread(target=index.merge_slice)
+    builder.start()
+    deadline = time.monotonic() + 30
+    while index.bulk_added == 0 and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert index.bulk_added > 0
+    return index, builder
+
+
+def test_closing_stops_a_bulk_build_between_its_slices(monkeypatch):
+    # A shutdown during the first graph of a large store must not wait for (or, at the
+    # interpreter's exit, abort inside) a build whose graph it would throw away.
+    rows = 40_000
+    index, builder = _bulk_build_under_way(monkeypatch, rows)
+    index.close()
+    builder.join(30)
+    assert not builder.is_alive()
+    assert index.bulk_added < rows
+    assert index.hnsw is None and index.flat_count == rows  # nothing lost: still searchable
+
+
+def test_an_exit_without_close_stops_the_builds_first(monkeypatch):
+    rows = 40_000
+    index, builder = _bulk_build_under_way(monkeypatch, rows)
+    index._worker = builder  # the hook joins the index's worker thread
+    ann_build.stop_all_builds()
+    assert not builder.is_alive()
+    assert index.bulk_added < rows

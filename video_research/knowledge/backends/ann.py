@@ -24,11 +24,15 @@ other processes alike reach the index that way, so a search never returns a dele
 object or a replaced object's old vector. A background thread moves the flat part into
 the graph and saves it. The first graph of a large flat part (a store opened without its
 file, a rebuild) is built from all of it at once, outside the lock, while searches go
-on over the flat part: faiss then adds the whole batch in parallel (OpenMP), 1.8x
-faster on 2 cores than slice by slice (100k 512-dim vectors: 9.2 s against 16.8 s;
-`make bench BENCH=million`), at the cost of a copy of the vectors while it builds;
-what changed meanwhile is tombstoned in the new graph and stays in the flat part. Later
-additions move MERGE_SLICE at a time, under the lock (searches interleave).
+on over the flat part: faiss adds BULK_SLICE vectors a call in parallel (OpenMP), 1.8x
+faster on 2 cores than slice by slice under the lock (100k 512-dim vectors: 9.2 s
+against 16.8 s; `make bench BENCH=million`), at the cost of a copy of the vectors while
+it builds; what changed meanwhile is tombstoned in the new graph and stays in the flat
+part. Between its calls the build stops when the index is closed or reset, so a
+shutdown never waits minutes for a graph that would be thrown away, and no faiss call is
+still running when the interpreter exits (which aborts the process). Later additions
+move MERGE_SLICE at a time, under the lock (searches interleave). All of this is
+`ann_build`'s.
 
 On open the saved graph is loaded (`ann_files`) and the log past its sequence
 replayed; a missing, stale (another vector table, dimension or model) or unreadable
@@ -45,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from video_research.knowledge.backends.ann_build import UNCLOSED, GraphBuilding
 from video_research.knowledge.backends.ann_files import FORMAT, GraphFiles
 
 if TYPE_CHECKING:
@@ -54,15 +59,8 @@ __all__ = ["FORMAT", "Candidate", "VectorIndex"]
 
 logger = logging.getLogger(__name__)
 
-HNSW_M = 32
-"""Graph neighbours per node (faiss HNSW M); 32 keeps recall@10 >= 0.95 on 384-dim data."""
-EF_CONSTRUCTION = 80
-MERGE_SLICE = 2048
-"""Vectors moved from the flat part into the graph per lock hold (~0.3-1 s on 2 cores)."""
 EXACT_FILTER_MAX = 0.02
 """Filters matching at most this fraction of the graph are searched exactly (docs/knowledge-store.md, "The vector index")."""
-SAVE_AFTER_CHANGES = 0.05
-"""Save the graph once this fraction of it changed since the last save (and at close)."""
 RERANK_FACTOR = 2
 """Graph candidates fetched per result wanted (in the order of their 8-bit codes)."""
 EXACT_SHARE = 1.25
@@ -80,7 +78,7 @@ class Candidate:
     distance: float
 
 
-class VectorIndex(GraphFiles):
+class VectorIndex(GraphBuilding, GraphFiles):
     """One collection's vectors in this process; see the module docstring.
 
     `read_log(after)` -> (max seq, [(seq, id)]) and `read_vectors(ids)` -> {id: bytes}
@@ -130,6 +128,9 @@ class VectorIndex(GraphFiles):
         self._wake = threading.Event()
         self._closed = False
         self.build_seconds = 0.0
+        self.bulk_added = 0
+        """Vectors the running (or last) first-graph build has added so far."""
+        UNCLOSED.add(self)
 
     # ------------------------------------------------------------------ size
     @property
@@ -286,166 +287,6 @@ class VectorIndex(GraphFiles):
             time.perf_counter() - started,
         )
 
-    # ------------------------------------------------------------------ the graph
-    def _wants_graph(self) -> bool:
-        return self.hnsw is not None or self.flat_count >= self.min_objects
-
-    def merge_slice(self, bulk: bool = True) -> bool:
-        """Move flat vectors into the graph: the whole flat part when it makes the first
-        graph and holds more than MERGE_SLICE (`bulk`, module docstring), else up to
-        MERGE_SLICE of them; whether anything moved."""
-        with self.lock:
-            if not self.flat_count or not self._wants_graph():
-                return False
-            if not (bulk and self.hnsw is None and self.flat_count > MERGE_SLICE):
-                return self._merge_one_slice()
-        return self._bulk_build()
-
-    def _merge_one_slice(self) -> bool:
-        """Up to MERGE_SLICE flat vectors into the graph, with the lock held."""
-        import numpy as np
-
-        with self.lock:
-            started = time.perf_counter()
-            if self.hnsw is None:
-                self._start_graph()
-            take = min(MERGE_SLICE, self.flat_count)
-            ids = self.flat_ids[self.flat_count - take : self.flat_count]
-            vectors = np.ascontiguousarray(
-                self.flat_vectors[self.flat_count - take : self.flat_count]
-            )
-            first = int(self.hnsw.ntotal)
-            self.hnsw.add(vectors)
-            added = np.asarray(ids, dtype=np.int64)
-            self.rows = np.concatenate([self.rows, added])
-            if int(added.max()) >= len(self.row_pos):
-                grown = np.full(max(int(added.max()) + 1, 2 * len(self.row_pos)), -1, np.int64)
-                grown[: len(self.row_pos)] = self.row_pos
-                self.row_pos = grown
-            self.row_pos[added] = np.arange(first, first + take, dtype=np.int64)
-            self.live += take
-            for row in ids:
-                del self.flat_index[row]
-            del self.flat_ids[self.flat_count - take :]
-            self.flat_count -= take
-            self._shrink_flat()
-            self._alive_bits = None
-            self._filter_cache.clear()
-            self.build_seconds += time.perf_counter() - started
-            return True
-
-    def _bulk_build(self) -> bool:
-        """The first graph from the whole flat part, built outside the lock (module
-        docstring); True when a graph now exists (built here or elsewhere meanwhile)."""
-        import numpy as np
-
-        with self.lock:
-            if self.hnsw is not None:
-                return True
-            if self._bulk_changed is not None:  # another thread builds it: wait for it
-                building = True
-            else:
-                building = False
-                take = self.flat_count
-                ids = np.asarray(self.flat_ids[:take], dtype=np.int64)
-                vectors = self.flat_vectors[:take].copy()  # the flat part changes meanwhile
-                self._bulk_changed = set()
-                self._bulk_done.clear()
-                epoch = self._epoch
-        if building:
-            self._bulk_done.wait()
-            return self.hnsw is not None
-        started = time.perf_counter()
-        logger.info("vector index %s: building the graph of %d vectors", self.name, take)
-        try:
-            hnsw = _new_graph(self.dimensions, vectors)
-            hnsw.add(vectors)
-        except BaseException:
-            with self.lock:
-                self._bulk_changed = None
-            self._bulk_done.set()
-            raise
-        del vectors
-        with self.lock:
-            changed, self._bulk_changed = self._bulk_changed, None
-            self._bulk_done.set()
-            if epoch != self._epoch or self.hnsw is not None or self._closed:
-                return False  # reset or closed meanwhile: this graph is stale
-            rows = ids
-            if changed:
-                rows[np.isin(ids, np.fromiter(changed, np.int64, len(changed)))] = -1
-            kept = [
-                (row, self.flat_vectors[self.flat_index[row]].copy())
-                for row in changed
-                if row in self.flat_index
-            ]
-            self.hnsw, self.rows = hnsw, rows
-            self._index_rows()
-            self.flat_ids, self.flat_vectors, self.flat_index, self.flat_count = [], None, {}, 0
-            for row, vector in kept:
-                self._flat_put(row, vector)
-            self._filter_cache.clear()
-            self.build_seconds += time.perf_counter() - started
-            logger.info(
-                "vector index %s: graph of %d vectors built in %.1f s (%d changed meanwhile)",
-                self.name,
-                self.live,
-                time.perf_counter() - started,
-                len(kept),
-            )
-        return True
-
-    def _start_graph(self) -> None:
-        """A new, empty graph, its quantiser trained on the flat part's vectors."""
-        import numpy as np
-
-        hnsw = _new_graph(self.dimensions, self.flat_vectors[: self.flat_count])
-        self.hnsw, self.rows = hnsw, np.zeros(0, np.int64)
-        self.row_pos = np.full(1024, -1, dtype=np.int64)
-        self.live = self.dead = 0
-        logger.info("vector index %s: building the graph", self.name)
-
-    def _maybe_work(self) -> None:
-        if self.flat_count and self._wants_graph() or self._save_due():
-            self._wake.set()
-            if self._worker is None or not self._worker.is_alive():
-                self._worker = threading.Thread(
-                    target=self._work, name=f"ann-{self.name}", daemon=True
-                )
-                self._worker.start()
-
-    def _save_due(self) -> bool:
-        if self.hnsw is None or self.directory is None:
-            return False
-        return self.saved_changes > max(1000, SAVE_AFTER_CHANGES * self.hnsw.ntotal)
-
-    def _work(self) -> None:
-        while not self._closed:
-            if self.merge_slice():
-                continue
-            if self._save_due():
-                self.save()
-            self._wake.clear()
-            if not self._wake.wait(timeout=5.0):
-                return
-
-    def settle(self) -> None:
-        """Merge everything into the graph now (benchmarks, tests)."""
-        while self.merge_slice():
-            pass
-
-    def close(self) -> None:
-        self._closed = True
-        self._wake.set()
-        worker = self._worker
-        if worker is not None and worker is not threading.current_thread():
-            worker.join(timeout=60)
-        with self.lock:
-            # Save only a graph that covers everything; merging a large flat part now
-            # would hold shutdown for minutes, and the next start replays the log anyway.
-            if self.saved_changes and self.hnsw is not None and not self.flat_count:
-                self.save()
-
     # ------------------------------------------------------------------ search
     def search(
         self,
@@ -568,19 +409,6 @@ class VectorIndex(GraphFiles):
         if budget >= 0:
             self._filter_cache[id(allowed)] = (weakref.ref(allowed), positions, decoded)
         return positions, decoded
-
-
-def _new_graph(dimensions: int, vectors: Any) -> Any:
-    """An empty HNSW graph of 8-bit codes, its quantiser trained on `vectors`."""
-    import faiss
-    import numpy as np
-
-    hnsw = faiss.IndexHNSWSQ(
-        dimensions, faiss.ScalarQuantizer.QT_8bit, HNSW_M, faiss.METRIC_INNER_PRODUCT
-    )
-    hnsw.hnsw.efConstruction = EF_CONSTRUCTION
-    hnsw.train(np.ascontiguousarray(vectors[:100_000]))
-    return hnsw
 
 
 def _top(scores: Any, k: int) -> Any:
