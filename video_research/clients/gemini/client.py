@@ -24,9 +24,36 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from video_research.clients.gemini.parts import (
+    MEDIA_RESOLUTIONS,
+    bytes_part,
+    content,
+    content_from_json,
+    content_to_json,
+    file_uri_part,
+    text_part,
+    user_content,
+    with_media_resolution,
+    with_video_metadata,
+    youtube_part,
+)
 from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure, categorize_error
 from video_research.support.services import Resource, current_services, current_settings
+
+__all__ = [  # the request parts are `parts`'; callers build them through this module
+    "MEDIA_RESOLUTIONS",
+    "bytes_part",
+    "content",
+    "content_from_json",
+    "content_to_json",
+    "file_uri_part",
+    "text_part",
+    "user_content",
+    "with_media_resolution",
+    "with_video_metadata",
+    "youtube_part",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -278,13 +305,6 @@ async def call_with_retry(operation: str, call: Any, settings: Settings | None =
 # ----------------------------------------------------------------------------- generation
 
 
-MEDIA_RESOLUTIONS = {
-    "low": "MEDIA_RESOLUTION_LOW",
-    "medium": "MEDIA_RESOLUTION_MEDIUM",
-    "high": "MEDIA_RESOLUTION_HIGH",
-}
-
-
 def generation_config(
     *,
     thinking_level: str | None = None,
@@ -450,18 +470,6 @@ def interpret(response: Any, model: str) -> Generation:
     )
 
 
-def content_to_json(content: Any) -> dict[str, Any]:
-    """A Content as a JSON-safe dict (bytes such as thought signatures as base64)."""
-    return json.loads(content.model_dump_json(exclude_none=True))
-
-
-def content_from_json(data: dict[str, Any]) -> Any:
-    """The Content a `content_to_json` dict stands for (signatures back to bytes)."""
-    from google.genai import types
-
-    return types.Content.model_validate_json(json.dumps(data))
-
-
 def _strip_fences(text: str) -> str:
     text = text.strip()
     if text.startswith("```"):
@@ -517,61 +525,6 @@ def schema_problems(schema: dict[str, Any], instance: Any, limit: int = 10) -> l
 
     errors = sorted(Draft202012Validator(schema).iter_errors(instance), key=lambda e: e.json_path)
     return [{"path": e.json_path, "message": e.message[:300]} for e in errors[:limit]]
-
-
-# ----------------------------------------------------------------------------- parts
-
-
-def youtube_part(url: str) -> Any:
-    return file_uri_part(url, "video/mp4")
-
-
-def file_uri_part(uri: str, mime_type: str) -> Any:
-    from google.genai import types
-
-    return types.Part(file_data=types.FileData(file_uri=uri, mime_type=mime_type))
-
-
-def bytes_part(data: bytes, mime_type: str) -> Any:
-    from google.genai import types
-
-    return types.Part.from_bytes(data=data, mime_type=mime_type)
-
-
-def text_part(text: str) -> Any:
-    from google.genai import types
-
-    return types.Part(text=text)
-
-
-def content(role: str, *parts: Any) -> Any:
-    from google.genai import types
-
-    return types.Content(role=role, parts=list(parts))
-
-
-def user_content(*parts: Any) -> Any:
-    return content("user", *parts)
-
-
-def with_video_metadata(part: Any, video_metadata: dict[str, Any] | None) -> Any:
-    """`part` clipped and sampled: VideoMetadata(start_offset, end_offset, fps)."""
-    if not video_metadata:
-        return part
-    from google.genai import types
-
-    return part.model_copy(update={"video_metadata": types.VideoMetadata(**video_metadata)})
-
-
-def with_media_resolution(part: Any, media_resolution: str | None) -> Any:
-    """`part` with a part-level media resolution (what a context cache's contents carry;
-    a direct request sets it in the generation config instead)."""
-    if not media_resolution:
-        return part
-    from google.genai import types
-
-    level = MEDIA_RESOLUTIONS[media_resolution]
-    return part.model_copy(update={"media_resolution": types.PartMediaResolution(level=level)})
 
 
 # ----------------------------------------------------------------------------- embeddings
