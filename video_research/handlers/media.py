@@ -55,7 +55,7 @@ def link(path: str, seconds: float) -> str:
 
 def _ticker(ctx: CallContext, start: float, end: float | None, what: str) -> WorkerProgress | None:
     """Progress of a worker's `tick(seconds)`: percent of [start, end] (none when the end
-    is unknown). The worker sends at most every isolation.PROGRESS_EVERY_SECONDS."""
+    is unknown). The worker sends at most every isolation_worker.PROGRESS_EVERY_SECONDS."""
     if end is None:
         return None
     span = max(end - start, 1e-6)
