@@ -27,8 +27,9 @@ MERGE_SLICE = 2048
 """Vectors moved from the flat part into the graph per lock hold (~0.3-1 s on 2 cores)."""
 BULK_SLICE = 8192
 """Vectors a first graph's build adds per faiss call: as fast as one call for the whole
-part (100k 384-dim: 26 s against 35 s on 2 cores) and ~2 s a call, the longest a close
-waits for the build to notice it."""
+part (100k realistic 512-dim vectors on 2 idle cores: 7.9 s against 8.3 s, recall@10 at
+ef 64 0.983 against 0.985) and under a second a call, the longest a close waits for the
+build to notice it."""
 SAVE_AFTER_CHANGES = 0.05
 """Save the graph once this fraction of it changed since the last save (and at close)."""
 
