@@ -2,8 +2,8 @@
 (stdout to stderr, no core files, no secrets in its environment, its priority), each
 file's limits, and the outcome sent back as plain values.
 
-pebble imports these functions by name in the spawned worker; they import nothing of the
-server's (no Services, no settings), so a worker starts with only what parsing needs.
+pebble imports these functions by name in the spawned worker. They read none of the
+server's state (no Services, no settings): a worker is handed everything as arguments.
 """
 
 from __future__ import annotations
