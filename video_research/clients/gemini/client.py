@@ -41,14 +41,32 @@ from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure, categorize_error
 from video_research.support.services import Resource, current_services, current_settings
 
-__all__ = [  # the request parts are `parts`'; callers build them through this module
+# The request's parts are `parts`'; callers build and send through this module.
+__all__ = [
+    "API_KEY_HINT",
     "MEDIA_RESOLUTIONS",
+    "TOOL_NAMES",
+    "Generation",
     "bytes_part",
+    "call_with_retry",
+    "client",
     "content",
     "content_from_json",
     "content_to_json",
+    "embed_content",
     "file_uri_part",
+    "generate",
+    "generate_json",
+    "generation_config",
+    "interpret",
+    "is_retryable",
+    "parse_structured",
+    "require_api_key",
+    "schema_problems",
+    "server_retry_delay",
     "text_part",
+    "to_failure",
+    "usage_summary",
     "user_content",
     "with_media_resolution",
     "with_video_metadata",
