@@ -11,12 +11,13 @@ cosine of the stored windows inside the moment (its `scores`), and the relevance
 server gave it.
 
 Reported per part (tuning, held-out) and per query style, for the server's relevance,
-for the two-signal fit it had before the windows were read (knowledge.relevance's
+for the same without the search's ceiling (knowledge.relevance.CEILING: each hit's own
+relevance_in_context), for the two-signal fit it had before the windows were read (knowledge.relevance's
 CALIBRATION; each no-answer query's best hit chosen by it), and for the rule before that
 (weak = no shared word and cosine below 0.3): the share of no-answer queries whose best
 hit is weak (target >= 0.9), and of answerable queries whose right moment is (target <=
-0.05). `--calibrate` fits the logistics of knowledge.relevance on the tuning part only
-and prints the constants to paste there.
+0.05). `--calibrate` fits the logistics of knowledge.relevance on the tuning part only,
+the ceiling's among them, and prints the constants to paste there.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ OLD_WEAK_COSINE = 0.3
 TARGET_MISSED = 0.04
 """The share of tuning positives the fitted intercept lets fall below WEAK (under the 0.05
 target, with a margin for the held-out part)."""
+CEILING_MISSED = 0.045
+"""The share of tuning positives weak by either their own relevance or the search's
+ceiling that the ceiling's intercept allows: the own fit spends TARGET_MISSED, the ceiling
+half a point more."""
 
 
 @dataclass
@@ -48,6 +53,12 @@ class Sample:
     before: float | None = None
     """The two-signal relevance (CALIBRATION) of this sample; for a no-answer query, of
     the hit that it scores best."""
+    best: tuple[float | None, float | None, float] = (None, None, 0.0)
+    """The search's best window, chunk cosine and share among its ten results: what
+    knowledge.relevance's ceiling reads."""
+    own: float | None = None
+    """The relevance without the ceiling (relevance_in_context of the sample's scores); for
+    a no-answer query, the best of its hits'."""
 
     @property
     def held_out(self) -> bool:
@@ -84,6 +95,21 @@ async def collect(
         scores = result["scores"]
         return relevance.relevance(scores["cosine"], scores["share"], model)
 
+    def own(result: dict) -> float:
+        scores = result["scores"]
+        return relevance.relevance_in_context(
+            scores["cosine"], scores.get("window"), scores["share"], model
+        )
+
+    def best(results: list[dict]) -> tuple[float | None, float | None, float]:
+        def top(name: str) -> float | None:
+            return max(
+                (r["scores"][name] for r in results if r["scores"].get(name) is not None),
+                default=None,
+            )
+
+        return top("window"), top("cosine"), top("share") or 0.0
+
     samples: list[Sample] = []
     missed = 0
     for query, has_answer in [*((q, True) for q in answerable), *((q, False) for q in no_answer)]:
@@ -104,12 +130,12 @@ async def collect(
             if chosen is None:
                 missed += 1
                 continue
-            was = before(chosen)
+            was, alone = before(chosen), own(chosen)
         else:
             if not results:
                 continue
             chosen = max(results, key=lambda r: r["relevance"])
-            was = max(before(r) for r in results)
+            was, alone = max(before(r) for r in results), max(own(r) for r in results)
         scores = chosen["scores"]
         samples.append(
             Sample(
@@ -120,6 +146,8 @@ async def collect(
                 chosen["relevance"],
                 scores.get("window"),
                 was,
+                best(results),
+                alone,
             )
         )
     return samples, missed
@@ -149,6 +177,7 @@ def report(samples: list[Sample], missed: int, threshold: float) -> str:
     """The Markdown tables: per part and rule, then per query style; the misjudged."""
     rules: list[tuple[str, Callable[[Sample], bool]]] = [
         (f"relevance < {threshold}", lambda s: _weak(s.relevance, threshold)),
+        ("before: without the ceiling", lambda s: _weak(s.own, threshold)),
         ("before: cosine and share only", lambda s: _weak(s.before, threshold)),
         ("before that: no shared word, cosine < 0.3", _old_weak),
     ]
@@ -166,14 +195,15 @@ def report(samples: list[Sample], missed: int, threshold: float) -> str:
     )
     lines += [
         "\nper query style, both parts (answerable: right moment weak; no-answer: best hit weak):\n",
-        "| style | queries | weak now | weak before |",
-        "|---|---:|---:|---:|",
+        "| style | queries | weak now | without the ceiling | two signals |",
+        "|---|---:|---:|---:|---:|",
     ]
     for style in sorted({s.style for s in samples}):
         group = [s for s in samples if s.style == style]
         now = sum(_weak(s.relevance, threshold) for s in group) / len(group)
+        alone = sum(_weak(s.own, threshold) for s in group) / len(group)
         was = sum(_weak(s.before, threshold) for s in group) / len(group)
-        lines.append(f"| {style} | {len(group)} | {now:.3f} | {was:.3f} |")
+        lines.append(f"| {style} | {len(group)} | {now:.3f} | {alone:.3f} | {was:.3f} |")
     wrong = [s for s in samples if _weak(s.relevance, threshold) == s.answerable]
     lines.append("\nmisjudged (query id, answerable, cosine, window, share, relevance, query):")
     for s in wrong:
@@ -249,4 +279,47 @@ def calibrate(samples: list[Sample]) -> str:
         for part, held in (("tuning", False), ("HELD-OUT", True)):
             caught, lost = _rates([s for s in samples if s.held_out == held], weak)
             out.append(f"  - {part}: no-answer weak {caught}, answerable weak {lost}")
+    out.append(_ceiling_fit(samples))
     return "\n".join(out)
+
+
+def _ceiling_fit(samples: list[Sample]) -> str:
+    """knowledge.relevance's CEILING: the logistic of "this search found an answer" over the
+    search's best window, cosine and share, fitted on the tuning part; its intercept then
+    lowered in steps of 0.01 while the tuning part's right moments weak by either their own
+    relevance (`own`) or the ceiling stay within CEILING_MISSED."""
+    tuning = [
+        s for s in samples if not s.held_out and s.best[0] is not None and s.best[1] is not None
+    ]
+    beta = _fit([(list(s.best), int(s.answerable)) for s in tuning])
+    positives = [s for s in tuning if s.answerable]
+
+    def lost(shift: float) -> float:
+        weak = sum(_weak(s.own, 0.5) or _z(beta, s.best) + shift < 0 for s in positives)
+        return weak / max(len(positives), 1)
+
+    shift = 5.0  # far enough up that the ceiling flags none of the tuning part
+    while shift > -10.0 and lost(shift - 0.01) <= CEILING_MISSED:
+        shift -= 0.01
+    if lost(shift) > CEILING_MISSED:
+        return "- ceiling: no intercept keeps the right moments within CEILING_MISSED"
+    fitted = [*beta[:-1], beta[-1] + shift]
+
+    def weak(s: Sample) -> bool:
+        bounded = s.best[0] is not None and s.best[1] is not None
+        return _weak(s.own, 0.5) or (bounded and _z(fitted, s.best) < 0)
+
+    out = [
+        f"- ceiling (best window, best cosine, best share): fitted {[round(b, 3) for b in beta]}, "
+        f"intercept lowered: {[round(b, 3) for b in fitted]}"
+    ]
+    for part, held in (("tuning", False), ("HELD-OUT", True)):
+        caught, missed = _rates([s for s in samples if s.held_out == held], weak)
+        out.append(
+            f"  - {part}, own relevance and the ceiling: no-answer weak {caught}, answerable weak {missed}"
+        )
+    return "\n".join(out)
+
+
+def _z(beta: list[float], features: tuple[float | None, ...]) -> float:
+    return sum(w * (f or 0.0) for w, f in zip(beta[:-1], features, strict=True)) + beta[-1]

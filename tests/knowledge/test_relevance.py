@@ -62,10 +62,12 @@ async def test_a_spoken_moment_is_scored_with_the_windows_around_it(tmp_path):
     found = await call_ok("semantic_search_transcripts", {"query": query, "auto_index": False})
     single = [m for m in found["results"] if m["chunks"] == 1]
     assert single and all(m["scores"]["window"] is not None for m in found["results"])
+    bound = relevance.ceiling(*_best_evidence(found["results"]), model)
+    assert bound is not None
     for moment in single:
         s = moment["scores"]
-        expected = relevance.relevance_in_context(s["cosine"], s["window"], s["share"], model)
-        assert abs(moment["relevance"] - expected) < 2e-3
+        own = relevance.relevance_in_context(s["cosine"], s["window"], s["share"], model)
+        assert abs(moment["relevance"] - min(own, bound)) < 2e-3
         assert moment["weak"] == relevance.is_weak(moment["relevance"])
     searched = await call_ok(
         "knowledge_search", {"query": query, "collections": ["TranscriptChunks"]}
@@ -91,6 +93,71 @@ async def test_a_spoken_moment_is_scored_with_the_windows_around_it(tmp_path):
         {"query": query, "collections": ["TranscriptChunks"], "min_score": 0.5},
     )
     assert all(hit["relevance"] >= 0.5 for hit in strict["results"])
+
+
+def _best_evidence(results: list[dict]) -> list[float | None]:
+    """The best window, chunk cosine and share among a search's results, as `scores` shows them."""
+    return [
+        max((r["scores"][name] for r in results if r["scores"][name] is not None), default=None)
+        for name in ("window", "cosine", "share")
+    ]
+
+
+def test_the_ceiling_rises_with_the_searchs_best_evidence_and_needs_a_window():
+    for model in relevance.CEILING:
+        grid = [
+            relevance.ceiling(w / 10, c / 10, s / 4, model)
+            for w in range(8)
+            for c in range(8)
+            for s in range(5)
+        ]
+        assert all(0.0 <= value <= 1.0 for value in grid)
+        assert relevance.ceiling(0.2, 0.3, 0.0, model) < relevance.ceiling(0.5, 0.3, 0.0, model)
+        assert relevance.ceiling(0.3, 0.2, 0.0, model) < relevance.ceiling(0.3, 0.5, 0.0, model)
+        assert relevance.ceiling(0.3, 0.3, 0.0, model) < relevance.ceiling(0.3, 0.3, 1.0, model)
+        assert relevance.ceiling(None, 0.5, 1.0, model) is None
+        assert relevance.ceiling(0.5, None, 1.0, model) is None
+    assert relevance.ceiling(0.9, 0.9, 1.0, "gemini:x") is None
+
+
+async def test_a_question_next_to_an_indexed_subject_is_bounded_by_what_the_search_found(tmp_path):
+    """Brake pads beside a podcast on truing bicycle wheels: one sentence fits well enough
+    on its own (its own relevance 0.7 with the test model), but nothing the search found
+    goes on about brake pads, so no hit scores above the search's ceiling. The ceiling
+    only lowers: the right passage of an answered question keeps its own relevance."""
+    from video_research.knowledge.store import get_store
+
+    folder = tmp_path / "talks"
+    shutil.copytree(DATA / "transcripts" / "formats", folder)
+    await call_ok("index_transcript_files", {"path": str(folder), "fetch_metadata": False})
+    model = (await get_store()).embedder.identity
+    assert model in relevance.CEILING
+    lowered = 0
+    for query in (
+        "how to replace the brake pads on a car's front wheels",
+        "how do honey bees keep warm in winter",
+    ):
+        found = await call_ok("semantic_search_transcripts", {"query": query, "auto_index": False})
+        bound = relevance.ceiling(*_best_evidence(found["results"]), model)
+        for moment in found["results"]:
+            s = moment["scores"]
+            own = relevance.relevance_in_context(s["cosine"], s["window"], s["share"], model)
+            assert moment["relevance"] <= bound + 1e-9
+            assert moment["relevance"] <= own + 2e-3 or moment["chunks"] > 1
+            lowered += own > bound + 1e-3
+        if "bees" in query:
+            assert not found["results"][0]["weak"] and found["results"][0]["relevance"] > 0.95
+        # knowledge_search bounds its transcript hits by its own hits' best evidence
+        searched = await call_ok(
+            "knowledge_search", {"query": query, "collections": ["TranscriptChunks"]}
+        )
+        by_text = {h["properties"]["text"].replace("\n", " "): h for h in searched["results"]}
+        top = found["results"][0]
+        s = top["scores"]
+        own = relevance.relevance_in_context(s["cosine"], s["window"], s["share"], model)
+        if own > bound + 1e-3:
+            assert by_text[top["text"]]["relevance"] < own - 0.05
+    assert lowered, "the brake-pad question's best sentence scores above its search's ceiling"
 
 
 def test_the_stopwords_of_a_question_match_nothing():

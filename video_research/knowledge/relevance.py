@@ -33,18 +33,27 @@ calibrated to the same meaning on the same queries.
 
 A hit without a cosine (a keywords-only search) is scored by its share alone
 (`SHARE_ONLY`), and so is every hit of a model without a calibration of its own (Gemini
-embeddings), whose cosines run on another scale. The formula reads no rank, no other hit
-and nothing else in the store (the windows are the moment's own speech), so one hit's
-relevance does not change with what else was found: a 0.9 in one answer means what it
-means in another.
+embeddings), whose cosines run on another scale. The formula reads no rank and nothing
+else in the store (the windows are the moment's own speech).
+
+One thing bounds it from above: a hit is no likelier to answer than the search is to
+have found an answer at all. Where moments are linked by meaning, `ceiling` scores the
+search's best evidence (the best window, chunk cosine and share among the moments it
+scored: `CEILING`, fitted on the same queries) and every hit's relevance is at most that.
+A question about a subject next to something indexed (brake pads beside a talk on truing
+bicycle wheels) finds one sentence that fits well enough, but nothing around it goes on
+about what was asked; a question that is answered finds its passage. The ceiling only
+lowers: a wrong hit beside a right one keeps its own, lower score, never borrows the
+right one's (reading the best hit's score as every hit's, tried before, did that).
 
 Tried and not kept (measured on make eval, docs/benchmarks.md): a per-query background
 (the query's cosine to a few hundred fixed sentences, subtracted or as CSLS with the
 hit's own), an IDF-weighted share (word frequencies of the language, not the store), the
 keyword side's calibrated BM25, the query's length, the moment's contrast with the
 rest of its video, the query's words that no chunk of the store holds, and what the other
-hits of the same result scored (the best window of any hit reached the targets by scoring
-the query, not the hit: a wrong hit beside a right one borrowed its score). The
+hits of the same result scored as a feature of each hit's fit (the best window of any hit
+reached the targets by scoring the query, not the hit: a wrong hit beside a right one
+borrowed its score; `CEILING` reads the same evidence as a bound instead). The
 background looked like a gain only while its sentences were about everyday subjects, the
 subjects of the no-answer questions: balanced across subjects (mathematics and
 programming as much as cooking and cars) it gained nothing.
@@ -124,6 +133,33 @@ part's right moments below WEAK), refitted until the no-answer queries' best hit
 picks are those it was fitted on (`make eval EVAL="--calibrate --embedders ..."`). A
 model without one scores moments by CALIBRATION."""
 
+
+@dataclass(frozen=True)
+class CeilingFit:
+    """z = window_weight x best window + cosine_weight x best cosine + share_weight x best
+    share + intercept, each the best among the moments a search scored."""
+
+    window_weight: float
+    cosine_weight: float
+    share_weight: float
+    intercept: float
+
+
+CEILING: dict[str, CeilingFit] = {
+    "local:use-multilingual": CeilingFit(
+        window_weight=18.52, cosine_weight=6.895, share_weight=2.724, intercept=-9.558
+    ),
+    "local:all-MiniLM-L6-v2": CeilingFit(
+        window_weight=10.716, cosine_weight=3.699, share_weight=4.322, intercept=-4.776
+    ),
+}
+"""Per embedding model, the fit of "this search found an answer" over the search's best
+window, chunk cosine and share on make eval's tuning part (answerable queries whose right
+moment is in their top 10 against the no-answer queries), its intercept moved as far as
+it goes while the tuning part's right moments weak by either (their own relevance or the
+ceiling) stay within 4.5% (tests/eval/calibration.py's CEILING_MISSED; `make eval
+EVAL="--calibrate"`). A model without one has no ceiling."""
+
 SHARE_ONLY = Fit(cosine_weight=0.0, share_weight=10.0, intercept=-6.0)
 """For hits without a cosine and models without a fit: weak below 60% of the query's
 content words. Not a fit: on make eval the share alone does not tell the two apart (the
@@ -161,6 +197,23 @@ def relevance_in_context(
         fit.cosine_weight * cosine
         + fit.window_weight * window
         + fit.share_weight * (share or 0.0)
+        + fit.intercept
+    )
+    return round(_logistic(z), 4)
+
+
+def ceiling(
+    best_window: float | None, best_cosine: float | None, best_share: float | None, model: str
+) -> float | None:
+    """How likely a search whose best evidence is this found an answer at all: the most
+    any of its hits may score (None: no ceiling, for want of a window, a cosine or a fit)."""
+    fit = CEILING.get(model)
+    if fit is None or best_window is None or best_cosine is None:
+        return None
+    z = (
+        fit.window_weight * best_window
+        + fit.cosine_weight * best_cosine
+        + fit.share_weight * (best_share or 0.0)
         + fit.intercept
     )
     return round(_logistic(z), 4)

@@ -98,7 +98,9 @@ async def link_moments(
 
 def rescore_in_context(moments: Sequence[Moment], model: str) -> None:
     """Each hit of a moment with a window cosine gets the relevance that reads it too
-    (`relevance.relevance_in_context`); the rest keep their two-signal relevance."""
+    (`relevance.relevance_in_context`); the rest keep their two-signal relevance. Then no
+    hit scores above the search's `relevance.ceiling`, from the best window, cosine and
+    share among these moments."""
     for moment in moments:
         if moment.window_cosine is None:
             continue
@@ -107,6 +109,26 @@ def rescore_in_context(moments: Sequence[Moment], model: str) -> None:
             hit.relevance = relevance.relevance_in_context(
                 cosine, moment.window_cosine, hit.keyword_share, model
             )
+    bound = relevance.ceiling(*_best_evidence(moments), model)
+    if bound is None:
+        return
+    for moment in moments:
+        for hit in moment.hits:
+            if hit.relevance is not None and hit.relevance > bound:
+                hit.relevance = bound
+
+
+def _best_evidence(moments: Sequence[Moment]) -> tuple[float | None, float | None, float]:
+    """The best window cosine, best chunk cosine and best share among `moments` (each
+    moment's best chunk, as its result's `scores` show them)."""
+    window_cosines = [m.window_cosine for m in moments if m.window_cosine is not None]
+    best = [m.hits[0] for m in moments]
+    cosines = [1.0 - hit.distance for hit in best if hit.distance is not None]
+    return (
+        max(window_cosines, default=None),
+        max(cosines, default=None),
+        max((hit.keyword_share or 0.0 for hit in best), default=0.0),
+    )
 
 
 async def pinpoint_hits(question: str, hits: list[SearchHit], vector: Any = None) -> None:
