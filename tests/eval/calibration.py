@@ -12,11 +12,11 @@ server gave it.
 
 Reported per part (tuning, held-out) and per query style, for the server's relevance,
 for the same without the search's ceiling (knowledge.relevance.CEILING: each hit's own
-relevance_in_context), for the two-signal fit it had before the windows were read (knowledge.relevance's
-CALIBRATION; each no-answer query's best hit chosen by it), and for the rule before that
-(weak = no shared word and cosine below 0.3): the share of no-answer queries whose best
-hit is weak (target >= 0.9), and of answerable queries whose right moment is (target <=
-0.05). `--calibrate` fits the logistics of knowledge.relevance on the tuning part only,
+relevance_in_context), for the two-signal fit it had before the windows were read
+(knowledge.relevance's CALIBRATION; each no-answer query's best hit chosen by it), and
+for the rule before that (weak = no shared word and cosine below 0.3): the share of
+no-answer queries whose best hit is weak (target >= 0.9), and of answerable queries whose
+right moment is (target <= 0.05). `--calibrate` fits the logistics of knowledge.relevance on the tuning part only,
 the ceiling's among them, and prints the constants to paste there.
 """
 
