@@ -117,21 +117,23 @@ class ContextFit:
 
 IN_CONTEXT: dict[str, ContextFit] = {
     "local:use-multilingual": ContextFit(
-        cosine_weight=5.51, window_weight=17.47, share_weight=1.675, intercept=-7.219
+        cosine_weight=5.51, window_weight=17.47, share_weight=1.675, intercept=-6.969
     ),
     # MiniLM's chunk cosine adds nothing once its window is read (the two move together,
     # so the fit leans on the window and gives the chunk a small negative weight); its
     # refits alternate between this and a fit weighing both (positive weights, 0.24
     # tuning no-answer weak instead of 0.34): the one that does better on the tuning part
     "local:all-MiniLM-L6-v2": ContextFit(
-        cosine_weight=-3.752, window_weight=12.914, share_weight=3.617, intercept=-2.998
+        cosine_weight=-3.752, window_weight=12.914, share_weight=3.617, intercept=-2.498
     ),
 }
 """Per embedding model, the fit over the moment's cosine, its best window's cosine and the
 share on make eval's tuning part, its intercept moved as CALIBRATION's (4% of the tuning
 part's right moments below WEAK), refitted until the no-answer queries' best hits it
-picks are those it was fitted on (`make eval EVAL="--calibrate --embedders ..."`). A
-model without one scores moments by CALIBRATION."""
+picks are those it was fitted on (`make eval EVAL="--calibrate --embedders ..."`); then
+raised where the search's CEILING shares those 4% with it (by 0.25 for use-multilingual,
+0.5 for MiniLM).
+A model without one scores moments by CALIBRATION."""
 
 
 @dataclass(frozen=True)
@@ -147,18 +149,19 @@ class CeilingFit:
 
 CEILING: dict[str, CeilingFit] = {
     "local:use-multilingual": CeilingFit(
-        window_weight=18.52, cosine_weight=6.895, share_weight=2.724, intercept=-9.558
+        window_weight=18.52, cosine_weight=6.895, share_weight=2.724, intercept=-9.568
     ),
     "local:all-MiniLM-L6-v2": CeilingFit(
-        window_weight=10.716, cosine_weight=3.699, share_weight=4.322, intercept=-4.776
+        window_weight=10.716, cosine_weight=3.699, share_weight=4.322, intercept=-5.216
     ),
 }
 """Per embedding model, the fit of "this search found an answer" over the search's best
 window, chunk cosine and share on make eval's tuning part (answerable queries whose right
-moment is in their top 10 against the no-answer queries), its intercept moved as far as
-it goes while the tuning part's right moments weak by either (their own relevance or the
-ceiling) stay within 4.5% (tests/eval/calibration.py's CEILING_MISSED; `make eval
-EVAL="--calibrate"`). A model without one has no ceiling."""
+moment is in their top 10 against the no-answer queries). The right moments weak by
+either their own relevance or the ceiling share IN_CONTEXT's budget (4% of the tuning
+part): the ceiling's intercept is lowered as far as that allows, IN_CONTEXT's raised by
+the step of tests/eval/calibration.py's OWN_RAISES that lets the pair flag the most
+no-answer queries (`make eval EVAL="--calibrate"`). A model without one has no ceiling."""
 
 SHARE_ONLY = Fit(cosine_weight=0.0, share_weight=10.0, intercept=-6.0)
 """For hits without a cosine and models without a fit: weak below 60% of the query's
