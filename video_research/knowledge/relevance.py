@@ -114,6 +114,16 @@ class ContextFit:
     share_weight: float
     intercept: float
 
+    def score(self, cosine: float, window: float, share: float | None) -> float:
+        """The relevance in 0..1 these signals give (a missing share counts as none)."""
+        z = (
+            self.cosine_weight * cosine
+            + self.window_weight * window
+            + self.share_weight * (share or 0.0)
+            + self.intercept
+        )
+        return round(_logistic(z), 4)
+
 
 IN_CONTEXT: dict[str, ContextFit] = {
     "local:use-multilingual": ContextFit(
@@ -132,27 +142,16 @@ share on make eval's tuning part, its intercept moved as CALIBRATION's (4% of th
 part's right moments below WEAK), refitted until the no-answer queries' best hits it
 picks are those it was fitted on (`make eval EVAL="--calibrate --embedders ..."`); then
 raised where the search's CEILING shares those 4% with it (by 0.25 for use-multilingual,
-0.5 for MiniLM).
-A model without one scores moments by CALIBRATION."""
+0.5 for MiniLM). A model without one scores moments by CALIBRATION."""
 
 
-@dataclass(frozen=True)
-class CeilingFit:
-    """z = window_weight x best window + cosine_weight x best cosine + share_weight x best
-    share + intercept, each the best among the moments a search scored."""
-
-    window_weight: float
-    cosine_weight: float
-    share_weight: float
-    intercept: float
-
-
-CEILING: dict[str, CeilingFit] = {
-    "local:use-multilingual": CeilingFit(
-        window_weight=18.52, cosine_weight=6.895, share_weight=2.724, intercept=-9.568
+# The same three signals as IN_CONTEXT's, each the best among the moments a search scored.
+CEILING: dict[str, ContextFit] = {
+    "local:use-multilingual": ContextFit(
+        cosine_weight=6.895, window_weight=18.52, share_weight=2.724, intercept=-9.568
     ),
-    "local:all-MiniLM-L6-v2": CeilingFit(
-        window_weight=10.716, cosine_weight=3.699, share_weight=4.322, intercept=-5.216
+    "local:all-MiniLM-L6-v2": ContextFit(
+        cosine_weight=3.699, window_weight=10.716, share_weight=4.322, intercept=-5.216
     ),
 }
 """Per embedding model, the fit of "this search found an answer" over the search's best
@@ -196,13 +195,7 @@ def relevance_in_context(
     fit = IN_CONTEXT.get(model)
     if fit is None or cosine is None or window is None:
         return relevance(cosine, share, model)
-    z = (
-        fit.cosine_weight * cosine
-        + fit.window_weight * window
-        + fit.share_weight * (share or 0.0)
-        + fit.intercept
-    )
-    return round(_logistic(z), 4)
+    return fit.score(cosine, window, share)
 
 
 def ceiling(
@@ -213,13 +206,7 @@ def ceiling(
     fit = CEILING.get(model)
     if fit is None or best_window is None or best_cosine is None:
         return None
-    z = (
-        fit.window_weight * best_window
-        + fit.cosine_weight * best_cosine
-        + fit.share_weight * (best_share or 0.0)
-        + fit.intercept
-    )
-    return round(_logistic(z), 4)
+    return fit.score(best_cosine, best_window, best_share)
 
 
 def is_weak(value: float | None) -> bool:
