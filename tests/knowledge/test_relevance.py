@@ -122,7 +122,7 @@ def test_the_ceiling_rises_with_the_searchs_best_evidence_and_needs_a_window():
 
 async def test_a_question_next_to_an_indexed_subject_is_bounded_by_what_the_search_found(tmp_path):
     """Brake pads beside a podcast on truing bicycle wheels: one sentence fits well enough
-    on its own (its own relevance 0.7 with the test model), but nothing the search found
+    on its own (above 0.5 with the test model), but nothing the search found
     goes on about brake pads, so no hit scores above the search's ceiling. The ceiling
     only lowers: the right passage of an answered question keeps its own relevance."""
     from video_research.knowledge.store import get_store

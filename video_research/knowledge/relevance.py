@@ -44,7 +44,7 @@ A question about a subject next to something indexed (brake pads beside a talk o
 bicycle wheels) finds one sentence that fits well enough, but nothing around it goes on
 about what was asked; a question that is answered finds its passage. The ceiling only
 lowers: a wrong hit beside a right one keeps its own, lower score, never borrows the
-right one's (reading the best hit's score as every hit's, tried before, did that).
+right one's (the search's best window as a feature of each hit's fit, tried before, did).
 
 Tried and not kept (measured on make eval, docs/benchmarks.md): a per-query background
 (the query's cosine to a few hundred fixed sentences, subtracted or as CSLS with the
