@@ -5,8 +5,8 @@ answers (the same candidates, the same merging into moments, the same links), wi
 re-indexing: for every query the store is asked once for its keyword side and once for
 its vector side (100 candidates each, the window a default search fuses, with the exact
 cosine and the calibrated keyword score of each candidate), then every rule fuses those
-lists, and the result goes through the server's own `moments.merge_hits` and
-`search.link_moments`. The replay of the default rule ("the default": relative score fusion at
+lists, and the result goes through the server's own `moments.merge_hits`,
+`moments.fold_repeats` and `search.link_moments`. The replay of the default rule ("the default": relative score fusion at
 the per-query alpha, the keyword side calibrated unless the query names things, then the
 passages the query quotes first) gives the default mode's numbers.
 
@@ -759,14 +759,15 @@ async def answer(
     c: Candidates, fused: dict[str, float], store: Any, vector: Any, k: int = 10
 ) -> list[tuple[str, float]]:
     """The k moments the server would return from `fused`: low-content chunks ranked
-    down, neighbours merged, each linked as `transcripts.search.search` links them."""
+    down, neighbours merged, repeats folded, each linked as `transcripts.search.search`
+    links them."""
     from video_research.transcripts import search
-    from video_research.transcripts.moments import merge_hits, rank_down_low_content
+    from video_research.transcripts.moments import fold_repeats, merge_hits, rank_down_low_content
 
     pool = {h.uuid: h for side in [c.keyword, *c.vectors.values()] for h in side.hits}
     ranked = sorted(fused.items(), key=lambda item: -item[1])[: k * search.CANDIDATES_PER_RESULT]
     hits = [pool[u].model_copy(update={"score": score}) for u, score in ranked]
-    moments = merge_hits(rank_down_low_content(hits))[:k]
+    moments = fold_repeats(merge_hits(rank_down_low_content(hits)))[:k]
     # Many rules give a query the same moments; their links (a store read per moment
     # linked by meaning) are the same too, and were most of a replay's time.
     key = (

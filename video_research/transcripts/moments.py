@@ -137,6 +137,9 @@ class Moment:
     window_cosine: float | None = None
     """The best cosine to the query of the stored windows that overlap the moment (set
     where links are placed by meaning, `focus_by_meaning`): its relevance's third signal."""
+    repeats: list[Moment] = field(default_factory=list)
+    """Later moments whose best chunk says word for word what this one's does, folded into
+    it (`fold_repeats`)."""
     _lines: tuple[int, list[Line]] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -216,6 +219,22 @@ class Moment:
             "chapter": props.get("chapter"),
             "chunks": len(self.hits),
             "evidence": props.get("evidence") or "speech",
+            **(
+                {"repeats": [repeat.as_repeat() for repeat in self.repeats]} if self.repeats else {}
+            ),
+        }
+
+    def as_repeat(self) -> dict[str, Any]:
+        """Where a folded moment is said: its video and its best chunk's span."""
+        props = self.props
+        return {
+            "video_id": props["video_id"],
+            "video_title": props.get("video_title") or "",
+            "start_time": props["start_time"],
+            "end_time": props["end_time"],
+            "timestamp_url": timestamp_url(
+                props["video_id"], props.get("video_url") or "", props["start_time"]
+            ),
         }
 
 
@@ -278,6 +297,32 @@ def _touches(moment: Moment, hit: SearchHit) -> bool:
         props["start_time"] <= moment.end + MERGE_GAP_SECONDS
         and props["end_time"] >= moment.start - MERGE_GAP_SECONDS
     )
+
+
+def fold_repeats(moments: Sequence[Moment]) -> list[Moment]:
+    """`moments` (best first) with each one whose best chunk says word for word what a
+    better one's says (the same words in the same order, case and punctuation aside; the
+    same kind of evidence) folded into that one's `repeats`. A line said again, a clip
+    re-uploaded or cut into another video, a channel's greeting: one result says it once
+    and lists where else it is said, so the repeats do not crowd out what else the search
+    found. Among a million chunks of other videos' captions (the eval's distractors)
+    the same sentence from several of them filled the first five places of Chinese claims
+    whose passage came next (docs/benchmarks.md, "Repeated passages folded")."""
+    kept: list[Moment] = []
+    said: dict[tuple[str, ...], Moment] = {}
+    for moment in moments:
+        props = moment.props
+        words = (
+            props.get("evidence") or "speech",
+            *(word.lower() for word in _WORD.findall(props.get("text") or "")),
+        )
+        first = said.get(words) if len(words) > 1 else None
+        if first is None:
+            said.setdefault(words, moment)
+            kept.append(moment)
+        else:
+            first.repeats.append(moment)
+    return kept
 
 
 def merge_hits(hits: Sequence[SearchHit]) -> list[Moment]:

@@ -25,6 +25,7 @@ from video_research.transcripts.moments import (
     Moment,
     TermMatcher,
     focus,
+    fold_repeats,
     merge_hits,
     query_terms,
     rank_down_low_content,
@@ -59,7 +60,7 @@ async def search(
         min_score=min_score,
         vector=vector,
     )
-    moments = merge_hits(rank_down_low_content(hits))[:k]
+    moments = fold_repeats(merge_hits(rank_down_low_content(hits)))[:k]
     links = await link_moments(query, moments, vector, store) if pinpoint else [None] * len(moments)
     results = [moment.to_result(link) for moment, link in zip(moments, links, strict=True)]
     if min_score is not None:  # a moment's relevance in context may fall below it
