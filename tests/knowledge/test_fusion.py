@@ -694,7 +694,7 @@ def test_both_sides_agree_on_a_chinese_claims_passage_holding_its_bigrams():
         == fusion.CJK_AGREED_ALPHA
     )
     # the keyword side's second close behind: its best may be a chance match
-    assert not fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.25], lambda: (0.4, 0.6))
+    assert not fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.27], lambda: (0.4, 0.6))
     # alone on the keyword side: it stands apart
     assert fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3], lambda: (0.4, 0.6))
     # the vector side reads it far from the query
@@ -712,7 +712,7 @@ def test_both_sides_agree_on_a_chinese_claims_passage_holding_its_bigrams():
         raise AssertionError("vectors read for a hit that fails on its text")
 
     assert not fusion.cjk_agreement(CHINESE_CLAIM, chance, [0.3, 0.1], unread)
-    assert not fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.25], unread)
+    assert not fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.27], unread)
     # a row deleted since the index answered: no cosine, no agreement
     assert not fusion.cjk_agreement(CHINESE_CLAIM, AGREED, [0.3, 0.2], lambda: None)
     # without agreement the weight is CJK_ALPHA's, as before
