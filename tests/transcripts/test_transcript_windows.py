@@ -119,11 +119,13 @@ async def test_a_paraphrase_is_linked_by_stored_windows_without_embedding_them_a
 async def test_every_video_of_the_results_is_linked_by_meaning_not_only_the_first_five(tmp_path):
     """Seven videos hold the passage, asked for in another language (no word in common):
     the best moment of each, the sixth and seventh video's too, links to it rather than
-    to its chunk's start (0:00)."""
+    to its chunk's start (0:00). Each take ends its lines with its own words: seven
+    takes saying the same words would be one result with six repeats."""
     source = (DATA / "transcripts" / "vtt" / TIDES).read_text()
     videos = [f"tIdEs_{n:04d}ab"[:11] for n in range(7)]
     for n, video in enumerate(videos):
-        (tmp_path / f"Tides, take {n} [{video}].en.vtt").write_text(source)
+        take = re.sub(r"(?m)^([A-Z].*[.!?])$", rf"\1 Take {n}.", source)
+        (tmp_path / f"Tides, take {n} [{video}].en.vtt").write_text(take)
     await call_ok("index_transcript_files", {"path": str(tmp_path), "fetch_metadata": False})
     query = "a Breton facility operating for decades"
     found = await call_ok("semantic_search_transcripts", {"query": query, "k": 10})
