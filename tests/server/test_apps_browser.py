@@ -42,6 +42,7 @@ ADMIN = "admin-token-for-the-apps-tests-0001"
 VIEWER = "viewer-token-for-the-apps-tests-0002"
 VIDEO = "Rb0rr0wChk1"  # an 11-character ID: the moments link to YouTube
 TIDES = "tIdEs_42xyz"  # tests/data/transcripts/tides.json
+REUPLOAD = "tIdEsReUp01"  # the same words under another id (a re-upload)
 TALK = "D-lhorsDlUQ"  # a video the YouTube stub describes (a recorded API response): 21:07
 MEDIA = REPO_ROOT / "tests/fixtures/media"
 TRANSCRIPTS = REPO_ROOT / "tests/data/transcripts"
@@ -494,6 +495,30 @@ def test_moments_show_the_sentence_that_matched_and_play_in_place(
     view.get_by_role("button", name="Fullscreen").click()
     page.wait_for_function("() => window.displayModeRequests.length === 1")
     assert page.evaluate("window.displayModeRequests") == ["fullscreen"]
+    assert not page.errors
+
+
+def test_a_moment_said_again_elsewhere_says_so(browser, server, indexed):
+    """A re-upload of the tides video says its sentences word for word: the search folds
+    it into the first place that says them (`repeats`), and the card counts it."""
+    page = host_page(browser, server)
+    copy = server["root"] / "reupload" / "tides.json"
+    copy.parent.mkdir(exist_ok=True)
+    source = json.loads((server["root"] / "tides.json").read_text())
+    copy.write_text(json.dumps({**source, "video_id": REUPLOAD}))
+    _call(page, "index_transcript_files", {"path": str(copy), "fetch_metadata": False})
+    args = {"query": "why are there spring tides with the moon", "k": 3}
+    args["video_ids"] = [TIDES, REUPLOAD]
+    result = _result(page, "semantic_search_transcripts", args)
+    top = result["structuredContent"]["results"][0]
+    folded = {top["video_id"], *(r["video_id"] for r in top["repeats"])}
+    assert folded == {TIDES, REUPLOAD}, top
+
+    def check(view):
+        meta = view.locator("button.hit .meta").first.inner_text()
+        assert "also said in 1 other place" in meta, meta
+
+    _looks(page, "semantic_search_transcripts", args, result, check)
     assert not page.errors
 
 
