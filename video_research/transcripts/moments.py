@@ -316,12 +316,11 @@ def fold_repeats(moments: Sequence[Moment]) -> list[Moment]:
             props.get("evidence") or "speech",
             *(word.lower() for word in _WORD.findall(props.get("text") or "")),
         )
-        first = said.get(words) if len(words) > 1 else None
-        if first is None:
+        if len(words) > 1 and words in said:  # a chunk without words repeats nothing
+            said[words].repeats.append(moment)
+        else:
             said.setdefault(words, moment)
             kept.append(moment)
-        else:
-            first.repeats.append(moment)
     return kept
 
 
