@@ -1,21 +1,19 @@
 """The transcript retrieval benchmark: `make eval` (python -m tests.eval).
 
-Indexes the real transcripts of ../shared/data/transcripts (local only, never in the
-repository) and the sample files of tests/data/transcripts/formats through the real
-index_transcript_files tool, then asks every query of tests/eval/queries.jsonl through
-semantic_search_transcripts in each search mode, beside two naive baselines over fixed
-60-second windows computed in the same run (see baselines.py), for each embedder that is
-installed (KNOWLEDGE_EMBEDDING_MODEL; one that is not is skipped with a message).
-
-Prints Markdown tables: every mode and baseline, the query groups (literal, paraphrase,
-other-language), how far pinpointed links land from the labelled second, and a check
-that the paraphrased queries share no content words with the captions they point at.
+By default: the ranking pipeline over the large corpus of `make eval-corpus` (360 videos,
+10 channels, English and Chinese, with the Coding Train's own chapter titles as queries
+where the export holds them): baselines beside the default, leave-one-channel-out
+cross-validation of the fitted fusion, the ablation of every stage and the relevance
+report (tests/eval/ranking_report.py, over candidates kept by ranking_data.py).
+`--fit` refits every parameter first and writes video_research/knowledge/ranking_params.json.
 
 Options: --embedders all-MiniLM-L6-v2,use-multilingual  --limit N (first N queries)
---sweep (tune alpha, candidate counts and merging on this set; --sweep-only skips the rest)  --json PATH (write the numbers)
---keep DIR (keep the index there: a second run skips the unchanged files).
---calibrate (only the relevance report over the answerable and no-answer queries, and the
-logistic fits of knowledge.relevance on its tuning part: see calibration.py).
+--small: the 39 videos of ../shared/data/transcripts (local only) through the real
+index_transcript_files tool, every query of tests/eval/queries.jsonl through
+semantic_search_transcripts in each search mode, beside two naive baselines over fixed
+60-second windows (see baselines.py), for each embedder installed; with --sweep (a grid
+of fixed weights), --json PATH (write the numbers), --keep DIR (keep the index there).
+--corpus large: the same run over the large corpus.
 --distractors 100000,1000000 (quality with that many distractor chunks added, default
 embedder only, and the ceiling any reranking of the three modes' candidates could reach;
 --check-approximation validates their cached vectors: see distractors.py; --true-vectors
@@ -294,28 +292,12 @@ async def _sweep(queries: list[Query], embedder) -> None:
     _say(table(rows))
 
 
-async def _relevance_report(queries: list[Query], fit: bool) -> None:
-    """Whether relevance says "nothing here" (tests/eval/calibration.py)."""
-    from tests.eval import calibration
-    from video_research.knowledge.relevance import WEAK
-    from video_research.knowledge.store import get_store
-
-    model = (await get_store()).embedder.identity
-    samples, missed = await calibration.collect(_call, queries, calibration.load_no_answer(), model)
-    _say(f"\n### relevance: weak below {WEAK}, answerable and no-answer queries\n")
-    _say(calibration.report(samples, missed, WEAK))
-    if fit:
-        _say("\nfits on the tuning part (paste into video_research/knowledge/relevance.py):\n")
-        _say(calibration.calibrate(samples))
-
-
 async def _run_embedder(
     model: str,
     shared: Path,
     queries: list[Query],
     sweep: bool,
     only_sweep: bool = False,
-    calibrate: bool = False,
 ) -> dict:
     from video_research.knowledge.store import get_store
     from video_research.support.errors import ToolFailure
@@ -337,10 +319,6 @@ async def _run_embedder(
         _say(f"(queries name videos that are not indexed, they count as misses: {missing})")
     if only_sweep:
         await _sweep([q for q in queries if q.split != "held-out"], store.embedder)
-        await current_services().aclose()
-        return {}
-    if calibrate:
-        await _relevance_report(queries, fit=True)
         await current_services().aclose()
         return {}
     if large_corpus.is_corpus(shared):
@@ -387,7 +365,6 @@ async def _run_embedder(
     _say("\n" + _link_misses(subset(per_mode["default"], _meaning_link)))
     _say("")
     _say(_overlap_report(queries, transcripts))
-    await _relevance_report(queries, fit=False)
     if sweep:
         _say("\ntuning sweep (default mode; held-out queries left out):\n")
         await _sweep([q for q in queries if q.split != "held-out"], store.embedder)
@@ -429,6 +406,31 @@ async def _large_report(queries: list[Query], chunks: int, videos: int, identity
     return {"embedder": identity, "chunks": chunks, "videos": videos, "rows": rows}
 
 
+async def _ranking(args: argparse.Namespace) -> int:
+    """The default `make eval`: the ranking pipeline's tables over the large corpus
+    (tests/eval/ranking_report.py), `--fit` first refitting its parameters; then the
+    mixed-media set through the server."""
+    from tests.eval import ranking_data, ranking_report
+
+    root = large_corpus.corpus_dir()
+    if not (root / "queries.jsonl").is_file():
+        _say(f"no eval corpus at {root}: run `make eval-corpus` first (tests/eval/large_corpus.py)")
+        return 2
+    sets = {
+        "large": ranking_data.large_queries(root),
+        "no-answer": ranking_data.no_answer_queries(),
+    }
+    if (root / "chapter_queries.jsonl").is_file():
+        sets["chapters"] = ranking_data.chapter_queries(root / "chapter_queries.jsonl")
+    for model in args.embedders.split(",") if args.embedders_given else [distractors_model()]:
+        samples = await ranking_data.samples("large", model.strip(), sets)
+        _say(f"\n## ranking, {model} ({sum(len(v) for v in samples.values())} queries)")
+        if args.fit:
+            ranking_report.fit(samples)
+        ranking_report.report(samples)
+    return 0
+
+
 async def _main(args: argparse.Namespace) -> int:
     from video_research import config
     from video_research.support.services import Services, use_services
@@ -442,6 +444,8 @@ async def _main(args: argparse.Namespace) -> int:
         )
         return 2
     queries = (load_queries() + load_queries(NOTES))[: args.limit or None]
+    if not (args.small or args.corpus or args.distractors or args.check_approximation):
+        return await _ranking(args)
     if args.corpus:
         root = large_corpus.corpus_dir() if args.corpus == "large" else Path(args.corpus)
         if not (root / "queries.jsonl").is_file():
@@ -452,8 +456,6 @@ async def _main(args: argparse.Namespace) -> int:
         shared = root / "transcripts"
         queries = load_queries(root / "queries.jsonl") + large_corpus.paraphrases(root)
         queries = queries[: args.limit or None]
-    if args.fusion:
-        return await _fusion(args, shared, queries)
     if args.distractors or args.check_approximation:
         return await _at_scale(args, shared, queries)
     results = []
@@ -483,7 +485,6 @@ async def _main(args: argparse.Namespace) -> int:
                             queries,
                             args.sweep,
                             args.sweep_only,
-                            args.calibrate,
                         )
                     finally:
                         await services.aclose()
@@ -536,94 +537,6 @@ async def _at_scale(args: argparse.Namespace, shared: Path, queries: list[Query]
     return 0
 
 
-async def _fusion(args: argparse.Namespace, shared: Path, queries: list[Query]) -> int:
-    """Fusion rules replayed over each side's candidates (tests/eval/fusion_replay.py),
-    for each embedder and, with two, for both vector sides together. The indexes are
-    kept in --keep DIR (default: the eval cache), one folder per embedder."""
-    from tests.eval import distractors, fusion_replay
-    from video_research.knowledge.store import get_store
-    from video_research.support.services import Services, use_services
-
-    root = Path(args.keep) if args.keep else distractors.cache_dir() / "fusion"
-    os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = ",".join([str(shared), str(DATA), str(root)])
-    os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(root / "audit.jsonl")
-    models = [m.strip() for m in args.embedders.split(",") if m.strip()]
-
-    def services_of(model: str) -> Services:
-        return distractors.store_services(root / model, model)
-
-    found: dict[str, list] = {}
-    for model in models:
-        services = services_of(model)
-        with use_services(services):
-            try:
-                store = await get_store()
-                cached = root / f"candidates-{model}-{len(queries)}.pickle"
-                if cached.is_file():
-                    found[store.embedder.identity] = fusion_replay.load(cached)
-                    continue
-                _, seconds = await _index(shared)
-                _say(f"{model}: {await store.count('TranscriptChunks')} chunks ({seconds:.0f} s)")
-                found[store.embedder.identity] = await fusion_replay.collect(queries, store)
-                fusion_replay.save(cached, found[store.embedder.identity])
-            finally:
-                await services.aclose()
-    if args.tuning_only:
-        # Choosing a rule may look at the tuning part only; the held-out part is for
-        # the server's run after the choice.
-        queries = [q for q in queries if q.split != "held-out"]
-        found = {k: [c for c in v if c.query.split != "held-out"] for k, v in found.items()}
-    identities = list(found)
-    if large_corpus.is_corpus(shared):
-        sets = large_corpus.query_sets(queries)
-    else:
-        sets = {label: keep for label, keep in QUERY_SETS.items() if any(keep(q) for q in queries)}
-    for at, model in enumerate(models):
-        named = fusion_replay.rules([identities[at]])
-        if args.fusion_rules:
-            named = {n: r for n, r in named.items() if _chosen(n, args.fusion_rules)}
-        candidates = found[identities[at]]
-        services = services_of(model)
-        with use_services(services):
-            try:
-                store = await get_store()
-                if at == 0 and len(identities) > 1:
-                    # Each store cut the transcripts with its own tokenizer: the second's
-                    # hits are moved onto the first store's chunks before fusing.
-                    second = found[identities[1]]
-                    videos = {
-                        h.properties["video_id"]
-                        for c in second
-                        for h in c.vectors[identities[1]].hits
-                    }
-                    target = await fusion_replay.spans(store, videos)
-                    candidates = fusion_replay.join(
-                        [*candidates], fusion_replay.realign(second, identities[1], target)
-                    )
-                    named.update(
-                        {
-                            n: r
-                            for n, r in fusion_replay.rules(identities[:2]).items()
-                            if not args.fusion_rules or _chosen(n, args.fusion_rules)
-                        }
-                    )
-                per_rule = await fusion_replay.replay(candidates, named, store)
-            finally:
-                await services.aclose()
-        _say(f"\n### fusion rules, linked with {model}'s store (moment@5 / MRR@10)\n")
-        grouping = large_corpus.group if large_corpus.is_corpus(shared) else (lambda q: q.group)
-        _say(fusion_replay.group_table(per_rule, queries, sets, grouping))
-    return 0
-
-
-def _chosen(name: str, wanted: str) -> bool:
-    """Whether rule `name` is among --fusion-rules (comma-separated parts of names);
-    the single modes always are."""
-    return name.endswith(("keywords only", "vectors only")) or any(
-        part.strip() in name for part in wanted.split(",")
-    )
-
-
 def distractors_model() -> str:
     from video_research.knowledge.embedders.embeddings import DEFAULT_LOCAL_MODEL
 
@@ -638,7 +551,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--sweep", action="store_true")
     parser.add_argument("--sweep-only", action="store_true")
-    parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--json", default="")
     parser.add_argument("--keep", default="")
     parser.add_argument("--distractors", default="")
@@ -662,9 +574,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--corpus", default="", help="large (tests/eval/large_corpus.py) or a folder"
     )
-    parser.add_argument("--fusion", action="store_true")
-    parser.add_argument("--fusion-rules", default="")
-    parser.add_argument("--tuning-only", action="store_true", help="--fusion on the tuning part")
+    parser.add_argument(
+        "--small", action="store_true", help="the 39 videos' run through the server, every mode"
+    )
+    parser.add_argument(
+        "--fit", action="store_true", help="fit the ranking's parameters (ranking_report.fit)"
+    )
     args = parser.parse_args(argv)
     args.embedders_given = any(a.startswith("--embedders") for a in argv)
     return asyncio.run(_main(args))

@@ -14,12 +14,12 @@ import uuid as uuid_lib
 import numpy as np
 import pytest
 
+from video_research.knowledge import ranking
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import (
     KnowledgeStore,
     generate_uuid5,
     get_store,
-    relative_score_fusion,
 )
 from video_research.support.errors import ToolFailure
 
@@ -313,19 +313,38 @@ async def test_replace_where_swaps_a_set(store):
     assert [o.properties["title"] for o in page.objects] == ["new"]
 
 
-def test_relative_score_fusion_matches_weaviate_definition():
-    """Weaviate's documented example: min-max per set, weighted by alpha, summed."""
+def _candidates(keyword, vector):
+    from video_research.knowledge.ranking import Candidate
+
+    found = {}
+    for rank, (key, score) in enumerate(keyword):
+        found[key] = Candidate(key, {}, keyword=score, keyword_rank=rank)
+    for rank, (key, cosine) in enumerate(vector):
+        found.setdefault(key, Candidate(key, {})).vector_rank = rank
+        found[key].cosine = cosine
+    return list(found.values())
+
+
+def test_fixed_alpha_fusion_matches_weaviate_definition():
+    """Weaviate's documented relativeScoreFusion example: min-max per side, weighted by
+    alpha, summed; both backends' candidates are fused by this one function."""
     keyword = [("a", 5.0), ("b", 3.0), ("c", 1.0)]
     vector = [("b", 0.9), ("c", 0.8), ("d", 0.4)]
-    fused = dict(relative_score_fusion([(keyword, 0.25), (vector, 0.75)]))
-    assert fused["a"] == pytest.approx(0.25)
-    assert fused["b"] == pytest.approx(0.25 * 0.5 + 0.75)
-    assert fused["c"] == pytest.approx(0.75 * 0.8)
-    assert fused["d"] == pytest.approx(0.0)
-    assert list(dict(relative_score_fusion([(keyword, 0.25), (vector, 0.75)]))) == [
-        "b",
-        "c",
-        "a",
-        "d",
-    ]
-    assert relative_score_fusion([([("x", 2.0), ("y", 2.0)], 1.0)]) == [("x", 1.0), ("y", 1.0)]
+    fused = ranking.fuse(_candidates(keyword, vector), ranking.Params(), 0.75)
+    scores = {c.key: c.fused for c in fused}
+    assert scores["a"] == pytest.approx(0.25)
+    assert scores["b"] == pytest.approx(0.25 * 0.5 + 0.75)
+    assert scores["c"] == pytest.approx(0.75 * 0.8)
+    assert scores["d"] == pytest.approx(0.0)
+    assert [c.key for c in fused] == ["b", "c", "a", "d"]
+    equal = ranking.fuse(_candidates([("x", 2.0), ("y", 2.0)], []), ranking.Params(), 0.0)
+    assert [(c.key, c.fused) for c in equal] == [("x", 1.0), ("y", 1.0)]
+
+
+def test_reciprocal_rank_fusion():
+    keyword = [("a", 5.0), ("b", 3.0)]
+    vector = [("b", 0.9), ("c", 0.8)]
+    fused = ranking.fuse(_candidates(keyword, vector), ranking.Params(fusion="rrf", rrf_k=60))
+    scores = {c.key: c.fused for c in fused}
+    assert scores["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert [c.key for c in fused] == ["b", "a", "c"]

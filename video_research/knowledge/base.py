@@ -18,11 +18,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from video_research.config import Settings
-from video_research.knowledge import relevance
+from video_research.knowledge import ranking
 from video_research.knowledge.collections import CollectionDef, DataType, get_collection
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode, bind
-from video_research.knowledge.fusion import query_alpha
 from video_research.knowledge.models import (
     CollectionInfo,
     CollectionState,
@@ -33,10 +32,9 @@ from video_research.knowledge.models import (
     normalise_uuid,
     now_utc,
 )
+from video_research.knowledge.ranking import Candidate
 from video_research.support.errors import config_error, invalid_input, not_found
 
-HYBRID_MIN_CANDIDATES = 100
-"""Candidates each hybrid sub-search retrieves at least (Weaviate's hybrid DefaultLimit)."""
 MAX_RESULTS = 4096
 """Most results one search can rank (limit + offset); sqlite-vec's k limit."""
 
@@ -102,25 +100,18 @@ class KnowledgeStore(ABC):
     ) -> list[StoredObject]: ...
 
     @abstractmethod
-    def _hybrid_sync(
+    def _candidates_sync(
         self,
         state: CollectionState,
         query: str,
         vector: Any,
-        alpha: float,
         where: FilterNode | None,
         limit: int,
-        offset: int,
-        adapt: bool = False,
-    ) -> list[SearchHit]:
-        """`adapt`: alpha is the query's own weight (the caller gave none), to be lowered
-        when the best keyword hit holds the query's words (`fusion.keyword_match_alpha`)."""
-
-    @staticmethod
-    @abstractmethod
-    def _query_share(query: str, text: str) -> float:
-        """The share of `query`'s distinct words that `text` holds, in the backend's
-        keyword tokens (knowledge.keyword_tokens.matched_share)."""
+    ) -> list[Candidate]:
+        """The keyword side's best `limit` (when `query` has words) and the vector side's
+        best `limit` (when `vector` is given) under `where`, as one list of `Candidate`s,
+        each with its rank and score on the side(s) that found it and its exact cosine
+        to `vector` (the first stage of `knowledge.ranking`)."""
 
     @abstractmethod
     def _near_vector_sync(
@@ -365,57 +356,73 @@ class KnowledgeStore(ABC):
         more = len(objects) > limit
         return Page(objects=objects[:limit], next_offset=offset + limit if more else None)
 
+    async def candidates(
+        self,
+        collection: str,
+        query: str,
+        *,
+        vector: Sequence[float] | None = None,
+        where: FilterNode | None = None,
+        limit: int = ranking.CANDIDATES,
+        keywords: bool = True,
+        vectors: bool = True,
+    ) -> list[Candidate]:
+        """The first stage of every hybrid search (`knowledge.ranking`): each side's best
+        `limit` under `where` (`keywords`/`vectors`: whether to ask that side), with the
+        query embedded here unless `vector` is given, and each candidate's searchable text."""
+        _check_window(limit, 0)
+        state = await self.collection(collection)
+        bound = bind(where, state.definition)
+        query_vector = None
+        if vectors:
+            if vector is not None:
+                self._require_compatible(state)
+                query_vector = self._checked(state, [vector], 1)[0]
+            else:
+                query_vector = await self._query_vector(state, query)
+        found = await self._run(
+            self._candidates_sync,
+            state,
+            query if keywords else "",
+            query_vector,
+            bound,
+            limit,
+        )
+        for candidate in found:
+            candidate.text = state.definition.keyword_text(candidate.properties)
+        return found
+
     async def hybrid(
         self,
         collection: str,
         query: str,
         *,
-        alpha: float | None = 0.5,
+        alpha: float | None = None,
         where: FilterNode | None = None,
         limit: int = 10,
         offset: int = 0,
         min_score: float | None = None,
         vector: Sequence[float] | None = None,
     ) -> list[SearchHit]:
-        """Keyword + vector search fused as Weaviate's relativeScoreFusion (see module doc);
-        alpha None weighs the two sides for this query (`knowledge.fusion`)."""
-        adapt = alpha is None
-        if alpha is None:
-            alpha = query_alpha(query, self.embedder.identity)
-        if not 0.0 <= alpha <= 1.0:
+        """Keyword + vector search ranked by `knowledge.ranking`: candidates, fusion (the
+        fitted method, or a fixed weight `alpha` of the vector side: 0 keywords only, 1
+        vectors only), relevance."""
+        if alpha is not None and not 0.0 <= alpha <= 1.0:
             raise invalid_input(f"alpha must be between 0 and 1, got {alpha}.")
         _check_window(limit, offset)
-        state = await self.collection(collection)
-        bound = bind(where, state.definition)
-        query_vector = None
-        if alpha > 0:
-            if vector is not None:
-                self._require_compatible(state)
-                query_vector = self._checked(state, [vector], 1)[0]
-            else:
-                query_vector = await self._query_vector(state, query)
-        hits = await self._run(
-            self._hybrid_sync,
-            state,
+        found = await self.candidates(
+            collection,
             query,
-            query_vector,
-            alpha,
-            bound,
-            limit,
-            offset,
-            adapt,
+            vector=vector,
+            where=where,
+            limit=max(ranking.CANDIDATES, limit + offset),
+            keywords=alpha != 1.0,
+            vectors=alpha != 0.0,
         )
-        self._calibrate(state.definition, query, hits)
-        return _above(hits, min_score)
-
-    def _calibrate(self, definition: CollectionDef, query: str, hits: list[SearchHit]) -> None:
-        """Set each hit's calibrated `relevance` (knowledge.relevance): its cosine to the
-        query and the share of the query's words its searchable text holds."""
-        model = self.embedder.identity
-        for hit in hits:
-            cosine = None if hit.distance is None else 1.0 - hit.distance
-            hit.keyword_share = self._query_share(query, definition.keyword_text(hit.properties))
-            hit.relevance = relevance.relevance(cosine, hit.keyword_share, model)
+        fitted = ranking.params(self.embedder.identity)
+        words = ranking.QueryWords.of(query)
+        ranked = ranking.fuse(found, fitted, alpha)[offset : offset + limit]
+        return _above([to_hit(collection, c, fitted, words) for c in ranked], min_score)
 
     async def near_vector(
         self,
@@ -537,3 +544,19 @@ def _above(hits: list[SearchHit], min_score: float | None) -> list[SearchHit]:
         for hit in hits
         if (hit.relevance if hit.relevance is not None else hit.score) >= min_score
     ]
+
+
+def to_hit(
+    collection: str, candidate: Candidate, fitted: ranking.Params, words: ranking.QueryWords
+) -> SearchHit:
+    """A ranked candidate as the hit a search returns, with its relevance."""
+    return SearchHit(
+        uuid=candidate.key,
+        collection=collection,
+        properties=candidate.properties,
+        score=candidate.fused,
+        distance=None if candidate.cosine is None else 1.0 - candidate.cosine,
+        keyword_score=candidate.keyword,
+        keyword_share=ranking.share(words, candidate.text),
+        relevance=ranking.relevance(fitted, words, candidate.cosine, candidate.text),
+    )

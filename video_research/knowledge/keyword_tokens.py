@@ -16,7 +16,6 @@ with CJK tokenised in full.
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections import Counter
@@ -94,89 +93,6 @@ def count_terms(text: str, terms: Iterable[str]) -> dict[str, int]:
     """How often each of `terms` occurs among `tokens(text)` (those that occur)."""
     counts = Counter(token_list(text))
     return {term: counts[term] for term in terms if term in counts}
-
-
-def matched_share(query: str, text: str, skip: frozenset[str] = frozenset()) -> float:
-    """The share of `query`'s distinct tokens that `text` holds (how fully a passage
-    matches what was asked: `knowledge.fusion.keyword_match_alpha`), leaving out the
-    tokens in `skip` (stopwords) unless the query has no others."""
-    terms = query_tokens(query)
-    if skip:
-        terms = [term for term in terms if term not in skip] or terms
-    if not terms:
-        return 0.0
-    return len(count_terms(text, terms)) / len(terms)
-
-
-QUOTE_MIN_TOKENS = 6
-"""The fewest tokens of a query that a passage must hold as one run for the query to
-quote it (`quotes`): a shorter phrase ("the area of a circle") recurs in many passages of
-one subject."""
-QUOTE_SHARE = 0.6
-"""The share of a query's tokens a passage must hold as one run for the query to quote it
-(`quotes`). Less than all of them: a quote crosses the passage's end where sentences are
-cut into passages (the Chinese podcast lines of the large eval corpus), or changes a word
-of what was said. Chosen on the tuning part of make eval's large corpus among 0.5, 0.6,
-0.8 and 1.0 (docs/benchmarks.md, "Quotes first")."""
-
-
-def quote_tokens(query: str) -> tuple[str, ...]:
-    """`query`'s tokens in order, every one kept (what a passage it quotes holds as one
-    run); empty for a query of fewer than QUOTE_MIN_TOKENS."""
-    run = tuple(tokens(query))
-    return run if len(run) >= QUOTE_MIN_TOKENS else ()
-
-
-def longest_run(text: str, run: tuple[str, ...]) -> int:
-    """The most consecutive tokens of `run` (a query's, `quote_tokens`) that `text`'s
-    tokens hold in the same order, one after another. Only positions where a token of
-    `text` is in `run` are visited, so a passage that shares a few words costs a few
-    steps."""
-    if not run:
-        return 0
-    at: dict[str, list[int]] = {}
-    for index, token in enumerate(run):
-        at.setdefault(token, []).append(index)
-    best, previous = 0, {}
-    for token in token_list(text):
-        current = {index: previous.get(index - 1, 0) + 1 for index in at.get(token, ())}
-        if current:
-            best = max(best, *current.values())
-        previous = current
-    return best
-
-
-def quotes(text: str, run: tuple[str, ...]) -> bool:
-    """Whether a query whose `quote_tokens` are `run` quotes `text`: the passage holds at
-    least QUOTE_SHARE of them, and QUOTE_MIN_TOKENS, as one run in the query's order."""
-    if not run:
-        return False
-    return longest_run(text, run) >= max(QUOTE_MIN_TOKENS, math.ceil(QUOTE_SHARE * len(run)))
-
-
-NOTE_MIN_WORDS = 6
-"""The fewest distinct words other than stopwords a query needs for a passage holding
-most of them to go first when nothing is quoted (`holds_most_words`)."""
-NOTE_SHARE = 0.75
-"""The share of those words such a passage holds, in any order (`holds_most_words`).
-Chosen on the tuning parts of make eval (both corpora, and the large one with 100k
-distractor chunks) among 0.6, 0.67, 0.75 and 0.8 with 4 to 7 words: with 6 words, 0.6
-gained most with distractors and lost notes on the 39 videos, 0.67 and 0.8 gained less
-than 0.75, which gained everywhere and lost nothing; 5 or 7 words lost quotes on the 39
-videos (docs/benchmarks.md, "Notes that hold the passage's words")."""
-
-
-def holds_most_words(text: str, run: tuple[str, ...]) -> bool:
-    """Whether `text` holds NOTE_SHARE of the distinct words of `run` (a query's
-    `quote_tokens`) that are not stopwords, in any order, and the query has NOTE_MIN_WORDS
-    of them: a note taken while watching ("places JavaScript index html running server")
-    keeps the words said but not their order, so it quotes nothing, and among a hundred
-    thousand chunks a passage about the same thing holding half of them can be nearer in
-    meaning than the passage that holds them all."""
-    words = {token for token in run if token not in STOPWORDS}
-    if len(words) < NOTE_MIN_WORDS:
-        return False
-    return len(words.intersection(token_list(text))) >= NOTE_SHARE * len(words)
 
 
 def content_terms(terms: list[str]) -> list[str]:

@@ -4,10 +4,9 @@ relative score fusion both backends rank hybrid results with."""
 from __future__ import annotations
 
 import uuid as uuid_lib
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -45,16 +44,15 @@ class SearchHit(StoredObject):
     distance: float | None = None
     """Cosine distance to the query vector, when the vector search saw the object."""
     keyword_score: float | None = None
-    """BM25 over what a passage of average length holding every query word once scores
-    (the sum of their IDFs), capped at 1: the share of the query's weighted words the
-    object matches, comparable across queries; 0 where the keyword side did not return
-    it, None where it could not normalise (the FTS5 fallback)."""
+    """The keyword side's BM25 score (the embedded store's keyword index divides it by
+    what a passage holding every query word once scores); None where the keyword side
+    did not return the object."""
     keyword_share: float | None = None
     """The share of the query's distinct words the object's searchable text holds."""
     relevance: float | None = None
     """Calibrated relevance in 0..1 from the cosine and `keyword_share`
-    (knowledge.relevance): comparable across queries and collections, unlike the fused
-    `score`, which is rescaled per query; what `min_score` filters on."""
+    (knowledge.ranking.relevance): comparable across queries and collections, unlike the
+    fused `score`, which is rescaled per query; what `min_score` filters on."""
 
 
 class Page(BaseModel):
@@ -88,47 +86,3 @@ class CollectionState:
     embedding_model: str
     dimensions: int
     compatible: bool
-
-
-Ranked = list[tuple[str, float]]
-"""(uuid, raw score) pairs, best first."""
-
-Key = TypeVar("Key", str, int)
-"""What fusion ranks: a UUID, or the embedded store's row id (it fuses before it reads
-the rows, so only the hits it returns cost a database read)."""
-
-
-def relative_score_fusion(
-    result_sets: Sequence[tuple[list[tuple[Key, float]], float]],
-    calibrated: Sequence[bool] = (),
-) -> list[tuple[Key, float]]:
-    """Weaviate's relativeScoreFusion: per-set min-max normalisation, weighted sum, best first.
-
-    `result_sets` holds (ranked results, weight) pairs; raw scores must be higher-is-better
-    (BM25 score; 1 - distance for vectors). A set whose scores are all equal normalises
-    to 1. Ties in the fused score go to the higher raw score of the last set containing
-    the object (Weaviate's secondary sort), then to the key for a stable order.
-    A set marked in `calibrated` already scores on one 0..1 scale for every query (the
-    keyword index's normalised BM25): its scores are kept (capped at 1), not min-max
-    normalised, so a weak best hit stays weak (`fusion.calibrated_keywords`).
-    """
-    fused: dict[Key, float] = {}
-    secondary: dict[Key, float] = {}
-    for at, (ranked, weight) in enumerate(result_sets):
-        if not ranked:
-            continue
-        scores = [score for _, score in ranked]
-        low, high = min(scores), max(scores)
-        span = high - low
-        fixed = at < len(calibrated) and calibrated[at]
-        for key, score in ranked:
-            if fixed:
-                normalised = weight * min(1.0, max(0.0, score))
-            else:
-                normalised = weight if span == 0 else weight * (score - low) / span
-            fused[key] = fused.get(key, 0.0) + normalised
-            secondary[key] = score
-    return sorted(
-        fused.items(),
-        key=lambda item: (-round(item[1], 7), -secondary[item[0]], item[0]),
-    )

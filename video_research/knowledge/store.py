@@ -30,19 +30,20 @@ Reading::
 
 Searching (results are `SearchHit`s, best first; `score` is higher-is-better)::
 
-    await store.hybrid(name, "query", alpha=0.5, where=None, limit=10, offset=0,
+    await store.hybrid(name, "query", alpha=None, where=None, limit=10, offset=0,
                        min_score=None, vector=None)
+    await store.candidates(name, "query", vector=None, where=None, limit=100)
     await store.near_text(name, "text", where=None, limit=10, max_distance=None)
     await store.near_vector(name, vector, where=None, limit=10, max_distance=None)
     await store.near_object(name, uuid, where=None, limit=10)   # excludes the object itself
 
-Hybrid search is Weaviate's relativeScoreFusion on both backends: the keyword (BM25)
-and vector result sets (each up to max(100, limit + offset) candidates) are min-max
-normalised separately (vector scores are 1 - cosine distance), weighted 1 - alpha and
-alpha, and summed; alpha 0 is keyword only, 1 vector only. A set whose scores are all
-equal normalises to 1. `min_score` drops fused scores below it; `vector` is the query's
-embedding when the caller has it already (one query over several collections).
-Vector-only searches score 1 - distance.
+Hybrid search is `knowledge.ranking`'s pipeline on both backends: each backend only
+returns its candidates (the keyword side's and the vector side's best, each with its
+exact cosine), and one module fuses them (the fitted method; a given `alpha` is a fixed
+weight of the vector side over min-max normalised scores, 0 keywords only, 1 vectors
+only) and scores each hit's relevance. `min_score` drops hits whose relevance is below
+it; `vector` is the query's embedding when the caller has it already (one query over
+several collections). Vector-only searches score 1 - distance.
 
 The default local model is use-multilingual; a store whose collections were embedded
 with another local model keeps it while KNOWLEDGE_EMBEDDING_MODEL is unset
@@ -66,7 +67,6 @@ from typing import Any
 
 from video_research.config import Settings
 from video_research.knowledge.base import (
-    HYBRID_MIN_CANDIDATES,
     MAX_RESULTS,
     KnowledgeStore,
     Progress,
@@ -81,26 +81,22 @@ from video_research.knowledge.models import (
     CollectionInfo,
     CollectionState,
     Page,
-    Ranked,
     SearchHit,
     Sort,
     StoredObject,
     generate_uuid5,
     normalise_uuid,
     now_utc,
-    relative_score_fusion,
 )
 from video_research.support.services import Resource, current_services
 
 __all__ = [
-    "HYBRID_MIN_CANDIDATES",
     "MAX_RESULTS",
     "CollectionInfo",
     "CollectionState",
     "KnowledgeStore",
     "Page",
     "Progress",
-    "Ranked",
     "SearchHit",
     "Sort",
     "StoredObject",
@@ -108,7 +104,6 @@ __all__ = [
     "get_store",
     "normalise_uuid",
     "now_utc",
-    "relative_score_fusion",
 ]
 
 

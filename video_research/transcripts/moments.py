@@ -40,8 +40,6 @@ SENTENCE_PAUSE_SECONDS = 8.0
 not: speech recognisers often leave the full stop off, and a caption line seldom lasts 8 s."""
 LOW_CONTENT_WORDS_PER_MINUTE = 10.0
 LOW_CONTENT_SPAN_SECONDS = 600.0
-LOW_CONTENT_FACTOR = 0.25
-"""Fused score kept by a low-content chunk (it stays findable, below real passages)."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"')\]]*\s*$")
@@ -134,9 +132,6 @@ class Moment:
     """One or more adjacent chunk hits in one video, best first."""
 
     hits: list[SearchHit]
-    window_cosine: float | None = None
-    """The best cosine to the query of the stored windows that overlap the moment (set
-    where links are placed by meaning, `focus_by_meaning`): its relevance's third signal."""
     repeats: list[Moment] = field(default_factory=list)
     """Later moments whose best chunk says word for word what this one's does, folded into
     it (`fold_repeats`)."""
@@ -190,23 +185,22 @@ class Moment:
     def to_result(self, match_time: float | None) -> dict[str, Any]:
         props = self.props
         focus = props["start_time"] if match_time is None else match_time
-        best = self.hits[0]
-        scores = {
-            "fused": round(best.score, 6),
-            "relevance": _rounded(best.relevance),
-            "cosine": _rounded(None if best.distance is None else 1.0 - best.distance),
-            "keyword": _rounded(best.keyword_score),
-            "share": _rounded(best.keyword_share),
-            "window": _rounded(self.window_cosine),
-        }
+        # The result speaks for the sentence it links to: its text, span and scores are
+        # that chunk's, so its relevance is a function of the query and that chunk alone
+        # (never of k, a filter, or the neighbours merged into the moment).
         home = self.home(focus)
-        best_relevance = max(
-            (h.relevance for h in self.hits if h.relevance is not None), default=0.0
-        )
+        scores = {
+            "fused": round(home.score, 6),
+            "relevance": _rounded(home.relevance),
+            "cosine": _rounded(None if home.distance is None else 1.0 - home.distance),
+            "keyword": _rounded(home.keyword_score),
+            "share": _rounded(home.keyword_share),
+        }
+        own = home.relevance if home.relevance is not None else 0.0
         return {
             "scores": scores,
-            "relevance": best_relevance,
-            "weak": relevance.is_weak(best_relevance),
+            "relevance": own,
+            "weak": relevance.is_weak(own),
             "low_content": low_content(props),
             **video_fields(props),
             "timestamp_url": timestamp_url(props["video_id"], props.get("video_url") or "", focus),
@@ -268,17 +262,6 @@ def low_content(props: dict[str, Any]) -> bool:
             if len(distinct) / minutes >= LOW_CONTENT_WORDS_PER_MINUTE:
                 return False
     return len(distinct) / minutes < LOW_CONTENT_WORDS_PER_MINUTE
-
-
-def rank_down_low_content(hits: list[SearchHit]) -> list[SearchHit]:
-    """Hits with low-content chunks (see `low_content`) scaled by LOW_CONTENT_FACTOR, so a
-    minutes-long chunk of filler never outranks a passage that says something."""
-    ranked = []
-    for hit in hits:
-        if low_content(hit.properties):
-            hit = hit.model_copy(update={"score": hit.score * LOW_CONTENT_FACTOR})
-        ranked.append(hit)
-    return ranked
 
 
 def _starts(raw: Any, count: int, fallback: float) -> list[float]:

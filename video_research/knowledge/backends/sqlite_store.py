@@ -47,8 +47,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from video_research.config import Settings
-from video_research.knowledge import relevance
-from video_research.knowledge.backends import fts, sqlite_ext
+from video_research.knowledge.backends import sqlite_ext
 from video_research.knowledge.backends.ann import VectorIndex
 from video_research.knowledge.backends.keyword_index import KeywordIndex
 from video_research.knowledge.backends.sqlite_keywords import KeywordSearch
@@ -60,7 +59,6 @@ from video_research.knowledge.backends.sqlite_schema import CollectionSchema
 from video_research.knowledge.backends.sqlite_sql import (
     compile_filter,
     id_chunks,
-    keyword_bodies,
     log_vector_changes,
     objects_by_row,
     properties_json,
@@ -69,40 +67,11 @@ from video_research.knowledge.backends.sqlite_sql import (
     transaction,
 )
 from video_research.knowledge.backends.sqlite_vectors import VectorSearch
-from video_research.knowledge.base import (
-    HYBRID_MIN_CANDIDATES,
-    MAX_RESULTS,
-    KnowledgeStore,
-)
+from video_research.knowledge.base import KnowledgeStore
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
-from video_research.knowledge.fusion import (
-    CJK_AMONG,
-    NAMES_AMONG,
-    PHRASE_MOST,
-    QUOTE_DEPTH,
-    adapted_alpha,
-    asked_for,
-    calibrated_keywords,
-    chance_matches_down,
-    cjk_agreement,
-    names_held,
-    quotes_first,
-    written_in_cjk,
-)
-from video_research.knowledge.keyword_tokens import (
-    content_terms,
-    matched_share,
-    query_tokens,
-    quote_tokens,
-)
-from video_research.knowledge.models import (
-    CollectionState,
-    SearchHit,
-    Sort,
-    StoredObject,
-    relative_score_fusion,
-)
+from video_research.knowledge.models import CollectionState, SearchHit, Sort, StoredObject
+from video_research.knowledge.ranking import Candidate
 from video_research.support.errors import ErrorCategory, ToolFailure, config_error
 
 logger = logging.getLogger(__name__)
@@ -416,163 +385,45 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, Kn
             if max_distance is None or distance <= max_distance
         ]
 
-    @staticmethod
-    def _query_share(query: str, text: str) -> float:
-        return matched_share(query, text, relevance.STOPWORDS)
-
-    def _hybrid_sync(
+    def _candidates_sync(
         self,
         state: CollectionState,
         query: str,
         vector: Any,
-        alpha: float,
         where: FilterNode | None,
         limit: int,
-        offset: int,
-        adapt: bool = False,
-    ) -> list[SearchHit]:
+    ) -> list[Candidate]:
         name = state.definition.name
-        window = min(MAX_RESULTS, max(HYBRID_MIN_CANDIDATES, limit + offset))
         with self._search_slots, self._transaction(immediate=False) as conn:
-            keyword, normalised = (
-                self._keyword(conn, name, query, where, window)
-                if alpha < 1 and query.strip()
-                else ([], False)
-            )
-            quoted: set[int] = set()
-            held: str | None = None
-            order = [row for row, _ in keyword]
-            said: list[int] = []
-            bodies: dict[int, str] = {}
-            texts: list[str] = []
-            best: float | None = None
-            if adapt:
-                # The keyword side's best hits decide the weight (`fusion.adapted_alpha`);
-                # the first QUOTE_DEPTH are read for a passage the query quotes (a short
-                # query quotes nothing).
-                run = quote_tokens(query)
-                first = [row for row, _ in keyword[: QUOTE_DEPTH if run else NAMES_AMONG]]
-                bodies = keyword_bodies(conn, name, first)
-                texts = [bodies[row] for row in first if row in bodies]
-                best = keyword[0][1] if normalised and keyword else None
-                alpha = adapted_alpha(query, self.embedder.identity, texts, best)
-                held = names_held(query, self.embedder.identity, texts)
-                # A quote's passage may be below the keyword side's first QUOTE_DEPTH
-                # (among a million chunks, many hold its words): FTS5 finds the few
-                # that hold it word for word, and they count as quoted too.
-                said = fts.phrase_rows(conn, name, query, where, PHRASE_MOST) if run else []
-                quoted = asked_for(bodies, run, said)
-                found = set(said)
-                order = said + [row for row in order if row not in found]
-            # Both sides answer with row ids, fused from the codes' distances: only the
-            # hits returned are read back (object, exact vector). Each read is a random
-            # one in the file, and reading 100 candidates a side was most of a hybrid
-            # search at a million chunks whose rows were not in the page cache.
+            keyword = self._keyword(conn, name, query, where, limit)[0] if query.strip() else []
+            # Row ids and the codes' distances first: only the candidates are read back
+            # (object, exact vector), each a random read in the file.
             nearest = (
-                self._nearest(conn, state, vector, where, window, exact=False) if alpha > 0 else []
+                self._nearest(conn, state, vector, where, limit, exact=False)
+                if vector is not None
+                else []
             )
-            distances = {c.row: c.distance for c in nearest}
-            vector_texts: list[str] | None = None
-            if adapt and nearest and written_in_cjk(query):
-                # A CJK query among CJK passages reads its bigrams on min-max and weighs at
-                # most CJK_ALPHA (`fusion.cjk_passages`): the vector side's first CJK_AMONG
-                # (nearest first, as the index returns them) say whether the store holds
-                # passages in the query's script near it. Where both sides agree on the
-                # keyword side's best (`fusion.cjk_agreement`), it weighs at most
-                # CJK_AGREED_ALPHA.
-                first_rows = [c.row for c in nearest[:CJK_AMONG]]
-                bodies |= keyword_bodies(conn, name, [r for r in first_rows if r not in bodies])
-                vector_texts = [bodies.get(row, "") for row in first_rows]
-                agreed = normalised and self._cjk_agreement(
-                    conn, name, query, vector, keyword, nearest, bodies
-                )
-                alpha = adapted_alpha(
-                    query, self.embedder.identity, texts, best, vector_texts, agreed
-                )
-            calibrated = adapt and normalised and calibrated_keywords(query, held, vector_texts)
-            fused = relative_score_fusion(
-                [(keyword, 1.0 - alpha), ([(r, 1.0 - d) for r, d in distances.items()], alpha)],
-                calibrated=[calibrated],
+            rows = list(dict.fromkeys([row for row, _ in keyword] + [c.row for c in nearest]))
+            objects = objects_by_row(conn, name, rows)
+            cosines = (
+                {row: 1.0 - d for row, d in self._distances(conn, name, vector, rows).items()}
+                if vector is not None
+                else {}
             )
-            if calibrated:
-                # bodies: the keyword side's first hits, read above; the rest as needed.
-                fused = chance_matches_down(
-                    fused,
-                    dict(keyword),
-                    1.0 - alpha,
-                    lambda rows: (
-                        bodies
-                        | keyword_bodies(conn, name, [row for row in rows if row not in bodies])
-                    ),
-                    content_terms(query_tokens(query)),
-                    limit + offset,
-                )
-            fused = quotes_first(fused, order, quoted, QUOTE_DEPTH + len(said))
-            ranked, objects = self._read_ranked(conn, name, fused, limit, offset)
-            if vector is not None and ranked:
-                distances.update(self._distances(conn, name, vector, [row for row, _ in ranked]))
-        keyword_scores = {row: min(1.0, score) for row, score in keyword} if normalised else {}
-        return [
-            SearchHit(
-                uuid=objects[row][0],
-                collection=name,
-                properties=json.loads(objects[row][1]),
-                score=score,
-                distance=distances.get(row),
-                keyword_score=keyword_scores.get(row, 0.0) if normalised else None,
-            )
-            for row, score in ranked
-        ]
-
-    def _cjk_agreement(
-        self,
-        conn: sqlite3.Connection,
-        name: str,
-        query: str,
-        vector: Any,
-        keyword: list[tuple[int, float]],
-        nearest: list[Any],
-        bodies: dict[int, str],
-    ) -> bool:
-        """Whether both sides agree on a CJK query's best keyword hit
-        (`fusion.cjk_agreement`), from the keyword side's calibrated scores and, only where
-        its text passes, the exact cosines of that hit and of the vector side's best (two
-        vectors read)."""
-        if not keyword or keyword[0][0] not in bodies or vector is None:
-            return False
-        rows = [keyword[0][0], nearest[0].row]
-
-        def cosines() -> tuple[float, float] | None:
-            distances = self._distances(conn, name, vector, rows)
-            if not all(row in distances for row in rows):
-                return None  # a row deleted since the index answered
-            return 1.0 - distances[rows[0]], 1.0 - distances[rows[1]]
-
-        scores = [score for _, score in keyword[:2]]
-        return cjk_agreement(query, bodies[keyword[0][0]], scores, cosines)
-
-    @staticmethod
-    def _read_ranked(
-        conn: sqlite3.Connection,
-        name: str,
-        fused: list[tuple[int, float]],
-        limit: int,
-        offset: int,
-    ) -> tuple[list[tuple[int, float]], dict[int, tuple[str, str]]]:
-        """The page [offset, offset + limit) of `fused` rows that SQLite still holds, and
-        their (uuid, properties JSON). A row an index returned but this transaction does
-        not see (deleted by another process since the index caught up) is skipped and the
-        next one takes its place."""
-        ranked: list[tuple[int, float]] = []
-        objects: dict[int, tuple[str, str]] = {}
-        cursor = offset
-        while len(ranked) < limit and cursor < len(fused):
-            wanted = fused[cursor : cursor + limit - len(ranked)]
-            cursor += len(wanted)
-            found = objects_by_row(conn, name, [row for row, _ in wanted])
-            objects.update(found)
-            ranked += [(row, score) for row, score in wanted if row in found]
-        return ranked, objects
+        by_row: dict[int, Candidate] = {}
+        for rank, (row, score) in enumerate(keyword):
+            by_row[row] = Candidate(key="", properties={}, keyword=score, keyword_rank=rank)
+        for rank, near in enumerate(nearest):
+            by_row.setdefault(near.row, Candidate(key="", properties={})).vector_rank = rank
+        found = []
+        for row, candidate in by_row.items():
+            if row not in objects:  # deleted since the index answered
+                continue
+            candidate.key = objects[row][0]
+            candidate.properties = json.loads(objects[row][1])
+            candidate.cosine = cosines.get(row)
+            found.append(candidate)
+        return found
 
     def _distances(
         self, conn: sqlite3.Connection, name: str, vector: Any, rows: list[int]

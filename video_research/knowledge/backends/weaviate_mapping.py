@@ -1,7 +1,7 @@
 """Our collections, filters and results in weaviate-client's classes, and back.
 
 Pure functions (`property_config`, `collection_config`, `to_weaviate_filter`,
-`hybrid_arguments`, `to_search_hit`, ...), so the tests check the translation without a
+`to_search_hit`, ...), so the tests check the translation without a
 server; `weaviate_store` makes the calls.
 """
 
@@ -138,29 +138,6 @@ def to_sort(order_by: Sequence[Sort]) -> Any:
     for item in order_by:
         sort = (sort or WSort).by_property(item.prop, ascending=not item.descending)
     return sort
-
-
-def hybrid_arguments(
-    query: str,
-    vector: Any,
-    alpha: float,
-    where: Any,
-    limit: int,
-    offset: int,
-) -> dict[str, Any]:
-    """Keyword arguments for `collection.query.hybrid`: relative score fusion, our vector."""
-    from weaviate.classes.query import HybridFusion, MetadataQuery
-
-    return {
-        "query": query,
-        "vector": None if vector is None else [float(x) for x in vector],
-        "alpha": alpha,
-        "fusion_type": HybridFusion.RELATIVE_SCORE,
-        "filters": where,
-        "limit": limit,
-        "offset": offset or None,
-        "return_metadata": MetadataQuery(score=True, distance=True),
-    }
 
 
 def from_weaviate(definition: CollectionDef, properties: dict[str, Any]) -> dict[str, Any]:

@@ -25,13 +25,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from video_research.config import Settings
-from video_research.knowledge import relevance
 from video_research.knowledge.backends.weaviate_connection import connect, failure, safe_location
 from video_research.knowledge.backends.weaviate_mapping import (
     collection_config,
     data_object,
     from_weaviate,
-    hybrid_arguments,
     property_config,
     to_search_hit,
     to_sort,
@@ -42,14 +40,6 @@ from video_research.knowledge.base import KnowledgeStore, Progress
 from video_research.knowledge.collections import CollectionDef
 from video_research.knowledge.embedders.embeddings import Embedder
 from video_research.knowledge.filters import FilterNode
-from video_research.knowledge.fusion import (
-    NAMES_AMONG,
-    QUOTE_DEPTH,
-    adapted_alpha,
-    asked_for,
-    quotes_first,
-)
-from video_research.knowledge.keyword_tokens import matched_share, quote_tokens
 from video_research.knowledge.models import (
     CollectionState,
     SearchHit,
@@ -57,6 +47,7 @@ from video_research.knowledge.models import (
     StoredObject,
     generate_uuid5,
 )
+from video_research.knowledge.ranking import Candidate
 from video_research.support import errors
 from video_research.support.errors import ErrorCategory, ToolFailure, config_error
 
@@ -300,62 +291,43 @@ class WeaviateStore(KnowledgeStore):
         )
         return [to_stored_object(state.definition, o) for o in result.objects]
 
-    @staticmethod
-    def _query_share(query: str, text: str) -> float:
-        return matched_share(query, text, relevance.STOPWORDS)
-
-    def _hybrid_sync(
+    def _candidates_sync(
         self,
         state: CollectionState,
         query: str,
         vector: Any,
-        alpha: float,
         where: FilterNode | None,
         limit: int,
-        offset: int,
-        adapt: bool = False,
-    ) -> list[SearchHit]:
+    ) -> list[Candidate]:
+        import numpy as np
+        from weaviate.classes.query import MetadataQuery
+
         collection = self._collection(state)
         filters = to_weaviate_filter(where, state.definition)
-        keyword: list[Any] = []
-        # Quotes go first on the first page only: Weaviate pages the fused list itself.
-        run = quote_tokens(query) if offset == 0 else ()
-        if adapt and alpha > 0 and query.strip():
-            # The same rules as the embedded store's: the best keyword hits decide the
-            # weight (`fusion.adapted_alpha`), and a passage among the first QUOTE_DEPTH
-            # that the query quotes goes first, so a query is answered alike on either
-            # backend.
-            keyword = collection.query.bm25(
-                query=query, filters=filters, limit=QUOTE_DEPTH if run else NAMES_AMONG
+        keyword = (
+            collection.query.bm25(
+                query=query,
+                filters=filters,
+                limit=limit,
+                include_vector=vector is not None,
+                return_metadata=MetadataQuery(score=True),
             ).objects
-            alpha = adapted_alpha(
-                query,
-                self.embedder.identity,
-                [self._keyword_text(state, o) for o in keyword[:NAMES_AMONG]],
-            )
-        result = collection.query.hybrid(
-            **hybrid_arguments(query, vector, alpha, filters, limit, offset)
+            if query.strip()
+            else []
         )
-        hits = [to_search_hit(state.definition, o, vector_only=False) for o in result.objects]
-        objects = {str(o.uuid): o for o in keyword}
-        quoted = asked_for({u: self._keyword_text(state, o) for u, o in objects.items()}, run)
-        if not quoted:
-            return hits
-        by_uuid = {hit.uuid: hit for hit in hits}
-        for uuid in quoted:  # a quoted passage the fused page left out
-            by_uuid.setdefault(
-                uuid, to_search_hit(state.definition, objects[uuid], vector_only=False)
-            )
-        ranked = quotes_first(
-            [(hit.uuid, hit.score) for hit in hits],
-            [str(o.uuid) for o in keyword],
-            set(quoted),
+        nearest = (
+            collection.query.near_vector(
+                near_vector=[float(x) for x in vector],
+                limit=limit,
+                filters=filters,
+                include_vector=True,
+                return_metadata=MetadataQuery(distance=True),
+            ).objects
+            if vector is not None
+            else []
         )
-        return [by_uuid[uuid].model_copy(update={"score": score}) for uuid, score in ranked][:limit]
-
-    @staticmethod
-    def _keyword_text(state: CollectionState, obj: Any) -> str:
-        return state.definition.keyword_text(from_weaviate(state.definition, obj.properties))
+        query_vector = None if vector is None else np.asarray(vector, dtype=np.float32)
+        return gather(state.definition, keyword, nearest, query_vector)
 
     def _near_vector_sync(
         self,
@@ -408,3 +380,35 @@ class WeaviateStore(KnowledgeStore):
         """The next REEMBED_BATCH objects in UUID order (Weaviate's cursor API)."""
         result = self._collection(state).query.fetch_objects(limit=REEMBED_BATCH, after=after)
         return [to_stored_object(state.definition, o) for o in result.objects]
+
+
+def gather(
+    definition: CollectionDef, keyword: Sequence[Any], nearest: Sequence[Any], query: Any
+) -> list[Candidate]:
+    """weaviate-client's result objects of both sides as `Candidate`s, each with its
+    rank and score on the side(s) that returned it and its exact cosine to `query`,
+    computed from the vector it came with (the store writes L2-normalised vectors)."""
+    import numpy as np
+
+    found: dict[str, Candidate] = {}
+
+    def candidate(obj: Any) -> Candidate:
+        key = str(obj.uuid)
+        if key not in found:
+            cosine = None
+            stored = getattr(obj, "vector", None)
+            stored = stored.get("default") if isinstance(stored, dict) else stored
+            if query is not None and stored:
+                row = np.asarray(stored, dtype=np.float32)
+                cosine = float(row @ query) / (float(np.linalg.norm(row)) or 1.0)
+            found[key] = Candidate(
+                key=key, properties=from_weaviate(definition, obj.properties), cosine=cosine
+            )
+        return found[key]
+
+    for rank, obj in enumerate(keyword):
+        hit = candidate(obj)
+        hit.keyword, hit.keyword_rank = float(obj.metadata.score or 0.0), rank
+    for rank, obj in enumerate(nearest):
+        candidate(obj).vector_rank = rank
+    return list(found.values())

@@ -1,0 +1,131 @@
+"""The query sets of the ranking eval and their candidates, kept between runs.
+
+Sets (each a list of `Sample`s once collected, `ranking_eval`):
+
+- `large`: the large corpus of `make eval-corpus` (360 videos, 10 channels, English and
+  Chinese; generated literal, notes and cross-language queries, the hand-written
+  paraphrases), with the chapter-title queries of the Coding Train's own site when the
+  export holds them (`chapter_queries.jsonl`: labels nobody here wrote);
+- `no-answer`: tests/eval/no_answer_queries.jsonl asked of the same store;
+- `small`: the 39 videos of ../shared/data/transcripts with the hand-written sets.
+
+The store of each corpus is indexed once through the real index_transcript_files tool
+into the eval cache (`<cache>/ranking/<corpus>-<model>`) and kept; the candidates of
+each query set are collected once per store and kept beside it
+(`candidates-<set>.pickle`); delete them to collect again after an indexing change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.eval import large_corpus, ranking_eval
+from tests.eval.metrics import NOTES, Query, load_queries
+from tests.helpers import DATA, shared_data
+
+NO_ANSWER = Path(__file__).with_name("no_answer_queries.jsonl")
+
+
+def cache_root() -> Path:
+    from tests.eval import distractors
+
+    return distractors.cache_dir() / "ranking"
+
+
+def channels_of(transcripts: Path) -> dict[str, str]:
+    """video id -> channel, from the corpus export (3Blue1Brown's captions are .srt)."""
+    found = {}
+    for path in transcripts.iterdir():
+        if path.suffix == ".json":
+            try:
+                found[path.stem] = json.loads(path.read_text(encoding="utf-8")).get("channel", "")
+            except ValueError:
+                continue
+        else:
+            found[path.stem] = "3Blue1Brown"
+    return found
+
+
+def large_queries(root: Path) -> list[Query]:
+    return load_queries(root / "queries.jsonl") + large_corpus.paraphrases(root)
+
+
+def chapter_queries(path: Path) -> list[Query]:
+    """The Coding Train's chapter titles as queries (kind "chapter")."""
+    fields = set(Query.__dataclass_fields__)
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            found.append(Query(**{k: v for k, v in row.items() if k in fields}))
+    return found
+
+
+async def samples(corpus: str, model: str, sets: dict[str, list[Query]], windows: bool = True):
+    """{set name: samples} for the store of `corpus` embedded by `model`: indexed and
+    collected on first use, read from the cache after."""
+    from tests.eval import distractors
+    from tests.eval.__main__ import _index
+    from video_research.knowledge.store import get_store
+    from video_research.support.services import use_services
+
+    if corpus == "large":
+        transcripts = large_corpus.corpus_dir() / "transcripts"
+    else:
+        transcripts = shared_data() / "transcripts"
+    folder = cache_root() / f"{corpus}-{model}"
+    os.environ["VIDEO_RESEARCH_FILE_ROOTS"] = ",".join([str(transcripts), str(DATA), str(folder)])
+    os.environ["VIDEO_RESEARCH_AUDIT_LOG"] = str(folder / "audit.jsonl")
+    channels = channels_of(transcripts)
+    found: dict[str, list] = {}
+    missing = {}
+    for name, queries in sets.items():
+        cached = folder / f"candidates-{name}-{len(queries)}.pickle"
+        if cached.is_file():
+            found[name] = ranking_eval.load(cached)
+        else:
+            missing[name] = (queries, cached)
+    if not missing:
+        return found
+    services = distractors.store_services(folder, model)
+    with use_services(services):
+        try:
+            await get_store()
+            if not (folder / "indexed").is_file():
+                chunks, seconds = await _index(transcripts)
+                (folder / "indexed").write_text(f"{chunks} chunks in {seconds:.0f} s\n")
+            for name, (queries, cached) in missing.items():
+                found[name] = await ranking_eval.collect(queries, channels, windows)
+                ranking_eval.save(cached, found[name])
+        finally:
+            await services.aclose()
+    return found
+
+
+def small_queries() -> list[Query]:
+    return load_queries() + load_queries(NOTES)
+
+
+def no_answer_queries() -> list[Query]:
+    return load_queries(NO_ANSWER)
+
+
+def main() -> None:
+    """Index and collect the large corpus's sets (python -m tests.eval.ranking_data)."""
+    import asyncio
+    import sys
+
+    model = sys.argv[1] if len(sys.argv) > 1 else "use-multilingual"
+    root = large_corpus.corpus_dir()
+    sets = {"large": large_queries(root), "no-answer": no_answer_queries()}
+    if (root / "chapter_queries.jsonl").is_file():
+        sets["chapters"] = chapter_queries(root / "chapter_queries.jsonl")
+    found = asyncio.run(samples("large", model, sets))
+    for name, collected in found.items():
+        print(name, len(collected), flush=True)
+
+
+if __name__ == "__main__":
+    main()

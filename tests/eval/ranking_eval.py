@@ -1,0 +1,329 @@
+"""The ranking pipeline replayed over stored candidates: baselines, ablation, cross-validation.
+
+A search is `knowledge.ranking`'s stages over the candidates the store returns
+(`KnowledgeStore.candidates`), and every stage after the first reads only those
+candidates and the query. So the eval asks the real store once per query for its
+candidates (`collect`: the real index, the real embedder), keeps them (`save`), and then
+replays any variant of the later stages over them with the server's own functions
+(`replay`): the default, each baseline (keywords only, vectors only, a fixed weight,
+reciprocal rank fusion), and the default with each stage removed. What the server
+answers for a query is exactly `replay(sample, DEFAULT)`: tests/eval checks it.
+
+`make eval` (tests/eval/__main__.py `--ranking`) prints the tables; `make eval EVAL=--fit`
+fits every parameter (`fit`) and writes video_research/knowledge/ranking_params.json.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tests.eval.metrics import Query, Scores
+
+TOP = 10
+"""Results each replayed search returns (the tool's default k)."""
+
+
+@dataclass
+class Sample:
+    """One query with what the store returned for it."""
+
+    query: Query
+    channel: str
+    candidates: list[Any]
+    """`knowledge.ranking.Candidate`s over TranscriptChunks."""
+    model: str
+    """The embedder's identity."""
+    windows: list[Any] = field(default_factory=list)
+    """Candidates over TranscriptWindows (the ~20 s windows), for the windows stage."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way to run the stages after the candidates."""
+
+    fusion: str = "fitted"
+    """fitted | alpha | rrf | keywords | vectors"""
+    alpha: float = 0.5
+    merge: bool = True
+    fold: bool = True
+    link_words: bool = True
+    windows: float = 0.0
+    """Weight of the windows stage (0: off): a chunk inside a window the vector side of
+    TranscriptWindows found gets this times the window's min-max score."""
+
+
+DEFAULT = Variant()
+
+
+async def collect(
+    queries: Sequence[Query], channels: dict[str, str], windows: bool
+) -> list[Sample]:
+    """Each query's candidates from the current store (see the module docstring)."""
+    from video_research.knowledge.store import get_store
+    from video_research.transcripts.indexer import CHUNKS
+    from video_research.transcripts.windows import WINDOWS
+
+    store = await get_store()
+    samples = []
+    for query in queries:
+        vector = (await store.embedder.embed([query.query], "query"))[0]
+        found = await store.candidates(CHUNKS, query.query, vector=vector)
+        near = (
+            await store.candidates(WINDOWS, query.query, vector=vector, keywords=False)
+            if windows
+            else []
+        )
+        samples.append(
+            Sample(query, channels.get(query.video_id, ""), found, store.embedder.identity, near)
+        )
+    return samples
+
+
+def save(path: Path, samples: list[Sample]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(samples))
+
+
+def load(path: Path) -> list[Sample]:
+    return pickle.loads(path.read_bytes())
+
+
+def replay(
+    sample: Sample, variant: Variant = DEFAULT, fitted: Any = None
+) -> list[tuple[str, float, float]]:
+    """The (video id, link second, relevance) of the first TOP moments the server's
+    stages give for `sample` under `variant` (`fitted`: `ranking.Params`, default the
+    package's)."""
+    from video_research.knowledge import ranking
+    from video_research.knowledge.base import to_hit
+    from video_research.transcripts import search
+    from video_research.transcripts.indexer import CHUNKS
+    from video_research.transcripts.moments import (
+        Moment,
+        TermMatcher,
+        fold_repeats,
+        merge_hits,
+        query_terms,
+    )
+
+    fitted = fitted or ranking.params(sample.model)
+    candidates = copy.deepcopy(sample.candidates)
+    if variant.fusion == "keywords":
+        candidates = [c for c in candidates if c.keyword_rank is not None]
+        for c in candidates:
+            c.vector_rank = None
+    elif variant.fusion == "vectors":
+        candidates = [c for c in candidates if c.vector_rank is not None]
+        for c in candidates:
+            c.keyword_rank, c.keyword = None, None
+    if variant.fusion == "fitted":
+        fused = ranking.fuse(candidates, fitted)
+    elif variant.fusion == "rrf":
+        fused = ranking.fuse(candidates, replace(fitted, fusion="rrf"))
+    elif variant.fusion == "keywords":
+        fused = ranking.fuse(candidates, fitted, 0.0)
+    elif variant.fusion == "vectors":
+        fused = ranking.fuse(candidates, fitted, 1.0)
+    else:
+        fused = ranking.fuse(candidates, fitted, variant.alpha)
+    if variant.windows:
+        fused = _with_windows(fused, sample.windows, variant.windows)
+    words = ranking.QueryWords.of(sample.query.query)
+    hits = [to_hit(CHUNKS, c, fitted, words) for c in fused]
+    moments = merge_hits(hits) if variant.merge else [Moment([hit]) for hit in hits]
+    if variant.fold:
+        moments = fold_repeats(moments)
+    matcher = TermMatcher(query_terms(sample.query.query))
+    out = []
+    for moment in moments[:TOP]:
+        link = search.link(moment, matcher) if variant.link_words else None
+        result = moment.to_result(link)
+        out.append((result["video_id"], result["match_time"], result["relevance"]))
+    return out
+
+
+def _with_windows(fused: list[Any], windows: list[Any], weight: float) -> list[Any]:
+    """The windows stage: each chunk gains `weight` times the best min-max vector score
+    of a window that holds it (same video, the chunk's start inside the window)."""
+    from video_research.knowledge import ranking
+
+    scored = [w for w in windows if w.vector_rank is not None and w.cosine is not None]
+    if not scored:
+        return fused
+    cosines = [w.cosine for w in scored]
+    low, high = min(cosines), max(cosines)
+    by_video: dict[str, list[tuple[float, float, float]]] = {}
+    for w in scored:
+        value = 1.0 if high == low else (w.cosine - low) / (high - low)
+        props = w.properties
+        by_video.setdefault(props["video_id"], []).append(
+            (
+                float(props["start_time"]),
+                float(props.get("end_time") or props["start_time"]) + 5.0,
+                value,
+            )
+        )
+    for c in fused:
+        start = float(c.properties.get("start_time", 0.0))
+        spans = by_video.get(c.properties.get("video_id"), ())
+        best = max((v for lo, hi, v in spans if lo <= start <= hi), default=0.0)
+        c.fused += weight * best
+    return sorted(fused, key=ranking._order)
+
+
+def score(samples: Iterable[Sample], variant: Variant = DEFAULT, fitted: Any = None) -> Scores:
+    scores = Scores()
+    for sample in samples:
+        answers = [(video, at) for video, at, _ in replay(sample, variant, fitted)]
+        scores.add(sample.query, answers, 0.0)
+    return scores
+
+
+def objective(scores: Scores) -> float:
+    """What fitting maximises: moment@5 plus MRR@10, the issue's two figures."""
+    row = scores.row()
+    return row["moment@5"] + row["MRR@10"]
+
+
+# ---------------------------------------------------------------- fitting
+
+
+FUSION_GRID = [Variant(fusion="alpha", alpha=a / 10) for a in range(0, 11)] + [
+    Variant(fusion="rrf")
+]
+"""The fusion methods the fit chooses among: a fixed weight 0.0-1.0 or RRF."""
+
+
+def choose(samples: Sequence[Sample], grid: Sequence[Variant] = FUSION_GRID) -> Variant:
+    """The variant of `grid` that scores best on `samples` (ties: the first, so the
+    simpler or the lower weight)."""
+    best, best_value = grid[0], -1.0
+    for variant in grid:
+        value = objective(score(samples, variant))
+        if value > best_value + 1e-9:
+            best, best_value = variant, value
+    return best
+
+
+def folds(samples: Sequence[Sample]) -> dict[str, tuple[list[Sample], list[Sample]]]:
+    """Leave one channel out: for each channel, (the other channels' samples, its own)."""
+    channels = sorted({s.channel for s in samples if s.channel})
+    return {
+        channel: (
+            [s for s in samples if s.channel != channel],
+            [s for s in samples if s.channel == channel],
+        )
+        for channel in channels
+    }
+
+
+def cross_validate(
+    samples: Sequence[Sample], grid: Sequence[Variant] = FUSION_GRID
+) -> list[dict[str, Any]]:
+    """Per fold: the variant chosen on the other channels and what it scores on the one
+    left out, beside the fixed-weight 0.5 baseline there."""
+    rows = []
+    for channel, (train, test) in folds(samples).items():
+        chosen = choose(train, grid)
+        rows.append(
+            {
+                "channel": channel,
+                "n": len(test),
+                "chosen": describe(chosen),
+                "chosen_row": score(test, chosen).row(),
+                "alpha 0.5": score(test, Variant(fusion="alpha", alpha=0.5)).row(),
+            }
+        )
+    return rows
+
+
+def describe(variant: Variant) -> str:
+    if variant.fusion == "alpha":
+        return f"alpha {variant.alpha:.1f}"
+    return variant.fusion
+
+
+def fit_relevance(
+    positives: list[tuple[float, float]], negatives: list[tuple[float, float]]
+) -> dict:
+    """A logistic fit of "this hit answers" over (cosine, share), the classes weighed
+    alike (so 0.5, WEAK, is where either is as likely), by Newton's method."""
+    import numpy as np
+
+    x = np.asarray(positives + negatives, dtype=np.float64)
+    y = np.asarray([1.0] * len(positives) + [0.0] * len(negatives))
+    w = np.where(y == 1, 0.5 / max(len(positives), 1), 0.5 / max(len(negatives), 1))
+    design = np.hstack([x, np.ones((len(x), 1))])
+    beta = np.zeros(design.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(design @ beta)))
+        gradient = design.T @ (w * (y - p)) - 1e-4 * beta
+        hessian = -(design.T * (w * p * (1 - p))) @ design - 1e-4 * np.eye(len(beta))
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return {
+        "cosine_weight": round(float(beta[0]), 3),
+        "share_weight": round(float(beta[1]), 3),
+        "intercept": round(float(beta[2]), 3),
+    }
+
+
+def relevance_samples(
+    answerable: Sequence[Sample], no_answer: Sequence[Sample], variant: Variant = DEFAULT
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """(cosine, share) of each answerable query's right moment among its results, and of
+    the first results of each no-answer query."""
+    from tests.eval.metrics import is_moment
+    from video_research.knowledge import ranking
+
+    positives, negatives = [], []
+    for sample, negative in [(s, False) for s in answerable] + [(s, True) for s in no_answer]:
+        words = ranking.QueryWords.of(sample.query.query)
+        fitted = ranking.params(sample.model)
+        fused = ranking.fuse(copy.deepcopy(sample.candidates), fitted)
+        for candidate in fused[: 3 if negative else TOP * 3]:
+            if candidate.cosine is None:
+                continue
+            features = (candidate.cosine, ranking.share(words, candidate.text))
+            props = candidate.properties
+            if negative:
+                negatives.append(features)
+            elif is_moment(sample.query, (props["video_id"], float(props["start_time"]))):
+                positives.append(features)
+                break
+    return positives, negatives
+
+
+def weak_rates(samples: Sequence[Sample], no_answer: bool) -> float:
+    """Share of queries whose best result is weak (no-answer: should be high; answerable:
+    the right ones flagged, should be low)."""
+    from video_research.knowledge.relevance import is_weak
+
+    flagged = 0
+    for sample in samples:
+        results = replay(sample)
+        flagged += bool(results) and is_weak(max(r for _, _, r in results[:1]))
+    return flagged / max(len(samples), 1)
+
+
+def write_params(path: Path, entries: dict[str, dict]) -> None:
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    data.update(entries)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return statistics.fmean(values) if values else 0.0
+
+
+Predicate = Callable[[Query], bool]
