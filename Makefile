@@ -135,6 +135,9 @@ speech-engines-onnx: install $(EXPORT_VENV)/.installed
 # ~/.cache/video-research/eval-corpus) from local snapshots of 3b1b/captions,
 # CodingTrain/coding-train-transcripts and Ryder-MHumble/Youtube-KOL-Transcripts
 # (CORPUS="--captions DIR --coding-train DIR --kol DIR"; tests/eval/large_corpus.py);
+# add "--codingtrain-site DIR" (a local copy of thecodingtrain.com's content/videos pages)
+# for the authors' chapter titles as queries (chapter_queries.jsonl,
+# tests/eval/codingtrain_chapters.py);
 # local only, their transcripts state no licence.
 eval: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)

@@ -7,7 +7,11 @@ into VIDEO_RESEARCH_EVAL_CORPUS (default ~/.cache/video-research/eval-corpus):
 - `transcripts/<video id>.srt|.json`: each video's transcript, cut at its first
   CAP_SECONDS (indexing time on 2 cores);
 - `queries.jsonl`: queries made from those transcripts, each with its video and second;
-- `corpus.json`: what was taken (videos per channel and language, queries per group).
+- `corpus.json`: what was taken (videos per channel and language, queries per group);
+- with `--codingtrain-site DIR`, `chapter_queries.jsonl`: the Coding Train authors' own
+  chapter titles as queries, each answered by its chapter's span
+  (tests/eval/codingtrain_chapters.py), plus the transcripts of chapter videos the sample
+  lacks, listed in corpus.json under `chapter_only_videos`.
 
 `make eval EVAL="--corpus large"` then indexes that folder and asks those queries.
 
@@ -184,26 +188,31 @@ def coding_train_videos(source: Source) -> list[Video]:
     names = sorted(n for n in source.names() if re.fullmatch(r"transcripts/[^/]+\.json", n))
     videos = []
     for name, raw in sorted(source.read(names).items()):
-        try:
-            output = json.loads(raw)["output"]
-            segments = output["segments"]
-        except (ValueError, KeyError, TypeError):
-            continue
-        if str(output.get("detected_language") or "english") != "english":
-            continue
-        kept = [
-            {"start": float(s["start"]), "end": float(s["end"]), "text": s["text"].strip()}
-            for s in segments
-            if isinstance(s, dict)
-            and str(s.get("text", "")).strip()
-            and float(s["start"]) < CAP_SECONDS
-        ]
-        if len(kept) < 40:
+        kept = _coding_train_segments(raw)
+        if kept is None or len(kept) < 40:
             continue
         video_id = Path(name).stem
         videos.append(_json_video(video_id, "The Coding Train", "en", kept))
     random.Random(SEED).shuffle(videos)
     return sorted(videos[:CODING_TRAIN_VIDEOS], key=lambda v: v.video_id)
+
+
+def _coding_train_segments(raw: bytes) -> list[dict] | None:
+    """The English Whisper segments of one Coding Train transcript before CAP_SECONDS."""
+    try:
+        output = json.loads(raw)["output"]
+        segments = output["segments"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if str(output.get("detected_language") or "english") != "english":
+        return None
+    return [
+        {"start": float(s["start"]), "end": float(s["end"]), "text": s["text"].strip()}
+        for s in segments
+        if isinstance(s, dict)
+        and str(s.get("text", "")).strip()
+        and float(s["start"]) < CAP_SECONDS
+    ]
 
 
 def _json_video(video_id: str, channel: str, language: str, segments: list[dict]) -> Video:
@@ -371,6 +380,47 @@ def export(videos: list[Video], out: Path, sources: dict) -> dict:
     return manifest
 
 
+def export_chapters(site: Path, source: Source, out: Path, manifest: dict) -> dict:
+    """The Coding Train authors' chapters (tests/eval/codingtrain_chapters.py) as
+    `chapter_queries.jsonl`, with the transcripts of chapter videos the corpus lacks copied
+    into it (cut at CAP_SECONDS like the others) and listed in corpus.json."""
+    from tests.eval import codingtrain_chapters as chapters
+
+    pages = chapters.read_site(site)
+    have = set(source.names())
+    wanted = [f"transcripts/{p.video_id}.json" for p in pages]
+    files = source.read([n for n in wanted if n in have])
+    folder = out / "transcripts"
+    in_corpus = {path.stem for path in folder.iterdir()}
+    segments = {}
+    for name, raw in files.items():
+        kept = _coding_train_segments(raw)
+        if kept:
+            segments[Path(name).stem] = kept
+    ends = {vid: max(s["end"] for s in segs) for vid, segs in segments.items()}
+    videos = chapters.usable(pages, ends, cap=CAP_SECONDS)
+    added = []
+    for video in videos:
+        if video.video_id not in in_corpus:
+            body = _json_video(video.video_id, "The Coding Train", "en", segments[video.video_id])
+            (folder / f"{video.video_id}.json").write_bytes(body.body)
+            added.append(video.video_id)
+    made = list(chapters.queries(videos))
+    with (out / "chapter_queries.jsonl").open("w") as file:
+        for query in made:
+            file.write(json.dumps(query, ensure_ascii=False) + "\n")
+    manifest = {
+        **manifest,
+        "chapter_videos": len(videos),
+        "chapter_boundaries": sum(len(v.boundaries) for v in videos),
+        "chapter_queries": len(made),
+        "chapter_queries_held_out": sum(q["split"] == "held-out" for q in made),
+        "chapter_only_videos": sorted(added),
+    }
+    (out / "corpus.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False))
+    return manifest
+
+
 def _head(source: Source) -> str:
     if not source.git:
         return "(a plain folder)"
@@ -389,6 +439,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--out", type=Path, default=None, help="default: $VIDEO_RESEARCH_EVAL_CORPUS"
     )
+    parser.add_argument(
+        "--codingtrain-site",
+        type=Path,
+        default=None,
+        help="a local copy of thecodingtrain.com (the folder holding content/videos): "
+        "exports the authors' chapters as chapter_queries.jsonl",
+    )
     args = parser.parse_args(argv)
     sources = {
         "3b1b/captions": Source(args.captions),
@@ -403,6 +460,10 @@ def main(argv: list[str]) -> int:
     unique = list({v.video_id: v for v in videos}.values())
     out = args.out or corpus_dir()
     manifest = export(unique, out, {name: _head(s) for name, s in sources.items()})
+    if args.codingtrain_site is not None:
+        manifest = export_chapters(
+            args.codingtrain_site, sources["CodingTrain/coding-train-transcripts"], out, manifest
+        )
     print(
         json.dumps(
             {k: v for k, v in manifest.items() if k != "sources"}, indent=1, ensure_ascii=False
