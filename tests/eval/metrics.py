@@ -35,6 +35,9 @@ class Query:
     passage_language: str
     split: str = "tune"
     """`held-out`: reported apart and left out of every tuning (--sweep skips it)."""
+    end: float | None = None
+    """Where the answer is a span (a chapter: from `second` to here), an answer anywhere
+    in it is a moment hit."""
 
     @property
     def group(self) -> str:
@@ -113,6 +116,8 @@ def subset(scores: Scores, keep) -> Scores:
 
 def is_moment(query: Query, answer: Answer) -> bool:
     video, at = answer
+    if query.end is not None:
+        return video == query.video_id and query.second - 2.0 <= at < query.end
     return video == query.video_id and abs(at - query.second) <= MOMENT_SECONDS
 
 

@@ -63,7 +63,7 @@ def chapter_queries(path: Path) -> list[Query]:
     return found
 
 
-async def samples(corpus: str, model: str, sets: dict[str, list[Query]], windows: bool = True):
+async def samples(corpus: str, model: str, sets: dict[str, list[Query]]):
     """{set name: samples} for the store of `corpus` embedded by `model`: indexed and
     collected on first use, read from the cache after."""
     from tests.eval import distractors
@@ -96,12 +96,30 @@ async def samples(corpus: str, model: str, sets: dict[str, list[Query]], windows
             if not (folder / "indexed").is_file():
                 chunks, seconds = await _index(transcripts)
                 (folder / "indexed").write_text(f"{chunks} chunks in {seconds:.0f} s\n")
+            await _sentences_again(folder)
             for name, (queries, cached) in missing.items():
-                found[name] = await ranking_eval.collect(queries, channels, windows)
+                found[name] = await ranking_eval.collect(queries, channels)
                 ranking_eval.save(cached, found[name])
         finally:
             await services.aclose()
     return found
+
+
+async def _sentences_again(folder: Path) -> None:
+    """Store the sentences again of the videos listed in `folder`/sentences-again.json
+    (indexed before sentences were stored: they hold ~20 s windows), then forget the list."""
+    from video_research.knowledge.store import get_store
+    from video_research.transcripts import indexer, windows
+
+    listed = folder / "sentences-again.json"
+    if not listed.is_file():
+        return
+    store = await get_store()
+    for video_id in json.loads(listed.read_text()):
+        record = await indexer.get_video(video_id)
+        if record is not None:
+            await windows.store_windows(store, video_id, indexer.cues_of(record))
+    listed.unlink()
 
 
 def small_queries() -> list[Query]:

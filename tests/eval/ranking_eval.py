@@ -40,8 +40,8 @@ class Sample:
     """`knowledge.ranking.Candidate`s over TranscriptChunks."""
     model: str
     """The embedder's identity."""
-    windows: list[Any] = field(default_factory=list)
-    """Candidates over TranscriptWindows (the ~20 s windows), for the windows stage."""
+    sentences: dict[str, list[Any]] = field(default_factory=dict)
+    """video id -> the stored sentences (`windows.Scored`) inside the candidates' spans."""
 
 
 @dataclass(frozen=True)
@@ -54,34 +54,36 @@ class Variant:
     merge: bool = True
     fold: bool = True
     link_words: bool = True
-    windows: float = 0.0
-    """Weight of the windows stage (0: off): a chunk inside a window the vector side of
-    TranscriptWindows found gets this times the window's min-max score."""
+    link_sentences: bool = True
+    """Link by the stored sentences (else by the query's words only)."""
 
 
 DEFAULT = Variant()
 
 
-async def collect(
-    queries: Sequence[Query], channels: dict[str, str], windows: bool
-) -> list[Sample]:
-    """Each query's candidates from the current store (see the module docstring)."""
+async def collect(queries: Sequence[Query], channels: dict[str, str]) -> list[Sample]:
+    """Each query's candidates from the current store, with the stored sentences inside
+    them (see the module docstring)."""
     from video_research.knowledge.store import get_store
+    from video_research.transcripts import windows
     from video_research.transcripts.indexer import CHUNKS
-    from video_research.transcripts.windows import WINDOWS
 
     store = await get_store()
     samples = []
     for query in queries:
         vector = (await store.embedder.embed([query.query], "query"))[0]
         found = await store.candidates(CHUNKS, query.query, vector=vector)
-        near = (
-            await store.candidates(WINDOWS, query.query, vector=vector, keywords=False)
-            if windows
-            else []
-        )
+        spans: dict[str, list[tuple[float, float]]] = {}
+        for c in found:
+            if (c.properties.get("evidence") or "speech") == "speech":
+                spans.setdefault(c.properties["video_id"], []).append(
+                    (float(c.properties["start_time"]) - 1.0, float(c.properties["end_time"]))
+                )
+        sentences = await windows.in_spans(store, vector, spans)
         samples.append(
-            Sample(query, channels.get(query.video_id, ""), found, store.embedder.identity, near)
+            Sample(
+                query, channels.get(query.video_id, ""), found, store.embedder.identity, sentences
+            )
         )
     return samples
 
@@ -108,6 +110,7 @@ def replay(
     from video_research.transcripts.moments import (
         Moment,
         TermMatcher,
+        focus,
         fold_repeats,
         merge_hits,
         query_terms,
@@ -115,67 +118,44 @@ def replay(
 
     fitted = fitted or ranking.params(sample.model)
     candidates = copy.deepcopy(sample.candidates)
+    alpha: float | None = None
     if variant.fusion == "keywords":
         candidates = [c for c in candidates if c.keyword_rank is not None]
         for c in candidates:
             c.vector_rank = None
+        alpha = 0.0
     elif variant.fusion == "vectors":
         candidates = [c for c in candidates if c.vector_rank is not None]
         for c in candidates:
             c.keyword_rank, c.keyword = None, None
-    if variant.fusion == "fitted":
-        fused = ranking.fuse(candidates, fitted)
+        alpha = 1.0
     elif variant.fusion == "rrf":
-        fused = ranking.fuse(candidates, replace(fitted, fusion="rrf"))
-    elif variant.fusion == "keywords":
-        fused = ranking.fuse(candidates, fitted, 0.0)
-    elif variant.fusion == "vectors":
-        fused = ranking.fuse(candidates, fitted, 1.0)
+        fitted = replace(fitted, fusion="rrf")
+    elif variant.fusion == "alpha":
+        alpha = variant.alpha
+    text = sample.query.query
+    words = ranking.QueryWords.of(text)
+    if variant.merge and variant.fold:
+        moments = search.moments_of(text, candidates, fitted, alpha)
     else:
-        fused = ranking.fuse(candidates, fitted, variant.alpha)
-    if variant.windows:
-        fused = _with_windows(fused, sample.windows, variant.windows)
-    words = ranking.QueryWords.of(sample.query.query)
-    hits = [to_hit(CHUNKS, c, fitted, words) for c in fused]
-    moments = merge_hits(hits) if variant.merge else [Moment([hit]) for hit in hits]
-    if variant.fold:
-        moments = fold_repeats(moments)
-    matcher = TermMatcher(query_terms(sample.query.query))
+        hits = [to_hit(CHUNKS, c, fitted, words) for c in ranking.fuse(candidates, fitted, alpha)]
+        moments = merge_hits(hits) if variant.merge else [Moment([hit]) for hit in hits]
+        if variant.fold:
+            moments = fold_repeats(moments)
+    matcher = TermMatcher(query_terms(text))
+    if not variant.link_words:
+        words, matcher = ranking.QueryWords((), ()), TermMatcher([])
     out = []
     for moment in moments[:TOP]:
-        link = search.link(moment, matcher) if variant.link_words else None
-        result = moment.to_result(link)
+        if variant.link_sentences:
+            at = search.link(
+                moment, sample.sentences.get(moment.props["video_id"], ()), words, matcher
+            )
+        else:
+            at = focus(moment, matcher)
+        result = moment.to_result(at)
         out.append((result["video_id"], result["match_time"], result["relevance"]))
     return out
-
-
-def _with_windows(fused: list[Any], windows: list[Any], weight: float) -> list[Any]:
-    """The windows stage: each chunk gains `weight` times the best min-max vector score
-    of a window that holds it (same video, the chunk's start inside the window)."""
-    from video_research.knowledge import ranking
-
-    scored = [w for w in windows if w.vector_rank is not None and w.cosine is not None]
-    if not scored:
-        return fused
-    cosines = [w.cosine for w in scored]
-    low, high = min(cosines), max(cosines)
-    by_video: dict[str, list[tuple[float, float, float]]] = {}
-    for w in scored:
-        value = 1.0 if high == low else (w.cosine - low) / (high - low)
-        props = w.properties
-        by_video.setdefault(props["video_id"], []).append(
-            (
-                float(props["start_time"]),
-                float(props.get("end_time") or props["start_time"]) + 5.0,
-                value,
-            )
-        )
-    for c in fused:
-        start = float(c.properties.get("start_time", 0.0))
-        spans = by_video.get(c.properties.get("video_id"), ())
-        best = max((v for lo, hi, v in spans if lo <= start <= hi), default=0.0)
-        c.fused += weight * best
-    return sorted(fused, key=ranking._order)
 
 
 def score(samples: Iterable[Sample], variant: Variant = DEFAULT, fitted: Any = None) -> Scores:

@@ -41,8 +41,9 @@ ABLATION: dict[str, Variant] = {
     "default": DEFAULT,
     "without merging neighbours": Variant(merge=False),
     "without folding repeats": Variant(fold=False),
-    "without the link by words (best sentence's start)": Variant(link_words=False),
-    "with the windows stage (weight 0.5)": Variant(windows=0.5),
+    "link: sentences by meaning only (no words)": Variant(link_words=False),
+    "link: words only (no stored sentences)": Variant(link_sentences=False),
+    "link: none (the best chunk's start)": Variant(link_sentences=False, link_words=False),
 }
 
 

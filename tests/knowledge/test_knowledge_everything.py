@@ -366,15 +366,17 @@ async def test_a_query_in_another_language_links_the_moment(configure, tmp_path)
 
 def test_weak_is_judged_by_calibrated_relevance():
     """One threshold: a hit is weak below relevance.WEAK, and the note names the best."""
-    from video_research.knowledge import relevance
+    from video_research.knowledge import ranking, relevance
 
-    model = "local:all-MiniLM-L6-v2"
-    unrelated = relevance.relevance(0.12, 0.0, model)
-    quoted = relevance.relevance(0.7, 1.0, model)
+    fitted = ranking.params("local:all-MiniLM-L6-v2")
+    words = ranking.QueryWords.of("the moon pulls the oceans into tides")
+    unrelated = ranking.relevance(fitted, words, 0.12, "bees dance")
+    quoted = ranking.relevance(fitted, words, 0.7, "the moon pulls the oceans into tides")
     assert relevance.is_weak(unrelated) and not relevance.is_weak(quoted)
     note = relevance.note_if_all_weak([("'a'", unrelated), ("'b'", unrelated / 2)])
     assert note and note.startswith("Nothing in the store matches this well: the best is 'a'")
     assert relevance.note_if_all_weak([("'a'", unrelated), ("'b'", quoted)]) is None
     assert relevance.note_if_all_weak([]) is None
     # a model without a calibration of its own is judged by the words alone
-    assert relevance.is_weak(relevance.relevance(0.95, 0.0, "gemini:gemini-embedding-001"))
+    gemini = ranking.params("gemini:gemini-embedding-001")
+    assert relevance.is_weak(ranking.relevance(gemini, words, 0.95, "bees dance"))

@@ -1,8 +1,7 @@
 """The Weaviate backend's translation layer, checked without a server.
 
 No Weaviate server can run on the CI machines, so these tests pin what the backend
-hands to weaviate-client: connection choice, collection schema, filters, hybrid
-arguments and how results come back. The live contract tests in
+hands to weaviate-client: connection choice, collection schema, filters and how results come back. The live contract tests in
 test_knowledge_store.py run the same store API against a real server when WEAVIATE_URL
 is set.
 """
@@ -181,13 +180,6 @@ def test_prefix_with_a_wildcard_is_refused(value):
     assert failure.value.category == "invalid_input"
 
 
-def test_hybrid_arguments_use_relative_score_fusion():
-    args = wm.hybrid_arguments("q", [0.5, 0.5], 0.3, None, 10, 0)
-    assert args["fusion_type"].value == "FUSION_TYPE_RELATIVE_SCORE"
-    assert args["vector"] == [0.5, 0.5] and args["alpha"] == 0.3 and args["offset"] is None
-    assert args["return_metadata"].score and args["return_metadata"].distance
-
-
 def test_results_come_back_in_our_form():
     moment = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
     obj = SimpleNamespace(
@@ -224,18 +216,18 @@ async def test_unreachable_server_is_a_clear_error(configure):
 
 
 class _Query:
-    """What the backend asks of `collection.query`: BM25 and hybrid answers, recorded."""
+    """What the backend asks of `collection.query`: each side's answer, recorded."""
 
-    def __init__(self, keyword: list, fused: list) -> None:
-        self.keyword, self.fused, self.asked = keyword, fused, []
+    def __init__(self, keyword: list, nearest: list) -> None:
+        self.keyword, self.nearest, self.asked = keyword, nearest, []
 
-    def bm25(self, *, query, filters, limit):
-        self.asked.append(("bm25", limit))
+    def bm25(self, *, query, filters, limit, include_vector, return_metadata):
+        self.asked.append(("bm25", limit, include_vector))
         return SimpleNamespace(objects=self.keyword[:limit])
 
-    def hybrid(self, **arguments):
-        self.asked.append(("hybrid", arguments["alpha"]))
-        return SimpleNamespace(objects=self.fused[: arguments["limit"]])
+    def near_vector(self, *, near_vector, limit, filters, include_vector, return_metadata):
+        self.asked.append(("near_vector", limit, include_vector))
+        return SimpleNamespace(objects=self.nearest[:limit])
 
 
 class _OneCollection(ws.WeaviateStore):
@@ -247,47 +239,37 @@ class _OneCollection(ws.WeaviateStore):
         return SimpleNamespace(query=self._query)
 
 
-def _title(uuid: str, title: str, score: float) -> SimpleNamespace:
-    return SimpleNamespace(
+def _object(uuid: str, title: str, vector: list[float], score=None, distance=None):
+    """A result object as weaviate-client returns it (its own classes)."""
+    from weaviate.collections.classes.internal import MetadataReturn, Object
+
+    return Object(
         uuid=uuid,
         properties={"video_id": uuid, "title": title},
-        metadata=SimpleNamespace(score=score, distance=None),
+        metadata=MetadataReturn(score=score, distance=distance),
+        references=None,
+        vector={"default": vector},
+        collection="VideoMetadata",
     )
 
 
-def test_the_passage_a_query_quotes_goes_first_on_weaviate_too():
-    """The embedded store's rule (fusion.quotes_first), from the same BM25 answer: the
-    quoted title goes first even where the fused page left it out."""
+def test_weaviate_hands_over_both_sides_as_candidates():
+    """The backend's only job: each side's best, with ranks, the BM25 score and the exact
+    cosine computed from the vector each object came with; the fusion is ranking's."""
     from video_research.knowledge.models import CollectionState
 
-    quote = "a fourier series draws a circle with rotating arrows"
-    short = _title("s", "fourier series circle rotating arrows", 0.9)
-    other = _title("o", "talk about something else", 0.6)
-    long = _title("l", f"now watch how {quote} stacked tip to tail", 0.0)
-    query = _Query(keyword=[short, long], fused=[short, other])
+    keyword = [_object("a", "fourier", [1.0, 0.0], score=2.5), _object("b", "x", [0.0, 1.0], 1.0)]
+    nearest = [_object("b", "x", [0.0, 1.0], distance=0.0), _object("c", "y", [0.6, 0.8], 0.2)]
+    query = _Query(keyword, nearest)
     state = CollectionState(METADATA, "m", 2, True)
-    hits = _OneCollection(query)._hybrid_sync(state, quote, [1.0, 0.0], 0.75, None, 2, 0, True)
-    assert [h.uuid for h in hits] == ["l", "s"]
-    assert hits[0].score == 1.0 and hits[1].score == pytest.approx(0.9 / (0.9 + 1 + 29 / 30))
-    assert ("bm25", 30) in query.asked
-    # Asked with its own alpha (no adapting), or for a later page: the fused page as is.
-    plain = _OneCollection(_Query([short, long], [short, other]))
-    assert [h.uuid for h in plain._hybrid_sync(state, quote, [1.0, 0.0], 0.75, None, 2, 0)] == [
-        "s",
-        "o",
-    ]
-
-
-def test_the_passage_holding_a_notes_words_goes_first_on_weaviate_too():
-    """A note quotes nothing; the passage holding six of its eight words, in any order,
-    goes first (fusion.asked_for), as on the embedded store."""
-    from video_research.knowledge.models import CollectionState
-
-    note = "places JavaScript index html running server page script"
-    near = _title("n", "JavaScript on a server, page by page", 0.9)
-    other = _title("o", "talk about something else", 0.6)
-    held = _title("h", "the server is running, the index.html places the JavaScript", 0.0)
-    query = _Query(keyword=[near, held], fused=[near, other])
-    state = CollectionState(METADATA, "m", 2, True)
-    hits = _OneCollection(query)._hybrid_sync(state, note, [1.0, 0.0], 0.75, None, 2, 0, True)
-    assert [h.uuid for h in hits] == ["h", "n"]
+    found = _OneCollection(query)._candidates_sync(state, "fourier", [0.0, 1.0], None, 100)
+    assert ("bm25", 100, True) in query.asked and ("near_vector", 100, True) in query.asked
+    by_key = {c.key: c for c in found}
+    assert by_key["a"].keyword == 2.5 and by_key["a"].keyword_rank == 0
+    assert by_key["a"].vector_rank is None and by_key["a"].cosine == pytest.approx(0.0)
+    assert by_key["b"].keyword_rank == 1 and by_key["b"].vector_rank == 0
+    assert by_key["c"].cosine == pytest.approx(0.8) and by_key["c"].keyword is None
+    # a keywords-only search asks no vector side
+    words_only = _Query(keyword, nearest)
+    _OneCollection(words_only)._candidates_sync(state, "fourier", None, None, 100)
+    assert [side for side, *_ in words_only.asked] == ["bm25"]

@@ -6,23 +6,27 @@ few whole sentences), with moments.
 2. Fusion: `ranking.fuse`, the fitted method (or the caller's fixed `alpha`).
 3. Moments: the fused hits of one video that neighbour each other merged into one
    result (`moments.merge_hits`), a sentence said word for word again folded into the
-   first (`moments.fold_repeats`); each linked to the sentence that matched: where the
-   query's words are spoken (`moments.focus`), else the moment's best sentence.
+   first (`moments.fold_repeats`); each linked to the sentence that answers: of the
+   sentences stored with the transcript (`windows`), the one inside the moment nearest
+   the query by meaning and words (`link`).
 4. Relevance: each hit's own (`ranking.relevance`); a moment's is its best hit's.
 
 Every stage reads only the candidates and the query, never k: the first k results are
-the first k of any larger k, with the same relevance and links. Cost: one query
-embedding, one store call, nothing read afterwards.
+the first k of any larger k, with the same relevance and links (a moment's link reads
+only its own sentences). Cost: one query embedding, one store call for the candidates,
+one filtered vector search for the sentences of the k moments.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from video_research.knowledge import ranking
 from video_research.knowledge.base import to_hit
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.store import SearchHit, get_store
+from video_research.transcripts import windows
 from video_research.transcripts.indexer import CHUNKS
 from video_research.transcripts.moments import (
     Moment,
@@ -44,53 +48,105 @@ async def search(
     pinpoint: bool = True,
 ) -> list[dict[str, Any]]:
     """The k best moments for `query` (see the module docstring); with `pinpoint`, each
-    linked to the sentence that matched, else to its best chunk's start."""
-    moments = await ranked_moments(query, alpha=alpha, where=where)
-    matcher = TermMatcher(query_terms(query))
-    results = []
-    for moment in moments[:k]:
-        results.append(moment.to_result(link(moment, matcher) if pinpoint else None))
+    linked to the sentence that answers, else to its best chunk's start."""
+    store = await get_store()
+    vector = None
+    if alpha != 0.0:
+        vector = (await store.embedder.embed([query], "query"))[0]
+    moments = (await ranked_moments(query, vector, alpha=alpha, where=where))[:k]
+    links: list[float | None] = [None] * len(moments)
+    if pinpoint:
+        sentences = (
+            await windows.in_spans(store, vector, spans(moments)) if vector is not None else {}
+        )
+        words = ranking.QueryWords.of(query)
+        matcher = TermMatcher(query_terms(query))
+        links = [link(m, sentences.get(m.props["video_id"], ()), words, matcher) for m in moments]
+    results = [moment.to_result(at) for moment, at in zip(moments, links, strict=True)]
     if min_score is not None:
         results = [r for r in results if r["relevance"] >= min_score]
     return results
 
 
 async def ranked_moments(
-    query: str, *, alpha: float | None, where: FilterNode | None
+    query: str, vector: Any, *, alpha: float | None, where: FilterNode | None
 ) -> list[Moment]:
     """Stages 1-3 and 4's scores: every moment the candidates make, best first."""
     store = await get_store()
-    fitted = ranking.params(store.embedder.identity)
     found = await store.candidates(
-        CHUNKS,
-        query,
-        where=where,
-        keywords=alpha != 1.0,
-        vectors=alpha != 0.0,
+        CHUNKS, query, vector=vector, where=where, keywords=alpha != 1.0, vectors=alpha != 0.0
     )
+    return moments_of(query, found, ranking.params(store.embedder.identity), alpha)
+
+
+def moments_of(
+    query: str, found: list[ranking.Candidate], fitted: ranking.Params, alpha: float | None
+) -> list[Moment]:
+    """Stages 2-4 over a search's candidates: fused, scored, merged into moments."""
     words = ranking.QueryWords.of(query)
     hits = [to_hit(CHUNKS, c, fitted, words) for c in ranking.fuse(found, fitted, alpha)]
     return fold_repeats(merge_hits(hits))
 
 
-def link(moment: Moment, matcher: TermMatcher) -> float | None:
-    """Where `moment` links: the sentence where the query's words are spoken, else (None)
-    the start of its best sentence, the one that matched by meaning."""
+def spans(moments: Sequence[Moment]) -> dict[str, list[tuple[float, float]]]:
+    """The stretches whose stored sentences link `moments`: each spoken moment's own."""
+    found: dict[str, list[tuple[float, float]]] = {}
+    for moment in moments:
+        if _spoken(moment):
+            found.setdefault(moment.props["video_id"], []).append(
+                (moment.start - SENTENCE_SLACK, moment.end)
+            )
+    return found
+
+
+SENTENCE_SLACK = 0.5
+"""Seconds before a moment a sentence may start and still be its own (the chunk and the
+sentence round the same cue times differently)."""
+
+
+def link(
+    moment: Moment,
+    sentences: Sequence[windows.Scored],
+    words: ranking.QueryWords,
+    matcher: TermMatcher,
+) -> float | None:
+    """Where `moment` links: the start of its sentence that answers best, scored by its
+    cosine to the query plus the share of the query's content words it holds (the words
+    decide between sentences that mean alike, the meaning where no word is shared);
+    without stored sentences (text read off the screen, a store indexed before they were),
+    the sentence where the query's words are spoken (`moments.focus`); else None, the
+    moment's best chunk."""
+    if _spoken(moment):
+        inside = [s for s in sentences if moment.start - SENTENCE_SLACK <= s.start <= moment.end]
+        if inside:
+            best = max(inside, key=lambda s: (s.cosine + ranking.share(words, s.text), -s.start))
+            return best.start
     return focus(moment, matcher)
 
 
+def _spoken(moment: Moment) -> bool:
+    return (moment.props.get("evidence") or "speech") == "speech"
+
+
 async def pinpoint_hits(question: str, hits: list[SearchHit], vector: Any = None) -> None:
-    """Point each transcript chunk at the sentence `question`'s words are spoken in, as
-    `search` links its moments: the chunk's `start_time` and `timestamp_url` move there;
-    a chunk without those words keeps its own start. knowledge_search, knowledge_ask and
-    research_document cite chunks this way (registered with the knowledge layer's
-    passages by `transcripts.register_with_knowledge`). `vector` is accepted for the
-    registry's signature; linking reads words only."""
-    del vector
+    """Point each transcript chunk at the sentence that answers `question`, as `search`
+    links its moments: the chunk's `start_time` and `timestamp_url` move there; a chunk
+    placed by neither its sentences nor the question's words keeps its own start.
+    knowledge_search, knowledge_ask and research_document cite chunks this way
+    (registered with the knowledge layer's passages by
+    `transcripts.register_with_knowledge`); `vector` is the query's, when the caller has it."""
+    if not hits:
+        return
+    moments = [Moment([hit]) for hit in hits]
+    sentences = (
+        await windows.in_spans(await get_store(), vector, spans(moments))
+        if vector is not None
+        else {}
+    )
+    words = ranking.QueryWords.of(question)
     matcher = TermMatcher(query_terms(question))
-    for hit in hits:
-        moment = Moment([hit])
-        start = link(moment, matcher)
+    for moment in moments:
+        start = link(moment, sentences.get(moment.props["video_id"], ()), words, matcher)
         if start is None:
             continue
         moment.props["start_time"] = start

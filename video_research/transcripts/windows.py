@@ -1,23 +1,24 @@
-"""Sentence windows: short timed stretches of a transcript, embedded at index time, so a
-moment can be linked by meaning without embedding anything at query time.
+"""Sentences: each sentence of a transcript, timed and embedded at index time, so a
+moment links to the sentence that answers without embedding anything at query time.
 
-A chunk (about 200 tokens, a minute or more of speech) is what search ranks; where in it
-the query's subject is spoken is a finer question. When the query shares its words with
-the captions, the lexical pinpoint (`moments.focus`) answers it. When it shares none (a
-paraphrase, a question in another language), the answer needs meaning: each video's
-captions are cut into windows of about WINDOW_SECONDS, stepping WINDOW_STEP_SECONDS,
-and each window is stored with its vector in the TranscriptWindows collection (written
-with the chunks, deleted with them). Linking a moment is then one filtered vector search
-over the windows of its video: a few hundred dot products with the query vector the
-search already has, no embedding.
+A chunk (a few sentences, at most 30 s) is what search finds; which of its sentences
+answers is a finer question. Where the query's words are spoken, they say it; where they
+are not (a paraphrase, another language), its meaning does: each sentence is stored with
+its vector in the TranscriptWindows collection (written with the chunks, deleted with
+them), and linking a moment is one filtered vector search over the sentences inside the
+results' moments with the query vector the search already has (`in_spans`).
 
-Windows are sized by time, not by caption lines: a line lasts from one second (fast
-speech, short captions) to eight (one long subtitle), so three lines were anything from
-3 to 24 s of speech and often too little text to place a paraphrase.
+A sentence ends at a full stop (or a question or exclamation mark, in any script), at a
+pause of SENTENCE_PAUSE_SECONDS between lines, or after SENTENCE_MAX_SECONDS of speech
+(captions without punctuation); a line holding several sentences (a Whisper segment, a
+podcast transcript's minute-long line) is cut at its own full stops, each sentence timed
+by its place in the line's text at an even rate of speech (`line_position.lasting`). Stores indexed before sentences were stored hold ~20 s
+windows in the same collection and keep working: a window inside a moment links it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,23 +32,26 @@ from video_research.knowledge.collections import (
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import generate_uuid5
 from video_research.support.errors import ToolFailure
+from video_research.transcripts.line_position import lasting
 from video_research.transcripts.parsers import Cue
 
 WINDOWS = "TranscriptWindows"
+SENTENCE_PAUSE_SECONDS = 3.0
+"""A pause this long between two lines ends a sentence, punctuated or not (the chunker's
+own rule for the end of a moment)."""
+SENTENCE_MAX_SECONDS = 15.0
+"""A sentence without a full stop ends after this much speech (unpunctuated captions)."""
+SENTENCE_MAX_CHARS = 600
+"""Text per sentence at most (a transcript without timing is one endless line)."""
 WINDOW_SECONDS = 20.0
-"""Speech per window: a sentence or two, enough words to carry a paraphrase's meaning,
-short enough that its start lands within the moment (make eval tuned 15-45 s)."""
-WINDOW_STEP_SECONDS = 10.0
-"""Seconds between the starts of two windows (each moment of speech is in two)."""
-WINDOW_MAX_CHARS = 1200
-"""Text per window at most (a transcript without timing is one endless line)."""
+"""How far before a moment a window of an older store may start and still link it."""
 
 WINDOWS_COLLECTION = register_collection(
     CollectionDef(
         WINDOWS,
-        "Timed windows of transcripts (about 20 s each), embedded to link moments by meaning",
+        "The sentences of transcripts, timed and embedded to link moments by meaning",
         (
-            Property("text", DataType.TEXT, "The words spoken in the window", vectorize=True),
+            Property("text", DataType.TEXT, "The sentence's words", vectorize=True),
             Property(
                 "video_id",
                 DataType.TEXT,
@@ -57,8 +61,8 @@ WINDOWS_COLLECTION = register_collection(
                 required=True,
             ),
             Property("start_time", DataType.NUMBER, "Start, seconds", filterable=True),
-            Property("end_time", DataType.NUMBER, "Start of the window's last line, seconds"),
-            Property("first_cue", DataType.INT, "Index of the window's first cue"),
+            Property("end_time", DataType.NUMBER, "End of the sentence, seconds"),
+            Property("first_cue", DataType.INT, "Index of the sentence's first cue"),
         ),
         ("index_channel_transcripts", "index_transcript_files", "index_media_files"),
         # linking reads the windows of a few seconds of a few videos (`in_spans`)
@@ -76,39 +80,71 @@ class Window:
 
 
 def cut(cues: Sequence[Cue]) -> list[Window]:
-    """The windows of a transcript: each holds the cues that start within WINDOW_SECONDS
-    of its first (at least one); the next window begins at the last cue that starts within
-    WINDOW_STEP_SECONDS of this one's start (at least one cue later), so windows begin at
-    most a step apart whatever the length of the lines."""
-    windows: list[Window] = []
-    at, count = 0, len(cues)
-    while at < count:
-        end, text = at, []
-        size = 0
-        while end < count and (end == at or cues[end].start - cues[at].start < WINDOW_SECONDS):
-            line = cues[end].text.strip()
-            if size + len(line) > WINDOW_MAX_CHARS and text:
-                break
-            text.append(line)
-            size += len(line) + 1
-            end += 1
+    """The sentences of a transcript, in order (see the module docstring); each
+    `Window.first_cue` is the index of the cue it starts in, and a long cue cut into
+    several sentences gives them the same first cue and their own starts."""
+    sentences: list[Window] = []
+    text: list[str] = []
+    first, start, size = 0, 0.0, 0
+
+    def close(end: float) -> None:
+        nonlocal text, size
         joined = " ".join(part for part in text if part)
         if joined:
-            windows.append(Window(at, cues[at].start, cues[end - 1].start, joined))
-        if end >= count:
-            break
-        following = at + 1  # the last cue that starts within a step (at least the next one)
-        while (
-            following + 1 < end
-            and cues[following + 1].start <= cues[at].start + WINDOW_STEP_SECONDS
+            sentences.append(Window(first, round(start, 2), round(max(end, start), 2), joined))
+        text, size = [], 0
+
+    for at, cue in enumerate(cues):
+        line = cue.text.strip()
+        following = cues[at + 1].start if at + 1 < len(cues) else cue.end
+        if text and (
+            cue.start - cues[at - 1].end >= SENTENCE_PAUSE_SECONDS
+            or cue.start - start >= SENTENCE_MAX_SECONDS
+            or size + len(line) > SENTENCE_MAX_CHARS
         ):
-            following += 1
-        at = following
-    return windows
+            close(cues[at - 1].end)
+        spoken = lasting(line, cue.start, max(following, cue.end))
+        pieces = _split(line)
+        for offset, piece in pieces:
+            at_time = cue.start + spoken * offset / max(len(line), 1)
+            if not text:
+                first, start = at, at_time
+            text.append(piece)
+            size += len(piece) + 1
+            if _ENDS.search(piece):
+                following_piece = next((o for o, _ in pieces if o > offset), None)
+                end = (
+                    cue.start + spoken * following_piece / max(len(line), 1)
+                    if following_piece is not None
+                    else cue.end
+                )
+                close(end)
+    if cues:
+        close(cues[-1].end)
+    return sentences
 
 
-def window_uuid(video_id: str, first_cue: int) -> str:
-    return generate_uuid5(f"{video_id}#{first_cue}", "transcript-window")
+_ENDS = re.compile(r"[.!?…。！？][\"')\]」』]*\s*$")
+_CUT = re.compile(r"(?<=[.!?…。！？])[\"')\]」』]*\s+|(?<=[。！？])")
+
+
+def _split(line: str) -> list[tuple[int, str]]:
+    """A long line's sentences, each with its character offset in the line."""
+    pieces, at = [], 0
+    for mark in _CUT.finditer(line):
+        if mark.end() > at:
+            piece = line[at : mark.end()].strip()
+            if piece:
+                pieces.append((at, piece))
+            at = mark.end()
+    rest = line[at:].strip()
+    if rest:
+        pieces.append((at, rest))
+    return pieces or [(0, line)]
+
+
+def window_uuid(video_id: str, first_cue: int, start: float) -> str:
+    return generate_uuid5(f"{video_id}#{first_cue}@{start:.2f}", "transcript-sentence")
 
 
 def window_object(video_id: str, window: Window) -> dict[str, Any]:
@@ -130,7 +166,7 @@ async def store_windows(store: Any, video_id: str, cues: Sequence[Cue]) -> int:
         WINDOWS,
         Filter.eq("video_id", video_id),
         objects,
-        uuids=[window_uuid(video_id, window.first_cue) for window in windows],
+        uuids=[window_uuid(video_id, window.first_cue, window.start) for window in windows],
     )
     return len(windows)
 
@@ -139,9 +175,8 @@ async def delete_windows(store: Any, video_id: str) -> int:
     return await store.delete_where(WINDOWS, Filter.eq("video_id", video_id))
 
 
-SPAN_WINDOWS_MAX = 1000
-"""Windows read at most for one search (its spans hold a few each: a moment lasts at most
-30 s and windows start every 10 s)."""
+SPAN_WINDOWS_MAX = 2000
+"""Sentences read at most for one search (a moment lasts at most 30 s: a dozen each)."""
 
 
 @dataclass(frozen=True)
