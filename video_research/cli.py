@@ -117,11 +117,18 @@ def _add_setup(sub: Any) -> None:
         "--launcher",
         default="auto",
         choices=["auto", "python", "uvx"],
-        help="python: this environment's video-research; uvx: `uvx video-research` "
-        "(auto: uvx when run by uvx, else python)",
+        help="auto (default): the command of this install (a checkout's venv, a pip venv, "
+        "`uv tool`, `uvx --from <wheel>`, the published package); python: this "
+        "environment's video-research; uvx: `uvx video-research` (the published package)",
     )
     setup.add_argument(
         "--print", action="store_true", help="show the entry and the file; change nothing"
+    )
+    setup.add_argument(
+        "--check",
+        action="store_true",
+        help="start the command as the client will and list its tools first; write "
+        "nothing if it does not start",
     )
 
 
@@ -138,10 +145,16 @@ def _setup(args: argparse.Namespace) -> int:
             name=args.name,
             launcher=args.launcher,
             write=not args.print,
+            check=args.check,
         )
     except client_setup.SetupError as exc:
         print(f"video-research setup: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if outcome.tools:
+        print(
+            f"checked: the command started and listed {len(outcome.tools)} tools",
+            file=sys.stderr if args.print else sys.stdout,
+        )
     if args.print:
         print(f"# add to {outcome.path}", file=sys.stderr)
         print(json.dumps(outcome.document, indent=2, ensure_ascii=False))
