@@ -41,12 +41,12 @@ def test_doctor_reports_keys_without_values(server_env):
     secret = "AIzaSyDOCTORSECRET00000000000000000000"
     server_env["GEMINI_API_KEY"] = secret
     server_env["WEAVIATE_API_KEY"] = "weaviate-secret-value"
-    proc = run(server_env, "doctor")
+    proc = run(server_env, "doctor", "--verbose", "--stores-only")
     assert proc.returncode == 0, proc.stderr
     assert secret not in proc.stdout + proc.stderr
     assert "weaviate-secret-value" not in proc.stdout + proc.stderr
     assert "GEMINI_API_KEY" in proc.stdout and "set" in proc.stdout
-    report = json.loads(run(server_env, "doctor", "--json").stdout)
+    report = json.loads(run(server_env, "doctor", "--json", "--stores-only").stdout)
     assert report["keys_set"]["GEMINI_API_KEY"] is True
     assert report["keys_set"]["YOUTUBE_API_KEY"] is False
     assert report["paths"]["data_dir"] == server_env["VIDEO_RESEARCH_DATA_DIR"]
@@ -71,7 +71,7 @@ def test_serve_with_bad_toolset_exits_2(server_env):
 def test_doctor_shows_sources_and_placeholder_notes(server_env):
     server_env["GEMINI_MODEL"] = "model-from-env"
     server_env["WEAVIATE_URL"] = "${WEAVIATE_URL}"
-    proc = run(server_env, "doctor")
+    proc = run(server_env, "doctor", "--verbose", "--stores-only")
     assert proc.returncode == 0, proc.stderr
     line = next(row for row in proc.stdout.splitlines() if "model-from-env" in row)
     assert line.rstrip().endswith("[env]")

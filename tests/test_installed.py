@@ -15,7 +15,6 @@ cache in seconds. UV_CACHE_DIR moves that cache.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -27,74 +26,10 @@ import pytest
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 
 from tests.helpers import REPO_ROOT, mcp_client, tool_json
+from tests.installs import NETWORK, UV, UVX, _run, _uv, _uv_env
 from video_research.tools.toolsets import META_TOOLSET, toolset_tools
 
-BIN = Path(sys.executable).parent
-UV = shutil.which("uv", path=str(BIN)) or shutil.which("uv")
-UVX = shutil.which("uvx", path=str(BIN)) or shutil.which("uvx")
-
 pytestmark = pytest.mark.skipif(UV is None, reason="uv is not installed (make test installs it)")
-
-
-NETWORK = ("SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "UV_")
-"""What uv needs of the runner's environment to reach the package index."""
-
-
-def _uv_env() -> dict[str, str]:
-    """uv's own environment: the real package cache, the Python running the tests, the
-    runner's network settings, and nothing that points into the checkout."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
-    env["UV_PYTHON_DOWNLOADS"] = "never"
-    env.setdefault("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv"))
-    return env
-
-
-def _uv(*args: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None):
-    """A uv command from the cache alone when it holds everything (fast, and no network
-    needed after a first run), else with the package index."""
-    command, *rest = args
-    offline = subprocess.run(
-        [str(command), "--offline", *map(str, rest)],
-        env=env or _uv_env(),
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    if offline.returncode == 0:
-        return offline
-    return _run(*args, env=env, cwd=cwd)
-
-
-def _run(*args: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None):
-    done = subprocess.run(
-        [str(a) for a in args],
-        env=env or _uv_env(),
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, f"{args}: {done.stdout}\n{done.stderr}"
-    return done
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    """The wheel `make dist` builds (uv build: an isolated PEP 517 build with hatchling)."""
-    out = tmp_path_factory.mktemp("dist")
-    _uv(UV, "build", "--wheel", "--quiet", "--out-dir", out, REPO_ROOT)
-    (built,) = out.glob("video_research-*.whl")
-    return built
-
-
-@pytest.fixture(scope="module")
-def installed(wheel, tmp_path_factory) -> Path:
-    """A new virtual environment outside the checkout with the wheel installed: its bin/."""
-    venv = tmp_path_factory.mktemp("installed") / "venv"
-    _run(UV, "venv", "--quiet", "--python", sys.executable, venv)
-    _uv(UV, "pip", "install", "--quiet", "--python", venv / "bin" / "python", wheel)
-    return venv / "bin"
 
 
 def fresh_home(tmp_path: Path) -> tuple[Path, dict[str, str]]:

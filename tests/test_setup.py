@@ -1,17 +1,21 @@
 """`video-research setup <client>` against temporary configuration files in each client's
 documented format: merged (other servers and settings kept), backed up, `--print` changing
-nothing, and the entry written starting this server over stdio."""
+nothing, and the command written by how the server is installed (a checkout's venv, a pip
+venv, `uv tool`, `uvx --from <wheel>`, the published package), checked by starting it."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import mcp_client
-from video_research import client_setup
+from tests.installs import NETWORK, UV, UVX, _run, _uv_env
+from video_research import client_launch, client_setup
 from video_research.cli import main
 
 # Each client's documented shape, with a server of the user's own and other settings.
@@ -181,21 +185,112 @@ def test_a_file_that_is_not_json_is_left_alone(tmp_path, capsys):
     assert config.read_text() == '{"mcpServers": {'
 
 
-def test_uvx_launcher_and_its_detection(tmp_path):
+def test_uv_cache_environments_are_told_from_others(tmp_path):
+    cache = tmp_path / ".cache" / "uv"
+    (cache / "archive-v0" / "abc123").mkdir(parents=True)
+    (cache / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55")
+    assert client_launch.in_uv_cache(cache / "archive-v0" / "abc123")
+    assert not client_launch.in_uv_cache(tmp_path / "venv")
     command, args = client_setup.launch_command("uvx")
     assert Path(command).name == "uvx" and args == ["video-research", "serve"]
-    cache_env = tmp_path / ".cache" / "uv" / "archive-v0" / "abc123"
-    cache_env.mkdir(parents=True)
-    assert client_setup._in_uv_cache(cache_env)
-    assert not client_setup._in_uv_cache(tmp_path / "venv")
 
 
-async def test_the_written_entry_starts_this_server(tmp_path, server_env):
-    """What Claude Desktop would do with the file: spawn its command with its env."""
+# ------------------------------------------------------------------ install modes
+def test_from_the_checkout_it_writes_the_venvs_python_and_checks_it(tmp_path, capsys):
+    """The checkout's editable install (PEP 610 `dir_info.editable`): its venv's Python
+    with -m, started over stdio and its tools listed before the file is written."""
     config = tmp_path / "claude_desktop_config.json"
-    assert main(["setup", "claude-desktop", "--config", str(config), "--env", "A=1"]) == 0
+    argv = ["setup", "claude-desktop", "--config", str(config), "--check", "--env", "A=1"]
+    assert main(argv) == 0
+    assert "listed" in capsys.readouterr().out
     entry = json.loads(config.read_text())["mcpServers"]["video-research"]
-    env = {**server_env, **entry["env"]}
-    async with mcp_client(env, command=entry["command"], args=entry["args"]) as session:
-        tools = {tool.name for tool in (await session.list_tools()).tools}
-    assert "infra_configure" in tools
+    assert entry["command"] == sys.executable
+    assert entry["args"] == ["-m", "video_research", "serve"]
+
+
+def test_a_command_that_does_not_start_is_not_written(tmp_path, capsys):
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(json.dumps(CLAUDE_DESKTOP))
+    argv = ["setup", "claude-desktop", "--config", str(config), "--check"]
+    assert main([*argv, "--env", "VIDEO_RESEARCH_TOOLSETS=no-such-set"]) == 2
+    error = capsys.readouterr().err
+    assert "did not start" in error and "Nothing was written" in error
+    assert "no-such-set" in error, "the server's own words say why"
+    assert json.loads(config.read_text()) == CLAUDE_DESKTOP
+    assert not list(tmp_path.glob("*.bak-*"))
+
+
+@pytest.mark.skipif(UVX is None, reason="uvx is not installed (make test installs uv)")
+def test_the_unpublished_package_through_uvx_is_refused(tmp_path, monkeypatch, capsys):
+    """The issue's case: `uvx video-research serve` while the package is on no index."""
+    monkeypatch.setenv("UV_OFFLINE", "1")
+    monkeypatch.setenv("UV_PYTHON", sys.executable)
+    monkeypatch.setenv("PATH", f"{Path(UVX).parent}:{os.environ.get('PATH', '')}")
+    config = tmp_path / "mcp.json"
+    argv = ["setup", "cursor", "--config", str(config), "--check", "--launcher", "uvx"]
+    assert main(argv) == 2
+    assert "uvx video-research serve` did not start" in capsys.readouterr().err
+    assert not config.exists()
+
+
+def _client_env(home: Path) -> dict[str, str]:
+    """A person's shell: a fresh HOME, uv on PATH and offline (from its cache)."""
+    env = {k: v for k, v in _uv_env().items() if k.startswith(NETWORK) or k == "UV_CACHE_DIR"}
+    home.mkdir()
+    env.update(
+        {
+            "HOME": str(home),
+            "PATH": f"{Path(UV).parent}:/usr/local/bin:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HF_HUB_OFFLINE": "1",
+            "UV_OFFLINE": "1",
+            "UV_PYTHON": sys.executable,
+            "UV_PYTHON_DOWNLOADS": "never",
+        }
+    )
+    return env
+
+
+def _setup_checked(launcher: list[str | Path], env: dict[str, str], config: Path) -> dict:
+    done = subprocess.run(
+        [*map(str, launcher), "setup", "cursor", "--config", str(config), "--check"],
+        env=env,
+        cwd=env["HOME"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "the command started and listed" in done.stdout
+    return json.loads(config.read_text())["mcpServers"]["video-research"]
+
+
+@pytest.mark.parametrize("mode", ["venv", "uv-tool", "uvx-wheel", "uvx-registry"])
+def test_each_install_writes_a_command_that_starts(mode, wheel, installed, tmp_path):
+    """The wheel installed as people install it, `setup --check` run from that install,
+    and the command it wrote for that install (checked by starting it)."""
+    if mode.startswith("uvx") and UVX is None:
+        pytest.skip("uvx is not installed (make test installs uv)")
+    env = _client_env(tmp_path / "home")
+    config = tmp_path / "mcp.json"
+    if mode == "venv":  # pip install <wheel> into a venv of its own
+        entry = _setup_checked([installed / "video-research"], env, config)
+        assert entry == {"command": str(installed / "video-research"), "args": ["serve"]}
+    elif mode == "uv-tool":
+        env["UV_TOOL_DIR"], env["UV_TOOL_BIN_DIR"] = str(tmp_path / "tools"), str(tmp_path / "bin")
+        _run(UV, "tool", "install", "--quiet", wheel, env=env)
+        script = tmp_path / "bin" / "video-research"
+        entry = _setup_checked([script], env, config)
+        assert entry == {"command": str(script), "args": ["serve"]}
+    elif mode == "uvx-wheel":  # the README's pre-release path
+        entry = _setup_checked([UVX, "--from", wheel, "video-research"], env, config)
+        assert Path(entry["command"]).name == "uvx"
+        assert entry["args"] == ["--from", str(wheel), "video-research", "serve"]
+    else:  # the published package: an index uv finds it on (here a find-links folder)
+        links = tmp_path / "links"
+        links.mkdir()
+        shutil.copy2(wheel, links)
+        env["UV_FIND_LINKS"] = str(links)
+        entry = _setup_checked([UVX, "video-research"], env, config)
+        assert Path(entry["command"]).name == "uvx"
+        assert entry["args"] == ["video-research", "serve"]

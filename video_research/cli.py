@@ -59,9 +59,20 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     doctor = sub.add_parser(
-        "doctor", help="show how the configuration resolved (never secret values)"
+        "doctor",
+        help="run each engine once on a tiny input and check the stores; exit 1 when broken",
     )
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    doctor.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also show keys (set or not), paths, services and every setting with its source",
+    )
+    doctor.add_argument(
+        "--stores-only",
+        action="store_true",
+        help="check the stores and the configuration, not the engines (a second)",
+    )
 
     backup = sub.add_parser(
         "backup", help="copy every store, consistently, while the server serves"
@@ -117,11 +128,18 @@ def _add_setup(sub: Any) -> None:
         "--launcher",
         default="auto",
         choices=["auto", "python", "uvx"],
-        help="python: this environment's video-research; uvx: `uvx video-research` "
-        "(auto: uvx when run by uvx, else python)",
+        help="auto (default): the command of this install (a checkout's venv, a pip venv, "
+        "`uv tool`, `uvx --from <wheel>`, the published package); python: this "
+        "environment's video-research; uvx: `uvx video-research` (the published package)",
     )
     setup.add_argument(
         "--print", action="store_true", help="show the entry and the file; change nothing"
+    )
+    setup.add_argument(
+        "--check",
+        action="store_true",
+        help="start the command as the client will and list its tools first; write "
+        "nothing if it does not start",
     )
 
 
@@ -138,10 +156,16 @@ def _setup(args: argparse.Namespace) -> int:
             name=args.name,
             launcher=args.launcher,
             write=not args.print,
+            check=args.check,
         )
     except client_setup.SetupError as exc:
         print(f"video-research setup: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if outcome.tools:
+        print(
+            f"checked: the command started and listed {len(outcome.tools)} tools",
+            file=sys.stderr if args.print else sys.stdout,
+        )
     if args.print:
         print(f"# add to {outcome.path}", file=sys.stderr)
         print(json.dumps(outcome.document, indent=2, ensure_ascii=False))
@@ -195,7 +219,7 @@ def _main(argv: list[str] | None) -> int:
         if command == "call":
             return asyncio.run(_call(settings, args.tool, args.arguments))
         if command == "doctor":
-            return _doctor(settings, args.json)
+            return _doctor(settings, args.json, args.verbose, args.stores_only)
         if command in ("backup", "restore"):
             return _backup_or_restore(settings, command, args)
     except ConfigError as exc:
@@ -335,7 +359,9 @@ def _reachable(url: str, default_port: int, timeout: float = 2.0) -> str:
         return f"unreachable ({exc.__class__.__name__})"
 
 
-def doctor_report(settings: Settings) -> dict[str, Any]:
+def doctor_report(settings: Settings, services: bool = True) -> dict[str, Any]:
+    """The configuration as it resolved and the stores' health; `services`: also try to
+    reach the network services (up to seconds each when offline)."""
     from video_research.tools import dispatch
 
     names = env_names()
@@ -346,21 +372,26 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
         "cache_dir": str(settings.cache_dir),
         "session_db": settings.session_db,
     }
-    services: dict[str, str] = {
-        "gemini": _reachable(
-            settings.gemini_base_url or "https://generativelanguage.googleapis.com", 443
-        ),
-    }
-    services["weaviate"] = (
-        _reachable(settings.weaviate_url, 8080)
-        if settings.weaviate_url
-        else "not configured (embedded store)"
+    reached: dict[str, str] = (
+        {}
+        if not services
+        else {
+            "gemini": _reachable(
+                settings.gemini_base_url or "https://generativelanguage.googleapis.com", 443
+            ),
+        }
     )
-    services["nats"] = (
-        _reachable(settings.nats_url, 4222)
-        if settings.nats_url
-        else "not configured (SQLite queue)"
-    )
+    if services:
+        reached["weaviate"] = (
+            _reachable(settings.weaviate_url, 8080)
+            if settings.weaviate_url
+            else "not configured (embedded store)"
+        )
+        reached["nats"] = (
+            _reachable(settings.nats_url, 4222)
+            if settings.nats_url
+            else "not configured (SQLite queue)"
+        )
     settings_view = {k: v for k, v in settings.public_dict().items() if not k.endswith("_set")}
     from video_research.server.stores import store_files
     from video_research.support import store_check
@@ -381,7 +412,7 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
         "version": __version__,
         "keys_set": keys,
         "paths": paths,
-        "services": services,
+        "services": reached,
         "stores": stores,
         "toolsets": settings.toolsets,
         "tools_enabled": len(dispatch.enabled_tools(settings)),
@@ -392,15 +423,31 @@ def doctor_report(settings: Settings) -> dict[str, Any]:
     }
 
 
-def _doctor(settings: Settings, as_json: bool) -> int:
-    """The report; exit 1 when a store is damaged, so a script can tell."""
-    report = doctor_report(settings)
-    damaged = [name for name, store in report["stores"].items() if store["state"] == "damaged"]
-    code = EXIT_TOOL_ERROR if damaged else EXIT_OK
+def _doctor(settings: Settings, as_json: bool, verbose: bool, stores_only: bool) -> int:
+    """The engines' and stores' table (and with --verbose the configuration); exit 1 when
+    a row is broken, so a script can tell."""
+    from video_research import doctor
+
+    report = doctor_report(settings, services=verbose or as_json)
+    checks = [] if stores_only else doctor.engine_checks(settings)
+    checks += doctor.store_rows(report["stores"])
+    code = EXIT_TOOL_ERROR if any(check.broken for check in checks) else EXIT_OK
     if as_json:
+        report["checks"] = [check.to_dict() for check in checks]
         print(json.dumps(report, indent=2, default=str))
         return code
-    print(f"video-research {report['version']}")
+    print(f"video-research {report['version']}\n")
+    print(doctor.table(checks))
+    broken = [check.name for check in checks if check.broken]
+    print(f"\n{len(broken)} broken: {', '.join(broken)}" if broken else "\nall ok")
+    if verbose:
+        _print_configuration(report)
+    else:
+        print("(doctor --verbose shows the keys, paths, services and settings)")
+    return code
+
+
+def _print_configuration(report: dict[str, Any]) -> None:
     print("\nKeys (set or not; values are never shown):")
     for name, is_set in report["keys_set"].items():
         print(f"  {name:<20} {'set' if is_set else 'not set'}")
@@ -410,14 +457,6 @@ def _doctor(settings: Settings, as_json: bool) -> int:
     print("\nServices:")
     for name, state in report["services"].items():
         print(f"  {name:<20} {state}")
-    print("\nStores (PRAGMA quick_check, read-only):")
-    for name, store in report["stores"].items():
-        detail = f": {store['detail']}" if store["detail"] else ""
-        print(f"  {name:<20} {store['state']}{detail}  [{store['path']}]")
-    if damaged:
-        from video_research.support.store_check import RESTORE_HINT
-
-        print(f"  damaged: {', '.join(damaged)}. {RESTORE_HINT}")
     print(f"\nToolsets: {', '.join(report['toolsets'])} ({report['tools_enabled']} tools enabled)")
     print(f"\nSettings (source in brackets; .env is read from {report['config_dir']}):")
     sources = report["sources"]
@@ -430,7 +469,6 @@ def _doctor(settings: Settings, as_json: bool) -> int:
             print(f"  {name:<24} (secret)  [{where}]")
     for note in report["notes"]:
         print(f"\nNote: {note}")
-    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,9 +20,10 @@ copied to `<file>.bak-<UTC time>` first, and the new one is written to a tempora
 and renamed over it, so an interrupted write leaves the old file. `--print` shows the
 entry and the file instead of writing.
 
-The command written is the environment `setup` runs from: its `video-research` console
-script beside the running Python (a venv, pipx, `uv tool install`), or `uvx video-research`
-when it runs from uv's throwaway cache environment (which uv may delete).
+The command written is the one that starts the package as it is installed now (a
+checkout's venv, a pip venv, `uv tool install`, `uvx --from <wheel>`, the published
+package through uvx): client_launch tells them apart. With `check`, that command is
+started and its tools listed before anything is written.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ import re
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from video_research import client_launch
 
 SERVER_NAME = "video-research"
 PACKAGE = "video-research"
@@ -101,31 +104,13 @@ def target(client: str, scope: str = "user", config: Path | None = None) -> Targ
     return Target(config or path, ("servers",), typed=True)
 
 
-def _in_uv_cache(prefix: Path) -> bool:
-    """Whether this environment is one uv made in its cache for `uvx` (throwaway)."""
-    parts = prefix.resolve().parts
-    return any(part == "uv" for part in parts) and any(
-        part.startswith(("archive-v", "environments-v", "builds-v")) for part in parts
-    )
-
-
 def launch_command(launcher: str = "auto") -> tuple[str, list[str]]:
-    """(command, args) that start this server from the environment running `setup`.
-
-    `auto`: `uvx video-research serve` when running from uv's cache, else this
-    environment's console script (or `python -m video_research serve` where there is none).
-    """
-    if launcher == "auto":
-        launcher = "uvx" if _in_uv_cache(Path(sys.prefix)) else "python"
-    if launcher == "uvx":
-        return shutil.which("uvx") or "uvx", [PACKAGE, "serve"]
-    if launcher != "python":
-        raise SetupError(f"Unknown launcher {launcher!r}: choose auto, python or uvx.")
-    bin_dir = Path(sys.executable).parent
-    script = bin_dir / ("video-research.exe" if sys.platform == "win32" else "video-research")
-    if script.exists():
-        return str(script), ["serve"]
-    return sys.executable, ["-m", "video_research", "serve"]
+    """(command, args) that start this server as it is installed now (client_launch)."""
+    try:
+        chosen = client_launch.launch(launcher)
+    except client_launch.LaunchError as exc:
+        raise SetupError(str(exc)) from None
+    return chosen.command, chosen.args
 
 
 def server_entry(env: dict[str, str], typed: bool, launcher: str = "auto") -> dict[str, Any]:
@@ -228,6 +213,8 @@ class Outcome:
     """"added", "replaced" or "printed"."""
     backup: Path | None
     document: dict[str, Any]
+    tools: list[str] = field(default_factory=list)
+    """The tools the command listed when it was checked (empty: not checked)."""
 
 
 def setup(
@@ -239,14 +226,22 @@ def setup(
     name: str = SERVER_NAME,
     launcher: str = "auto",
     write: bool = True,
+    check: bool = False,
 ) -> Outcome:
-    """Add (or replace) server `name` in `client`'s configuration; see the module doc."""
+    """Add (or replace) server `name` in `client`'s configuration; see the module doc.
+    `check`: start the entry's command and list its tools first (SetupError if it fails)."""
     where = target(client, scope, config)
     entry = server_entry(env, where.typed, launcher)
+    tools: list[str] = []
+    if check:
+        try:
+            tools = client_launch.check(entry["command"], entry["args"], env)
+        except client_launch.LaunchError as exc:
+            raise SetupError(str(exc)) from None
     if not write:
         document: dict[str, Any] = {}
         merged(document, where.keys, name, entry)
-        return Outcome(where.path, "printed", None, document)
+        return Outcome(where.path, "printed", None, document, tools)
     current = read_config(where.path, jsonc=client == "vscode")
     servers: Any = current
     for key in where.keys:
@@ -260,7 +255,7 @@ def setup(
         backup = where.path.with_name(f"{where.path.name}.bak-{stamp}")
         shutil.copy2(where.path, backup)
     _write_atomically(where.path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    return Outcome(where.path, action, backup, document)
+    return Outcome(where.path, action, backup, document, tools)
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -82,7 +82,7 @@ async def test_store_pages_overwritten(tmp_path, fault_env, row):
     db = Path(fault_env["VIDEO_RESEARCH_DATA_DIR"]) / "knowledge.db"
     _overwrite_leaf(db, "obj_DocumentChunks")
 
-    doctor = _cli(fault_env, "doctor")
+    doctor = _cli(fault_env, "doctor", "--stores-only")
     assert doctor.returncode == 1, doctor.stdout + doctor.stderr
     assert "damaged" in doctor.stdout and str(db) in doctor.stdout, doctor.stdout
     assert "video-research restore" in doctor.stdout
@@ -116,7 +116,7 @@ async def test_store_pages_overwritten(tmp_path, fault_env, row):
     clock = Stopwatch()
     restored = _cli(fault_env, "restore", str(tmp_path / "backup"))
     assert restored.returncode == 0, restored.stderr
-    assert _cli(fault_env, "doctor").returncode == 0
+    assert _cli(fault_env, "doctor", "--stores-only").returncode == 0
     async with served(fault_env) as session:
         report = await ok(session, "document_ingest", again)
         row.recovery_s = clock.seconds()
@@ -204,7 +204,7 @@ async def test_migration_journal_left_behind(tmp_path, fault_env, row):
     assert journal.exists() and journal.stat().st_size > 0, "no hot journal was left"
 
     # doctor, read-only, can not roll it back: it says so, and does not call it damage.
-    doctor = _cli(fault_env, "doctor")
+    doctor = _cli(fault_env, "doctor", "--stores-only")
     assert doctor.returncode == 0 and "interrupted write" in doctor.stdout, doctor.stdout
 
     clock = Stopwatch()
@@ -216,6 +216,6 @@ async def test_migration_journal_left_behind(tmp_path, fault_env, row):
         row.data_lost = 200 - found["total"]
         assert row.data_lost == 0
         await ok(session, "catalog_add", {"video_id": "aft00000001", "title": "After"})
-    assert _cli(fault_env, "doctor").returncode == 0
+    assert _cli(fault_env, "doctor", "--stores-only").returncode == 0
     assert not journal.exists() or journal.stat().st_size == 0
     row.result = "journal rolled back at open: the store as before the migration, writable"
