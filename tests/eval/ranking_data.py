@@ -17,6 +17,7 @@ each query set are collected once per store and kept beside it
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -35,16 +36,17 @@ def cache_root() -> Path:
 
 
 def channels_of(transcripts: Path) -> dict[str, str]:
-    """video id -> channel, from the corpus export (3Blue1Brown's captions are .srt)."""
+    """video id -> channel: a .json transcript's own `channel`, else the folder it is in
+    (the corpus export's .srt files are 3Blue1Brown's captions)."""
     found = {}
-    for path in transcripts.iterdir():
+    for path in transcripts.rglob("*"):
+        if not path.is_file():
+            continue
+        channel = "3Blue1Brown" if path.parent == transcripts else path.parent.name
         if path.suffix == ".json":
-            try:
-                found[path.stem] = json.loads(path.read_text(encoding="utf-8")).get("channel", "")
-            except ValueError:
-                continue
-        else:
-            found[path.stem] = "3Blue1Brown"
+            with contextlib.suppress(ValueError, AttributeError):
+                channel = json.loads(path.read_text(encoding="utf-8")).get("channel") or channel
+        found[path.name.split(".")[0]] = channel
     return found
 
 
@@ -131,18 +133,26 @@ def no_answer_queries() -> list[Query]:
 
 
 def main() -> None:
-    """Index and collect the large corpus's sets (python -m tests.eval.ranking_data)."""
+    """Index and collect a corpus's sets: python -m tests.eval.ranking_data [MODEL [large|small]]."""
     import asyncio
     import sys
 
     model = sys.argv[1] if len(sys.argv) > 1 else "use-multilingual"
+    corpus = sys.argv[2] if len(sys.argv) > 2 else "large"
+    found = asyncio.run(samples(corpus, model, sets_of(corpus)))
+    for name, collected in found.items():
+        print(name, len(collected), flush=True)
+
+
+def sets_of(corpus: str) -> dict[str, list[Query]]:
+    """The query sets asked of `corpus`'s store (see the module docstring)."""
+    if corpus == "small":
+        return {"small": small_queries(), "no-answer": no_answer_queries()}
     root = large_corpus.corpus_dir()
     sets = {"large": large_queries(root), "no-answer": no_answer_queries()}
     if (root / "chapter_queries.jsonl").is_file():
         sets["chapters"] = chapter_queries(root / "chapter_queries.jsonl")
-    found = asyncio.run(samples("large", model, sets))
-    for name, collected in found.items():
-        print(name, len(collected), flush=True)
+    return sets
 
 
 if __name__ == "__main__":
