@@ -50,8 +50,8 @@ from pathlib import Path
 QUERIES = Path(__file__).parent / "mixed_media_queries.jsonl"
 STYLES = ("literal", "slide", "paraphrase", "cross-language", "chinese", "no-answer")
 LINK_SECONDS = 2.0
-SLIDE_SLACK = 1.0
-"""A slide's link may land this much before its span (a scene cut read a frame early)."""
+SLIDE_SLACK = LINK_SECONDS
+"""A slide's link may land this much before the slide appears, as a sentence's may."""
 TARGETS = {
     "moment@1": 0.9,
     "link within 2 s": 0.9,
@@ -372,6 +372,48 @@ async def ask(mixed: MixedSet, arguments: dict | None = None) -> dict[str, list[
     return found
 
 
+async def heard(mixed: MixedSet) -> dict[str, str]:
+    """What the index holds as each video's speech (captions, else the transcription)."""
+    from video_research.transcripts import indexer
+
+    found = {}
+    for video in mixed.truth:
+        record = await indexer.get_video(video)
+        found[video] = " ".join(cue.text for cue in indexer.cues_of(record)) if record else ""
+    return found
+
+
+def hearing(mixed: MixedSet, spoken: dict[str, str], results: dict[str, list[dict]]) -> str:
+    """Which exact queries the index holds word for word: a literal query whose words
+    speech recognition got wrong, or a slide query whose words OCR read otherwise, is a
+    miss of the recognizer, not of the ranking. A slide's text as read is that of the
+    screen moments listed for it (those overlapping its span in its video)."""
+    literal = [q for q in mixed.queries if q.style == "literal"]
+    lost = [q for q in literal if _fold(q.query) not in _fold(spoken.get(q.video_id, ""))]
+    lines = [
+        f"- literal queries held word for word by the indexed speech: "
+        f"{len(literal) - len(lost)} of {len(literal)}"
+    ]
+    lines += [f"  misheard: {q.id} {q.query!r} ({q.video_id})" for q in lost]
+    shown = [q for q in mixed.queries if q.slide]
+    misread = []
+    for query in shown:
+        read = " ".join(
+            r["text"]
+            for r in results.get(query.id, [])
+            if r["video_id"] == query.video_id
+            and r.get("evidence") == "screen"
+            and _overlap(r["start_time"], r["end_time"], query.start, query.end) > 0
+        )
+        if _fold(query.query) not in _fold(read):
+            misread.append(f"  misread or not listed: {query.id} {query.query!r} as {read!r}")
+    lines.append(
+        f"- slide queries whose slide, as read and listed, holds their words: "
+        f"{len(shown) - len(misread)} of {len(shown)}"
+    )
+    return "\n".join(lines + misread)
+
+
 async def _run(args: argparse.Namespace) -> int:
     from video_research import config
     from video_research.support.services import Services, use_services
@@ -416,6 +458,7 @@ async def _run(args: argparse.Namespace) -> int:
                 from video_research.knowledge.store import get_store
 
                 identity = (await get_store()).embedder.identity
+                spoken = await heard(mixed)
                 started = time.perf_counter()
                 results = await ask(mixed)
                 seconds = time.perf_counter() - started
@@ -431,6 +474,7 @@ async def _run(args: argparse.Namespace) -> int:
     print(table(metrics))
     print()
     print(verdicts(metrics))
+    print(hearing(mixed, spoken, results))
     if args.misses:
         print("\nmisses (moment@1, link, weak):\n")
         print(misses(mixed, metrics, results))

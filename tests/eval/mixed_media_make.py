@@ -33,10 +33,11 @@ import numpy as np
 
 from tests.eval.mixed_media_set import LECTURES, Lecture, Slide
 
-VERSION = 1
+VERSION = 2
 """Bump when the way media is made changes (the content is hashed on its own)."""
 RATE = 16000
-SIZE = (640, 360)
+SIZE = (1280, 720)
+"""A 720p recording, as screen recorders and lecture capture write at the least."""
 FPS = 5
 LEAD = 0.5
 """Silence before a clip's first sentence."""
@@ -195,15 +196,16 @@ def _draw(lines: tuple[str, ...], colour: str, out: Path) -> None:
 
     image = Image.new("RGB", SIZE, colour)
     pen = ImageDraw.Draw(image)
-    y = 40
+    scale = SIZE[1] / 720
+    y = 80 * scale
     for n, line in enumerate(lines):
         cjk = any("\u3000" <= ch <= "\u9fff" for ch in line)
-        size = 40 if n == 0 else 30
+        size = round((64 if n == 0 else 44) * scale)
         font = ImageFont.truetype(CJK if cjk else (BOLD if n == 0 else FONT), size)
         width = pen.textlength(line, font=font)
-        x = (SIZE[0] - width) / 2 if n == 0 else 50
+        x = (SIZE[0] - width) / 2 if n == 0 else 100 * scale
         pen.text((x, y), ("" if n == 0 else "- ") + line, font=font, fill="white")
-        y += size + (40 if n == 0 else 24)
+        y += size + (64 if n == 0 else 36) * scale
     image.save(out)
 
 

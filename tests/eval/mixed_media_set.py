@@ -59,6 +59,14 @@ LECTURES: tuple[Lecture, ...] = (
                 ),
             ),
             Slide(
+                ("Where Coffee Grows", "Arabica and Robusta"),
+                (
+                    "Coffee plants grow best in the mountains near the equator.",
+                    "Higher farms ripen the cherries slowly, which gives a sweeter cup.",
+                    "After picking, the fruit is removed and the seeds are dried in the sun.",
+                ),
+            ),
+            Slide(
                 ("Roasting", "Maillard reaction temperature: 140-165 °C", "Caramelization: 170 °C"),
                 (
                     "When the beans get hot enough, sugars and amino acids combine "
@@ -86,6 +94,13 @@ LECTURES: tuple[Lecture, ...] = (
                     "If your espresso tastes sour, the water probably ran through too quickly.",
                 ),
             ),
+            Slide(
+                ("Storage",),
+                (
+                    "Keep roasted beans in a sealed container away from light.",
+                    "Ground coffee goes stale within days because it loses its aromas quickly.",
+                ),
+            ),
         ),
     ),
     Lecture(
@@ -98,6 +113,14 @@ LECTURES: tuple[Lecture, ...] = (
                 (
                     "Hoy vamos a hablar de cómo el agua viaja por el planeta.",
                     "El sol calienta los océanos y una parte del agua se convierte en vapor.",
+                ),
+            ),
+            Slide(
+                ("El agua en cifras", "97 % agua salada"),
+                (
+                    "Casi toda el agua del planeta está en los mares y es salada.",
+                    "Solo una pequeña parte es dulce, y la mayoría está congelada en los polos.",
+                    "Una gota puede pasar miles de años en un glaciar antes de volver al mar.",
                 ),
             ),
             Slide(
@@ -156,6 +179,14 @@ LECTURES: tuple[Lecture, ...] = (
                     "Schneiden Sie das Brot erst an, wenn es vollständig abgekühlt ist.",
                 ),
             ),
+            Slide(
+                ("Anstellgut pflegen",),
+                (
+                    "Den Sauerteig füttert man jeden Tag mit frischem Mehl und Wasser.",
+                    "Im Kühlschrank überlebt er eine Woche ohne Futter.",
+                    "Riecht er nach Nagellack, dann ist er hungrig.",
+                ),
+            ),
         ),
     ),
     Lecture(
@@ -186,7 +217,16 @@ LECTURES: tuple[Lecture, ...] = (
                     "Les habitants doivent être évacués bien avant l'éruption.",
                 ),
             ),
+            Slide(
+                ("Volcans célèbres", "Vésuve, an 79"),
+                (
+                    "La ville de Pompéi a été ensevelie sous les cendres en une seule journée.",
+                    "Aujourd'hui, des capteurs mesurent le gonflement du sol autour des volcans actifs.",
+                    "Les sols volcaniques sont très fertiles, c'est pourquoi on y cultive la vigne.",
+                ),
+            ),
         ),
+        captions=".fr.srt",
     ),
     Lecture(
         "honey_bees",
@@ -198,6 +238,15 @@ LECTURES: tuple[Lecture, ...] = (
                 (
                     "Honey bees live in colonies of tens of thousands of workers.",
                     "A forager that finds good flowers returns to the hive to recruit her sisters.",
+                ),
+            ),
+            Slide(
+                ("Inside the Hive", "Queen, workers, drones"),
+                (
+                    "Each colony has a single queen who lays up to two thousand eggs a day.",
+                    "The male bees do no work at all, their only job is to mate.",
+                    "Workers build wax cells with six sides, the shape that stores the most "
+                    "honey for the least wax.",
                 ),
             ),
             Slide(
@@ -240,6 +289,13 @@ LECTURES: tuple[Lecture, ...] = (
                     "Dust and heat on the roof lower the output further.",
                 ),
                 pause_after=3.0,
+            ),
+            Slide(
+                ("Inverters",),
+                (
+                    "The panels make direct current, but the house runs on alternating current.",
+                    "A box on the wall converts one into the other.",
+                ),
             ),
             Slide(
                 ("Energía solar en España",),
@@ -287,6 +343,14 @@ LECTURES: tuple[Lecture, ...] = (
                     "Another compound in the leaf makes the stimulant feel calmer and smoother.",
                 ),
             ),
+            Slide(
+                ("Tea in Britain", "Afternoon tea"),
+                (
+                    "Tea reached England in the seventeenth century and was first sold as a medicine.",
+                    "Adding milk may have started as a way to protect fine porcelain cups "
+                    "from cracking.",
+                ),
+            ),
         ),
         captions=".srt",
         language="en",
@@ -317,6 +381,13 @@ LECTURES: tuple[Lecture, ...] = (
                 (
                     "Le soir, une hormone signale au corps qu'il est l'heure de dormir.",
                     "Regarder un téléphone au lit retarde ce signal et l'endormissement.",
+                ),
+            ),
+            Slide(
+                ("Manque de sommeil",),
+                (
+                    "Après une nuit blanche, nos réflexes sont aussi lents qu'après deux verres de vin.",
+                    "Les adolescents ont besoin de plus de sommeil que les adultes.",
                 ),
             ),
         ),
