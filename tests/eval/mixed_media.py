@@ -2,7 +2,7 @@
 
 Lectures made the way users make them (tests/eval/mixed_media_set.py: slides with text,
 speech in English, Spanish, German and French, one lecture switching language halfway, a
-Chinese slide, clips joined with `-c copy`, pauses, captions beside three of the eight
+Chinese slide, clips joined with `-c copy`, pauses, captions beside four of the eight
 videos), generated on demand into the eval cache (tests/eval/mixed_media_make.py: needs
 espeak-ng). They are indexed through the real index_media_files tool (speech and screen
 text) into a fresh data folder, then every query of mixed_media_queries.jsonl is asked

@@ -7,8 +7,9 @@ The set is written so that each query style has a clear answer:
   water" in the speech);
 - speech in English, Spanish, German and French (espeak-ng voices), one lecture switching
   from English to Spanish halfway, one slide in Chinese;
-- three lectures carry their captions beside the video (`.en.vtt`, `.fr.vtt`, an untagged
-  `.srt`), the others are transcribed by the server.
+- four lectures carry their captions beside the video (`.en.vtt`, `.fr.vtt`, `.fr.srt`,
+  an untagged `.srt`), the others are transcribed by the server; French is spoken only in
+  captioned ones (Whisper base makes nonsense of espeak-ng's French).
 
 A sentence is named `<lecture>/<slide>.<sentence>` (both from 1), a slide
 `<lecture>/slide<n>`; the queries (mixed_media_queries.jsonl) name their answers so.
