@@ -27,7 +27,8 @@ Measured, per style (issue 61 item 5; the targets are printed beside):
 
 For other evals (ablations): `load()` gives the media folder, its files and the queries;
 `evaluate(results_by_query)` turns each query's result list (the tool's `results`) into
-the metrics dict.
+the metrics dict; `measure(variants)` indexes once and asks every query under each set of
+search arguments, e.g. `asyncio.run(measure({"default": {}, "alpha 0.5": {"alpha": 0.5}}))`.
 
 Options: --keep DIR (keep the index there; a second run searches it without indexing)
 --embedder MODEL (KNOWLEDGE_EMBEDDING_MODEL; default: the server's default) --json PATH
@@ -414,15 +415,28 @@ def hearing(mixed: MixedSet, spoken: dict[str, str], results: dict[str, list[dic
     return "\n".join(lines + misread)
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def measure(
+    variants: dict[str, dict] | None = None,
+    keep: str = "",
+    embedder: str = "",
+    say=print,
+) -> dict:
+    """Index the set once (into `keep`, reused when indexed there before; else a scratch
+    folder), then ask every query under each variant (name -> semantic_search_transcripts
+    arguments over the defaults; default: {"default": {}}). Returns "identity" (the
+    embedder), "index" (the tool's result, when it indexed), "spoken" (each video's indexed
+    speech), and per variant "results" and "metrics" (evaluate's)."""
     from video_research import config
+    from video_research.knowledge.store import get_store
     from video_research.support.services import Services, use_services
 
+    variants = variants or {"default": {}}
     started = time.perf_counter()
     mixed = load()
-    print(f"mixed-media set in {mixed.folder} ({time.perf_counter() - started:.0f} s)", flush=True)
+    say(f"mixed-media set in {mixed.folder} ({time.perf_counter() - started:.0f} s)")
+    found: dict = {"index": None, "results": {}, "metrics": {}, "search_seconds": {}}
     with tempfile.TemporaryDirectory() as scratch:
-        root = Path(args.keep or scratch)
+        root = Path(keep or scratch)
         root.mkdir(parents=True, exist_ok=True)
         env = {
             **os.environ,
@@ -431,8 +445,8 @@ async def _run(args: argparse.Namespace) -> int:
             "VIDEO_RESEARCH_AUDIT_LOG": str(root / "audit.jsonl"),
             "HF_HUB_OFFLINE": "1",
         }
-        if args.embedder:
-            env["KNOWLEDGE_EMBEDDING_MODEL"] = args.embedder
+        if embedder:
+            env["KNOWLEDGE_EMBEDDING_MODEL"] = embedder
         services = Services(config.load_settings(env))
         saved = dict(os.environ)
         os.environ.update({k: v for k, v in env.items() if k.startswith(("VIDEO_RESEARCH", "HF_"))})
@@ -443,38 +457,47 @@ async def _run(args: argparse.Namespace) -> int:
                     started = time.perf_counter()
                     done = await index(mixed)
                     seconds = time.perf_counter() - started
+                    found["index"] = {**done, "seconds": seconds}
                     batch = done["batch"]
-                    print(
+                    say(
                         f"indexed {batch['indexed_count']} of {len(mixed.media)} videos in "
                         f"{seconds:.0f} s: {done['transcribed_count']} transcribed "
                         f"({done['speech_seconds']:.0f} s of speech), "
-                        f"{done['screen_chunk_count']} screen chunks",
-                        flush=True,
+                        f"{done['screen_chunk_count']} screen chunks"
                     )
                     for failure in batch["failed"]:
-                        print(f"  not indexed: {failure}", flush=True)
-                    if args.keep:
+                        say(f"  not indexed: {failure}")
+                    if keep:
                         stamp.write_text(f"{seconds:.1f}\n")
-                from video_research.knowledge.store import get_store
-
-                identity = (await get_store()).embedder.identity
-                spoken = await heard(mixed)
-                started = time.perf_counter()
-                results = await ask(mixed)
-                seconds = time.perf_counter() - started
+                found["identity"] = (await get_store()).embedder.identity
+                found["spoken"] = await heard(mixed)
+                for name, arguments in variants.items():
+                    started = time.perf_counter()
+                    found["results"][name] = await ask(mixed, arguments)
+                    found["search_seconds"][name] = time.perf_counter() - started
         finally:
             await services.aclose()
             os.environ.clear()
             os.environ.update(saved)
-    metrics = evaluate(results, mixed)
+    for name, results in found["results"].items():
+        found["metrics"][name] = evaluate(results, mixed)
+    found["set"] = mixed
+    return found
+
+
+async def _run(args: argparse.Namespace) -> int:
+    found = await measure(
+        keep=args.keep, embedder=args.embedder, say=lambda t: print(t, flush=True)
+    )
+    mixed, results, metrics = found["set"], found["results"]["default"], found["metrics"]["default"]
     print(
         f"\n### mixed media, {len(mixed.queries)} queries, {len(mixed.media)} videos, "
-        f"embedder {identity} ({seconds:.0f} s of search)\n"
+        f"embedder {found['identity']} ({found['search_seconds']['default']:.0f} s of search)\n"
     )
     print(table(metrics))
     print()
     print(verdicts(metrics))
-    print(hearing(mixed, spoken, results))
+    print(hearing(mixed, found["spoken"], results))
     if args.misses:
         print("\nmisses (moment@1, link, weak):\n")
         print(misses(mixed, metrics, results))
