@@ -92,7 +92,7 @@ async def test_a_copied_context_shares_its_progress(monkeypatch):
     reports and the outer call's start timer share one token, so they share one Forward."""
     import dataclasses
 
-    from video_research.handlers.context import Caller, CallContext
+    from video_research.handlers.context import CallContext, Caller
 
     sent = Sent()
     outer = CallContext(tool="tool_call", caller=Caller("u", "owner"), progress_fn=sent)
