@@ -91,7 +91,12 @@ async def _call(session, tool: str, arguments: dict, how: str) -> Heard:
 async def test_progress_only_goes_forward_for_every_tool(gemini_env, tmp_path):
     inputs = _inputs(tmp_path)
     heard: list[Heard] = []
-    env = {**gemini_env, "VIDEO_RESEARCH_DYNAMIC_TOOLSETS": "on"}  # tool_call listed
+    # tool_call listed; the Batch API job polled often (the stub answers at once)
+    env = {
+        **gemini_env,
+        "VIDEO_RESEARCH_DYNAMIC_TOOLSETS": "on",
+        "GEMINI_BATCH_POLL_INTERVAL": "0.3",
+    }
     async with mcp_client(env) as session:
         for how in ("direct", "tool_call"):
             for tool, arguments in inputs.items():
