@@ -13,7 +13,7 @@ import pytest
 
 from tests.calls import call_error, call_ok
 from tests.media.conftest import FIXTURES
-from video_research.media.coverage import measure_file
+from video_research.media.probe import measure_file
 
 PARTIAL = FIXTURES / "partial"
 CLAIMED = 72.0  # lecture.mp4's length, which every cut copy still claims (but the MP4

@@ -380,7 +380,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         )
 
     async def measure(path: Path) -> dict[str, Any] | None:
-        from video_research.media.coverage import measure_file
+        from video_research.media.probe import measure_file
 
         try:
             found = await parse_isolated(

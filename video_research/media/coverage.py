@@ -76,6 +76,14 @@ def duration(container: Any) -> float:
     return best
 
 
+def media_origin(container: Any) -> float:
+    """Second zero of the media's timeline: the container's start time, the earliest of its
+    streams' (what players count from). Every time the media tools report is measured from
+    it, so speech, frames, scenes and screen text agree on one clock."""
+    start = container.start_time
+    return start / 1_000_000 if start is not None else 0.0
+
+
 def clock(seconds: float) -> str:
     """m:ss (h:mm:ss past an hour), as a player shows a time."""
     whole = max(0, int(seconds))
@@ -153,9 +161,7 @@ def _quick_ends(
 
 def measure(container: Any) -> Coverage:
     """Compare what `container`'s streams hold with what they claim. Leaves the container
-    at an unknown position: measure a container opened for it (`measure_file`)."""
-    from video_research.media.probe import media_origin
-
+    at an unknown position: measure a container opened for it (`probe.measure_file`)."""
     origin = media_origin(container)
     claimed = duration(container)
     streams = _checked_streams(container)
@@ -208,20 +214,3 @@ def judge(streams: list[StreamCoverage], claimed: float) -> Coverage:
             "rest."
         )
     return Coverage(False, round(read, 3), claimed, note, streams)
-
-
-def measure_file(path: str) -> Coverage | None:
-    """`measure` of the file at `path`, None when it cannot be opened as media (what is
-    wrong with it is for the tool that reads it to say). Plain in, plain out: a media
-    worker runs it."""
-    import av
-
-    from video_research.media.probe import OPEN_OPTIONS
-
-    try:
-        with av.open(path, "r", options=dict(OPEN_OPTIONS), metadata_errors="ignore") as opened:
-            if not opened.streams.video and not opened.streams.audio:
-                return None
-            return measure(opened)
-    except (av.FFmpegError, OSError):
-        return None

@@ -168,14 +168,6 @@ def describe(container: Any, path: str, limits: MediaLimits) -> MediaInfo:
     )
 
 
-def media_origin(container: Any) -> float:
-    """Second zero of the media's timeline: the container's start time, the earliest of its
-    streams' (what players count from). Every time the media tools report is measured from
-    it, so speech, frames, scenes and screen text agree on one clock."""
-    start = container.start_time
-    return start / 1_000_000 if start is not None else 0.0
-
-
 def check_pixels(width: int, height: int, limits: MediaLimits, shown: str) -> None:
     if width * height > limits.max_pixels:
         raise too_large(
@@ -196,6 +188,21 @@ def probe_measured(path: str, limits: MediaLimits) -> tuple[MediaInfo, Coverage]
     download cut short opens and claims its whole length). A worker may run it."""
     with open_container(path, limits) as container:
         return describe(container, path, limits), measure(container)
+
+
+def measure_file(path: str) -> Coverage | None:
+    """`measure` of the file at `path`, None when it cannot be opened as media (what is
+    wrong with it is for the tool that reads it to say). Plain in, plain out: a media
+    worker runs it."""
+    import av
+
+    try:
+        with av.open(path, "r", options=dict(OPEN_OPTIONS), metadata_errors="ignore") as opened:
+            if not opened.streams.video and not opened.streams.audio:
+                return None
+            return measure(opened)
+    except (av.FFmpegError, OSError):
+        return None
 
 
 VIDEO_FORMATS = ", ".join(sorted(s[1:] for s in VIDEO_SUFFIXES))

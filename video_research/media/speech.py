@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from video_research.media.coverage import duration as media_duration
-from video_research.media.probe import media_origin
+from video_research.media.coverage import media_origin
 
 logger = logging.getLogger(__name__)
 
