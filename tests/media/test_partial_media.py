@@ -106,3 +106,19 @@ async def test_an_mp4_cut_before_its_index_says_to_download_it_again(tmp_path):
     error = await call_error("media_frames", {"path": str(target)})
     assert error["category"] == "unsupported_format"
     assert "download it again" in error["hint"]
+
+
+def test_a_stream_that_stops_while_the_other_goes_on_is_named():
+    """The rule on its own: the video whole, the audio stopping at 0:40 of the 1:12 it
+    claims (a damaged file) is partial, and the note names the stream."""
+    from video_research.media.coverage import StreamCoverage, judge
+
+    found = judge(
+        [
+            StreamCoverage("video", 0, 72.0, 72.0, True),
+            StreamCoverage("audio", 1, 40.0, 72.0, False),
+        ],
+        72.0,
+    )
+    assert not found.complete and found.seconds_read == 40.0 and found.seconds_claimed == 72.0
+    assert found.note.startswith("its audio stops at 0:40 of 1:12 while the rest goes on")
