@@ -122,3 +122,9 @@ def test_a_stream_that_stops_while_the_other_goes_on_is_named():
     )
     assert not found.complete and found.seconds_read == 40.0 and found.seconds_claimed == 72.0
     assert found.note.startswith("its audio stops at 0:40 of 1:12 while the rest goes on")
+
+
+def test_the_partial_fixtures_are_small_and_made_by_a_committed_script():
+    sizes = [file.stat().st_size for file in PARTIAL.iterdir()]
+    assert sizes and max(sizes) < 200_000 and sum(sizes) < 700_000, sizes
+    assert (FIXTURES / "make_partial_fixtures.sh").exists()
