@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from video_research.config import ROLE_RANK, Role, Settings
+from video_research.support.progress import Forward
 from video_research.support.services import Services, current_services
 
 logger = logging.getLogger(__name__)
@@ -72,8 +73,15 @@ class CallContext:
     set by the dispatcher for every call."""
     images: list[ImageAttachment] = field(default_factory=list, init=False)
     """Images the handler attached (`attach_image`), returned after the JSON text content."""
-    last_progress: float | None = field(default=None, init=False)
-    """The last progress value sent: MCP progress must increase with each notification."""
+    progress: Forward = field(default_factory=Forward)
+    """The progress sent for this call's token: MCP progress must increase with each
+    notification. A context copied for an inner call (`tool_call`) shares it, so the
+    inner tool's reports and the outer call's timer go forward together."""
+
+    @property
+    def last_progress(self) -> float | None:
+        """The last progress value sent (None before the first)."""
+        return self.progress.value
 
     def allowed(self, tools: tuple[str, ...]) -> list[str]:
         """The tools of `tools` this caller may call, so a view shows only the controls
@@ -98,14 +106,13 @@ class CallContext:
     ) -> None:
         """Send an MCP progress notification when the client asked for progress.
 
-        A value that does not increase on the last one sent is dropped (the spec requires
-        progress to increase). Never raises: a client that went away must not fail the work.
+        A value that does not increase on the last one sent is dropped, and a total once
+        sent is never dropped nor made smaller (`support.progress.Forward`: the spec
+        requires progress to increase). Never raises: a client that went away must not
+        fail the work.
         """
-        if self.last_progress is not None and progress <= self.last_progress:
-            return
-        self.last_progress = progress
         try:
-            await self.progress_fn(progress, total, message)
+            await self.progress.send(self.progress_fn, progress, total, message)
         except Exception as exc:  # pragma: no cover - depends on the transport going away
             logger.debug("progress notification dropped: %s", exc)
 

@@ -89,12 +89,28 @@ async def _in_worker(
     )
 
 
-async def _duration(ctx: CallContext, path: str, limits: MediaLimits) -> tuple[Any, float]:
-    from video_research.media.probe import probe, require_video
+async def _measured(ctx: CallContext, path: str, limits: MediaLimits) -> tuple[float, Any]:
+    """(the file's duration, its `Coverage`): what it claims, and how much of it is there
+    (a download cut short opens and claims its whole length)."""
+    from video_research.media.probe import probe_measured, require_video
 
-    info = await _in_worker(ctx, probe, path, limits)
+    info, coverage = await _in_worker(ctx, probe_measured, path, limits)
     require_video(info, path)
-    return info, info.duration_seconds
+    return info.duration_seconds, coverage
+
+
+def _read_end(args: dict[str, Any], coverage: Any) -> float | None:
+    """The end of the range to read: the one asked for, else where a partial file ends
+    (None: the end of the file), so a cut file's frames and scenes are spread over what
+    it holds."""
+    if args.get("end"):
+        return float(args["end"])
+    return None if coverage.complete else max(coverage.seconds_read, 0.001)
+
+
+def _said(coverage: Any) -> dict[str, Any]:
+    """What a media result says of the file's completeness (schemas/common/media.json)."""
+    return {"complete": coverage.complete, "coverage": coverage.to_dict()}
 
 
 def _image_items(
@@ -114,7 +130,8 @@ async def media_frames(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
     from video_research.media.frames import extract_frames
 
     path, limits = await _confined(args, ctx)
-    _, duration = await _duration(ctx, path, limits)
+    duration, coverage = await _measured(ctx, path, limits)
+    end = _read_end(args, coverage)
     times = args.get("times")
     per_scene = bool(args.get("per_scene"))
     count = args.get("count")
@@ -130,7 +147,6 @@ async def media_frames(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
         _, at = file_uri_time(args["path"])
         times, count = ([at], None) if at is not None else (None, 6)
     start = args.get("start", 0.0)
-    end = args.get("end") or duration
     found = await _in_worker(
         ctx,
         extract_frames,
@@ -140,15 +156,16 @@ async def media_frames(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
         count=count,
         per_scene=per_scene,
         start=start,
-        end=args.get("end"),
+        end=end,
         max_edge=args.get("max_edge"),
         image_format=args.get("format", "jpeg"),
         scene_threshold=args.get("scene_threshold") or ctx.settings.media_scene_threshold,
-        tick=_ticker(ctx, start, end, "frames"),
+        tick=_ticker(ctx, start, end or duration, "frames"),
     )
     return {
         "path": paths.printable(path),
         "duration_seconds": found["duration_seconds"],
+        **_said(coverage),
         "media": found["media"].to_dict(),
         "frames": _image_items(ctx, path, found["frames"]),
         "omitted": found["omitted"],
@@ -159,7 +176,8 @@ async def media_contact_sheet(args: dict[str, Any], ctx: CallContext) -> dict[st
     from video_research.media.sheet import contact_sheet
 
     path, limits = await _confined(args, ctx)
-    _, duration = await _duration(ctx, path, limits)
+    duration, coverage = await _measured(ctx, path, limits)
+    end = _read_end(args, coverage)
     start = args.get("start", 0.0)
     found = await _in_worker(
         ctx,
@@ -170,17 +188,18 @@ async def media_contact_sheet(args: dict[str, Any], ctx: CallContext) -> dict[st
         columns=args.get("columns", 4),
         cell_width=args.get("cell_width", 320),
         start=start,
-        end=args.get("end"),
+        end=end,
         per_scene=bool(args.get("per_scene")),
         image_format=args.get("format", "jpeg"),
         scene_threshold=args.get("scene_threshold") or ctx.settings.media_scene_threshold,
-        tick=_ticker(ctx, start, args.get("end") or duration, "contact sheet"),
+        tick=_ticker(ctx, start, end or duration, "contact sheet"),
     )
     sheet = found["sheet"]
     ctx.attach_image(sheet.data, sheet.mime_type)
     return {
         "path": paths.printable(path),
         "duration_seconds": found["duration_seconds"],
+        **_said(coverage),
         "media": found["media"].to_dict(),
         "sheet": {**sheet.describe(), "link": link(path, sheet.requested), "content_index": 2},
         "cells": [{**cell, "link": link(path, cell["time"])} for cell in found["cells"]],
@@ -191,7 +210,8 @@ async def media_scenes(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
     from video_research.media.scenes import detect_scenes
 
     path, limits = await _confined(args, ctx)
-    _, duration = await _duration(ctx, path, limits)
+    duration, coverage = await _measured(ctx, path, limits)
+    end = _read_end(args, coverage)
     start = args.get("start", 0.0)
     found = await _in_worker(
         ctx,
@@ -200,15 +220,16 @@ async def media_scenes(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
         limits,
         threshold=args.get("threshold") or ctx.settings.media_scene_threshold,
         start=start,
-        end=args.get("end"),
+        end=end,
         min_scene_seconds=args.get("min_scene_seconds", 0.5),
-        tick=_ticker(ctx, start, args.get("end") or duration, "scenes"),
+        tick=_ticker(ctx, start, end or duration, "scenes"),
     )
     scenes = found["scenes"]
     limit = args.get("limit", 200)
     return {
         "path": paths.printable(path),
         "duration_seconds": found["duration_seconds"],
+        **_said(coverage),
         "scene_count": len(scenes),
         "scenes": [{**scene, "link": link(path, scene["start"])} for scene in scenes[:limit]],
         "frames_compared": found["frames_compared"],
@@ -227,9 +248,10 @@ async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str,
     # least every few seconds while it runs (support.progress)
     async with Stages(ctx.report_progress, 100.0) as stages:
         await stages.stage(0.1, 2, "probe: reading the file's streams")
-        _, duration = await _duration(ctx, path, limits)
+        duration, coverage = await _measured(ctx, path, limits)
         start = args.get("start", 0.0)
-        end = args.get("end") or duration
+        read_end = _read_end(args, coverage)
+        end = read_end or duration
         await stages.stage(2, 30, "scenes: finding the scene cuts")
         cuts = await _in_worker(
             ctx,
@@ -238,7 +260,7 @@ async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str,
             limits,
             threshold=threshold,
             start=start,
-            end=args.get("end"),
+            end=read_end,
             tick=_stage_tick(stages, start, end, "scenes"),
         )
         reading = f"on-screen text: reading {len(cuts['scenes'])} scene(s)"
@@ -249,7 +271,7 @@ async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str,
             path,
             limits,
             start=start,
-            end=args.get("end"),
+            end=read_end,
             sample_seconds=args.get("sample_seconds", 10.0),
             min_confidence=args.get("min_confidence", 0.6),
             overlay_fraction=settings.media_ocr_overlay_fraction,
@@ -263,10 +285,11 @@ async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str,
         indexed = None
         if args.get("index"):
             await stages.stage(90, 99, f"index: {len(found['spans'])} lines shown")
-            indexed = await _index_screen_text(path, args, found["spans"])
+            indexed = await _index_screen_text(path, args, found["spans"], coverage)
     return {
         "path": paths.printable(path),
         "duration_seconds": found["duration_seconds"],
+        **_said(coverage),
         "spans": spans,
         "overlays": found["overlays"],
         "keyframes_read": found["keyframes_read"],
@@ -286,7 +309,7 @@ def _stage_tick(stages: Stages, start: float, end: float, what: str) -> WorkerPr
 
 
 async def _index_screen_text(
-    path: str, args: dict[str, Any], spans: list[dict[str, Any]]
+    path: str, args: dict[str, Any], spans: list[dict[str, Any]], coverage: Any
 ) -> dict[str, Any]:
     """Write the timeline to the transcript index under the ID a transcript of the same
     file would get (`sources.identify`: yt-dlp's `Title [ID]`, else the file's name), so
@@ -302,4 +325,4 @@ async def _index_screen_text(
         title=args.get("title") or named.get("title") or Path(path).stem,
         url=Path(path).as_uri(),
     )
-    return await index_screen_text(info, spans, source_path=path)
+    return await index_screen_text(info, spans, source_path=path, coverage=coverage.fields())

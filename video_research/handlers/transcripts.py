@@ -379,20 +379,24 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             got.url,
         )
 
-    async def duration(path: Path) -> float | None:
+    async def measure(path: Path) -> dict[str, Any] | None:
+        from video_research.media.probe import measure_file
+
         try:
             found = await parse_isolated(
                 printable(path.name),
-                speech.probe,
+                measure_file,
                 str(path),
                 worker_limits=worker_limits(settings, "decode"),
                 worker_pool=MEDIA_POOL,
             )
-        except (speech.SpeechError, ToolFailure):
+        except ToolFailure:
             return None  # the transcription reports what is wrong with the file
-        return found.duration
+        return None if found is None else {**found.fields(), "note": found.note}
 
-    async def screen_text(path: Path, info: Any, item: ItemProgress) -> media_index.Shown:
+    async def screen_text(
+        path: Path, info: Any, item: ItemProgress, media: dict[str, Any] | None
+    ) -> media_index.Shown:
         from video_research.media.limits import VIDEO_SUFFIXES, MediaLimits
         from video_research.media.ocr import read_screen_text
         from video_research.media.scenes import detect_scenes
@@ -401,6 +405,9 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         if path.suffix.lower() not in VIDEO_SUFFIXES:
             return media_index.Shown()
         limits = MediaLimits.from_settings(settings)
+
+        # a file cut short is read to where it ends, not to the length it claims
+        end = None if media is None or media["complete"] else max(media["seconds_read"], 0.001)
 
         async def in_worker(function: Any, work: str, done: str, **options: Any) -> Any:
             return await parse_isolated(
@@ -417,7 +424,9 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         # the scene cuts in a call of their own, so each stage reports its own progress
         await item.stage("scenes", "finding the scene cuts")
         threshold = settings.media_scene_threshold
-        detected = await in_worker(detect_scenes, "decode", "searched", threshold=threshold)
+        detected = await in_worker(
+            detect_scenes, "decode", "searched", threshold=threshold, end=end
+        )
         scenes = detected["scenes"]
         await item.stage("screen text", f"reading the text of {len(scenes)} scene(s)")
         found = await in_worker(
@@ -427,19 +436,22 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             overlay_fraction=settings.media_ocr_overlay_fraction,
             scene_threshold=threshold,
             scenes=scenes,
+            end=end,
         )
         cuts = tuple(found["scene_starts"])
         if not found["spans"]:
             return media_index.Shown(0, cuts)
         await item.stage("index screen text", f"indexing {len(found['spans'])} lines shown")
-        written = await index_screen_text(info, found["spans"], source_path=str(path))
+        written = await index_screen_text(
+            info, found["spans"], source_path=str(path), coverage=media
+        )
         return media_index.Shown(int(written["chunk_count"]), cuts)
 
     tools = media_index.MediaTools(
         transcribe,
         download,
         speech.model_label(settings.speech_model),
-        duration,
+        measure,
         media_download.url_video_id,
         screen_text if args["screen_text"] else None,
     )

@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from video_research.media.coverage import media_origin
 from video_research.media.limits import Deadline, MediaLimits
-from video_research.media.probe import MediaInfo, check_pixels, media_origin
+from video_research.media.probe import MediaInfo, check_pixels
 
 Tick = Callable[[float], None]
 """Called with the media time reached (seconds) as decoding goes; raising stops it."""

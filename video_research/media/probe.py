@@ -13,6 +13,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from video_research.media.coverage import Coverage, measure
+from video_research.media.coverage import duration as _duration
 from video_research.media.limits import (
     AUDIO_SUFFIXES,
     MEDIA_SUFFIXES,
@@ -86,8 +88,9 @@ def open_container(path: str, limits: MediaLimits) -> Any:
     except av.FFmpegError as exc:
         raise unsupported(
             f"{shown} could not be read as media: {_reason(exc)}.",
-            "Check that the file plays in a media player; a truncated or renamed file cannot "
-            "be decoded.",
+            "Check that the file plays in a media player. A renamed file cannot be decoded, "
+            "nor a download cut short whose index was to come at its end (an MP4 or MOV "
+            "not made with +faststart): download it again.",
         ) from None
 
 
@@ -165,14 +168,6 @@ def describe(container: Any, path: str, limits: MediaLimits) -> MediaInfo:
     )
 
 
-def media_origin(container: Any) -> float:
-    """Second zero of the media's timeline: the container's start time, the earliest of its
-    streams' (what players count from). Every time the media tools report is measured from
-    it, so speech, frames, scenes and screen text agree on one clock."""
-    start = container.start_time
-    return start / 1_000_000 if start is not None else 0.0
-
-
 def check_pixels(width: int, height: int, limits: MediaLimits, shown: str) -> None:
     if width * height > limits.max_pixels:
         raise too_large(
@@ -182,21 +177,32 @@ def check_pixels(width: int, height: int, limits: MediaLimits, shown: str) -> No
         )
 
 
-def _duration(container: Any) -> float:
-    """Seconds, from the container or else its longest stream (0.0 when unknown)."""
-    if container.duration and container.duration > 0:
-        return container.duration / 1_000_000
-    best = 0.0
-    for stream in container.streams:
-        if stream.duration and stream.time_base:
-            best = max(best, float(stream.duration * stream.time_base))
-    return best
-
-
 def probe(path: str, limits: MediaLimits) -> MediaInfo:
     """Open, check and describe `path` (plain in, plain out: a worker may run it)."""
     with open_container(path, limits) as container:
         return describe(container, path, limits)
+
+
+def probe_measured(path: str, limits: MediaLimits) -> tuple[MediaInfo, Coverage]:
+    """`probe`, and how much of what the file claims it holds (`coverage.measure`: a
+    download cut short opens and claims its whole length). A worker may run it."""
+    with open_container(path, limits) as container:
+        return describe(container, path, limits), measure(container)
+
+
+def measure_file(path: str) -> Coverage | None:
+    """`measure` of the file at `path`, None when it cannot be opened as media (what is
+    wrong with it is for the tool that reads it to say). Plain in, plain out: a media
+    worker runs it."""
+    import av
+
+    try:
+        with av.open(path, "r", options=dict(OPEN_OPTIONS), metadata_errors="ignore") as opened:
+            if not opened.streams.video and not opened.streams.audio:
+                return None
+            return measure(opened)
+    except (av.FFmpegError, OSError):
+        return None
 
 
 VIDEO_FORMATS = ", ".join(sorted(s[1:] for s in VIDEO_SUFFIXES))

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from video_research.media.probe import media_origin
+from video_research.media.coverage import duration as media_duration
+from video_research.media.coverage import media_origin
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +104,8 @@ class Probe:
     """What the container says before anything is decoded."""
 
     duration: float | None
-    """Seconds, from the container or the audio stream's header; None when neither says."""
+    """Seconds, from the container or else its longest stream's header (`coverage.duration`,
+    as every tool reports it); None when none says."""
     has_audio: bool
 
 
@@ -121,13 +123,9 @@ def probe(path: str) -> Probe:
         raise SpeechError("empty", f"{file.name} is empty (0 bytes).", _MEDIA_HINT)
     try:
         with av.open(str(file), metadata_errors="ignore") as container:
-            streams = container.streams.audio
-            duration = None
-            if container.duration is not None and container.duration > 0:
-                duration = container.duration / 1_000_000
-            elif streams and streams[0].duration and streams[0].time_base:
-                duration = float(streams[0].duration * streams[0].time_base)
-            return Probe(duration, bool(streams))
+            # the one duration every tool reports (container, else the longest stream)
+            duration = media_duration(container) or None
+            return Probe(duration, bool(container.streams.audio))
     except SpeechError:
         raise
     except Exception as exc:  # PyAV's errors (InvalidDataError, ...) all mean "not media"

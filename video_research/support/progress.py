@@ -105,3 +105,45 @@ class Stages:
                 await self.flush()
             elif self._message and time.monotonic() - self._sent_at >= HEARTBEAT_SECONDS:
                 await self._send(self._value or self._low)
+
+
+class Forward:
+    """The progress already sent for one progress token, so what follows only goes forward.
+
+    MCP requires each notification's progress to be greater than the last one's for the
+    same token. One call may report from several places: its handler, the handler of the
+    tool it runs (`tool_call` copies the call's context for the inner tool), the server's
+    start timer, a batch's per-item and per-poll reports. They all share this one object
+    (a copied context shares it by reference), so the rule holds whatever reports: a
+    value not above the last one sent is dropped, and a total, once sent, is kept (a
+    report without one, or with a smaller one, is sent with the larger total seen).
+    Reports are sent one at a time under a lock, so two tasks never cross on the wire.
+    """
+
+    def __init__(self) -> None:
+        self.value: float | None = None
+        self.total: float | None = None
+        self._lock = asyncio.Lock()
+
+    def admit(self, value: float, total: float | None) -> tuple[float, float | None] | None:
+        """(value, total) to send for a report, or None when it would not go forward.
+        Records it as sent."""
+        if self.value is not None and not value > self.value:
+            return None
+        if total is not None and self.total is not None:
+            total = max(total, self.total)
+        elif total is None:
+            total = self.total
+        self.value, self.total = value, total
+        return value, total
+
+    async def send(
+        self, report: Report, value: float, total: float | None, message: str | None
+    ) -> bool:
+        """Send (value, total, message) through `report` when it goes forward; True when sent."""
+        async with self._lock:
+            admitted = self.admit(value, total)
+            if admitted is None:
+                return False
+            await report(admitted[0], admitted[1], message)
+            return True

@@ -119,6 +119,12 @@ CHUNKS_COLLECTION = register_collection(
             _blob(
                 "cue_starts", "Start of each line of text, seconds, as a JSON list (pinpointing)"
             ),
+            Property(
+                "complete",
+                DataType.BOOLEAN,
+                "False when the media file held less than it claims (a download cut short): "
+                "the hit is from the part that was read",
+            ),
         ),
         (
             "index_channel_transcripts",
@@ -154,7 +160,17 @@ VIDEOS_COLLECTION = register_collection(
             _id("speech_model", "The speech model that made the transcript, for speech sources"),
             Property("chunk_count", DataType.INT, "Chunks indexed", filterable=True),
             Property("segment_count", DataType.INT, "Caption cues", filterable=True),
-            Property("duration_seconds", DataType.NUMBER, "End of the last cue", filterable=True),
+            Property(
+                "duration_seconds",
+                DataType.NUMBER,
+                "The media's duration (container, else longest stream), else the last cue's end",
+                filterable=True,
+            ),
+            Property(
+                "complete", DataType.BOOLEAN, "False when the media file held less than it claims"
+            ),
+            Property("seconds_read", DataType.NUMBER, "How much of the media file was read"),
+            Property("seconds_claimed", DataType.NUMBER, "How long the media file says it is"),
             Property("indexed_at", DataType.DATE, "When it was indexed", filterable=True),
             _blob("chapters_json", "Chapters as JSON [{start, title}]"),
             _blob("segments_json", "Every cue as JSON [{start, end, text}]"),
@@ -224,10 +240,14 @@ async def index_transcript(
     stamps: dict[str, str] | None = None,
     budget: Budget | None = None,
     cuts: Sequence[float] = (),
+    media: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Chunk and store one video's transcript, replacing what was indexed for it before.
 
-    `cuts`: the video's scene cuts (seconds), which no chunk spans.
+    `cuts`: the video's scene cuts (seconds), which no chunk spans. `media`: what the media
+    file it was read from holds ({"complete", "seconds_read", "seconds_claimed"}, the
+    handler's measure): its claimed length is the video's duration, and a partial file's
+    chunks and record say so (`complete: false`) until the whole file is indexed again.
 
     `stamps` (source_sha256, metadata_sha256, and speech_model for speech) are kept in the
     record for `file_record`.
@@ -289,6 +309,7 @@ async def index_transcript(
             "cue_starts": json.dumps(
                 [round(cue.start, 2) for cue in cues[chunk.first_cue : chunk.last_cue + 1]]
             ),
+            "complete": bool((media or {}).get("complete", True)),
         }
         for chunk in chunks
     ]
@@ -304,7 +325,8 @@ async def index_transcript(
         "source_path": transcript.source_path or None,
         "chunk_count": len(chunks),
         "segment_count": len(cues),
-        "duration_seconds": max((cue.end for cue in cues), default=0.0),
+        "duration_seconds": media_duration(media, cues),
+        **coverage_fields(media),
         "indexed_at": now_utc(),
         "chapters_json": json.dumps([{"start": c.start, "title": c.title} for c in info.chapters]),
         "segments_json": json.dumps([cue.to_dict() for cue in cues], ensure_ascii=False),
@@ -312,6 +334,28 @@ async def index_transcript(
     }
     await store.upsert(VIDEOS, record, uuid=video_uuid(info.video_id))
     return video_summary(record)
+
+
+def media_duration(media: dict[str, Any] | None, cues: Sequence[Cue]) -> float:
+    """The one duration of a video: what its media file claims (the container's duration,
+    else its longest stream's: `media.coverage.duration`, which every media tool reports),
+    else the end of its last cue (a transcript without its media)."""
+    claimed = (media or {}).get("seconds_claimed")
+    if claimed:
+        return round(float(claimed), 3)
+    return max((cue.end for cue in cues), default=0.0)
+
+
+def coverage_fields(media: dict[str, Any] | None) -> dict[str, Any]:
+    """What a record keeps of its media file's coverage: complete, and the seconds read
+    and claimed when the transcript was read from a media file."""
+    if not media:
+        return {"complete": True}
+    return {
+        "complete": bool(media.get("complete", True)),
+        "seconds_read": round(float(media.get("seconds_read") or 0.0), 3),
+        "seconds_claimed": round(float(media.get("seconds_claimed") or 0.0), 3),
+    }
 
 
 def video_fields(props: dict[str, Any]) -> dict[str, Any]:
@@ -339,6 +383,8 @@ def video_summary(record: dict[str, Any]) -> dict[str, Any]:
         "duration_seconds": record.get("duration_seconds") or 0.0,
         "indexed_at": record.get("indexed_at"),
         **({"speech_model": record["speech_model"]} if record.get("speech_model") else {}),
+        "complete": record.get("complete") is not False,
+        **{key: record[key] for key in ("seconds_read", "seconds_claimed") if key in record},
     }
 
 

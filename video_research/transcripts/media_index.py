@@ -93,10 +93,16 @@ class Shown:
     cuts: tuple[float, ...] = ()
 
 
-ScreenText = Callable[[Path, indexer.VideoInfo, "ItemProgress"], Awaitable[Shown]]
+Measured = dict[str, Any]
+"""What a media file holds against what it claims: {"complete", "seconds_read",
+"seconds_claimed" (the file's one duration), "note" (for the agent; None when whole)}."""
+
+ScreenText = Callable[
+    [Path, indexer.VideoInfo, "ItemProgress", "Measured | None"], Awaitable[Shown]
+]
 """(file, the video it is indexed as, its progress: stages "scenes", "screen text" and
-"index screen text") -> what its pictures gave; raises ToolFailure when the pictures
-cannot be read."""
+"index screen text", what the file holds) -> what its pictures gave; raises ToolFailure
+when the pictures cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -107,8 +113,9 @@ class MediaTools:
     transcribe: Transcribe
     download: Download
     model: str
-    duration: Callable[[Path], Awaitable[float | None]]
-    """The media's length from its header (seconds), for progress; None when unknown."""
+    measure: Callable[[Path], Awaitable[Measured | None]]
+    """What the file holds against what it claims (`Measured`): its duration, for progress
+    and the record, and whether a download cut it short; None when it cannot be read."""
     url_id: Callable[[str], str]
     """The video ID a direct media URL is indexed under (known before downloading it)."""
     screen_text: ScreenText | None = None
@@ -238,7 +245,8 @@ async def _one_file(
     if options.speech != "always" and file.suffix.lower() in VIDEO_SUFFIXES:
         captions = await asyncio.to_thread(_captions_of, file, options, confine)
         if captions is not None:
-            await _index_captions(file, captions, digest, info, options, tools, run, report)
+            media = await _measure(file, tools, run, report, name)
+            await _index_captions(file, captions, digest, info, options, tools, run, report, media)
             return
     stamps = {
         "source_sha256": digest,
@@ -261,9 +269,10 @@ async def _one_file(
                 'speech: "always" or force_reindex replaces it with speech.'
             )
             return
+    media = await _measure(file, tools, run, report, name)
     # The pictures first: their scene cuts bound the speech's moments. Whatever becomes
     # of the speech, a slide deck recorded without a voice is found by its slides.
-    shown = await _read_screen_text(file, info, tools, run, name, report)
+    shown = await _read_screen_text(file, info, tools, run, name, report, media)
     spoken = await _transcribe_and_index(
         file,
         info,
@@ -274,10 +283,26 @@ async def _one_file(
         stamps,
         source_path=printable(file),
         cuts=shown.cuts,
+        media=media,
         file=name,
     )
     if shown.chunks and not spoken:
-        await _record_screen_only(file, info, shown.chunks, run, stamps, name)
+        await _record_screen_only(file, info, shown.chunks, run, stamps, name, media)
+
+
+async def _measure(
+    file: Path, tools: MediaTools, run: MediaRun, report: ItemProgress, name: str
+) -> Measured | None:
+    """What `file` holds against what it claims; a file cut short is noted for the agent,
+    and its progress counts to where it ends."""
+    await report.stage("probe", "reading its length")
+    media = await tools.measure(file)
+    if media is None:
+        return None
+    report.duration = media["seconds_claimed"] if media["complete"] else media["seconds_read"]
+    if not media["complete"] and media.get("note"):
+        run.notes.append(f"{name}: {media['note']}")
+    return media
 
 
 def _captions_of(file: Path, options: MediaOptions, confine: Callable[[Path], Path]) -> Path | None:
@@ -300,6 +325,7 @@ async def _index_captions(
     tools: MediaTools,
     run: MediaRun,
     report: ItemProgress,
+    media: Measured | None = None,
 ) -> None:
     """A video with captions beside it: the captions are its transcript (they win over
     speech recognition: a person or YouTube timed them), linked to the video, and the
@@ -351,9 +377,9 @@ async def _index_captions(
     transcript.video_id = info.video_id
     transcript.language = transcript.language or caption_language(caption, file) or options.language
     info.title = transcript.metadata.get("title") or info.title
-    shown = await _read_screen_text(file, info, tools, run, name, report)
+    shown = await _read_screen_text(file, info, tools, run, name, report, media)
     try:
-        run.indexed.append(await _write(transcript, info, stamps, shown.cuts))
+        run.indexed.append(await _write(transcript, info, stamps, shown.cuts, media))
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
@@ -371,12 +397,13 @@ async def _read_screen_text(
     run: MediaRun,
     name: str,
     report: ItemProgress,
+    media: Measured | None = None,
 ) -> Shown:
     """What `file`'s pictures gave (nothing when not asked for, or unreadable)."""
     if tools.screen_text is None:
         return Shown()
     try:
-        shown = await tools.screen_text(file, info, report)
+        shown = await tools.screen_text(file, info, report, media)
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
@@ -397,6 +424,7 @@ async def _record_screen_only(
     run: MediaRun,
     stamps: dict[str, str],
     name: str,
+    media: Measured | None = None,
 ) -> None:
     """A video with on-screen text and nothing to hear is indexed all the same: it gets a
     `source: "screen"` record (so get_indexed_videos lists it and an unchanged file is
@@ -411,7 +439,9 @@ async def _record_screen_only(
     run.notes.append(f"{name}: nothing to hear ({last['reason']}); indexed by its on-screen text.")
     with anyio.CancelScope(shield=True):
         run.indexed.append(
-            await record_screen_only(info, chunk_count, source_path=printable(file), stamps=stamps)
+            await record_screen_only(
+                info, chunk_count, source_path=printable(file), stamps=stamps, media=media
+            )
         )
 
 
@@ -479,7 +509,7 @@ async def _one_url(
 
 
 async def _transcribe_and_index(
-    media: Path,
+    media_file: Path,
     info: indexer.VideoInfo,
     options: MediaOptions,
     tools: MediaTools,
@@ -489,16 +519,21 @@ async def _transcribe_and_index(
     *,
     source_path: str | None,
     cuts: tuple[float, ...] = (),
+    media: Measured | None = None,
     **where: str,
 ) -> bool:
-    """Transcribe `media` and index its speech: True when indexed, False when it failed
-    (the failure is the last item of `run.failed`)."""
-    name = printable(media.name) if source_path else info.video_id
-    await report.stage("probe", "reading its length")
-    duration = report.duration = await tools.duration(media)
+    """Transcribe `media_file` and index its speech: True when indexed, False when it failed
+    (the failure is the last item of `run.failed`). `media`: the file measured before
+    (measured here when not)."""
+    name = printable(media_file.name) if source_path else info.video_id
+    if media is None:
+        media = await _measure(media_file, tools, run, report, name)
+    duration = report.duration
     await report.stage("speech", f"0% of {clock(duration or 0)} transcribed")
     try:
-        result = await tools.transcribe(media, lambda seconds: report.media(seconds, "transcribed"))
+        result = await tools.transcribe(
+            media_file, lambda seconds: report.media(seconds, "transcribed")
+        )
     except MediaFailure as failure:
         run.failed.append(failure_item(failure, failure.reason, video_id=info.video_id, **where))
         return False
@@ -535,7 +570,7 @@ async def _transcribe_and_index(
     )
     await report.stage("index speech", f"indexing {len(cues)} spoken segments")
     try:
-        run.indexed.append(await _write(transcript, info, stamps, cuts))
+        run.indexed.append(await _write(transcript, info, stamps, cuts, media))
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
@@ -549,10 +584,13 @@ async def _write(
     info: indexer.VideoInfo,
     stamps: dict[str, str] | None,
     cuts: tuple[float, ...] = (),
+    media: Measured | None = None,
 ) -> dict[str, Any]:
     """Index one transcript whole: shielded, so a cancel never splits chunks and record."""
     with anyio.CancelScope(shield=True):
-        return await indexer.index_transcript(transcript, info, stamps=stamps, cuts=cuts)
+        return await indexer.index_transcript(
+            transcript, info, stamps=stamps, cuts=cuts, media=media
+        )
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -30,6 +30,7 @@ from video_research.transcripts.indexer import (
     SCREEN_CHUNKS,
     VIDEOS,
     VideoInfo,
+    coverage_fields,
     timestamp_url,
     video_summary,
     video_uuid,
@@ -52,9 +53,15 @@ def group_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def index_screen_text(
-    info: VideoInfo, spans: list[dict[str, Any]], *, source_path: str
+    info: VideoInfo,
+    spans: list[dict[str, Any]],
+    *,
+    source_path: str,
+    coverage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Store `spans` as the screen chunks of `info.video_id`; {"video_id", "chunk_count"}."""
+    """Store `spans` as the screen chunks of `info.video_id`; {"video_id", "chunk_count"}.
+    `coverage`: what the file holds (`indexer.index_transcript`'s `media`), so a hit from
+    a file cut short says `complete: false`."""
     groups = group_spans(spans)[:MAX_CHUNKS]
     link = info.link
     objects = [
@@ -78,6 +85,7 @@ async def index_screen_text(
             "first_cue": 0,
             "last_cue": len(group["lines"]) - 1,
             "cue_starts": json.dumps([group["start"]] * len(group["lines"])),
+            "complete": bool((coverage or {}).get("complete", True)),
         }
         for index, group in enumerate(groups)
     ]
@@ -92,10 +100,16 @@ async def index_screen_text(
 
 
 async def record_screen_only(
-    info: VideoInfo, chunk_count: int, *, source_path: str, stamps: dict[str, str]
+    info: VideoInfo,
+    chunk_count: int,
+    *,
+    source_path: str,
+    stamps: dict[str, str],
+    media: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The TranscriptVideos record of a video indexed by its on-screen text alone (see the
-    module docstring); `stamps` as for speech, so an unchanged file is skipped next time."""
+    module docstring); `stamps` as for speech, so an unchanged file is skipped next time;
+    `media` as for `indexer.index_transcript` (its duration, whether it is whole)."""
     record = {
         "video_id": info.video_id,
         "video_title": info.title,
@@ -109,7 +123,8 @@ async def record_screen_only(
         "source_path": source_path,
         "chunk_count": chunk_count,
         "segment_count": 0,
-        "duration_seconds": 0.0,
+        "duration_seconds": round(float((media or {}).get("seconds_claimed") or 0.0), 3),
+        **coverage_fields(media),
         "indexed_at": now_utc(),
         "chapters_json": "[]",
         "segments_json": "[]",

@@ -24,6 +24,18 @@ CHANNEL_AUTO_INDEX_VIDEOS = 50
 """How many of a channel's newest uploads a search indexes when nothing of it is indexed."""
 
 
+COVERAGE_FIELDS = ("duration_seconds", "complete", "seconds_read", "seconds_claimed")
+"""What an item read from a media file says of it: its one duration, and whether the file
+held all it claims (a download cut short does not)."""
+
+
+def _batch_item(video: dict[str, Any]) -> dict[str, Any]:
+    item = {k: video[k] for k in BATCH_FIELDS}
+    if "seconds_claimed" in video:  # read from a media file
+        item |= {k: video[k] for k in COVERAGE_FIELDS if k in video}
+    return item
+
+
 def batch_summary(result: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     """The batch every indexing tool reports, from an indexer result ("indexed", "skipped",
     "failed", "chunk_count"); public because index_transcript_files reports its files alike."""
@@ -32,7 +44,7 @@ def batch_summary(result: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         "skipped_count": len(result["skipped"]),
         "failed_count": len(result["failed"]),
         "chunk_count": result["chunk_count"],
-        "indexed": [{k: video[k] for k in BATCH_FIELDS} for video in result["indexed"]],
+        "indexed": [_batch_item(video) for video in result["indexed"]],
         "skipped": result["skipped"],
         "failed": result["failed"],
         "notes": notes,
