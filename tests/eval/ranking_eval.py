@@ -117,7 +117,7 @@ def replay(
     )
 
     fitted = fitted or ranking.params(sample.model)
-    candidates = copy.deepcopy(sample.candidates)
+    candidates = [copy.copy(c) for c in sample.candidates]
     alpha: float | None = None
     if variant.fusion == "keywords":
         candidates = [c for c in candidates if c.keyword_rank is not None]
@@ -269,7 +269,7 @@ def relevance_samples(
     for sample, negative in [(s, False) for s in answerable] + [(s, True) for s in no_answer]:
         words = ranking.QueryWords.of(sample.query.query)
         fitted = ranking.params(sample.model)
-        fused = ranking.fuse(copy.deepcopy(sample.candidates), fitted)
+        fused = ranking.fuse([copy.copy(c) for c in sample.candidates], fitted)
         for candidate in fused[: 3 if negative else TOP * 3]:
             if candidate.cosine is None:
                 continue

@@ -75,12 +75,18 @@ def table(rows: dict[str, dict[str, float]], columns: Sequence[str]) -> str:
 
 
 def baselines(sets: dict[str, list[Sample]]) -> None:
+    rows = {
+        name: {label: score(part, variant).row() for label, part in sets.items()}
+        for name, variant in BASELINES.items()
+    }
     for metric in ("moment@5", "MRR@10", "moment@1"):
         _say(f"\n### {metric}: baselines and the default\n")
-        rows = {}
-        for name, variant in BASELINES.items():
-            rows[name] = {label: score(part, variant).row()[metric] for label, part in sets.items()}
-        _say(table(rows, list(sets)))
+        _say(
+            table(
+                {name: {k: v[metric] for k, v in row.items()} for name, row in rows.items()},
+                list(sets),
+            )
+        )
     _say("\nn per set: " + ", ".join(f"{label} {len(part)}" for label, part in sets.items()))
 
 

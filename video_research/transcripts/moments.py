@@ -213,6 +213,8 @@ class Moment:
             "chapter": props.get("chapter"),
             "chunks": len(self.hits),
             "evidence": props.get("evidence") or "speech",
+            # a chunk of a file cut short says so (older chunks hold no such property)
+            **({"complete": False} if home.properties.get("complete") is False else {}),
             **(
                 {"repeats": [repeat.as_repeat() for repeat in self.repeats]} if self.repeats else {}
             ),
