@@ -466,7 +466,7 @@ async def get_comments(
 ) -> dict[str, Any]:
     """One page of a video's comment threads (commentThreads.list, 1 quota unit).
 
-    Comments turned off is COMMENTS_DISABLED, never an empty page; an unknown video is
+    Comments turned off is `forbidden`, never an empty page; an unknown video is
     not_found.
     """
     body = await _execute(
