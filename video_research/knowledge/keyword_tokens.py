@@ -116,8 +116,8 @@ QUOTE_SHARE = 0.6
 """The share of a query's tokens a passage must hold as one run for the query to quote it
 (`quotes`). Less than all of them: a quote crosses the passage's end where sentences are
 cut into passages (the Chinese podcast lines of the large eval corpus), or changes a word
-of what was said. Chosen on the tuning part of make eval's large corpus among 0.5, 0.6,
-0.8 and 1.0 (docs/benchmarks.md, "Quotes first")."""
+of what was said. Chosen on the tuning part of make eval's large corpus (the candidates and
+their figures: docs/benchmarks-log-2026.md, "Quotes first")."""
 
 
 def quote_tokens(query: str) -> tuple[str, ...]:
@@ -159,11 +159,10 @@ NOTE_MIN_WORDS = 6
 most of them to go first when nothing is quoted (`holds_most_words`)."""
 NOTE_SHARE = 0.75
 """The share of those words such a passage holds, in any order (`holds_most_words`).
-Chosen on the tuning parts of make eval (both corpora, and the large one with 100k
-distractor chunks) among 0.6, 0.67, 0.75 and 0.8 with 4 to 7 words: with 6 words, 0.6
-gained most with distractors and lost notes on the 39 videos, 0.67 and 0.8 gained less
-than 0.75, which gained everywhere and lost nothing; 5 or 7 words lost quotes on the 39
-videos (docs/benchmarks.md, "Notes that hold the passage's words")."""
+Chosen with NOTE_MIN_WORDS on the tuning parts of make eval (both corpora, and the large
+one among distractor chunks) as the one pair that gained everywhere and lost nothing (the
+candidates and their figures: docs/benchmarks-log-2026.md, "Notes that hold the passage's
+words")."""
 
 
 def holds_most_words(text: str, run: tuple[str, ...]) -> bool:
