@@ -33,7 +33,10 @@ BIN = Path(sys.executable).parent
 UV = shutil.which("uv", path=str(BIN)) or shutil.which("uv")
 UVX = shutil.which("uvx", path=str(BIN)) or shutil.which("uvx")
 
-pytestmark = pytest.mark.skipif(UV is None, reason="uv is not installed (make test installs it)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(UV is None, reason="uv is not installed (make test installs it)"),
+]
 
 
 NETWORK = ("SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "UV_")
