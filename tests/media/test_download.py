@@ -72,6 +72,7 @@ def server() -> Iterator[str]:
     httpd.server_close()
 
 
+@pytest.mark.slow
 async def test_a_direct_media_url_is_downloaded_transcribed_and_found(server, configure):
     configure(VIDEO_RESEARCH_URL_ALLOWLIST="127.0.0.1")
     url = f"{server}/moved.ogg"  # a redirect, checked again, to the file

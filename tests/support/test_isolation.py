@@ -23,6 +23,8 @@ from video_research.support.isolation import (
     parse_isolated,
 )
 
+pytestmark = pytest.mark.slow
+
 LIMITS = {
     "PARSER_WORKERS": "2",
     "PARSER_MEMORY_MB": "512",
