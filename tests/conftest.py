@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -131,3 +133,30 @@ def live_config() -> Iterator[None]:
 def server_env(tmp_path):
     """Environment for a spawned server subprocess, isolated under tmp_path."""
     return base_env(tmp_path)
+
+
+# -- the suite's shape: `make test-fast` leaves out the tests marked `slow` ---------------
+
+SPAWNS = re.compile(
+    r"\b(mcp_client|http_server|run_cli|stdio_client|create_subprocess_exec)\("
+    r"|\bsubprocess\.(run|Popen|check_call|check_output)\("
+)
+"""What starts a process (the server over stdio or HTTP, the CLI, a tool's own command):
+a test that does it itself is `slow` without saying so. Modules whose fixtures or helpers
+start one, or that run the speech and OCR models, a browser or an installed wheel, carry
+`pytestmark = pytest.mark.slow` themselves."""
+
+
+def _spawns(function: Callable[..., object]) -> bool:
+    try:
+        return SPAWNS.search(inspect.getsource(function)) is not None
+    except (OSError, TypeError):
+        return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `slow` every test whose own body starts a process (SPAWNS)."""
+    for item in items:
+        function = getattr(item, "function", None)
+        if function is not None and "slow" not in item.keywords and _spawns(function):
+            item.add_marker(pytest.mark.slow)

@@ -6,7 +6,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import REPO_ROOT, run_cli
+
+pytestmark = pytest.mark.slow
 
 run = run_cli
 

@@ -29,7 +29,10 @@ from tests.helpers import REPO_ROOT, mcp_client, tool_json
 from tests.installs import NETWORK, UV, UVX, _run, _uv, _uv_env
 from video_research.tools.toolsets import META_TOOLSET, toolset_tools
 
-pytestmark = pytest.mark.skipif(UV is None, reason="uv is not installed (make test installs it)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(UV is None, reason="uv is not installed (make test installs it)"),
+]
 
 
 def fresh_home(tmp_path: Path) -> tuple[Path, dict[str, str]]:

@@ -12,6 +12,8 @@ import pytest
 
 from tests.helpers import REPO_ROOT, mcp_client
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 async def test_make_run_answers_tools_list(server_env):

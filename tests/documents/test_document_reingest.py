@@ -3,7 +3,11 @@ as); a field that is given, an empty list included, replaces the stored value.""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.fixtures.documents import call_tool
+
+pytestmark = pytest.mark.slow
 
 
 def _note(tmp_path, text="# Tides\n\nThe Rance barrage opened in 1966.\n"):

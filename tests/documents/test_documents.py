@@ -29,6 +29,8 @@ from video_research.knowledge.embedders.embeddings import default_token_counter
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import get_store
 
+pytestmark = pytest.mark.slow
+
 SAMPLES = DATA / "documents"
 
 

@@ -5,12 +5,15 @@ client that cancels a large ingest leaves only whole documents behind."""
 from __future__ import annotations
 
 import anyio
+import pytest
 
 from tests.fixtures.documents import make_notes
 from tests.helpers import mcp_client, tool_json
 from video_research.documents import library
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import get_store
+
+pytestmark = pytest.mark.slow
 
 
 async def test_checked_by_ingest_folder_then_search_over_stdio(server_env, library_dir):

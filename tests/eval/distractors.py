@@ -30,7 +30,7 @@ lasting what it lasted in its source); the report names the pool it used:
   of the answer). With 6,120 distinct lines of 39 videos, each recurs ~1,100 times at
   1M and thousands of chunks are same-topic near-copies of each lecture: far from what
   a real store holds (beside the transcripts pool it overstates the vector side's loss
-  and understates the keyword side's: docs/benchmarks.md).
+  and understates the keyword side's: docs/benchmarks-log-2026.md).
 
 Embedding a million chunks with the default embedder would take hours on a laptop, so
 each distinct line is encoded once (cached on disk under the eval cache folder) and a
@@ -240,7 +240,7 @@ class GivenVectors:
     distractor's own moments and set their relevance, after the moments are ranked
     (`transcripts.search.link_moments`), and a right answer is always linked from the
     corpus's own windows: so moment@5, MRR and the links the eval counts are the same
-    either way (checked at 100k, docs/benchmarks.md), for a third of the embedding (at 1M,
+    either way (checked at 100k, docs/benchmarks-log-2026.md), for a third of the embedding (at 1M,
     2.26 million windows beside the million chunks: six of e5's nine hours here)."""
 
     chunks: Any

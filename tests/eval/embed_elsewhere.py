@@ -2,7 +2,7 @@
 
 e5's own vectors for 100k distractor chunks and their windows take this 2-core host about
 50 minutes idle and two hours busy (`--true-vectors`, or `here` below), and the crude
-approximation that serves other embedders is unfit for e5 (docs/benchmarks.md,
+approximation that serves other embedders is unfit for e5 (docs/benchmarks-log-2026.md,
 "multilingual-e5-small on the large corpus"). A GPU does them in a minute, from the same
 4-bit weights the store reads, dequantised the same way:
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from tests.faults.conftest import Stopwatch, ok, served
 from tests.fixtures.gemini import STUB_SETTINGS
+
+pytestmark = pytest.mark.slow
 
 
 async def test_wall_clock_steps_during_queue_work(fault_env, inlet, row):

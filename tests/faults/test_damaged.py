@@ -29,6 +29,8 @@ from tests.faults.conftest import (
 from tests.fixtures.documents import make_notes
 from tests.helpers import run_cli
 
+pytestmark = pytest.mark.slow
+
 
 def _cli(env: dict[str, str], *args: str):
     return run_cli(env, *args, timeout=120)

@@ -4,9 +4,12 @@ small filesystem (tmpfs) for the data dir where this machine lets the test mount
 from __future__ import annotations
 
 import anyio
+import pytest
 
 from tests.faults.conftest import Stopwatch, assert_whole, error_of, gist, ok, served
 from tests.fixtures.documents import make_notes
+
+pytestmark = pytest.mark.slow
 
 
 def _statuses(report: dict) -> dict[str, str]:

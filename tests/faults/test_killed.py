@@ -24,6 +24,8 @@ from tests.faults.conftest import (
     served,
 )
 
+pytestmark = pytest.mark.slow
+
 
 async def _kill_during(env, tool, arguments, after: int) -> int:
     """Start `tool` on a fresh server; SIGKILL the server once `after` items are done.

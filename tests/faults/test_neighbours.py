@@ -15,6 +15,8 @@ from tests.faults.conftest import Stopwatch, error_of, gist, ok, served
 from tests.fixtures.gemini import STUB_SETTINGS
 from tests.stubs.base import Stall, Status
 
+pytestmark = pytest.mark.slow
+
 UNAVAILABLE = Status(
     503, {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}
 )

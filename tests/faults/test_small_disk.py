@@ -27,6 +27,8 @@ from tests.faults.conftest import (
 from tests.fixtures.documents import make_notes
 from tests.helpers import run_cli
 
+pytestmark = pytest.mark.slow
+
 
 async def _while_filling(session, tool, arguments, data_dir):
     """Run `tool`; once it reports progress, fill the disk. Returns (answer, ballast files)."""

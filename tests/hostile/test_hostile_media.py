@@ -13,6 +13,8 @@ import pytest
 
 from video_research.media import speech
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 
 

@@ -25,6 +25,8 @@ from tests.calls import call_ok
 from tests.fixtures.documents import make_pdf
 from tests.helpers import mcp_client
 
+pytestmark = pytest.mark.slow
+
 LIMITS = {
     "PARSER_MEMORY_MB": "768",
     "PARSER_CPU_SECONDS": "5",

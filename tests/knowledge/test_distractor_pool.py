@@ -8,7 +8,11 @@ import json
 from itertools import pairwise
 from pathlib import Path
 
+import pytest
+
 from tests.eval import distractors, pool
+
+pytestmark = pytest.mark.slow
 
 CORPUS_ID = "AAAAAAAAAAA"
 OTHER_ID = "BBBBBBBBBBB"

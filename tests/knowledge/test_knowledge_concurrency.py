@@ -14,8 +14,12 @@ import gc
 import logging
 import time
 
+import pytest
+
 from tests.helpers import mcp_client
 from video_research.support.memory import freeze_start_up_heap
+
+pytestmark = pytest.mark.slow
 
 SENTENCE = (
     "The speaker explains how the starter ferments, why the dough rests overnight, "

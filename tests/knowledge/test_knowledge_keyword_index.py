@@ -181,6 +181,7 @@ KILLED_WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "seed,delay,shard_min",
     # The default threshold (one index), and 1: two shards, so a kill can land between

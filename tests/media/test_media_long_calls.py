@@ -8,8 +8,11 @@ import asyncio
 import time
 
 import anyio
+import pytest
 
 from tests.calls import call_tool
+
+pytestmark = pytest.mark.slow
 
 
 async def _loop_stalls(work) -> tuple[list[float], list[float]]:

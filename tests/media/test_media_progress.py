@@ -17,6 +17,8 @@ import pytest
 
 from tests.helpers import mcp_client, tool_json
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 SLIDES = ["Photosynthesis", "Plate Tectonics", "Black Holes"]
 SLIDE_SECONDS = 10

@@ -7,9 +7,12 @@ import base64
 import io
 
 import mcp_types as types
+import pytest
 from PIL import Image
 
 from tests.helpers import mcp_client, tool_json
+
+pytestmark = pytest.mark.slow
 
 
 async def test_frames_and_sheet_reach_a_real_client_as_images(server_env, lecture):

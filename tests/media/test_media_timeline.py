@@ -19,6 +19,8 @@ from video_research.media import speech
 from video_research.media.limits import MediaLimits
 from video_research.media.scenes import detect_scenes
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 TRUTH = json.loads((FIXTURES / "timeline.json").read_text())
 NAMES = sorted(TRUTH)

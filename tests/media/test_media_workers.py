@@ -9,7 +9,11 @@ import asyncio
 import os
 import time
 
+import pytest
+
 from tests.calls import call_tool
+
+pytestmark = pytest.mark.slow
 
 
 async def _answers_meanwhile(slow_call) -> tuple[object, list[float]]:

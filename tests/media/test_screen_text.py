@@ -16,6 +16,8 @@ from video_research.config import ConfigError, load_settings
 from video_research.media.limits import MediaLimits
 from video_research.media.ocr import engine_options, read_image
 
+pytestmark = pytest.mark.slow
+
 
 def _accuracy(read: str, truth: str) -> float:
     """1 - character error rate, from difflib's matching blocks (spaces ignored: OCR

@@ -14,6 +14,8 @@ import pytest
 from tests.helpers import wer
 from video_research.media import speech
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 SPEECH = FIXTURES / "speech.ogg"
 TRUTH = json.loads((FIXTURES / "speech.json").read_text())

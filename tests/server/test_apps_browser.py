@@ -65,6 +65,7 @@ CHROMIUM_ARGS = [
 ]
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(
         not CHROMIUM.exists(),
         reason=f"no Chromium at {CHROMIUM}: `apt-get install -y chromium` (.ci/run installs it)",

@@ -17,6 +17,8 @@ from video_research.server.stores import store_files
 from video_research.support import backup
 from video_research.support.errors import ToolFailure
 
+pytestmark = pytest.mark.slow
+
 
 def _video_ids(path: Path) -> set[str]:
     conn = sqlite3.connect(path)

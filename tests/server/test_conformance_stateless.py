@@ -11,6 +11,8 @@ import pytest
 
 from tests.conformance import run
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def suite() -> None:

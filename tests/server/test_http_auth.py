@@ -9,6 +9,8 @@ import pytest
 
 from tests.helpers import http_server, tool_json
 
+pytestmark = pytest.mark.slow
+
 VIEWER_TOKEN = "viewer-token-0123456789abcdef"
 ADMIN_TOKEN = "admin-token-0123456789abcdef"
 TOKENS = {

@@ -9,8 +9,12 @@ import signal
 import sqlite3
 import time
 
+import pytest
+
 from tests.fixtures.documents import make_notes
 from tests.helpers import base_env, http_server, tool_json
+
+pytestmark = pytest.mark.slow
 
 ADMIN_TOKEN = "drain-admin-token-0123456789"
 TOKENS = {ADMIN_TOKEN: {"username": "ops", "role": "admin"}}

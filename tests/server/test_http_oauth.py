@@ -15,6 +15,8 @@ import pytest
 
 from tests.helpers import http_server, tool_json
 
+pytestmark = pytest.mark.slow
+
 STATIC_ADMIN = "static-admin-token-0123456789"
 
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 
 import anyio
+import pytest
 
 from tests.helpers import http_server
+
+pytestmark = pytest.mark.slow
 
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 

@@ -14,6 +14,8 @@ import pytest
 
 from tests.helpers import REPO_ROOT, free_port, wait_listening
 
+pytestmark = pytest.mark.slow
+
 TOKEN = "ops-token-0123456789abcdef"
 TOKENS = json.dumps({TOKEN: {"username": "ops", "role": "admin"}})
 INITIALIZE = {

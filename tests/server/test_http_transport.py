@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import http_server
+
+pytestmark = pytest.mark.slow
 
 
 async def test_http_transport_lists_and_calls(server_env):

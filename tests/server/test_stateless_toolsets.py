@@ -27,6 +27,8 @@ from PIL import Image
 from tests.helpers import REPO_ROOT, http_server, tool_json
 from video_research.tools import dispatch
 
+pytestmark = pytest.mark.slow
+
 LECTURE = REPO_ROOT / "tests" / "fixtures" / "media" / "lecture.mp4"
 LEGACY, MODERN = "legacy", "2026-07-28"
 """Client modes: the initialize handshake (2025-11-25), and a fresh client's default

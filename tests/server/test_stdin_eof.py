@@ -14,10 +14,14 @@ import sys
 import threading
 import time
 
+import pytest
+
 from tests.helpers import REPO_ROOT
 from video_research.documents import library
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import get_store
+
+pytestmark = pytest.mark.slow
 
 EXIT_SECONDS = 10.0
 

@@ -12,6 +12,8 @@ from mcp.shared.exceptions import MCPError
 
 from tests.helpers import REPO_ROOT, mcp_client, tool_json
 
+pytestmark = pytest.mark.slow
+
 INVALID_PARAMS = -32602
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from video_research.support import contracts
 from video_research.support.errors import (
+    OLD_VALUES,
     RETRYABLE,
     ErrorCategory,
     ToolError,
@@ -205,15 +206,13 @@ def test_an_overflow_is_invalid_input(exc):
 
 
 def test_one_lower_case_vocabulary():
-    """One case, one set: every value lower-case snake, the old names aliases of it."""
+    """One case, one set: every value lower-case snake, and every old value reads as one."""
     values = [c.value for c in ErrorCategory]
     assert all(re.fullmatch(r"[a-z]+(_[a-z]+)*", v) for v in values), values
-    assert ErrorCategory.FILE_NOT_FOUND is ErrorCategory.NOT_FOUND
-    assert ErrorCategory.URL_INVALID is ErrorCategory.INVALID_INPUT
-    assert ErrorCategory.NETWORK_ERROR is ErrorCategory.NETWORK
-    assert ErrorCategory.TIMEOUT_ERROR is ErrorCategory.TIMEOUT
-    assert ErrorCategory.UNKNOWN is ErrorCategory.INTERNAL_ERROR
-    assert ToolFailure(ErrorCategory.FILE_NOT_FOUND, "x").to_tool_error().category == "not_found"
+    assert set(OLD_VALUES.values()) <= set(values)
+    for old, new in OLD_VALUES.items():
+        assert ErrorCategory(old) is ErrorCategory(new) is ErrorCategory(old.lower())
+    assert ToolFailure("FILE_NOT_FOUND", "x").to_tool_error().category == "not_found"
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import mcp_client, tool_json
+
+pytestmark = pytest.mark.slow
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 TRUTH = json.loads((FIXTURES / "timeline.json").read_text())

@@ -15,6 +15,8 @@ import pytest
 from tests.calls import call_tool
 from tests.transcripts.test_transcript_tools import Recorder, call, failures
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 TRUTH = json.loads((FIXTURES / "speech.json").read_text())
 

@@ -8,7 +8,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import mcp_client, tool_json
+
+pytestmark = pytest.mark.slow
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 TRUTH = json.loads((FIXTURES / "speech.json").read_text())

@@ -8,8 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.stubs.youtube_transcripts import StubVideo
 from tests.transcripts.test_transcript_tools import call
+
+pytestmark = pytest.mark.slow
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 SLIDES = json.loads((FIXTURES / "lecture.json").read_text())["slides"]

@@ -25,6 +25,8 @@ from tests.stubs.youtube_transcripts import StubVideo
 from tests.transcripts.test_transcript_tools import call, failures
 from video_research.support.services import current_settings
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
 AUDIO = (FIXTURES / "speech.ogg").read_bytes()
 TRUTH = json.loads((FIXTURES / "speech.json").read_text())

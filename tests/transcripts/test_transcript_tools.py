@@ -266,7 +266,7 @@ async def test_paging_cursors_and_delete(captions):
     from video_research.support.errors import ErrorCategory, ToolFailure
 
     async def cut_off(*args, **kwargs):
-        raise ToolFailure(ErrorCategory.TIMEOUT_ERROR, "the store stayed locked")
+        raise ToolFailure(ErrorCategory.TIMEOUT, "the store stayed locked")
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(await get_store(), "delete_where", cut_off)

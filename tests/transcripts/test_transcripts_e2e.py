@@ -12,6 +12,8 @@ import pytest
 
 from tests.helpers import DATA, mcp_client, shared_data, tool_json
 
+pytestmark = pytest.mark.slow
+
 SHARED = shared_data()
 THREE_BLUE = SHARED / "transcripts" / "3blue1brown" if SHARED else None
 

@@ -99,9 +99,9 @@ def _read_text(path: Path) -> str:
     try:
         data = paths.read_regular(path, MAX_FILE_BYTES)
     except ToolFailure as failure:
-        if failure.category is ErrorCategory.FILE_TOO_LARGE:
+        if failure.category is ErrorCategory.TOO_LARGE:
             raise ToolFailure(
-                ErrorCategory.FILE_TOO_LARGE,
+                ErrorCategory.TOO_LARGE,
                 f"{paths.printable(path.name)} is larger than "
                 f"{MAX_FILE_BYTES // (1024 * 1024)} MB.",
                 hint="Split the file and import the parts one by one.",
@@ -248,7 +248,7 @@ def _rows(path: Path) -> list[Row]:
     suffix = path.suffix.lower()
     if suffix not in (".json", ".csv", ".tsv"):
         raise ToolFailure(
-            ErrorCategory.FILE_UNSUPPORTED,
+            ErrorCategory.UNSUPPORTED_FORMAT,
             f"Cannot import {name}: only .json, .csv and .tsv files are read.",
         )
     text = _read_text(path)

@@ -39,7 +39,7 @@ class Ambiguous(ToolFailure):
 
 def nats_failure(exc: BaseException, settings: Settings, *, what: str) -> ToolFailure:
     return ToolFailure(
-        ErrorCategory.NATS_ERROR,
+        ErrorCategory.UNAVAILABLE,
         redact(
             f"NATS at {settings.nats_url} failed while {what}: {type(exc).__name__} {exc}".strip()
         ),
@@ -167,7 +167,7 @@ async def update_json(
         ) from None
     except MaxPayloadError:
         raise ToolFailure(
-            ErrorCategory.NATS_ERROR,
+            ErrorCategory.UNAVAILABLE,
             f"The new value of {key} is larger than the NATS server accepts (max_payload); "
             "nothing was written.",
             hint="Make the change smaller (for the queue: remove or clear items first), or "
@@ -198,7 +198,7 @@ async def _write_once(
         if not _is_nats_error(exc):
             raise
         raise Ambiguous(
-            ErrorCategory.NATS_ERROR,
+            ErrorCategory.UNAVAILABLE,
             redact(
                 f"NATS at {settings.nats_url} did not confirm the write of {key} "
                 f"({type(exc).__name__}); it may or may not have been applied."

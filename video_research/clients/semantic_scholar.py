@@ -9,10 +9,9 @@
 - 429 and 5xx answers, timeouts and dropped connections are retried with tenacity
   (GEMINI_RETRY_* bounds), waiting at least what `Retry-After` asks. 400, 401/403 and
   404 fail at once: retrying cannot fix them.
-- Failures leave as ToolFailure: 429 -> API_QUOTA_EXCEEDED (retry_after_seconds from
+- Failures leave as ToolFailure: 429 -> rate_limited (retry_after_seconds from
   Retry-After), 404 -> not_found, 400 -> invalid_input with the API's own message,
-  401/403 -> API_PERMISSION_DENIED, 5xx and garbled bodies -> API_UNAVAILABLE,
-  transport -> NETWORK_ERROR.
+  401/403 -> unauthorized, 5xx and garbled bodies -> unavailable, transport -> network.
 """
 
 from __future__ import annotations
@@ -188,7 +187,7 @@ def to_failure(exc: BaseException, what: str) -> ToolFailure:
     """Our category for a failed Semantic Scholar call."""
     if not isinstance(exc, ApiError):
         return ToolFailure(
-            ErrorCategory.NETWORK_ERROR,
+            ErrorCategory.NETWORK,
             f"Could not reach Semantic Scholar for {what} ({type(exc).__name__}: {exc}).",
             hint="Check connectivity (and SEMANTIC_SCHOLAR_BASE_URL if set), then retry.",
         )
@@ -196,7 +195,7 @@ def to_failure(exc: BaseException, what: str) -> ToolFailure:
     if status == 429:
         seconds = None if exc.retry_after is None else max(1, round(exc.retry_after))
         return ToolFailure(
-            ErrorCategory.API_QUOTA_EXCEEDED,
+            ErrorCategory.RATE_LIMITED,
             f"Semantic Scholar's rate limit was hit while fetching {what}.",
             hint="Wait and retry; set SEMANTIC_SCHOLAR_API_KEY for a higher rate limit "
             "(keys are free: https://www.semanticscholar.org/product/api).",
@@ -207,13 +206,13 @@ def to_failure(exc: BaseException, what: str) -> ToolFailure:
         return ToolFailure(ErrorCategory.NOT_FOUND, f"Semantic Scholar has no {what}: {message}")
     if status in (401, 403):
         return ToolFailure(
-            ErrorCategory.API_PERMISSION_DENIED,
+            ErrorCategory.UNAUTHORIZED,
             f"Semantic Scholar refused the request for {what}: {message}",
             hint=KEY_HINT,
         )
     if status >= 500:
         return ToolFailure(
-            ErrorCategory.API_UNAVAILABLE,
+            ErrorCategory.UNAVAILABLE,
             f"Semantic Scholar is unavailable ({status}: {message}) while fetching {what}.",
             retry_after_seconds=None if exc.retry_after is None else max(1, round(exc.retry_after)),
         )

@@ -210,7 +210,7 @@ def _to_failure(exc: BaseException, what: str) -> ToolFailure:
     message = getattr(exc, "reason", None) or str(exc)
     if reasons & {"quotaExceeded", "dailyLimitExceeded", "rateLimitExceeded"} or status == 429:
         return ToolFailure(
-            ErrorCategory.API_QUOTA_EXCEEDED,
+            ErrorCategory.RATE_LIMITED,
             f"YouTube Data API quota exceeded while fetching {what}.",
             hint="The daily quota (10,000 units by default) resets at midnight Pacific time; retry later "
             "or use a key from another project.",
@@ -228,13 +228,13 @@ def _to_failure(exc: BaseException, what: str) -> ToolFailure:
         )
     if "keyInvalid" in reasons or status in (401,):
         return ToolFailure(
-            ErrorCategory.API_PERMISSION_DENIED,
+            ErrorCategory.UNAUTHORIZED,
             "The YouTube API key was rejected (keyInvalid).",
             hint=KEY_HINT,
         )
     if status == 403:
         return ToolFailure(
-            ErrorCategory.API_PERMISSION_DENIED,
+            ErrorCategory.UNAUTHORIZED,
             f"YouTube refused the request for {what}: {message}",
             hint="Enable the YouTube Data API v3 for the key's Google Cloud project, or check the key's API restrictions.",
         )
@@ -242,15 +242,15 @@ def _to_failure(exc: BaseException, what: str) -> ToolFailure:
         return ToolFailure(ErrorCategory.NOT_FOUND, f"YouTube has no {what}.")
     if status is not None and status >= 500:
         return ToolFailure(
-            ErrorCategory.API_UNAVAILABLE, f"YouTube Data API error {status} while fetching {what}."
+            ErrorCategory.UNAVAILABLE, f"YouTube Data API error {status} while fetching {what}."
         )
     if status is not None:
         return ToolFailure(
-            ErrorCategory.API_INVALID_ARGUMENT,
+            ErrorCategory.INVALID_INPUT,
             f"YouTube rejected the request for {what}: {message}",
         )
     return ToolFailure(
-        ErrorCategory.NETWORK_ERROR,
+        ErrorCategory.NETWORK,
         f"Could not reach the YouTube Data API ({type(exc).__name__}: {exc}).",
         hint="Check connectivity (and YOUTUBE_API_ENDPOINT if set), then retry.",
     )
@@ -312,7 +312,7 @@ async def get_video(video_id: str) -> dict[str, Any]:
     videos = await get_videos([video_id])
     if not videos:
         raise ToolFailure(
-            ErrorCategory.VIDEO_UNAVAILABLE,
+            ErrorCategory.NOT_FOUND,
             f"YouTube returned no video {video_id}: it is private, deleted or never existed.",
             hint="Check the URL; private and deleted videos are invisible to the Data API.",
         )
@@ -466,7 +466,7 @@ async def get_comments(
 ) -> dict[str, Any]:
     """One page of a video's comment threads (commentThreads.list, 1 quota unit).
 
-    Comments turned off is COMMENTS_DISABLED, never an empty page; an unknown video is
+    Comments turned off is `forbidden`, never an empty page; an unknown video is
     not_found.
     """
     body = await _execute(

@@ -57,7 +57,7 @@ class StoreSettings(BaseModel):
         default="local",
         json_schema_extra=env_field(
             "KNOWLEDGE_EMBEDDING_PROVIDER",
-            "local (all-MiniLM-L6-v2 on CPU, offline) or gemini (gemini-embedding)",
+            "local (KNOWLEDGE_EMBEDDING_MODEL on CPU, offline; use-multilingual by default) or gemini (gemini-embedding)",
         ),
     )
     embedding_model: str = Field(

@@ -70,12 +70,12 @@ def read_file(path: Path, file_path: str) -> tuple[Any, str, str]:
     """
     if not path.exists():
         raise ToolFailure(
-            ErrorCategory.FILE_NOT_FOUND, f"No such file: {paths.explain(file_path, path)}"
+            ErrorCategory.NOT_FOUND, f"No such file: {paths.explain(file_path, path)}"
         )
     size = paths.check_regular(path).st_size  # a FIFO or device is refused, never opened
     if size > MAX_FILE_BYTES:
         raise ToolFailure(
-            ErrorCategory.FILE_TOO_LARGE,
+            ErrorCategory.TOO_LARGE,
             f"{path.name} is {size / 1e6:.1f} MB; content_analyze takes files up to 20 MB.",
             hint="Split the document, or ingest it with document_ingest and search it instead.",
         )
@@ -92,7 +92,7 @@ def read_file(path: Path, file_path: str) -> tuple[Any, str, str]:
         text = data.decode("utf-8", errors="replace")
         return gemini.text_part(text), paths.printable(path), "file:" + digest(data)
     raise ToolFailure(
-        ErrorCategory.FILE_UNSUPPORTED,
+        ErrorCategory.UNSUPPORTED_FORMAT,
         f"Unsupported file type {suffix or '(none)'!r} for {path.name}.",
         hint=f"content_analyze reads PDF and text files ({', '.join(sorted(TEXT_SUFFIXES))}).",
     )
@@ -129,7 +129,7 @@ async def ask_about_url(
             prompt, schema=schema, tools=("url_context",), thinking_level=thinking
         )
     except ToolFailure as failure:
-        if failure.category not in (ErrorCategory.API_INVALID_ARGUMENT, ErrorCategory.UNKNOWN):
+        if failure.category not in (ErrorCategory.INVALID_INPUT, ErrorCategory.INTERNAL_ERROR):
             raise
         logger.info(
             "content_analyze: structured UrlContext call failed (%s); two-step fallback",

@@ -143,7 +143,7 @@ async def find_files(
     if directory:
         confined = paths.confine_to(directory, roots, client_roots)
         if not confined.is_dir():
-            raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such directory: {directory}")
+            raise ToolFailure(ErrorCategory.NOT_FOUND, f"No such directory: {directory}")
         found, skipped = await asyncio.to_thread(_expand, confined, glob_pattern, max_files)
         candidates, named = [str(p) for p in found], str(confined)
     else:
@@ -259,7 +259,7 @@ async def analyze_each_in_job(
         item, source, content_key = pending[outcome.key]
         try:
             if outcome.error is not None or outcome.generation is None:
-                raise outcome.error or ToolFailure(ErrorCategory.UNKNOWN, "No answer.")
+                raise outcome.error or ToolFailure(ErrorCategory.INTERNAL_ERROR, "No answer.")
             data = gemini.parse_structured(outcome.generation, schema)
             if not custom:
                 data = {**data, "source": source, "source_type": "file"}
@@ -294,7 +294,7 @@ async def _compare_job(
     run = await gemini_batch.run_batch([request], progress=ctx.report_progress, **kw)
     (outcome,) = run.results
     if outcome.error is not None or outcome.generation is None:
-        raise outcome.error or ToolFailure(ErrorCategory.UNKNOWN, "No answer.")
+        raise outcome.error or ToolFailure(ErrorCategory.INTERNAL_ERROR, "No answer.")
     job = run.summary()
     assert job is not None
     return gemini.parse_structured(outcome.generation, schema), outcome.generation, job
@@ -322,7 +322,7 @@ async def compare(
             size = path.stat().st_size if path.is_file() else 0
             if size > budget:
                 raise ToolFailure(
-                    ErrorCategory.FILE_TOO_LARGE,
+                    ErrorCategory.TOO_LARGE,
                     f"{path.name} does not fit in one comparison: the files compared together "
                     f"may hold {COMPARE_BYTES / 1e6:.0f} MB at most.",
                     hint="Compare fewer or smaller files, or use mode individual.",

@@ -224,7 +224,7 @@ async def _ingest_file(
     try:
         data = await asyncio.to_thread(paths.read_regular, path, limit)
     except ToolFailure as failure:
-        if failure.category is ErrorCategory.FILE_TOO_LARGE:  # it grew since the stat
+        if failure.category is ErrorCategory.TOO_LARGE:  # it grew since the stat
             raise _too_large(path, limit + 1, settings) from None
         raise
     content_hash = _sha256(data)
@@ -308,7 +308,7 @@ def _same(
 _TYPE_VALUES = frozenset(t.value for t in DocumentType)
 
 STOPS_THE_CALL = frozenset(
-    {ErrorCategory.CONFIG_ERROR, ErrorCategory.AUTH_ERROR, ErrorCategory.CONNECTION_ERROR}
+    {ErrorCategory.CONFIG_ERROR, ErrorCategory.UNAUTHORIZED, ErrorCategory.NETWORK}
 )
 """Failures that are not about one file (the store refusing writes after an embedding model
 change, a store that cannot be reached): every later file would fail the same way, so they

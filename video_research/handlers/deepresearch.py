@@ -163,7 +163,7 @@ async def research_web_cancel(args: dict[str, Any], ctx: CallContext) -> dict[st
             task.status = agent.status(cancelled)
             await get_store(ctx.settings).save(task)
         except ToolFailure as failure:
-            if failure.category is not ErrorCategory.API_INVALID_ARGUMENT:
+            if failure.category is not ErrorCategory.INVALID_INPUT:
                 raise
             task = await _refresh(task, ctx.settings)  # it finished just before the cancel arrived
     return {

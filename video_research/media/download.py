@@ -198,7 +198,7 @@ def _failed(what: str, why: str, hint: str = _DIRECT_HINT) -> DownloadFailed:
     """A download that did not happen, with the hint that fits where it came from: cookies
     help only YouTube itself, not a mirror or a plain media URL."""
     return DownloadFailed(
-        ErrorCategory.NETWORK_ERROR,
+        ErrorCategory.NETWORK,
         f"{what} could not be downloaded: {why}.",
         hint=hint,
         retryable=False,
@@ -261,7 +261,7 @@ async def _direct(checked: url_policy.CheckedURL, folder: Path, settings: Settin
                 with contextlib.suppress(OSError):
                     target.unlink()
                 raise DownloadFailed(
-                    ErrorCategory.NETWORK_ERROR,
+                    ErrorCategory.NETWORK,
                     f"{url} could not be downloaded ({type(exc).__name__}).",
                     hint="Check the URL and the network, then retry.",
                     retryable=True,
@@ -333,7 +333,7 @@ def _scratch_full(folder: Path) -> ToolFailure:
 
 def _too_big(url: str, settings: Settings) -> DownloadFailed:
     return DownloadFailed(
-        ErrorCategory.FILE_TOO_LARGE,
+        ErrorCategory.TOO_LARGE,
         f"{url} is larger than MEDIA_DOWNLOAD_MAX_MB ({settings.media_download_max_mb} MB).",
         hint="Raise MEDIA_DOWNLOAD_MAX_MB, or download the file yourself and index it from disk.",
         retryable=False,

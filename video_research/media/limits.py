@@ -67,7 +67,7 @@ class Deadline:
     def check(self) -> None:
         if time.monotonic() > self.ends:
             raise ToolFailure(
-                ErrorCategory.TIMEOUT_ERROR,
+                ErrorCategory.TIMEOUT,
                 f"Decoding {self.what} took longer than {self.seconds:g} s.",
                 hint="Narrow the time range, ask for fewer frames, or raise MEDIA_DECODE_SECONDS.",
                 retryable=False,
@@ -76,14 +76,14 @@ class Deadline:
 
 def unsupported(message: str, hint: str | None = None) -> ToolFailure:
     return ToolFailure(
-        ErrorCategory.FILE_UNSUPPORTED,
+        ErrorCategory.UNSUPPORTED_FORMAT,
         message,
         hint=hint or "Pass a video file (mp4, mkv, webm, mov, avi) that plays in a media player.",
     )
 
 
 def too_large(message: str, hint: str) -> ToolFailure:
-    return ToolFailure(ErrorCategory.FILE_TOO_LARGE, message, hint=hint)
+    return ToolFailure(ErrorCategory.TOO_LARGE, message, hint=hint)
 
 
 def clock(seconds: float) -> str:

@@ -67,7 +67,7 @@ class MediaInfo:
 
 
 def open_container(path: str, limits: MediaLimits) -> Any:
-    """The PyAV container of `path`, FILE_UNSUPPORTED when FFmpeg cannot read it as media.
+    """The PyAV container of `path`, `unsupported_format` when FFmpeg cannot read it as media.
 
     The caller closes it (`with open_container(...) as container`).
     """

@@ -117,11 +117,11 @@ def _read_source(path: Path, settings: Any) -> tuple[bytes, Any]:
             hint=f"research_document reads {', '.join(sorted(EXTENSIONS))}.",
         )
     if not path.is_file():
-        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {path}")
+        raise ToolFailure(ErrorCategory.NOT_FOUND, f"No such file: {path}")
     size = path.stat().st_size
     if size > settings.documents_max_file_mb * 1024 * 1024:
         raise ToolFailure(
-            ErrorCategory.FILE_TOO_LARGE,
+            ErrorCategory.TOO_LARGE,
             f"{path.name} is {size / 1024 / 1024:.1f} MB, over DOCUMENTS_MAX_FILE_MB "
             f"({settings.documents_max_file_mb:g}).",
         )

@@ -38,10 +38,9 @@ class ErrorCategory(StrEnum):
       `config_error`, `internal_error` (a bug or an unexpected answer);
     - `cancelled`: recorded in the audit log for a write cancelled before it answered.
 
-    The names of the earlier two vocabularies (`URL_INVALID`, `FILE_NOT_FOUND`,
-    `NETWORK_ERROR`, `TIMEOUT_ERROR`, ...) stay as aliases of these members, so code that
-    names them keeps working; new code names the members above. `ErrorCategory("URL_INVALID")`
-    (an old value read back from an old audit row or client) gives the new member too.
+    The values of the earlier two vocabularies (`URL_INVALID`, `FILE_NOT_FOUND`,
+    `NETWORK_ERROR`, ...) are only read, never written: `ErrorCategory("URL_INVALID")` (an old
+    value read back from an old audit row or client) gives the new member (`OLD_VALUES`).
     """
 
     INVALID_INPUT = "invalid_input"
@@ -60,42 +59,48 @@ class ErrorCategory(StrEnum):
     INTERNAL_ERROR = "internal_error"
     CANCELLED = "cancelled"
 
-    # The old names, aliases of the members above (Enum makes a repeated value an alias).
-    URL_INVALID = "invalid_input"
-    URL_PARSE_FAILED = "invalid_input"
-    API_INVALID_ARGUMENT = "invalid_input"
-    FILE_UNSUPPORTED = "unsupported_format"
-    FILE_TOO_LARGE = "too_large"
-    FILE_NOT_FOUND = "not_found"
-    API_NOT_FOUND = "not_found"
-    VIDEO_UNAVAILABLE = "not_found"
-    API_PERMISSION_DENIED = "unauthorized"
-    AUTH_ERROR = "unauthorized"
-    VIDEO_RESTRICTED = "forbidden"
-    VIDEO_PRIVATE = "forbidden"
-    COMMENTS_DISABLED = "forbidden"
-    FORBIDDEN_PATH = "forbidden"
-    API_QUOTA_EXCEEDED = "rate_limited"
-    NETWORK_ERROR = "network"
-    CONNECTION_ERROR = "network"
-    WEAVIATE_CONNECTION = "network"
-    TIMEOUT_ERROR = "timeout"
-    API_UNAVAILABLE = "unavailable"
-    NATS_ERROR = "unavailable"
-    WEAVIATE_SCHEMA = "store_error"
-    WEAVIATE_QUERY = "store_error"
-    WEAVIATE_IMPORT = "store_error"
-    UNKNOWN = "internal_error"
-
     @classmethod
     def _missing_(cls, value: object) -> ErrorCategory | None:
         """An old value (`"URL_INVALID"`, `"timeout_error"`) read as its new member."""
         if isinstance(value, str):
-            old = value.upper()
-            member = cls.__members__.get(old)
-            if member is not None:
-                return member
+            name = value.upper()
+            new = OLD_VALUES.get(name)
+            if new is not None:
+                return cls(new)
+            return cls.__members__.get(name)
         return None
+
+
+OLD_VALUES: dict[str, str] = {
+    "URL_INVALID": "invalid_input",
+    "URL_PARSE_FAILED": "invalid_input",
+    "API_INVALID_ARGUMENT": "invalid_input",
+    "FILE_UNSUPPORTED": "unsupported_format",
+    "FILE_TOO_LARGE": "too_large",
+    "FILE_NOT_FOUND": "not_found",
+    "API_NOT_FOUND": "not_found",
+    "VIDEO_UNAVAILABLE": "not_found",
+    "API_PERMISSION_DENIED": "unauthorized",
+    "AUTH_ERROR": "unauthorized",
+    "VIDEO_RESTRICTED": "forbidden",
+    "VIDEO_PRIVATE": "forbidden",
+    "COMMENTS_DISABLED": "forbidden",
+    "FORBIDDEN_PATH": "forbidden",
+    "API_QUOTA_EXCEEDED": "rate_limited",
+    "NETWORK_ERROR": "network",
+    "CONNECTION_ERROR": "network",
+    "WEAVIATE_CONNECTION": "network",
+    "TIMEOUT_ERROR": "timeout",
+    "API_UNAVAILABLE": "unavailable",
+    "NATS_ERROR": "unavailable",
+    "WEAVIATE_SCHEMA": "store_error",
+    "WEAVIATE_QUERY": "store_error",
+    "WEAVIATE_IMPORT": "store_error",
+    "UNKNOWN": "internal_error",
+}
+"""The values of the earlier two vocabularies, as stored in old audit rows or sent by old
+clients (upper or lower case), and the category each reads as. Only the wire keeps them:
+the code names the members above."""
 
 
 C = ErrorCategory

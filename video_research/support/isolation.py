@@ -387,7 +387,7 @@ def breach(label: str, limit: str, limits: ParserLimits) -> ToolFailure:
             f"wall-clock limit ({setting})."
         )
     return ToolFailure(
-        ErrorCategory.INVALID_INPUT if limit != "timeout" else ErrorCategory.TIMEOUT_ERROR,
+        ErrorCategory.INVALID_INPUT if limit != "timeout" else ErrorCategory.TIMEOUT,
         message,
         hint=f"If this is a genuine file, raise {setting} (or split the file); the rest of a "
         "batch is not affected.",

@@ -183,7 +183,7 @@ def check_glob(pattern: str) -> None:
 def confine_to(
     path: str | os.PathLike[str], roots: list[Path], extra_roots: list[Path] | None = None
 ) -> Path:
-    """The resolved path, or FORBIDDEN_PATH when it leaves the roots.
+    """The resolved path, or `forbidden` when it leaves the roots.
 
     Both sides are compared resolved (`configured_roots` and `client_roots` resolve
     theirs), so a root named through a symbolic link works. A link inside a root that
@@ -228,7 +228,7 @@ def confine_to(
                 os.fspath(path)
             ).startswith("~"):
                 hint += " A relative path is read from the server's working directory: pass an absolute path."
-        raise ToolFailure(ErrorCategory.FORBIDDEN_PATH, message, hint=hint)
+        raise ToolFailure(ErrorCategory.FORBIDDEN, message, hint=hint)
     return resolved
 
 
@@ -283,12 +283,12 @@ def special_kind(mode: int) -> str | None:
 
 
 class NotRegularFile(ToolFailure):
-    """FILE_UNSUPPORTED: the path is a FIFO, a device, a socket or a directory, never read.
+    """`unsupported_format`: the path is a FIFO, a device, a socket or a directory, never read.
     Its own class so a batch can catch it per item beside its other per-file errors."""
 
     def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
         super().__init__(
-            ErrorCategory.FILE_UNSUPPORTED,
+            ErrorCategory.UNSUPPORTED_FORMAT,
             f"{printable(path)} is {kind}, not a regular file; only regular files are read.",
             hint="Pass a regular file (or a directory of them); pipes, devices and sockets "
             "are never read.",
@@ -296,13 +296,13 @@ class NotRegularFile(ToolFailure):
 
 
 def check_regular(path: str | os.PathLike[str]) -> os.stat_result:
-    """The stat of `path` (links followed) when it is a regular file; FILE_UNSUPPORTED
-    for a FIFO, device, socket or directory, FILE_NOT_FOUND when there is nothing there.
+    """The stat of `path` (links followed) when it is a regular file; `unsupported_format`
+    for a FIFO, device, socket or directory, `not_found` when there is nothing there.
     Nothing is opened: opening a FIFO or some devices blocks or has side effects."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such file: {explain(path)}") from None
+        raise ToolFailure(ErrorCategory.NOT_FOUND, f"No such file: {explain(path)}") from None
     kind = special_kind(info.st_mode)
     if kind is not None:
         raise NotRegularFile(path, kind)
@@ -333,13 +333,13 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
 
 
 def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
-    """The bytes of the regular file `path`; FILE_TOO_LARGE past `limit` bytes (read up to
+    """The bytes of the regular file `path`; `too_large` past `limit` bytes (read up to
     limit + 1 at most, whatever the file's size says: it may grow while it is read)."""
     with open_regular(path) as handle:
         data = handle.read() if limit is None else handle.read(limit + 1)
     if limit is not None and len(data) > limit:
         raise ToolFailure(
-            ErrorCategory.FILE_TOO_LARGE,
+            ErrorCategory.TOO_LARGE,
             f"{printable(path)} is larger than {limit:,} bytes.",
             hint="Split the file, or raise the limit for this kind of file.",
         )

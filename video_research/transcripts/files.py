@@ -81,7 +81,7 @@ def find(root: Path, given: str, pattern: str, limit: int) -> list[Path]:
     it, for the message when nothing is there. Blocking: run it in a thread."""
     if not root.exists():
         raise ToolFailure(
-            ErrorCategory.FILE_NOT_FOUND,
+            ErrorCategory.NOT_FOUND,
             f"{paths.explain(given, root)} does not exist.",
             hint=f"Pass a transcript file or a directory of them ({_SUFFIX_LIST}).",
         )
@@ -327,7 +327,7 @@ def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
     )
     if not files:
         raise ToolFailure(
-            ErrorCategory.FILE_NOT_FOUND,
+            ErrorCategory.NOT_FOUND,
             f"No transcript files match {pattern} in {printable(root)}.",
             hint=f"Check the directory and glob_pattern (use **/*.vtt to look in subdirectories); "
             f"transcripts are {_SUFFIX_LIST}.",

@@ -56,7 +56,7 @@ class MediaFailure(ToolFailure):
         message: str,
         *,
         hint: str = "",
-        category: ErrorCategory = ErrorCategory.FILE_UNSUPPORTED,
+        category: ErrorCategory = ErrorCategory.UNSUPPORTED_FORMAT,
         retryable: bool = False,
     ) -> None:
         super().__init__(category, message, hint=hint or None, retryable=retryable)
@@ -155,7 +155,7 @@ def find_media(
     matching `pattern` with a media suffix. Blocking: run it in a thread."""
     if not root.exists():
         raise ToolFailure(
-            ErrorCategory.FILE_NOT_FOUND,
+            ErrorCategory.NOT_FOUND,
             f"{given} does not exist.",
             hint="Pass a media file or a directory of them, under VIDEO_RESEARCH_FILE_ROOTS.",
         )

@@ -236,7 +236,7 @@ def _unavailable(video_id: str, exc: BaseException) -> TranscriptUnavailable:
     if isinstance(exc, yta.AgeRestricted):
         return failure(
             "age_restricted",
-            ErrorCategory.VIDEO_RESTRICTED,
+            ErrorCategory.FORBIDDEN,
             f"Video {video_id} is age-restricted; its transcript needs a signed-in session.",
             hint="Download its captions while signed in (yt-dlp --cookies-from-browser) and use "
             "index_transcript_files.",
@@ -244,21 +244,21 @@ def _unavailable(video_id: str, exc: BaseException) -> TranscriptUnavailable:
     if isinstance(exc, yta.VideoUnavailable | yta.InvalidVideoId | yta.VideoUnplayable):
         return failure(
             "unavailable",
-            ErrorCategory.VIDEO_UNAVAILABLE,
+            ErrorCategory.NOT_FOUND,
             f"Video {video_id} is unavailable (private, deleted or region-locked).",
             hint="Check the video ID.",
         )
     if isinstance(exc, yta.PoTokenRequired):
         return failure(
             "unavailable",
-            ErrorCategory.VIDEO_RESTRICTED,
+            ErrorCategory.FORBIDDEN,
             f"YouTube wants a proof-of-origin token for the transcript of {video_id}.",
             hint="Download its captions with yt-dlp and use index_transcript_files.",
         )
     if isinstance(exc, requests.RequestException) or _is_transient(exc):
         return failure(
             "network",
-            ErrorCategory.NETWORK_ERROR,
+            ErrorCategory.NETWORK,
             f"Could not reach YouTube for the transcript of {video_id} ({type(exc).__name__}).",
             hint="Check connectivity (and TRANSCRIPT_PROXY_URL / YOUTUBE_TRANSCRIPT_ENDPOINT if "
             "set), then retry.",
@@ -272,7 +272,7 @@ def _unavailable(video_id: str, exc: BaseException) -> TranscriptUnavailable:
         cause = lines[0] if lines else type(exc).__name__
     return failure(
         "error",
-        ErrorCategory.API_UNAVAILABLE,
+        ErrorCategory.UNAVAILABLE,
         f"Fetching the transcript of {video_id} failed: {cause[:300]}",
         hint="Retry later; if it persists, index a downloaded transcript with index_transcript_files.",
         retryable=_is_transient(exc),

@@ -38,7 +38,7 @@ async def analyze_directory(
     settings = ctx.settings
     directory = await paths.confine(given, ctx)
     if not directory.is_dir():
-        raise ToolFailure(ErrorCategory.FILE_NOT_FOUND, f"No such directory: {given}")
+        raise ToolFailure(ErrorCategory.NOT_FOUND, f"No such directory: {given}")
     files, skipped = await asyncio.to_thread(_batch_files, directory, glob_pattern, max_files)
     if files:
         gemini.require_api_key(settings)

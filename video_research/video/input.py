@@ -67,13 +67,13 @@ def check_video_file(path: Path, file_path: str) -> Path:
     """`path` (already resolved and confined) if it is a readable, supported video file."""
     if not path.exists():
         raise ToolFailure(
-            ErrorCategory.FILE_NOT_FOUND, f"No such file: {paths.explain(file_path, path)}"
+            ErrorCategory.NOT_FOUND, f"No such file: {paths.explain(file_path, path)}"
         )
     paths.check_regular(path)  # a FIFO or device named like a video is never read
     if path.suffix.lower() not in VIDEO_MIME_TYPES:
         supported = ", ".join(sorted(VIDEO_MIME_TYPES))
         raise ToolFailure(
-            ErrorCategory.FILE_UNSUPPORTED,
+            ErrorCategory.UNSUPPORTED_FORMAT,
             f"Unsupported video extension {path.suffix or '(none)'!r} for {path.name}.",
             hint=f"Use one of: {supported}.",
         )
@@ -86,7 +86,9 @@ async def from_file(file_path: str, ctx: Any = None) -> VideoSource:
     size = path.stat().st_size
     if size == 0:
         raise ToolFailure(
-            ErrorCategory.FILE_UNSUPPORTED, f"{path.name} is empty.", hint="Pass a real video file."
+            ErrorCategory.UNSUPPORTED_FORMAT,
+            f"{path.name} is empty.",
+            hint="Pass a real video file.",
         )
     digest = await asyncio.to_thread(gemini_files.sha256_of, path)
     return VideoSource(

@@ -192,7 +192,7 @@ async def _wait(
             await progress(polls, None, f"batch job {name}: {_state(job)} after {elapsed:.0f} s")
         if time.monotonic() >= deadline:
             raise ToolFailure(
-                ErrorCategory.TIMEOUT_ERROR,
+                ErrorCategory.TIMEOUT,
                 f"Batch job {name} did not finish within {settings.batch_timeout_seconds:g} s; "
                 "it was cancelled.",
                 hint="Use delivery 'direct', or raise GEMINI_BATCH_TIMEOUT.",
@@ -224,7 +224,7 @@ def _collect(
 ) -> list[BatchResult]:
     if state not in ("SUCCEEDED", "PARTIALLY_SUCCEEDED"):
         failure = ToolFailure(
-            ErrorCategory.API_UNAVAILABLE if state == "EXPIRED" else ErrorCategory.UNKNOWN,
+            ErrorCategory.UNAVAILABLE if state == "EXPIRED" else ErrorCategory.INTERNAL_ERROR,
             f"Gemini batch job {job.name} ended {state}; no result for this item.",
             hint="Retry with delivery 'direct', or submit again later.",
             retryable=state in ("EXPIRED", "FAILED"),
@@ -245,7 +245,7 @@ def _collect(
                 BatchResult(
                     key=request.key,
                     error=ToolFailure(
-                        ErrorCategory.UNKNOWN,
+                        ErrorCategory.INTERNAL_ERROR,
                         f"Gemini batch job {job.name} returned no result for this item.",
                         retryable=True,
                     ),

@@ -234,11 +234,11 @@ def is_gone(failure: ToolFailure) -> bool:
     """A failure saying the named cache no longer exists (expired, deleted): 404, or the
     403 "CachedContent not found (or permission denied)" Gemini answers."""
     text = failure.message.lower()
-    if failure.category in (ErrorCategory.API_NOT_FOUND,):
+    if failure.category in (ErrorCategory.NOT_FOUND,):
         return True
-    if failure.category in (ErrorCategory.API_PERMISSION_DENIED, ErrorCategory.VIDEO_RESTRICTED):
+    if failure.category in (ErrorCategory.UNAUTHORIZED, ErrorCategory.FORBIDDEN):
         return True
-    return failure.category is ErrorCategory.API_INVALID_ARGUMENT and (
+    return failure.category is ErrorCategory.INVALID_INPUT and (
         "cachedcontent" in text.replace(" ", "") or "cached content" in text
     )
 

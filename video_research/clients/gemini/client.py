@@ -246,7 +246,7 @@ def to_failure(exc: BaseException) -> ToolFailure:
     code = _code(exc)
     if _is_transport_error(exc):
         return ToolFailure(
-            ErrorCategory.NETWORK_ERROR,
+            ErrorCategory.NETWORK,
             f"Could not reach the Gemini API ({type(exc).__name__}: {exc}).",
             hint="Check connectivity (and GEMINI_BASE_URL if set), then retry.",
         )
@@ -257,7 +257,7 @@ def to_failure(exc: BaseException) -> ToolFailure:
         f"Gemini API error {code} {status}: {message}" if code else f"Gemini call failed: {message}"
     )
     retry_after = server_retry_delay(exc)
-    if retry_after is None and category is ErrorCategory.API_QUOTA_EXCEEDED:
+    if retry_after is None and category is ErrorCategory.RATE_LIMITED:
         retry_after = 60
     return ToolFailure(
         category,
@@ -459,7 +459,7 @@ def interpret(response: Any, model: str) -> Generation:
     feedback = getattr(response, "prompt_feedback", None)
     if feedback is not None and getattr(feedback, "block_reason", None):
         raise ToolFailure(
-            ErrorCategory.API_INVALID_ARGUMENT,
+            ErrorCategory.INVALID_INPUT,
             f"Gemini blocked the request ({feedback.block_reason}).",
             hint="Rephrase the instruction or use other content; the safety filter rejected this request.",
         )
@@ -470,7 +470,7 @@ def interpret(response: Any, model: str) -> Generation:
     text = _visible_text(response)
     if not text.strip():
         raise ToolFailure(
-            ErrorCategory.UNKNOWN,
+            ErrorCategory.INTERNAL_ERROR,
             f"Gemini returned no text (finish reason {finish or 'unknown'}).",
             hint="Retry; if it keeps happening lower thinking_level or shorten the request "
             "(the model can spend its whole output budget thinking).",
@@ -514,14 +514,14 @@ def parse_structured(generation: Generation, schema: dict[str, Any]) -> dict[str
         data = json.loads(_strip_fences(generation.text))
     except ValueError:
         raise ToolFailure(
-            ErrorCategory.UNKNOWN,
+            ErrorCategory.INTERNAL_ERROR,
             "Gemini returned malformed JSON for a structured request.",
             hint="Retry the call; structured output occasionally breaks on very long answers.",
             retryable=True,
         ) from None
     if not isinstance(data, dict):
         raise ToolFailure(
-            ErrorCategory.UNKNOWN,
+            ErrorCategory.INTERNAL_ERROR,
             f"Gemini returned a JSON {type(data).__name__}, not an object.",
             hint="Retry the call.",
             retryable=True,
@@ -529,7 +529,7 @@ def parse_structured(generation: Generation, schema: dict[str, Any]) -> dict[str
     problems = schema_problems(schema, data)
     if problems:
         raise ToolFailure(
-            ErrorCategory.UNKNOWN,
+            ErrorCategory.INTERNAL_ERROR,
             f"Gemini's answer does not match the requested schema at {problems[0]['path']}: {problems[0]['message']}",
             hint="Retry the call; if it persists, simplify the output schema.",
             retryable=True,
@@ -577,6 +577,8 @@ async def embed_content(
         vectors.extend(list(e.values or []) for e in response.embeddings or [])
     if len(vectors) != len(texts):
         raise ToolFailure(
-            ErrorCategory.UNKNOWN, "Gemini returned fewer embeddings than texts.", retryable=True
+            ErrorCategory.INTERNAL_ERROR,
+            "Gemini returned fewer embeddings than texts.",
+            retryable=True,
         )
     return vectors

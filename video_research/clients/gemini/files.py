@@ -118,7 +118,7 @@ def _expires_at(file: Any) -> float:
 def _failed(display: str, file: Any) -> ToolFailure:
     reason = getattr(getattr(file, "error", None), "message", None) or "no reason given"
     return ToolFailure(
-        ErrorCategory.API_INVALID_ARGUMENT,
+        ErrorCategory.INVALID_INPUT,
         f"Gemini could not process {display} ({reason}).",
         hint="Check that the file plays and is a supported format; re-encode it (e.g. H.264 MP4) and retry.",
     )
@@ -136,7 +136,7 @@ async def _wait_active(sdk: Any, file: Any, display: str, settings: Settings) ->
             raise _failed(display, current)
         if time.monotonic() >= deadline:
             raise ToolFailure(
-                ErrorCategory.TIMEOUT_ERROR,
+                ErrorCategory.TIMEOUT,
                 f"{display} was still {state or 'PROCESSING'} after {settings.file_poll_timeout_seconds:g} s.",
                 hint="Gemini is slow to process large videos; retry later or raise GEMINI_FILE_POLL_TIMEOUT.",
             )
@@ -182,9 +182,9 @@ def _gone(failure: ToolFailure) -> bool:
     """files.get says the file is gone: 404, or the 403 the API answers for a file that
     was deleted or expired ("... or it may not exist")."""
     return failure.category in (
-        ErrorCategory.API_NOT_FOUND,
-        ErrorCategory.API_PERMISSION_DENIED,
-        ErrorCategory.VIDEO_RESTRICTED,
+        ErrorCategory.NOT_FOUND,
+        ErrorCategory.UNAUTHORIZED,
+        ErrorCategory.FORBIDDEN,
     )
 
 
@@ -207,7 +207,7 @@ async def _reusable(
     try:
         current = await _wait_active(sdk, current, display, settings)
     except ToolFailure as failure:
-        if failure.category is ErrorCategory.API_INVALID_ARGUMENT:  # FAILED since
+        if failure.category is ErrorCategory.INVALID_INPUT:  # FAILED since
             logger.info("upload %s of %s turned FAILED; uploading again", row.name, display)
             return None
         raise

@@ -210,11 +210,10 @@ def keyword_search(
 PHRASE_WORK = 40
 """How much work the phrase lookup of one search may do (`phrase_rows`), in PHRASE_STEPS
 of SQLite's virtual machine: a count, not a time, so that whether a quote is found does
-not depend on how busy the machine is. At a million chunks the 698 quotes and notes of
-six words or more of the large eval corpus took 26,000 steps at most (p50 6,000; 8-46 ms
-on this machine idle), a phrase of common words only ("I think that it is a good thing to
-do it") 18,000; under a 30 ms bound, 28 of those quotes were given up on an idle machine
-and more on a busy one (docs/benchmarks.md, "A phrase lookup bounded by its work")."""
+not depend on how busy the machine is (a time bound gave up on quotes, more of them the
+busier the machine). The bound sits above what the large eval corpus's longest quotes
+need at a million chunks (docs/benchmarks-log-2026.md, "A phrase lookup bounded by its
+work")."""
 PHRASE_STEPS = 1000
 """SQLite virtual-machine steps between two looks at the lookup's budget."""
 PHRASE_SECONDS = 0.25

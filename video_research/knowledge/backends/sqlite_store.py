@@ -132,7 +132,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, Kn
         text = str(exc)
         if "locked" in text or "busy" in text:
             return ToolFailure(
-                ErrorCategory.TIMEOUT_ERROR,
+                ErrorCategory.TIMEOUT,
                 f"The knowledge store {self.path} stayed locked by another writer for "
                 f"{BUSY_TIMEOUT_SECONDS:.0f} s.",
                 hint="Another process is writing a large batch; retry in a moment.",

