@@ -32,16 +32,24 @@ from typing import Any
 from video_research.media.decode import Tick, iter_frames_at, no_tick
 from video_research.media.limits import Deadline, MediaLimits, check_range
 from video_research.media.probe import describe, open_container, require_video
-from video_research.media.scenes import detect_scenes, frame_change
+from video_research.media.scenes import (
+    TEXT_CHANGED,
+    THUMBNAIL,
+    detect_scenes,
+    picture_change,
+)
 
 MAX_SAMPLES = 2000
 """Keyframes one call reads at most: at ~2 s of OCR each on two cores, about an hour."""
 OCR_EDGE = 1280
 """Longest edge of the frames OCR reads: 720p as is, larger scaled down."""
 UNCHANGED = 0.01
-"""A keyframe that changed less than this (`scenes.frame_change`) since the one before it
-in the same scene is not read again: a static slide sampled every `sample_seconds` costs
-one OCR, not one per sample."""
+"""A keyframe whose colour changed less than this (`scenes.frame_change`) since the sample
+before it, and whose text less than `scenes.TEXT_CHANGED` (`scenes.text_change`), is the
+same picture and is not read again: a static slide sampled every `sample_seconds` costs one
+OCR, not one per sample. The text measure is what tells two slides of one template apart
+(their colour changes by less than this); with it, a picture repeated across a cut (a
+flash, a cut back to the same slide) is not read twice either."""
 SIMILAR = 0.85
 """Two keys this similar (difflib ratio) in neighbouring samples are one text misread."""
 
@@ -202,8 +210,6 @@ def read_screen_text(
     media time of each keyframe read. `scenes`: the range's scene cuts (`detect_scenes`),
     when the caller found them already, in a call of its own with progress of its own.
     """
-    import numpy as np
-
     with open_container(path, limits) as container:
         info = describe(container, path, limits)
         require_video(info, path)
@@ -237,11 +243,7 @@ def read_screen_text(
             began = time.perf_counter()
             sample = by_time[picture.requested]
             thumbnail = _thumbnail(picture.image)
-            if (
-                previous is not None
-                and previous[0].scene == sample.scene
-                and (frame_change(np.abs(thumbnail - previous[1])) < UNCHANGED)
-            ):
+            if previous is not None and _same_picture(previous[1], thumbnail):
                 sample.lines = previous[0].lines  # the same picture: read once
                 reused += 1
             else:
@@ -262,6 +264,15 @@ def read_screen_text(
 
 
 def _thumbnail(image: Any) -> Any:
+    """The picture as scene detection compares it: area means (Pillow's BOX, as swscale's
+    AREA) at THUMBNAIL size."""
     import numpy as np
+    from PIL import Image
 
-    return np.asarray(image.convert("RGB").resize((64, 36)), dtype=np.int16)
+    small = image.convert("RGB").resize(THUMBNAIL, resample=Image.Resampling.BOX)
+    return np.asarray(small, dtype=np.int16)
+
+
+def _same_picture(previous: Any, current: Any) -> bool:
+    colour, text = picture_change(previous, current)
+    return colour < UNCHANGED and text < TEXT_CHANGED

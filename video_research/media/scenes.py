@@ -1,7 +1,16 @@
-"""Scene cuts: PyAV decodes every frame straight to a 64x36 RGB thumbnail (swscale), and a
-cut is where the change from the previous frame (`frame_change`) passes a threshold and is
-several times the change of the frames before it (an adaptive rule, as PySceneDetect's
-AdaptiveDetector: camera motion raises the background change, a cut stands out of it).
+"""Scene cuts: PyAV decodes every frame straight to a 128x72 RGB thumbnail (swscale), and a
+cut is where the change from the previous frame passes a threshold and is several times
+the change of the frames before it (an adaptive rule, as PySceneDetect's AdaptiveDetector:
+camera motion raises the background change, a cut stands out of it).
+
+Two changes are measured (`picture_change`): the colour change of the thumbnail averaged
+down to 64x36 (`frame_change`), which finds edits and slides of another colour, and the
+share of the 128x72 grayscale thumbnail that changed (`text_change`), which finds a slide
+whose text changes on the same template: there the colour hardly moves (0.005-0.016 on the
+mixed-media eval's lectures, under the 0.02 threshold) while the lines that changed cover
+2-5% of the picture. Either one opens a scene. 128x72 is as small as letters still show:
+each pixel averages a 10x10 block of 720p, so compression noise and a moving cursor stay
+under the threshold while a changed line of text does not.
 
 Why not PySceneDetect: its detectors need OpenCV's frame source or a frame loop of our
 own anyway; its ContentDetector scores the same kind of mean HSV difference this does.
@@ -37,7 +46,8 @@ class Scene:
     start: float
     end: float
     score: float
-    """The colour change at the cut that opened it (0 for the first scene)."""
+    """The change at the cut that opened it (0 for the first scene): the larger of the
+    colour change and the share of the picture that changed (`picture_change`)."""
 
     @property
     def middle(self) -> float:
@@ -48,7 +58,19 @@ class Scene:
 
 
 PIXEL_CHANGED = 20
-"""A thumbnail pixel whose largest channel change (0-255) is above this has changed."""
+"""A thumbnail pixel whose largest channel change (0-255) is above this has changed (in
+grayscale: whose brightness change is)."""
+THUMBNAIL = (128, 72)
+"""The size frames are compared at: `text_change` reads it, `frame_change` its 2x2 means."""
+TEXT_CHANGED = 0.0016
+"""A frame whose grayscale thumbnail changed on this share of its pixels (`text_change`)
+shows other text: fitted by `python -m tests.eval.slide_changes` on the mixed-media set
+(the geometric middle between the largest change between two slides, under one pixel of
+the 9216, and the smallest change of text on one template, 0.023). Scaled with the colour
+threshold a caller passes (`text_threshold`), so a higher threshold finds fewer cuts of
+both kinds."""
+DEFAULT_THRESHOLD = 0.02
+"""The colour threshold TEXT_CHANGED goes with (MEDIA_SCENE_THRESHOLD's default)."""
 
 
 def frame_change(difference: Any) -> float:
@@ -56,16 +78,53 @@ def frame_change(difference: Any) -> float:
     of their thumbnails: the mean colour change, or a quarter of the share of pixels that
     changed visibly, whichever is larger. The second catches a cut between two images of
     similar mean colour (one dark slide to another), which the mean alone scores low."""
+    import numpy as np
+
     mean = float(difference.mean()) / 255.0
-    changed = float((difference.max(axis=2) > PIXEL_CHANGED).mean())
+    # the largest channel change per pixel (np.maximum of the three planes: a reduction
+    # over a last axis of 3 costs several times as much)
+    largest = np.maximum(np.maximum(difference[..., 0], difference[..., 1]), difference[..., 2])
+    changed = float((largest > PIXEL_CHANGED).mean())
     return max(mean, changed / 4)
+
+
+def text_change(previous: Any, current: Any) -> float:
+    """The share of pixels (0-1) whose brightness changed visibly between two RGB thumbnails
+    (int16 arrays): a changed line of text moves it at a size where the colour change
+    (`frame_change`) averages the line away."""
+    import numpy as np
+
+    luma = np.array([0.299, 0.587, 0.114], dtype=np.float32)
+    difference = np.abs((current - previous).astype(np.float32) @ luma)
+    return float((difference > PIXEL_CHANGED).mean())
+
+
+def picture_change(previous: Any, current: Any) -> tuple[float, float]:
+    """(colour change, text change) between two THUMBNAIL-sized RGB int16 arrays."""
+
+    def colour(pixels: Any) -> Any:
+        # 2x2 sums: 4x what swscale's area scaling straight to 64x36 gives, to the rounding
+        # (strided adds: numpy's mean over reshaped axes costs 20x as much)
+        return pixels[0::2, 0::2] + pixels[1::2, 0::2] + pixels[0::2, 1::2] + pixels[1::2, 1::2]
+
+    import numpy as np
+
+    return (
+        frame_change(np.abs(colour(current) - colour(previous)) / 4),
+        text_change(previous, current),
+    )
+
+
+def text_threshold(threshold: float) -> float:
+    """The text change that opens a scene beside a colour `threshold`."""
+    return TEXT_CHANGED * threshold / DEFAULT_THRESHOLD
 
 
 def detect_scenes(
     path: str,
     limits: MediaLimits,
     *,
-    threshold: float = 0.02,
+    threshold: float = DEFAULT_THRESHOLD,
     start: float = 0.0,
     end: float | None = None,
     min_scene_seconds: float = MIN_SCENE_SECONDS,
@@ -83,24 +142,33 @@ def detect_scenes(
         start, stop = check_range(start, end, info.duration_seconds)
         cuts: list[tuple[float, float]] = []
         previous = None
-        recent: list[float] = []
+        recent: list[tuple[float, float]] = []
         last_time = start
         compared = 0
+        limit = (threshold, text_threshold(threshold))
         for moment, pixels in walk(
-            container, info, limits, start=start, end=end, sample_fps=SAMPLE_FPS, tick=tick
+            container,
+            info,
+            limits,
+            start=start,
+            end=end,
+            size=THUMBNAIL,
+            sample_fps=SAMPLE_FPS,
+            tick=tick,
         ):
             current = pixels.astype(np.int16)
             if previous is not None:
-                change = frame_change(np.abs(current - previous))
+                change = picture_change(previous, current)
                 compared += 1
                 opened = cuts[-1][0] if cuts else start
-                background = sum(recent) / len(recent) if recent else 0.0
-                if (
-                    change >= threshold
-                    and change >= ADAPTIVE_RATIO * background
-                    and moment - opened >= min_scene_seconds
-                ):
-                    cuts.append((round(moment, 3), round(change, 4)))
+                # each measure against its own threshold and its own recent background
+                stands_out = any(
+                    value >= least
+                    and value >= ADAPTIVE_RATIO * sum(r[n] for r in recent) / max(len(recent), 1)
+                    for n, (value, least) in enumerate(zip(change, limit, strict=True))
+                )
+                if stands_out and moment - opened >= min_scene_seconds:
+                    cuts.append((round(moment, 3), round(max(change), 4)))
                     recent.clear()
                 else:
                     recent = [*recent[-(WINDOW - 1) :], change]
