@@ -157,3 +157,42 @@ def sets_of(corpus: str) -> dict[str, list[Query]]:
 
 if __name__ == "__main__":
     main()
+
+
+async def latency(corpus: str, model: str, queries: list[Query], count: int = 100) -> dict:
+    """p50 / p95 of semantic_search_transcripts (k 10, the whole pipeline: embedding,
+    candidates, fusion, moments, sentence links) beside the store's own hybrid call
+    (`KnowledgeStore.hybrid`, 30 results, embedding the query too) on the same queries,
+    asked in turn so the machine's load touches both alike."""
+    import time
+
+    from tests.bench.common import percentile
+    from tests.eval import distractors
+    from tests.eval.__main__ import _call
+    from video_research.knowledge.store import get_store
+    from video_research.transcripts.indexer import CHUNKS
+
+    folder = cache_root() / f"{corpus}-{model}"
+    services = distractors.store_services(folder, model)
+    from video_research.support.services import use_services
+
+    tool, store_only = [], []
+    with use_services(services):
+        try:
+            store = await get_store()
+            for query in queries[:count]:
+                started = time.perf_counter()
+                await store.hybrid(CHUNKS, query.query, limit=30)
+                store_only.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                await _call(SEARCH_TOOL, {"query": query.query, "k": 10, "auto_index": False})
+                tool.append(time.perf_counter() - started)
+        finally:
+            await services.aclose()
+    return {
+        name: {pct: percentile(times, pct) * 1e3 for pct in (50, 95)}
+        for name, times in (("search", tool), ("store hybrid", store_only))
+    }
+
+
+SEARCH_TOOL = "semantic_search_transcripts"

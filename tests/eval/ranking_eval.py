@@ -161,9 +161,28 @@ def replay(
 def score(samples: Iterable[Sample], variant: Variant = DEFAULT, fitted: Any = None) -> Scores:
     scores = Scores()
     for sample in samples:
-        answers = [(video, at) for video, at, _ in replay(sample, variant, fitted)]
-        scores.add(sample.query, answers, 0.0)
+        scores.add(sample.query, _answers(sample, variant, fitted), 0.0)
     return scores
+
+
+_MEMO: dict[tuple[int, Variant], list[tuple[str, float]]] = {}
+
+
+def _answers(sample: Sample, variant: Variant, fitted: Any) -> list[tuple[str, float]]:
+    """The replayed answers, remembered per sample and variant while the package's own
+    parameters are used (fitting asks the same ones fold after fold)."""
+    key = (id(sample), variant)
+    if fitted is not None or key not in _MEMO:
+        answers = [(video, at) for video, at, _ in replay(sample, variant, fitted)]
+        if fitted is not None:
+            return answers
+        _MEMO[key] = answers
+    return _MEMO[key]
+
+
+def forget() -> None:
+    """Drop the remembered answers (after the package's parameters changed)."""
+    _MEMO.clear()
 
 
 def objective(scores: Scores) -> float:

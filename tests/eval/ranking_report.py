@@ -159,6 +159,7 @@ def _reload() -> None:
     from video_research.knowledge import ranking
 
     ranking._params_file.cache_clear()
+    ranking_eval.forget()
 
 
 def report(samples: dict[str, list[Sample]]) -> None:

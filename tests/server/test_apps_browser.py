@@ -523,6 +523,36 @@ def test_a_moment_said_again_elsewhere_says_so(browser, server, indexed):
     assert not page.errors
 
 
+def test_a_weak_moment_says_so_in_the_view(browser, server, indexed):
+    """A question nothing indexed answers: the tool's result flags its moments weak, and
+    each card shows the flag (and says it to a screen reader), as the result does."""
+    page = host_page(browser, server)
+    args = {"query": "how many ATP molecules does one turn of the Krebs cycle produce", "k": 3}
+    result = _result(page, "semantic_search_transcripts", args)
+    found = result["structuredContent"]["results"]
+    assert found and all(r["weak"] for r in found), found
+
+    def check(view):
+        cards = view.locator("button.hit")
+        assert cards.count() == len(found)
+        for index in range(cards.count()):
+            card = cards.nth(index)
+            assert card.locator(".badge.weak").inner_text() == "weak match"
+            assert "weak match" in card.get_attribute("aria-label")
+
+    _looks(page, "semantic_search_transcripts", args, result, check)
+    strong = _result(page, "semantic_search_transcripts", {**args, "query": "spring tides"})
+    assert not strong["structuredContent"]["results"][0]["weak"]
+
+    def unflagged(view):
+        assert view.locator("button.hit").first.locator(".badge.weak").count() == 0
+
+    _looks(
+        page, "semantic_search_transcripts", {**args, "query": "spring tides"}, strong, unflagged
+    )
+    assert not page.errors
+
+
 def test_moments_of_a_local_video_show_the_servers_own_frames(browser, server, indexed):
     page = host_page(browser, server)
     args = {"query": "continents drift slowly", "k": 2, "video_ids": ["biology_intro"]}
