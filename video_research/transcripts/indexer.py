@@ -119,6 +119,9 @@ CHUNKS_COLLECTION = register_collection(
             _blob(
                 "cue_starts", "Start of each line of text, seconds, as a JSON list (pinpointing)"
             ),
+            _id(
+                "speaker", "Who speaks in the chunk (S1, S2, ... per video), from the speaker pass"
+            ),
         ),
         (
             "index_channel_transcripts",
@@ -157,7 +160,14 @@ VIDEOS_COLLECTION = register_collection(
             Property("duration_seconds", DataType.NUMBER, "End of the last cue", filterable=True),
             Property("indexed_at", DataType.DATE, "When it was indexed", filterable=True),
             _blob("chapters_json", "Chapters as JSON [{start, title}]"),
-            _blob("segments_json", "Every cue as JSON [{start, end, text}]"),
+            _blob("segments_json", "Every cue as JSON [{start, end, text, speaker}]"),
+            _blob("speaker_names_json", "Names users gave the video's speakers: {label: name}"),
+            Property(
+                "speaker_names",
+                DataType.TEXT_ARRAY,
+                "The names users gave the video's speakers (to find the videos a name is in)",
+                filterable=True,
+            ),
         ),
         ("index_channel_transcripts", "index_transcript_files", "index_media_files"),
     )
@@ -284,6 +294,7 @@ async def index_transcript(
             "timestamp_url": timestamp_url(info.video_id, link, chunk.start),
             "chunk_index": chunk.index,
             "evidence": SPEECH,
+            **({"speaker": chunk.speaker} if chunk.speaker else {}),
             "first_cue": chunk.first_cue,
             "last_cue": chunk.last_cue,
             "cue_starts": json.dumps(
@@ -299,6 +310,7 @@ async def index_transcript(
         uuids=[chunk_uuid(info.video_id, chunk.index) for chunk in chunks],
     )
     await windows.store_windows(store, info.video_id, cues)
+    named = await _speaker_names(store, info.video_id)
     record = {
         **common,
         "source_path": transcript.source_path or None,
@@ -308,10 +320,19 @@ async def index_transcript(
         "indexed_at": now_utc(),
         "chapters_json": json.dumps([{"start": c.start, "title": c.title} for c in info.chapters]),
         "segments_json": json.dumps([cue.to_dict() for cue in cues], ensure_ascii=False),
+        **named,
         **(stamps or {}),
     }
     await store.upsert(VIDEOS, record, uuid=video_uuid(info.video_id))
     return video_summary(record)
+
+
+async def _speaker_names(store: Any, video_id: str) -> dict[str, Any]:
+    """The names users gave the video's speakers, kept when it is indexed again."""
+    found = await store.get(VIDEOS, video_uuid(video_id))
+    if not found or not found.properties.get("speaker_names_json"):
+        return {}
+    return {key: found.properties.get(key) for key in ("speaker_names_json", "speaker_names")}
 
 
 def video_fields(props: dict[str, Any]) -> dict[str, Any]:
@@ -535,4 +556,7 @@ async def index_youtube_videos(
 
 
 def cues_of(record: dict[str, Any]) -> list[Cue]:
-    return [Cue(c["start"], c["end"], c["text"]) for c in json.loads(record["segments_json"])]
+    return [
+        Cue(c["start"], c["end"], c["text"], c.get("speaker") or "")
+        for c in json.loads(record["segments_json"])
+    ]
