@@ -28,7 +28,8 @@ HOP_FRAMES = 80
 """Windows start every 0.8 s."""
 MIN_WINDOW_FRAMES = 50
 """A region shorter than 0.5 s is not embedded (it takes its neighbours' speaker)."""
-BATCH = 256
+BATCH = 128
+"""Windows embedded at a time: their LSTM gates take 84 MB."""
 
 
 @dataclass(frozen=True)
@@ -141,11 +142,12 @@ def _windows(speech: list[tuple[float, float]], frames: int) -> list[tuple[int, 
 
 def _frame_power(audio: np.ndarray, frames: int) -> np.ndarray:
     """Mean square of the samples in each 10 ms hop (for per-window loudness)."""
-    usable = min(audio.size, frames * HOP)
+    usable = min(audio.size, frames * HOP) // HOP
     power = np.zeros(frames)
-    squares = np.square(audio[:usable], dtype=np.float64)
-    whole = usable // HOP
-    power[:whole] = squares[: whole * HOP].reshape(whole, HOP).mean(axis=1)
+    hops = audio[: usable * HOP].reshape(usable, HOP)
+    for first in range(0, usable, 65536):
+        block = hops[first : first + 65536].astype(np.float64)
+        power[first : first + len(block)] = np.square(block).mean(axis=1)
     return power
 
 

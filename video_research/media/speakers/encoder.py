@@ -70,17 +70,26 @@ def normalize_volume(wav: np.ndarray) -> np.ndarray:
     return wav if change < 0 else wav * np.float32(10 ** (change / 20))
 
 
+MEL_BLOCK = 8192
+"""Frames transformed at a time: an hour of audio is 360,000 frames, whose spectra at
+once would take gigabytes."""
+
+
 def mel_frames(wav: np.ndarray) -> np.ndarray:
     """(frames, 40) mel power spectrogram, centred frames with zero padding (librosa's
-    melspectrogram at resemblyzer's settings)."""
-    padded = np.pad(wav.astype(np.float32), N_FFT // 2)
+    melspectrogram at resemblyzer's settings), computed a block of frames at a time."""
+    padded = np.pad(wav.astype(np.float32, copy=False), N_FFT // 2)
     count = 1 + (padded.size - N_FFT) // HOP
     frames = np.lib.stride_tricks.as_strided(
-        padded, (count, N_FFT), (padded.strides[0] * HOP, padded.strides[0])
+        padded, (count, N_FFT), (padded.strides[0] * HOP, padded.strides[0]), writeable=False
     )
-    spectrum = np.fft.rfft(frames * _window(), axis=1)
-    power = (spectrum.real**2 + spectrum.imag**2).astype(np.float32)
-    return power @ mel_filters().T
+    out = np.empty((count, N_MELS), np.float32)
+    filters = mel_filters().T
+    for first in range(0, count, MEL_BLOCK):
+        spectrum = np.fft.rfft(frames[first : first + MEL_BLOCK] * _window(), axis=1)
+        power = (spectrum.real**2 + spectrum.imag**2).astype(np.float32)
+        out[first : first + MEL_BLOCK] = power @ filters
+    return out
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

@@ -24,21 +24,23 @@ class Vad:
         )
 
     def probabilities(self, audio: np.ndarray) -> np.ndarray:
-        """Speech probability of each 32 ms frame."""
+        """Speech probability of each 32 ms frame, a block of frames at a time."""
         count = (audio.size + FRAME - 1) // FRAME
-        frames = np.zeros((count, FRAME), np.float32)
-        frames.reshape(-1)[: audio.size] = audio
-        contexts = np.zeros((count, CONTEXT), np.float32)
-        if count > 1:
-            contexts[1:] = frames[:-1, -CONTEXT:]
-        blocks = np.concatenate((contexts, frames), axis=1)
         h = np.zeros((1, 1, 128), np.float32)
         c = np.zeros((1, 1, 128), np.float32)
+        context = np.zeros(CONTEXT, np.float32)
         out = []
         for first in range(0, count, BLOCK):
+            frames = np.zeros((min(BLOCK, count - first), FRAME), np.float32)
+            piece = audio[first * FRAME : (first + len(frames)) * FRAME]
+            frames.reshape(-1)[: piece.size] = piece
+            contexts = np.empty((len(frames), CONTEXT), np.float32)
+            contexts[0] = context
+            contexts[1:] = frames[:-1, -CONTEXT:]
+            context = frames[-1, -CONTEXT:].copy()
+            block = np.concatenate((contexts, frames), axis=1)
             probs, h, c = self.session.run(
-                ["speech_probs", "hn", "cn"],
-                {"input": blocks[first : first + BLOCK], "h": h, "c": c},
+                ["speech_probs", "hn", "cn"], {"input": block, "h": h, "c": c}
             )
             out.append(np.asarray(probs).reshape(-1))
         return np.concatenate(out) if out else np.zeros(0, np.float32)
