@@ -54,3 +54,14 @@ def test_without_the_packages_the_pass_is_off_with_a_note(monkeypatch):
     assert labelled == segments
     assert "silero-vad not installed" in said["speaker_note"]
     assert "--no-deps" in said["speaker_note"]
+
+
+def test_the_onnx_graph_computes_what_the_numpy_encoder_does():
+    from video_research.media.speakers.encoder import Encoder
+    from video_research.media.speakers.encoder_onnx import OnnxEncoder
+
+    state = weights.encoder_state()
+    mels = (np.random.default_rng(0).random((4, 160, 40)) ** 4 * 5).astype(np.float32)
+    reference = Encoder(state).embed(mels)
+    assert np.allclose(OnnxEncoder(state).embed(mels), reference, atol=1e-5)
+    assert np.allclose(np.linalg.norm(reference, axis=1), 1.0, atol=1e-5)

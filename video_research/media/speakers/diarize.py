@@ -19,7 +19,8 @@ import numpy as np
 
 from video_research.media.speakers import weights
 from video_research.media.speakers.cluster import cluster
-from video_research.media.speakers.encoder import HOP, SAMPLE_RATE, Encoder, mel_frames
+from video_research.media.speakers.encoder import HOP, SAMPLE_RATE, mel_frames
+from video_research.media.speakers.encoder_onnx import OnnxEncoder
 from video_research.media.speakers.vad import Vad, regions
 
 WINDOW_FRAMES = 160
@@ -49,11 +50,11 @@ _LOCK = threading.Lock()
 
 
 @functools.cache
-def _models() -> tuple[Vad, Encoder]:
-    return Vad(weights.vad_model()), Encoder(weights.encoder_state())
+def _models() -> tuple[Vad, OnnxEncoder]:
+    return Vad(weights.vad_model()), OnnxEncoder(weights.encoder_state())
 
 
-def models() -> tuple[Vad, Encoder]:
+def models() -> tuple[Vad, OnnxEncoder]:
     """The checked models, loaded once per process (WeightsError when missing or wrong)."""
     with _LOCK:
         return _models()
