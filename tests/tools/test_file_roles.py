@@ -20,6 +20,7 @@ REQUIRED = {
     "index_transcript_files": "blessed",
     "index_media_files": "blessed",
     "delete_indexed_video": "admin",
+    "name_speaker": "blessed",
     "document_ingest": "blessed",
     "document_delete": "admin",
     # a Deep Research task costs dollars and runs for minutes

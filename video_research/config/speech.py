@@ -51,6 +51,14 @@ class SpeechSettings(BaseModel):
             "SPEECH_BEAM_SIZE", "Beam width of the decoder (1 greedy, fastest; 5 a little better)"
         ),
     )
+    speech_speakers: bool = Field(
+        default=True,
+        json_schema_extra=env_field(
+            "SPEECH_SPEAKERS",
+            "Label who speaks each sentence of transcribed speech (S1, S2, ...); needs the "
+            "silero-vad and resemblyzer packages, installed with --no-deps",
+        ),
+    )
     speech_worker_memory_mb: int = Field(
         default=6144,
         ge=512,

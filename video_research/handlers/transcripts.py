@@ -28,7 +28,7 @@ from video_research.support import paths
 from video_research.support.errors import ToolFailure, config_error, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
 from video_research.transcripts import files as transcript_files
-from video_research.transcripts import indexer, reading, youtube_index
+from video_research.transcripts import indexer, reading, speakers, youtube_index
 from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import is_youtube_id, printable
 
@@ -175,6 +175,10 @@ async def delete_indexed_video(args: dict[str, Any], ctx: CallContext) -> dict[s
     return {"video_id": video_id, "deleted": existed or chunks > 0, "chunks_deleted": chunks}
 
 
+async def name_speaker(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return await speakers.name_speaker(_video_id(args["video_id"]), args["speaker"], args["name"])
+
+
 async def transcript_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     video_id = _video_id(args["video_id"])
     record = await indexer.get_video(video_id)
@@ -216,6 +220,9 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         published_before=args.get("published_before"),
         evidence=args.get("evidence"),
     )
+    if args.get("speaker"):
+        said_by = await speakers.speaker_filter(args["speaker"])
+        where = said_by if where is None else Filter.all_of(where, said_by)
     indexing = youtube_index.empty_batch()
     if args["auto_index"]:
         indexing = await youtube_index.auto_index(
@@ -232,6 +239,7 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         min_score=args.get("min_score"),
         pinpoint=args["pinpoint"],
     )
+    await speakers.label_results(results)
     out = {"query": query, "result_count": len(results), "results": results, "indexing": indexing}
     if args.get("thumbnails"):
         await _attach_thumbnails(results, ctx)
@@ -306,6 +314,7 @@ async def _attach_thumbnails(results: list[dict[str, Any]], ctx: CallContext) ->
 
 async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from video_research.media import download as media_download
+    from video_research.media import speakers as speaker_pass
     from video_research.media import speech
     from video_research.media.limits import MEDIA_SUFFIXES
     from video_research.transcripts import media_index
@@ -357,6 +366,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
                 cpu_threads=settings.speech_cpu_threads,
                 beam_size=settings.speech_beam_size,
                 download_root=model_dir,
+                speakers=settings.speech_speakers,
                 worker_limits=worker_limits(settings, "speech"),
                 worker_pool=MEDIA_POOL,
                 worker_progress=WorkerProgress("on_progress", on_progress),
@@ -454,6 +464,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         measure,
         media_download.url_video_id,
         screen_text if args["screen_text"] else None,
+        speaker_pass.LABEL if settings.speech_speakers and speaker_pass.available() else "",
     )
     options = media_index.MediaOptions(
         language=language,

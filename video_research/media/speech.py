@@ -348,6 +348,7 @@ def transcribe_file(
     download_root: str = "",
     on_progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    speakers: bool = False,
 ) -> dict[str, Any]:
     """Transcribe one file: {"language", "language_probability", "duration", "model",
     "segments": [{"start", "end", "text"}]}, one segment per sentence (`Sentences`), its
@@ -356,7 +357,10 @@ def transcribe_file(
     The container's duration is checked against `max_duration_seconds` before decoding;
     `on_progress(seconds)` is told how far the transcription got after each segment;
     `should_stop()` is asked between segments and ends the work with SpeechError
-    "cancelled". Blocking and CPU-bound: call it from a worker thread or process.
+    "cancelled". With `speakers`, each segment also gets its `speaker` (S1, S2, ...) from
+    the speaker pass (`video_research.media.speakers`), and the result says how many
+    were heard ("speaker_count"), or why none were labelled ("speaker_note").
+    Blocking and CPU-bound: call it from a worker thread or process.
     """
     found = probe(path)
     name = Path(path).name
@@ -399,12 +403,18 @@ def transcribe_file(
         raise
     except Exception as exc:
         raise SpeechError("error", f"{name}: speech recognition failed ({_short(exc)}).") from None
+    said_speakers: dict[str, Any] = {}
+    if speakers and out:
+        from video_research.media.speakers import label_speakers
+
+        out, said_speakers = label_speakers(audio, out, name)
     return {
         "language": info.language,
         "language_probability": round(float(info.language_probability), 3),
         "duration": round(duration, 2),
         "model": model_label(model),
         "segments": out,
+        **said_speakers,
     }
 
 

@@ -60,6 +60,8 @@ class Chunk:
     """Indices into the cue list the chunker returns with the chunks (inclusive)."""
     chapter: str | None
     tokens: int
+    speaker: str = ""
+    """Who speaks in it: a speaker change is a wall, so a chunk has one speaker."""
 
 
 _CHAPTER_TIME = r"\(?\[?((?:\d{1,2}:)?\d{1,2}:\d{2})\]?\)?"
@@ -193,7 +195,7 @@ def _split_cue(
         if piece:
             start = round(cue.start + span * low / length, 3)
             end = cue.end if high == len(text) else round(cue.start + span * high / length, 3)
-            pieces.append((Cue(start, max(start, end), piece), tokens))
+            pieces.append((Cue(start, max(start, end), piece, cue.speaker), tokens))
         low = high
     return pieces
 
@@ -243,14 +245,19 @@ def _walls(
     cues: Sequence[Cue], owners: Sequence[int], cuts: Sequence[float], pause: float
 ) -> list[bool]:
     """Whether a chunk may not run from cue i-1 into cue i: a chapter starts, a pause of
-    `pause` seconds, or a scene cut (one of `cuts`, seconds) comes between them. A line
+    `pause` seconds, a change of speaker, or a scene cut (one of `cuts`, seconds) comes
+    between them. A line
     starting up to half a second before the cut counts as after it: speakers start the
     sentence as the slide changes."""
     ordered = sorted(cuts)
     walls = [False] * len(cues)
     for at in range(1, len(cues)):
         before, now = cues[at - 1], cues[at]
-        if owners[at] != owners[at - 1] or now.start - before.end > pause:
+        if (
+            owners[at] != owners[at - 1]
+            or now.start - before.end > pause
+            or now.speaker != before.speaker
+        ):
             walls[at] = True
             continue
         low = bisect.bisect_right(ordered, before.start + 0.5)
@@ -329,6 +336,7 @@ def chunk_cues(
                 last_cue=end - 1,
                 chapter=chapters[chapter_index].title if chapter_index >= 0 else None,
                 tokens=used,
+                speaker=members[0].speaker,
             )
         )
         if end >= len(fitted):

@@ -125,6 +125,9 @@ CHUNKS_COLLECTION = register_collection(
                 "False when the media file held less than it claims (a download cut short): "
                 "the hit is from the part that was read",
             ),
+            _id(
+                "speaker", "Who speaks in the chunk (S1, S2, ... per video), from the speaker pass"
+            ),
         ),
         (
             "index_channel_transcripts",
@@ -173,7 +176,14 @@ VIDEOS_COLLECTION = register_collection(
             Property("seconds_claimed", DataType.NUMBER, "How long the media file says it is"),
             Property("indexed_at", DataType.DATE, "When it was indexed", filterable=True),
             _blob("chapters_json", "Chapters as JSON [{start, title}]"),
-            _blob("segments_json", "Every cue as JSON [{start, end, text}]"),
+            _blob("segments_json", "Every cue as JSON [{start, end, text, speaker}]"),
+            _blob("speaker_names_json", "Names users gave the video's speakers: {label: name}"),
+            Property(
+                "speaker_names",
+                DataType.TEXT_ARRAY,
+                "The names users gave the video's speakers (to find the videos a name is in)",
+                filterable=True,
+            ),
         ),
         ("index_channel_transcripts", "index_transcript_files", "index_media_files"),
     )
@@ -304,6 +314,7 @@ async def index_transcript(
             "timestamp_url": timestamp_url(info.video_id, link, chunk.start),
             "chunk_index": chunk.index,
             "evidence": SPEECH,
+            **({"speaker": chunk.speaker} if chunk.speaker else {}),
             "first_cue": chunk.first_cue,
             "last_cue": chunk.last_cue,
             "cue_starts": json.dumps(
@@ -320,6 +331,7 @@ async def index_transcript(
         uuids=[chunk_uuid(info.video_id, chunk.index) for chunk in chunks],
     )
     await windows.store_windows(store, info.video_id, cues)
+    named = await _speaker_names(store, info.video_id)
     record = {
         **common,
         "source_path": transcript.source_path or None,
@@ -330,6 +342,7 @@ async def index_transcript(
         "indexed_at": now_utc(),
         "chapters_json": json.dumps([{"start": c.start, "title": c.title} for c in info.chapters]),
         "segments_json": json.dumps([cue.to_dict() for cue in cues], ensure_ascii=False),
+        **named,
         **(stamps or {}),
     }
     await store.upsert(VIDEOS, record, uuid=video_uuid(info.video_id))
@@ -356,6 +369,14 @@ def coverage_fields(media: dict[str, Any] | None) -> dict[str, Any]:
         "seconds_read": round(float(media.get("seconds_read") or 0.0), 3),
         "seconds_claimed": round(float(media.get("seconds_claimed") or 0.0), 3),
     }
+
+
+async def _speaker_names(store: Any, video_id: str) -> dict[str, Any]:
+    """The names users gave the video's speakers, kept when it is indexed again."""
+    found = await store.get(VIDEOS, video_uuid(video_id))
+    if not found or not found.properties.get("speaker_names_json"):
+        return {}
+    return {key: found.properties.get(key) for key in ("speaker_names_json", "speaker_names")}
 
 
 def video_fields(props: dict[str, Any]) -> dict[str, Any]:
@@ -581,4 +602,7 @@ async def index_youtube_videos(
 
 
 def cues_of(record: dict[str, Any]) -> list[Cue]:
-    return [Cue(c["start"], c["end"], c["text"]) for c in json.loads(record["segments_json"])]
+    return [
+        Cue(c["start"], c["end"], c["text"], c.get("speaker") or "")
+        for c in json.loads(record["segments_json"])
+    ]

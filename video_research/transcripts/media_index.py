@@ -121,6 +121,9 @@ class MediaTools:
     screen_text: ScreenText | None = None
     """Reads a local file's on-screen text into the index as `screen` evidence beside its
     speech; None when the call asked for speech only."""
+    speakers: str = ""
+    """The speaker pass's label when it runs (part of the settings a transcript depends
+    on: files indexed before it gain speakers when indexed again); empty when off."""
 
 
 @dataclass(frozen=True)
@@ -250,7 +253,7 @@ async def _one_file(
             return
     stamps = {
         "source_sha256": digest,
-        "metadata_sha256": _settings_sha256(tools.model, options.language),
+        "metadata_sha256": _settings_sha256(tools.model, options.language, tools.speakers),
         "speech_model": tools.model,
     }
     if not options.force_reindex:
@@ -547,7 +550,13 @@ async def _transcribe_and_index(
     await report.stages.flush()
     run.transcribed += 1
     run.speech_seconds += float(result.get("duration") or 0.0)
-    cues = [Cue(s["start"], s["end"], s["text"]) for s in result["segments"] if s["text"]]
+    cues = [
+        Cue(s["start"], s["end"], s["text"], s.get("speaker") or "")
+        for s in result["segments"]
+        if s["text"]
+    ]
+    if result.get("speaker_note"):
+        run.notes.append(result["speaker_note"])
     if not cues:
         run.failed.append(
             _item(
@@ -613,9 +622,11 @@ def _captions_sha256(video_sha256: str, screen_text: bool) -> str:
     return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
 
 
-def _settings_sha256(model: str, language: str) -> str:
+def _settings_sha256(model: str, language: str, speakers: str = "") -> str:
     """What a transcript depends on besides the file: a change re-transcribes it."""
     said = {"speech_model": model, "language": language}
+    if speakers:  # absent when off: the hashes of stores indexed before stay valid
+        said["speakers"] = speakers
     return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
 
 

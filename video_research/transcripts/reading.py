@@ -11,7 +11,7 @@ from typing import Any
 
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.support import windows
-from video_research.transcripts import indexer
+from video_research.transcripts import indexer, speakers
 
 
 def transcript_page(
@@ -35,6 +35,7 @@ def transcript_page(
     video = indexer.video_summary(record)
     video["chapters"] = json.loads(record.get("chapters_json") or "[]")
     link = video["video_url"]
+    names = speakers.names_of(record)
     segments = [
         {
             "index": start + n,
@@ -42,10 +43,20 @@ def transcript_page(
             "end": cue.end,
             "text": cue.text,
             "timestamp_url": indexer.timestamp_url(video_id, link, cue.start),
+            **_speaker(cue.speaker, names),
         }
         for n, cue in enumerate(page)
     ]
     return video, segments, end if end < len(cues) else None
+
+
+def _speaker(label: str, names: dict[str, str]) -> dict[str, str]:
+    """A segment's speaker: its name when given (and the label beside it), else the label."""
+    if not label:
+        return {}
+    if label in names:
+        return {"speaker": names[label], "speaker_label": label}
+    return {"speaker": label}
 
 
 async def preview(video_id: str, chars: int) -> str:

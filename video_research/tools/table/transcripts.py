@@ -121,6 +121,22 @@ SPECS: tuple[ToolSpec, ...] = (
         audited=True,
     ),
     ToolSpec(
+        name="name_speaker",
+        handler="transcripts:name_speaker",
+        toolset="transcripts",
+        title="Name a speaker",
+        description=(
+            'Give one of a video\'s speakers a name (S2 -> "Guest"): transcript_get and '
+            "semantic_search_transcripts show it from then on, and its speaker filter takes it. "
+            "Speakers are labelled S1, S2, ... in order of first appearance when index_media_files "
+            "transcribes a recording; an empty name removes the name. Requires blessed."
+        ),
+        role="blessed",
+        read_only=False,
+        idempotent=True,
+        audited=True,
+    ),
+    ToolSpec(
         name="transcript_get",
         handler="transcripts:transcript_get",
         toolset="transcripts",

@@ -47,9 +47,12 @@ class Cue:
     start: float
     end: float
     text: str
+    speaker: str = ""
+    """Who says it (S1, S2, ... per video, from the speaker pass); empty when unknown."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"start": round(self.start, 3), "end": round(self.end, 3), "text": self.text}
+        said = {"start": round(self.start, 3), "end": round(self.end, 3), "text": self.text}
+        return {**said, "speaker": self.speaker} if self.speaker else said
 
 
 @dataclass
