@@ -187,13 +187,17 @@ def main(argv: list[str] | None = None) -> None:
             "moments": total,
         }
         if args.misses:
-            for text in [t for t in large_speech if injection.spans(t, fitted_model)][: args.misses]:
+            for text in [t for t in large_speech if injection.spans(t, fitted_model)][
+                : args.misses
+            ]:
                 print("FALSE FLAG:", text[:200].replace("\n", " "))
     else:
         report["large eval corpus (held out)"] = f"absent ({large}); run make eval-corpus"
     if args.misses:
         missed = [
-            r["text"] for r in rows if r["label"] == 1 and not injection.spans(r["text"], fitted_model)
+            r["text"]
+            for r in rows
+            if r["label"] == 1 and not injection.spans(r["text"], fitted_model)
         ]
         for text in missed[: args.misses]:
             print("MISSED:", text[:160].replace("\n", " "))

@@ -94,9 +94,7 @@ def matches(text: str) -> list[tuple[int, int, Cue]]:
     return found
 
 
-def groups(
-    found: list[tuple[int, int, Cue]], window: int
-) -> Iterator[list[tuple[int, int, Cue]]]:
+def groups(found: list[tuple[int, int, Cue]], window: int) -> Iterator[list[tuple[int, int, Cue]]]:
     """Runs of cues each within `window` characters of the one before."""
     run: list[tuple[int, int, Cue]] = []
     end = -1
