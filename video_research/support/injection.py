@@ -153,15 +153,20 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(item, f"{path}[{index}]")
 
 
-def scan_result(result: dict[str, Any]) -> list[dict[str, Any]]:
+def scan_result(result: dict[str, Any], echoes: Any = None) -> list[dict[str, Any]]:
     """The `injections` entries of a tool result: one per flagged span of any string in it.
 
     `path` is a JSON path into the result (`$.results[2].text`); `start` and `end` are
-    character offsets into that string; `text` is the span itself.
+    character offsets into that string; `text` is the span itself. Strings found verbatim
+    in `echoes` (the call's own arguments: a query echoed back) are the caller's words,
+    not the media's, and are not flagged.
     """
     out: list[dict[str, Any]] = []
     fitted = model()
+    said_by_caller = {text for _, text in _strings(echoes, "$")} if echoes else set()
     for path, text in _strings(result, "$"):
+        if text in said_by_caller:
+            continue
         for span in spans(text, fitted):
             out.append(
                 {

@@ -23,7 +23,9 @@ class Cue:
     """override, new_task, role, prompt_leak, tool_call, exfiltration, address, output."""
     language: str
     pattern: str
-    """A regular expression, matched case-insensitively."""
+    """A regular expression, matched case-insensitively. In the long, specific cues
+    (override, prompt_leak, address, exfiltration, tool_call) words are joined by `\\s*`:
+    OCR of a slide drops spaces ("Ignore allprevious instructions")."""
 
 
 _PREV_EN = r"(?:previous|prior|preceding|above|earlier|foregoing|former|initial|original|old|provided|given)"
@@ -38,27 +40,27 @@ CUES: tuple[Cue, ...] = (
         "en.ignore_previous",
         "override",
         "en",
-        rf"\b(?:ignore|disregard|forget|skip|drop|override|bypass|abandon|discard|neglect)\s+"
-        rf"(?:about\s+)?(?:all\s+|any\s+|the\s+|your\s+|my\s+|these\s+|those\s+|every\s+){{0,3}}"
-        rf"(?:{_PREV_EN}\s+)?{_INSTR_EN}\b",
+        rf"\b(?:ignore|disregard|forget|skip|drop|override|bypass|abandon|discard|neglect)\s*"
+        rf"(?:about\s*)?(?:all\s*|any\s*|the\s*|your\s*|my\s*|these\s*|those\s*|every\s*){{0,3}}"
+        rf"(?:{_PREV_EN}\s*)?{_INSTR_EN}\b",
     ),
     Cue(
         "en.ignore_above",
         "override",
         "en",
-        r"\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:the\s+)?(?:above|before\s+that|that\s+came\s+before|said\s+before)\b",
+        r"\b(?:ignore|disregard|forget)\s*(?:all\s*|everything\s*)?(?:the\s*)?(?:above|before\s*that|that\s*came\s*before|said\s*before)\b",
     ),
     Cue(
         "en.forget_everything",
         "override",
         "en",
-        r"\b(?:forget|ignore|disregard)\s+(?:about\s+)?(?:everything|all\s+(?:that|of\s+that)|all\s+you\s+know)\b",
+        r"\b(?:forget|ignore|disregard)\s*(?:about\s*)?(?:everything|all\s*(?:that|of\s*that)|all\s*you\s*know)\b",
     ),
     Cue(
         "en.instead",
         "override",
         "en",
-        r"\b(?:and|but)\s+(?:instead|rather)\s+(?:say|print|output|write|tell|answer|respond|reply)\b",
+        r"\b(?:and|but)\s*(?:instead|rather)\s*(?:say|print|output|write|tell|answer|respond|reply)\b",
     ),
     Cue(
         "en.new_task",
@@ -112,48 +114,48 @@ CUES: tuple[Cue, ...] = (
         "en.prompt_leak",
         "prompt_leak",
         "en",
-        r"\b(?:system\s+prompt|(?:your|the|initial|original|full|hidden)\s+(?:prompt|instructions)"
-        r"|prompt\s+texts?|what\s+(?:are|were)\s+your\s+(?:initial\s+)?instructions|what\s+is\s+written\s+above"
-        r"|text\s+above|above\s+prompt|(?:print|show|reveal|repeat|output|display)\s+(?:me\s+)?(?:all\s+)?(?:your|the)\s+(?:prompt|instructions))\b",
+        r"\b(?:system\s*prompt|(?:your|the|initial|original|full|hidden)\s*(?:prompt|instructions)"
+        r"|prompt\s*texts?|what\s*(?:are|were)\s*your\s*(?:initial\s*)?instructions|what\s*is\s*written\s*above"
+        r"|text\s*above|above\s*prompt|(?:print|show|reveal|repeat|output|display)\s*(?:me\s*)?(?:all\s*)?(?:your|the)\s*(?:prompt|instructions))\b",
     ),
     Cue(
         "en.not_documents",
         "override",
         "en",
-        r"\b(?:not\s+(?:by|from|according\s+to|in)\s+the\s+(?:articles?|documents?|context|provided)"
-        r"|(?:disregarding|regardless\s+of|despite)\s+(?:the\s+)?(?:articles?|documents?|what\s+you)"
-        r"|by\s+your\s+own\s+knowledge|do\s+not\s+(?:answer|look)|don'?n?t\s+answer)\b",
+        r"\b(?:not\s*(?:by|from|according\s*to|in)\s*the\s*(?:articles?|documents?|context|provided)"
+        r"|(?:disregarding|regardless\s*of|despite)\s*(?:the\s*)?(?:articles?|documents?|what\s*you)"
+        r"|by\s*your\s*own\s*knowledge|do\s*not\s*(?:answer|look)|don'?n?t\s*answer)\b",
     ),
     Cue(
         "en.address_ai",
         "address",
         "en",
-        r"\b(?:(?:hey|hello|hallo|hi|dear|attention|note\s+to(?:\s+the)?)\s*,?\s+(?:gpt|chatgpt|claude|gemini|ai|assistant|agent|llm|model|bot)"
-        r"|as\s+an?\s+(?:ai|language\s+model|llm)|(?:ai|llm)\s+(?:agents?|assistants?|models?)\s+(?:reading|processing|summari[sz]ing)"
-        r"|if\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|assistant|agent)|you\s+as\s+a\s+language\s+model|dan\s+mode)\b",
+        r"\b(?:(?:hey|hello|hallo|hi|dear|attention|note\s*to(?:\s*the)?)\s*,?\s*(?:gpt|chatgpt|claude|gemini|ai|assistant|agent|llm|model|bot)"
+        r"|as\s*an?\s*(?:ai|language\s*model|llm)|(?:a[il]|llm)\s*(?:agents?|assistants?|models?)\s*(?:reading|processing|summari[sz]ing)"
+        r"|if\s*you\s*are\s*an?\s*(?:ai|llm|language\s*model|assistant|agent)|you\s*as\s*a\s*language\s*model|dan\s*mode)\b",
     ),
     Cue(
         "en.tool_call",
         "tool_call",
         "en",
-        r"\b(?:(?:call|invoke|use|run|execute)\s+(?:the\s+|this\s+)?`?[a-z]+(?:_[a-z]+)+`?\s+(?:tool|function)"
-        r"|(?:call|invoke)\s+(?:this|that|the\s+following)\s+tool|tool_call|function_call)\b",
+        r"\b(?:(?:call|invoke|use|run|execute)\s*(?:the\s*|this\s*)?`?[a-z]+(?:_[a-z]+)+`?\s*(?:tool|function)"
+        r"|(?:call|invoke)\s*(?:this|that|the\s*following)\s*tool|tool_call|function_call)\b",
     ),
     Cue(
         "en.exfiltrate",
         "exfiltration",
         "en",
-        r"\b(?:(?:send|upload|post|email|forward|transmit|leak|exfiltrate)\s+(?:this|the|all|your|my|these|every)\s+"
-        r"(?:\w+\s+)?(?:files?|data|conversation|chat|history|credentials|keys?|tokens?|passwords?|secrets?|documents?|contents?)"
-        r"\s+to\b|exfiltrat\w*)",
+        r"\b(?:(?:send|upload|post|email|forward|transmit|leak|exfiltrate)\s*(?:this|the|all|your|my|these|every)\s*"
+        r"(?:\w+\s*)?(?:files?|data|conversation|chat|history|credentials|keys?|tokens?|passwords?|secrets?|documents?|contents?)"
+        r"\s*to\b|exfiltrat\w*)",
     ),
     # --- German
     Cue(
         "de.ignore_previous",
         "override",
         "de",
-        r"\b(?:ignorier\w*|vergiss|vergessen\s+sie|missacht\w*|verwirf|überspring\w*)\s+"
-        r"(?:sie\s+)?(?:jetzt\s+|nun\s+|bitte\s+)?(?:alle\s+|die\s+|deine\s+|ihre\s+|sämtliche\s+){0,2}"
+        r"\b(?:ignorier\w*|vergiss|vergessen\s*sie|missacht\w*|verwirf|überspring\w*)\s*"
+        r"(?:sie\s*)?(?:jetzt\s*|nun\s*|bitte\s*)?(?:alle\s*|die\s*|deine\s*|ihre\s*|sämtliche\s*){0,2}"
         r"(?:vorherigen|vorangegangenen|vorangehenden|bisherigen|obigen|früheren|alten|gegebenen)?\s*"
         r"(?:anweisungen|instruktionen|befehle|aufgaben|aufträge|angaben|informationen|regeln|vorgaben|ausführungen)\b",
     ),
@@ -161,8 +163,8 @@ CUES: tuple[Cue, ...] = (
         "de.forget_everything",
         "override",
         "de",
-        r"\b(?:vergiss|vergessen\s+sie|ignorier\w*)\s+(?:sie\s+)?(?:jetzt\s+|nun\s+)?(?:alles|das\s+obige|die\s+obigen|alles\s+davor|alles\s+gesagte)\b"
-        r"|\b(?:obigen\s+ausführungen|vorherigen\s+(?:instruktionen|anweisungen))\b",
+        r"\b(?:vergiss|vergessen\s*sie|ignorier\w*)\s*(?:sie\s*)?(?:jetzt\s*|nun\s*)?(?:alles|das\s*obige|die\s*obigen|alles\s*davor|alles\s*gesagte)\b"
+        r"|\b(?:obigen\s*ausführungen|vorherigen\s*(?:instruktionen|anweisungen))\b",
     ),
     Cue(
         "de.new_task",
@@ -188,7 +190,7 @@ CUES: tuple[Cue, ...] = (
         "de.prompt_leak",
         "prompt_leak",
         "de",
-        r"\b(?:system-?prompt|prompt-?texte?|eingabeaufforderung|deine\s+anweisungen|ihre\s+anweisungen|obige[nr]?\s+text)\b",
+        r"\b(?:system-?prompt|prompt-?texte?|eingabeaufforderung|deine\s*anweisungen|ihre\s*anweisungen|obige[nr]?\s*text)\b",
     ),
     Cue(
         "de.now_do",
@@ -201,21 +203,21 @@ CUES: tuple[Cue, ...] = (
         "de.exfiltrate",
         "exfiltration",
         "de",
-        r"\b(?:sende|schicke|schick|übertrage|lade)\s+(?:diese|die|alle|deine|ihre)\s+\w*\s*(?:datei(?:en)?|daten|passwörter|schlüssel|zugangsdaten)\b",
+        r"\b(?:sende|schicke|schick|übertrage|lade)\s*(?:diese|die|alle|deine|ihre)\s*\w*\s*(?:datei(?:en)?|daten|passwörter|schlüssel|zugangsdaten)\b",
     ),
     Cue(
         "de.tool_call",
         "tool_call",
         "de",
-        r"\b(?:rufe?|führe)\s+(?:das|dieses|die)\s+(?:werkzeug|tool|funktion)\b",
+        r"\b(?:rufe?|führe)\s*(?:das|dieses|die)\s*(?:werkzeug|tool|funktion)\b",
     ),
     # --- Spanish
     Cue(
         "es.ignore_previous",
         "override",
         "es",
-        r"\b(?:ignora\w*|olvid[ae]\w*|descarta\w*|omite)\s+(?:todo\s+)?(?:todas\s+|todos\s+|las\s+|los\s+|tus\s+|sus\s+){0,2}"
-        r"(?:instrucciones|indicaciones|reglas|órdenes|directrices|tareas|lo\s+anterior|todo)\b",
+        r"\b(?:ignora\w*|olvid[ae]\w*|descarta\w*|omite)\s*(?:todo\s*)?(?:todas\s*|todos\s*|las\s*|los\s*|tus\s*|sus\s*){0,2}"
+        r"(?:instrucciones|indicaciones|reglas|órdenes|directrices|tareas|lo\s*anterior|todo)\b",
     ),
     Cue(
         "es.new_task",
@@ -233,27 +235,27 @@ CUES: tuple[Cue, ...] = (
         "es.prompt_leak",
         "prompt_leak",
         "es",
-        r"\b(?:prompt\s+del\s+sistema|instrucciones\s+(?:iniciales|originales|del\s+sistema)|tus\s+instrucciones)\b",
+        r"\b(?:prompt\s*del\s*sistema|instrucciones\s*(?:iniciales|originales|del\s*sistema)|tus\s*instrucciones)\b",
     ),
     Cue(
         "es.exfiltrate",
         "exfiltration",
         "es",
-        r"\b(?:envía|envia|manda|sube)\s+(?:este|el|los|todos\s+los|tus)\s+(?:archivos?|datos|ficheros?|contraseñas?|claves?)\s+a\b",
+        r"\b(?:envía|envia|manda|sube)\s*(?:este|el|los|todos\s*los|tus)\s*(?:archivos?|datos|ficheros?|contraseñas?|claves?)\s*a\b",
     ),
     Cue(
         "es.tool_call",
         "tool_call",
         "es",
-        r"\b(?:llama|invoca|ejecuta)\s+(?:a\s+)?(?:la|esta)\s+(?:herramienta|función|funcion)\b",
+        r"\b(?:llama|invoca|ejecuta)\s*(?:a\s*)?(?:la|esta)\s*(?:herramienta|función|funcion)\b",
     ),
     # --- French
     Cue(
         "fr.ignore_previous",
         "override",
         "fr",
-        r"\b(?:ignore[zr]?|oublie[zr]?|néglige[zr]?|ne\s+tiens\s+pas\s+compte\s+d)\s+(?:de\s+)?(?:toutes\s+|tous\s+|les\s+|vos\s+|tes\s+|ces\s+){0,2}"
-        r"(?:instructions|consignes|règles|directives|ordres|tâches|ce\s+qui\s+précède|tout)\b",
+        r"\b(?:ignore[zr]?|oublie[zr]?|néglige[zr]?|ne\s*tiens\s*pas\s*compte\s*d)\s*(?:de\s*)?(?:toutes\s*|tous\s*|les\s*|vos\s*|tes\s*|ces\s*){0,2}"
+        r"(?:instructions|consignes|règles|directives|ordres|tâches|ce\s*qui\s*précède|tout)\b",
     ),
     Cue(
         "fr.new_task",
@@ -271,19 +273,19 @@ CUES: tuple[Cue, ...] = (
         "fr.prompt_leak",
         "prompt_leak",
         "fr",
-        r"\b(?:prompt\s+(?:du\s+)?système|invite\s+système|instructions\s+(?:initiales|d'origine|système)|tes\s+instructions|vos\s+instructions)\b",
+        r"\b(?:prompt\s*(?:du\s*)?système|invite\s*système|instructions\s*(?:initiales|d'origine|système)|tes\s*instructions|vos\s*instructions)\b",
     ),
     Cue(
         "fr.exfiltrate",
         "exfiltration",
         "fr",
-        r"\b(?:envoie[zr]?|transmets|transmettez|téléverse[zr]?)\s+(?:ce|le|les|tous\s+les|tes|vos)\s+(?:fichiers?|données|mots\s+de\s+passe|clés?)\s+à\b",
+        r"\b(?:envoie[zr]?|transmets|transmettez|téléverse[zr]?)\s*(?:ce|le|les|tous\s*les|tes|vos)\s*(?:fichiers?|données|mots\s*de\s*passe|clés?)\s*à\b",
     ),
     Cue(
         "fr.tool_call",
         "tool_call",
         "fr",
-        r"\b(?:appelle[zr]?|invoque[zr]?|exécute[zr]?)\s+(?:l'|la\s+|cette\s+)(?:outil|fonction)\b",
+        r"\b(?:appelle[zr]?|invoque[zr]?|exécute[zr]?)\s*(?:l'|la\s*|cette\s*)(?:outil|fonction)\b",
     ),
     # --- Chinese
     Cue(
