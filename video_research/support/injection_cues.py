@@ -149,6 +149,28 @@ CUES: tuple[Cue, ...] = (
         r"(?:\w+\s*)?(?:files?|data|conversation|chat|history|credentials|keys?|tokens?|passwords?|secrets?|documents?|contents?)"
         r"\s*to\b|exfiltrat\w*)",
     ),
+    Cue(
+        "en.next_task",
+        "new_task",
+        "en",
+        r"\b(?:help\s+me\s+with\s+(?:the\s+following|another|a\s+new|this|the\s+next)\s+(?:task|question|assignment)"
+        r"|(?:well\s+done|very\s+good|very\s+well\s+done|great|excellent(?:\s+performance)?|fantastic|congratulations|simply\s+great)"
+        r"[!.,]?\s+(?:but\s+)?(?:now|that\s+is\s+(?:enough|done))\b)",
+    ),
+    Cue(
+        "en.role_play",
+        "role",
+        "en",
+        r"\b(?:actors?\s+in\s+a\s+film|stay\s+in\s+(?:their|his|her|your)\s+roles?|absorbed\s+in\s+your\s+role"
+        r"|in\s+the\s+style\s+of\s+an?\b|answer\s+(?:like|as)\s+an?\b)",
+    ),
+    Cue(
+        "en.make_content",
+        "output",
+        "en",
+        r"\b(?:generate\s+(?:sql|python|c\+\+|javascript|java)\b|write\s+(?:me\s+)?(?:an?\s+)?(?:essay|poem|manifesto|reason\s+why|love\s+poem)"
+        r"|formulate\s+an?\s+untrue)",
+    ),
     # --- German
     Cue(
         "de.ignore_previous",
@@ -210,6 +232,27 @@ CUES: tuple[Cue, ...] = (
         "tool_call",
         "de",
         r"\b(?:rufe?|führe)\s*(?:das|dieses|die)\s*(?:werkzeug|tool|funktion)\b",
+    ),
+    Cue(
+        "de.next_task",
+        "new_task",
+        "de",
+        r"\b(?:hilf\s+mir\s+(?:nun\s+|jetzt\s+)?(?:mit|bei)\s+(?:folgender|einer\s+weiteren|der\s+nächsten)\s+aufgabe"
+        r"|(?:gut\s+gemacht|sehr\s+gut(?:\s+gemacht)?|super\s+gemacht|ausgezeichnet\w*|herzlichen\s+glückwunsch|einfach\s+großartig|fantastisch)"
+        r"[!.,]?\s+(?:aber\s+)?(?:jetzt|nun|das\s+(?:genügt|ist\s+erledigt)))\b",
+    ),
+    Cue(
+        "de.role_play",
+        "role",
+        "de",
+        r"\b(?:schauspieler\s+in\s+einem\s+film|in\s+ihren\s+rollen|in\s+deiner\s+rolle|im\s+stile?\s+eine[sr]?)\b",
+    ),
+    Cue(
+        "de.make_content",
+        "output",
+        "de",
+        r"\b(?:generieren\s+sie\s+(?:den\s+)?(?:sql|python)|schreibe?\s+(?:mir\s+)?(?:eine?n?\s+)?(?:aufsatz|gedicht|manifest|begründung|liebesgedicht)"
+        r"|verfasse\s+(?:nun\s+)?ein|formuliere\s+für)",
     ),
     # --- Spanish
     Cue(
