@@ -16,6 +16,7 @@ this module (recall and false flags are in docs/, not here).
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterator
@@ -70,24 +71,37 @@ def model() -> Model:
 
 
 @cache
-def _compiled() -> tuple[tuple[Cue, re.Pattern[str]], ...]:
-    return tuple((cue, re.compile(cue.pattern, re.IGNORECASE | re.MULTILINE)) for cue in CUES)
+def _compiled(fold: bool) -> tuple[tuple[Cue, re.Pattern[str]], ...]:
+    """The cues, for lower-cased text (fast) or, with `fold`, for any text (IGNORECASE,
+    several times slower: only for the rare text whose lower case changes its length)."""
+    flags = re.MULTILINE | (re.IGNORECASE if fold else 0)
+    return tuple((cue, re.compile(cue.pattern, flags)) for cue in CUES)
 
 
 @cache
-def _any_cue() -> re.Pattern[str]:
+def _any_cue(fold: bool = False) -> re.Pattern[str]:
     """One pattern for all the cues: most strings match none, and are passed in one scan."""
-    return re.compile("|".join(f"(?:{cue.pattern})" for cue in CUES), re.IGNORECASE | re.MULTILINE)
+    flags = re.MULTILINE | (re.IGNORECASE if fold else 0)
+    return re.compile("|".join(f"(?:{cue.pattern})" for cue in CUES), flags)
+
+
+def _lowered(text: str) -> tuple[str, bool]:
+    """(the text to match, whether it needs the case-folding patterns)."""
+    low = text.lower()
+    return (low, False) if len(low) == len(text) else (text, True)
 
 
 def matches(text: str) -> list[tuple[int, int, Cue]]:
     """Every cue found in `text`, as (start, end, cue), in order of start."""
-    if len(text) < MIN_CHARS or _any_cue().search(text) is None:
+    if len(text) < MIN_CHARS:
+        return []
+    subject, fold = _lowered(text)
+    if _any_cue(fold).search(subject) is None:
         return []
     found = [
         (m.start(), m.end(), cue)
-        for cue, pattern in _compiled()
-        for m in pattern.finditer(text)
+        for cue, pattern in _compiled(fold)
+        for m in pattern.finditer(subject)
         if m.end() > m.start()
     ]
     found.sort(key=lambda item: (item[0], item[1]))
@@ -153,6 +167,13 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(item, f"{path}[{index}]")
 
 
+def _worth_reading(text: str) -> bool:
+    """Prose, not a link, an id or a number: only prose can address anyone."""
+    if len(text) < MIN_CHARS or text.startswith(("http://", "https://", "file://", "ui://")):
+        return False
+    return any(c.isspace() for c in text) or any(ord(c) > 0x2E7F for c in text)
+
+
 def scan_result(result: dict[str, Any], echoes: Any = None) -> list[dict[str, Any]]:
     """The `injections` entries of a tool result: one per flagged span of any string in it.
 
@@ -160,13 +181,36 @@ def scan_result(result: dict[str, Any], echoes: Any = None) -> list[dict[str, An
     character offsets into that string; `text` is the span itself. Strings found verbatim
     in `echoes` (the call's own arguments: a query echoed back) are the caller's words,
     not the media's, and are not flagged.
+
+    One pass of all the cues over all the strings at once (joined by NUL, which no cue
+    crosses) finds the few strings worth weighing; most results have none, and a page of
+    a transcript costs about as much as its characters, not its strings.
     """
+    said_by_caller = {text for _, text in _strings(echoes, "$")} if echoes else set()
+    strings = [
+        (path, text)
+        for path, text in _strings(result, "$")
+        if text not in said_by_caller and _worth_reading(text)
+    ]
+    if not strings:
+        return []
+    lowered = [_lowered(text) for _, text in strings]
+    candidates = {n for n, (_, fold) in enumerate(lowered) if fold}
+    joined = "\x00".join(subject for subject, fold in lowered if not fold)
+    ends = []
+    at = 0
+    fast = [n for n, (_, fold) in enumerate(lowered) if not fold]
+    for n in fast:
+        at += len(lowered[n][0])
+        ends.append(at)
+        at += 1
+    candidates |= {fast[bisect.bisect_left(ends, m.start())] for m in _any_cue().finditer(joined)}
+    if not candidates:
+        return []
     out: list[dict[str, Any]] = []
     fitted = model()
-    said_by_caller = {text for _, text in _strings(echoes, "$")} if echoes else set()
-    for path, text in _strings(result, "$"):
-        if text in said_by_caller:
-            continue
+    for index in sorted(candidates):
+        path, text = strings[index]
         for span in spans(text, fitted):
             out.append(
                 {
