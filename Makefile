@@ -21,7 +21,7 @@ SPEAKER_SPEC ?= silero-vad==6.2.3 resemblyzer==0.1.4
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test test-fast dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-mixed eval-pool eval-corpus eval-speakers fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test test-fast dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-injections eval-mixed eval-pool eval-corpus eval-speakers fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -170,6 +170,12 @@ eval-mixed: install
 SPEAKERS ?=
 eval-speakers: install
 	$(PY) -m tests.eval.speakers $(SPEAKERS)
+
+# Injection flags: recall on a public set of prompt injections and false flags on every
+# moment of the real transcripts (tests/eval/injections.py says where each comes from);
+# EVAL_INJECTIONS=--fit refits video_research/support/injection_weights.json first.
+eval-injections: install
+	$(PY) -m tests.eval.injections $(EVAL_INJECTIONS)
 eval-corpus: install
 	$(PY) -m tests.eval.large_corpus $(CORPUS)
 eval-pool: install

@@ -88,8 +88,13 @@ def test_published_schemas_keep_the_contract_shape():
             continue
         out_props = tool.output_schema["properties"]
         full_props = _properties(full_out)
-        assert set(out_props) == set(full_props), name
-        for prop, schema in full_props.items():
+        # the properties every output may carry (injections) may be left to an open object
+        dropped = set(full_props) - set(out_props)
+        assert set(out_props) <= set(full_props), name
+        assert dropped <= set(schema_compaction.SHARED_OUTPUT_PROPERTIES), name
+        if dropped:
+            assert tool.output_schema.get("additionalProperties") is not False, name
+        for prop, schema in ((p, s) for p, s in full_props.items() if p not in dropped):
             assert _resolve(tool.output_schema, out_props[prop]).get("type") == schema.get(
                 "type"
             ), (name, prop)
@@ -184,7 +189,10 @@ def test_output_levels_get_smaller_and_end_at_the_top_level_types():
     levels = schema_compaction.output_levels(spec.output_schema, set())
     sizes = [len(schema_compaction.compact(level)) for level in levels]
     assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(sizes)
-    assert set(levels[-1]["properties"]) == set(spec.output_schema["properties"])
+    shared = set(schema_compaction.SHARED_OUTPUT_PROPERTIES)
+    assert set(levels[-2]["properties"]) == set(spec.output_schema["properties"])
+    assert set(levels[-1]["properties"]) == set(spec.output_schema["properties"]) - shared
+    assert "additionalProperties" not in levels[-1]
 
 
 # ---------------------------------------------------------------- over a real ClientSession

@@ -27,8 +27,8 @@ from video_research.knowledge.store import get_store
 from video_research.support import paths
 from video_research.support.errors import ToolFailure, config_error, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
+from video_research.transcripts import citation, indexer, reading, speakers, youtube_index
 from video_research.transcripts import files as transcript_files
-from video_research.transcripts import indexer, reading, speakers, youtube_index
 from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import is_youtube_id, printable
 
@@ -491,3 +491,89 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         "speech_seconds": round(run.speech_seconds, 1),
         "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
     }
+
+
+# ----------------------------------------------------------------------------- citations
+
+ELSEWHERE_RESULTS = 5
+
+
+async def verify_citation(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Does the cited moment say the quoted words (transcripts.citation)?"""
+    quote = args["quote"].strip()
+    if not citation.words(quote):
+        raise invalid_input(
+            "quote has no words.", hint="Send the words the citation claims are said."
+        )
+    video_id, seconds = await _cited(args)
+    record = await indexer.get_video(video_id)
+    window = float(args["window_seconds"])
+    start, end = max(0.0, seconds - window), seconds + window
+    lines = await citation.window_lines(video_id, start, end)
+    if record is None and not lines:
+        raise not_found(
+            f"Nothing of {video_id} is indexed.",
+            hint="Index it first (index_transcript_files, index_media_files, media_screen_text) "
+            "or check the id with get_indexed_videos.",
+        )
+    match = citation.compare(quote, lines)
+    found = []
+    if match.verdict != "exact":
+        for place in await citation.elsewhere(quote, ELSEWHERE_RESULTS):
+            place["same_video"] = place["video_id"] == video_id
+            place["in_window"] = place["same_video"] and start <= place["time"] <= end
+            found.append(place)
+    link = ""
+    if match.start is not None:
+        link = indexer.timestamp_url(video_id, (record or {}).get("video_url") or "", match.start)
+    return {
+        "verdict": match.verdict,
+        "quote": quote,
+        "video_id": video_id,
+        "time": seconds,
+        "window": {"start": start, "end": end},
+        "checked": {
+            "lines": len(lines),
+            "speech": sum(line.evidence != "screen" for line in lines),
+            "screen": sum(line.evidence == "screen" for line in lines),
+        },
+        "evidence": None
+        if match.verdict == "not_there"
+        else {
+            "said": match.said,
+            "time": round(match.start or 0.0, 1),
+            "timestamp_url": link,
+            "similarity": match.similarity,
+            "differences": match.differences,
+        },
+        "found_elsewhere": found,
+    }
+
+
+async def _cited(args: dict[str, Any]) -> tuple[str, float]:
+    video_id = args.get("video_id")
+    seconds = args.get("time")
+    if args.get("link"):
+        linked_id, path, linked_time = citation.parse_link(args["link"])
+        if path is not None:
+            linked_id = await citation.video_of_file(path)
+        video_id = video_id or linked_id
+        seconds = linked_time if seconds is None else seconds
+    elif video_id and ("/" in video_id or video_id.startswith(("youtube.com", "youtu.be"))):
+        linked_id, _, linked_time = citation.parse_link(video_id)
+        video_id, seconds = linked_id, linked_time if seconds is None else seconds
+    if not video_id:
+        raise invalid_input(
+            "No video to check against.",
+            hint="Send link (a YouTube URL with t=, or file:///path#t=SECONDS) or video_id and time.",
+        )
+    if seconds is None:
+        raise invalid_input(
+            "No time to check at.",
+            hint="Give the time in the link (t=754, #t=754) or as time in seconds.",
+        )
+    if not is_youtube_id(video_id) and len(video_id) > 512:
+        raise invalid_input(
+            "video_id is too long.", hint="Send the id the video was indexed under."
+        )
+    return video_id, float(seconds)

@@ -75,18 +75,34 @@ def output_levels(schema: dict[str, Any], said: set[str]) -> list[dict[str, Any]
     First its whole shape; then its nesting cut one level at a time down to the top
     level's property types; then the top level without `required` and
     `additionalProperties` (still every property and its type); last without the unions
-    that accept anything (`_without_vacuous_unions`).
+    that accept anything (`_without_vacuous_unions`), and last without the properties
+    every output may carry (`SHARED_OUTPUT_PROPERTIES`).
     """
     shape = _flatten(_strip(schema, said, keep=_OUTPUT_KEEP))
     forms = [_hoist(_cut(shape, depth)) for depth in range(_depth(shape), -1, -1)]
     bare = {k: v for k, v in forms[-1].items() if k not in ("required", "additionalProperties")}
     forms.append(bare)
     forms.append(_without_vacuous_unions(bare))
+    forms.append(_without_shared(forms[-1]))
     levels: list[dict[str, Any]] = []
     for form in forms:
         if not levels or len(compact(form)) < len(compact(levels[-1])):
             levels.append(form)
     return levels
+
+
+SHARED_OUTPUT_PROPERTIES = ("injections",)
+"""Optional properties that every output schema declares (schemas/common/defs.json): the
+leanest published form, an open object, still accepts them, so they need not be listed
+in every tool's entry."""
+
+
+def _without_shared(node: dict[str, Any]) -> dict[str, Any]:
+    properties = node.get("properties")
+    if not isinstance(properties, dict) or node.get("additionalProperties") is False:
+        return node
+    kept = {k: v for k, v in properties.items() if k not in SHARED_OUTPUT_PROPERTIES}
+    return {**node, "properties": kept}
 
 
 def _without_vacuous_unions(node: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any
 
 from video_research.handlers.context import CallContext, ImageAttachment
-from video_research.support import contracts
+from video_research.support import contracts, injection
 from video_research.support.errors import ErrorCategory, ToolError, ToolFailure, make_tool_error
 from video_research.support.services import use_services
 from video_research.tools import batches, toolsets
@@ -179,7 +179,27 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
     failure = batches.all_failed(spec.name, result)
     if failure is not None:
         return Outcome(error=failure.to_tool_error())
-    return Outcome(result=result, images=list(ctx.images))
+    return Outcome(result=_flag_injections(spec, result, arguments), images=list(ctx.images))
+
+
+def _flag_injections(
+    spec: ToolSpec, result: dict[str, Any], arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """The result with `injections`: every span of its text that addresses an agent.
+
+    The one place every tool's result passes after its contract is checked, so captions,
+    slides, documents, pages and descriptions are all read, once, and marked as quoted
+    material (support/injection.py). Only the flag is added; nothing else changes. The
+    caller's own words echoed back (a query) are theirs, not the media's: not flagged.
+    """
+    try:
+        found = injection.scan_result(result, arguments)
+    except Exception:  # a flag is an aid, never a reason to lose the answer
+        logger.exception("tool %s: the injection scan failed", spec.name)
+        return result
+    if not found:
+        return result
+    return {**result, "injections": found}
 
 
 def _non_finite(arguments: dict[str, Any]) -> list[dict[str, str]]:

@@ -150,4 +150,16 @@ SPECS: tuple[ToolSpec, ...] = (
         idempotent=True,
         open_world=True,
     ),
+    ToolSpec(
+        name="verify_citation",
+        handler="transcripts:verify_citation",
+        toolset="transcripts",
+        title="Check a quote against the cited moment",
+        description=(
+            "Is a quote said at the cited moment? link: YouTube URL with t= or "
+            "file:///path#t=SECONDS (or video_id and time). Speech, captions and screen text "
+            "within window_seconds, word by word: exact, close (differences) or not_there; "
+            "found_elsewhere: where it is said instead, with its link."
+        ),
+    ),
 )
