@@ -271,7 +271,7 @@ async def _copy_windows(store, sources: list, windows_of: dict, needed: int) -> 
                 objects.append({**props, "video_id": f"c{copy:05d}-{video_id}"})
                 vectors.append(vector)
         if objects:
-            uuids = [window_uuid(o["video_id"], o["first_cue"]) for o in objects]
+            uuids = [window_uuid(o["video_id"], o["first_cue"], o["start_time"]) for o in objects]
             await store.insert_many(WINDOWS, objects, uuids=uuids, vectors=vectors)
             written += len(objects)
     return written

@@ -367,7 +367,7 @@ async def load(
             vectors = approximate_vectors(line_vectors, members)
             window_vectors = approximate_vectors(line_vectors, lines)
         await store.insert_many(CHUNKS, objects, vectors=vectors)
-        uuids = [window_uuid(w["video_id"], w["first_cue"]) for w in windows]
+        uuids = [window_uuid(w["video_id"], w["first_cue"], w["start_time"]) for w in windows]
         await store.insert_many(WINDOWS, windows, uuids=uuids, vectors=window_vectors)
         done += len(objects)
         if true and done // 10_000 != (done - len(objects)) // 10_000:

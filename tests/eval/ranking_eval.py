@@ -138,15 +138,18 @@ def replay(
     if variant.merge and variant.fold:
         moments = search.moments_of(text, candidates, fitted, alpha)
     else:
-        hits = [to_hit(CHUNKS, c, fitted, words) for c in ranking.fuse(candidates, fitted, alpha)]
+        fused = ranking.fuse(candidates, fitted, alpha)
+        hits = [to_hit(CHUNKS, c, fitted, words, scored=False) for c in fused]
         moments = merge_hits(hits) if variant.merge else [Moment([hit]) for hit in hits]
         if variant.fold:
             moments = fold_repeats(moments)
     matcher = TermMatcher(query_terms(text))
     if not variant.link_words:
         words, matcher = ranking.QueryWords((), ()), TermMatcher([])
+    moments = moments[:TOP]
+    search.scored(text, moments, fitted)
     out = []
-    for moment in moments[:TOP]:
+    for moment in moments:
         if variant.link_sentences:
             at = search.link(
                 moment, sample.sentences.get(moment.props["video_id"], ()), words, matcher

@@ -368,7 +368,9 @@ async def test_only_chunks_given_each_window_takes_its_chunks_vector(tmp_path):
     assert await store.count(WINDOWS) == len(windows) > 0
     for window in windows:
         stored = await store.get(
-            WINDOWS, window_uuid(window["video_id"], window["first_cue"]), include_vector=True
+            WINDOWS,
+            window_uuid(window["video_id"], window["first_cue"], window["start_time"]),
+            include_vector=True,
         )
         # its chunk: the same video's last chunk starting at or before it
         n = max(

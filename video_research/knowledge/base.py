@@ -547,16 +547,29 @@ def _above(hits: list[SearchHit], min_score: float | None) -> list[SearchHit]:
 
 
 def to_hit(
-    collection: str, candidate: Candidate, fitted: ranking.Params, words: ranking.QueryWords
+    collection: str,
+    candidate: Candidate,
+    fitted: ranking.Params,
+    words: ranking.QueryWords,
+    scored: bool = True,
 ) -> SearchHit:
-    """A ranked candidate as the hit a search returns, with its relevance."""
-    return SearchHit(
+    """A ranked candidate as the hit a search returns; with `scored`, its relevance (a
+    search that returns a few of many hits scores those few: `score_hit`)."""
+    hit = SearchHit(
         uuid=candidate.key,
         collection=collection,
         properties=candidate.properties,
         score=candidate.fused,
         distance=None if candidate.cosine is None else 1.0 - candidate.cosine,
         keyword_score=candidate.keyword,
-        keyword_share=ranking.share(words, candidate.text),
-        relevance=ranking.relevance(fitted, words, candidate.cosine, candidate.text),
     )
+    if scored:
+        score_hit(hit, candidate.text, fitted, words)
+    return hit
+
+
+def score_hit(hit: SearchHit, text: str, fitted: ranking.Params, words: ranking.QueryWords) -> None:
+    """Set the hit's `keyword_share` and `relevance` from its own searchable `text`."""
+    cosine = None if hit.distance is None else 1.0 - hit.distance
+    hit.keyword_share = ranking.share(words, text)
+    hit.relevance = ranking.relevance(fitted, words, cosine, text)

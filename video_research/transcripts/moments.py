@@ -299,7 +299,7 @@ def fold_repeats(moments: Sequence[Moment]) -> list[Moment]:
         props = moment.props
         words = (
             props.get("evidence") or "speech",
-            *(word.lower() for word in _WORD.findall(props.get("text") or "")),
+            *_WORD.findall((props.get("text") or "").lower()),
         )
         if len(words) > 1 and words in said:  # a chunk without words repeats nothing
             said[words].repeats.append(moment)

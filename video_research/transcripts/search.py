@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from video_research.knowledge import ranking
-from video_research.knowledge.base import to_hit
+from video_research.knowledge.base import score_hit, to_hit
+from video_research.knowledge.collections import get_collection
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.store import SearchHit, get_store
 from video_research.transcripts import windows
@@ -54,6 +55,7 @@ async def search(
     if alpha != 0.0:
         vector = (await store.embedder.embed([query], "query"))[0]
     moments = (await ranked_moments(query, vector, alpha=alpha, where=where))[:k]
+    scored(query, moments, ranking.params((await get_store()).embedder.identity))
     links: list[float | None] = [None] * len(moments)
     if pinpoint:
         sentences = (
@@ -82,10 +84,21 @@ async def ranked_moments(
 def moments_of(
     query: str, found: list[ranking.Candidate], fitted: ranking.Params, alpha: float | None
 ) -> list[Moment]:
-    """Stages 2-4 over a search's candidates: fused, scored, merged into moments."""
+    """Stages 2-3 over a search's candidates: fused, merged into moments, repeats folded
+    (relevance, stage 4, is scored only for the moments returned: `scored`)."""
     words = ranking.QueryWords.of(query)
-    hits = [to_hit(CHUNKS, c, fitted, words) for c in ranking.fuse(found, fitted, alpha)]
-    return fold_repeats(merge_hits(hits))
+    fused = ranking.fuse(found, fitted, alpha)
+    return fold_repeats(merge_hits([to_hit(CHUNKS, c, fitted, words, scored=False) for c in fused]))
+
+
+def scored(query: str, moments: Sequence[Moment], fitted: ranking.Params) -> None:
+    """Stage 4 for the moments returned: each hit's relevance, from its own text (the
+    chunk's searchable text: its title, chapter and words, as the keyword side reads it)."""
+    words = ranking.QueryWords.of(query)
+    definition = get_collection(CHUNKS)
+    for moment in moments:
+        for hit in moment.hits:
+            score_hit(hit, definition.keyword_text(hit.properties), fitted, words)
 
 
 def spans(moments: Sequence[Moment]) -> dict[str, list[tuple[float, float]]]:
