@@ -409,25 +409,35 @@ async def _large_report(queries: list[Query], chunks: int, videos: int, identity
 async def _ranking(args: argparse.Namespace) -> int:
     """The default `make eval`: the ranking pipeline's tables over the large corpus
     (tests/eval/ranking_report.py), `--fit` first refitting its parameters; then the
-    mixed-media set through the server."""
+    latency of the search beside the store's hybrid call. `--ranking-corpus small` runs
+    the same over the 39 videos of ../shared/data/transcripts (the suite's MiniLM fit)."""
     from tests.eval import ranking_data, ranking_report
 
+    corpus = args.ranking_corpus
     root = large_corpus.corpus_dir()
-    if not (root / "queries.jsonl").is_file():
+    if corpus == "large" and not (root / "queries.jsonl").is_file():
         _say(f"no eval corpus at {root}: run `make eval-corpus` first (tests/eval/large_corpus.py)")
         return 2
-    sets = {
-        "large": ranking_data.large_queries(root),
-        "no-answer": ranking_data.no_answer_queries(),
-    }
-    if (root / "chapter_queries.jsonl").is_file():
-        sets["chapters"] = ranking_data.chapter_queries(root / "chapter_queries.jsonl")
+    sets = ranking_data.sets_of(corpus)
     for model in args.embedders.split(",") if args.embedders_given else [distractors_model()]:
-        samples = await ranking_data.samples("large", model.strip(), sets)
-        _say(f"\n## ranking, {model} ({sum(len(v) for v in samples.values())} queries)")
+        samples = await ranking_data.samples(corpus, model.strip(), sets)
+        _say(
+            f"\n## ranking, {model}, {corpus} corpus ({sum(len(v) for v in samples.values())} queries)"
+        )
         if args.fit:
             ranking_report.fit(samples)
         ranking_report.report(samples)
+        queries = [s.query for s in samples.get("large", samples.get("small", []))]
+        held = [q for q in queries if q.split == "held-out"] or queries
+        timing = await ranking_data.latency(corpus, model.strip(), held)
+        search, store = timing["search"], timing["store hybrid"]
+        _say(
+            "\n### latency: semantic_search_transcripts beside the store's hybrid call\n\n"
+            f"| | p50 ms | p95 ms |\n|---|---:|---:|\n"
+            f"| search (k 10: embedding, candidates, fusion, moments, links) | {search[50]:.1f} | {search[95]:.1f} |\n"
+            f"| store.hybrid (30 results, embedding too) | {store[50]:.1f} | {store[95]:.1f} |\n"
+            f"| ratio | x{search[50] / store[50]:.2f} | x{search[95] / store[95]:.2f} |"
+        )
     return 0
 
 
@@ -580,6 +590,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--fit", action="store_true", help="fit the ranking's parameters (ranking_report.fit)"
     )
+    parser.add_argument("--ranking-corpus", default="large", choices=("large", "small"))
     args = parser.parse_args(argv)
     args.embedders_given = any(a.startswith("--embedders") for a in argv)
     return asyncio.run(_main(args))

@@ -54,7 +54,7 @@ def _say(text: str = "") -> None:
 def sets_of(samples: dict[str, list[Sample]]) -> dict[str, list[Sample]]:
     """The sets each table reports: every group of the large corpus, the chapter titles,
     and all English / all Chinese-query together."""
-    large = samples.get("large", [])
+    large = samples.get("large", samples.get("small", []))
     out: dict[str, list[Sample]] = {}
     for name in sorted({group(s.query) for s in large}):
         out[f"large: {name}"] = [s for s in large if group(s.query) == name]
@@ -140,7 +140,7 @@ def relevance(answerable: list[Sample], no_answer: list[Sample]) -> None:
 
 def fit(samples: dict[str, list[Sample]]) -> dict:
     """Every parameter of the pipeline for the samples' embedder (see the module doc)."""
-    large = samples["large"] + samples.get("chapters", [])
+    large = samples.get("large", samples.get("small", [])) + samples.get("chapters", [])
     chosen = ranking_eval.choose(large)
     model = large[0].model
     entry: dict = {"fusion": chosen.fusion, "alpha": chosen.alpha}
@@ -164,10 +164,11 @@ def _reload() -> None:
 
 def report(samples: dict[str, list[Sample]]) -> None:
     sets = sets_of(samples)
+    answerable = samples.get("large", samples.get("small", []))
     baselines(sets)
-    cross_validation(samples["large"] + samples.get("chapters", []))
+    cross_validation(answerable + samples.get("chapters", []))
     ablation(sets)
-    relevance(samples["large"], samples.get("no-answer", []))
+    relevance(answerable, samples.get("no-answer", []))
 
 
 def split(samples: list[Sample], keep: Callable[[Query], bool]) -> list[Sample]:
