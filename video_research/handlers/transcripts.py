@@ -28,7 +28,7 @@ from video_research.support import paths
 from video_research.support.errors import ToolFailure, config_error, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
 from video_research.transcripts import files as transcript_files
-from video_research.transcripts import indexer, reading, youtube_index
+from video_research.transcripts import chapters, indexer, reading, youtube_index
 from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import is_youtube_id, printable
 
@@ -197,6 +197,31 @@ async def transcript_get(args: dict[str, Any], ctx: CallContext) -> dict[str, An
         max_segments=args["max_segments"],
     )
     return {"video": video, "segments": segments, "next_cursor": _cursor(next_offset, scope)}
+
+
+async def video_chapters(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    video_id = _video_id(args["video_id"])
+    record = await indexer.get_video(video_id)
+    if record is None:
+        raise not_found(
+            f"No transcript of {video_id} is indexed, so it has no chapters yet.",
+            hint="Index it first (index_transcript_files, index_media_files, or transcript_get "
+            "for a YouTube ID), or list what is indexed with get_indexed_videos.",
+        )
+    link = record.get("video_url") or ""
+    found = [
+        {**chapter, "timestamp_url": indexer.timestamp_url(video_id, link, chapter["start"])}
+        for chapter in chapters.stored(record)
+    ]
+    evidence = found[0]["evidence"] if found else None
+    return {
+        "video_id": video_id,
+        "video_title": record.get("video_title") or "",
+        "video_url": link,
+        "duration_seconds": record.get("duration_seconds") or 0.0,
+        "evidence": evidence,
+        "chapters": found,
+    }
 
 
 async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

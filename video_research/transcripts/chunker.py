@@ -46,6 +46,11 @@ CHAPTER_TITLE_MAX = 300
 class Chapter:
     start: float
     title: str
+    evidence: str = "author"
+    """author (a description, .info.json, headings, the caller), container (the media
+    file's own chapters) or file (a chapter file beside the video)."""
+    signals: tuple[str, ...] = ()
+    """Where exactly they came from, e.g. ("description",)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ def parse_chapters(description: str | None) -> list[Chapter]:
         start = _clock(clock)
         if chapters and start <= chapters[-1].start:
             continue
-        chapters.append(Chapter(float(start), title))
+        chapters.append(Chapter(float(start), title, "author", ("description",)))
     if len(chapters) < 2 or chapters[0].start != 0:
         return []
     return chapters

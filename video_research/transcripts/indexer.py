@@ -42,7 +42,7 @@ from video_research.knowledge.store import Sort, generate_uuid5, get_store, now_
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.services import current_settings
 from video_research.support.youtube_urls import watch_url
-from video_research.transcripts import windows
+from video_research.transcripts import chapter_index, windows
 from video_research.transcripts.chunker import Chapter, chunk_cues
 from video_research.transcripts.parsers import Budget, Cue, TranscriptTooLarge
 from video_research.transcripts.sources import (
@@ -59,9 +59,11 @@ CHUNKS = "TranscriptChunks"
 VIDEOS = "TranscriptVideos"
 SPEECH = "speech"
 SCREEN = "screen"
-EVIDENCE_KINDS = (SPEECH, SCREEN)
-SPEECH_CHUNKS = Filter.ne("evidence", SCREEN)
-"""Speech chunks: those not marked screen (chunks from before the field have none)."""
+CHAPTER = chapter_index.CHAPTER
+EVIDENCE_KINDS = (SPEECH, SCREEN, CHAPTER)
+SPEECH_CHUNKS = Filter.all_of(Filter.ne("evidence", SCREEN), Filter.ne("evidence", CHAPTER))
+"""Speech chunks: those not marked screen or chapter (chunks from before the field have
+none)."""
 SCREEN_CHUNKS = Filter.eq("evidence", SCREEN)
 MAX_CHUNKS = 5000
 """Chunks one video may have: a 12-hour stream makes about 1,000."""
@@ -113,8 +115,8 @@ CHUNKS_COLLECTION = register_collection(
             _id("source", "youtube, file or speech"),
             _id(
                 "evidence",
-                "speech (captions, transcripts: the default) or screen (text shown on screen, "
-                "read by OCR)",
+                "speech (captions, transcripts: the default), screen (text shown on screen, "
+                "read by OCR) or chapter (a chapter's title, from its author or computed)",
             ),
             _blob(
                 "cue_starts", "Start of each line of text, seconds, as a JSON list (pinpointing)"
@@ -156,7 +158,11 @@ VIDEOS_COLLECTION = register_collection(
             Property("segment_count", DataType.INT, "Caption cues", filterable=True),
             Property("duration_seconds", DataType.NUMBER, "End of the last cue", filterable=True),
             Property("indexed_at", DataType.DATE, "When it was indexed", filterable=True),
-            _blob("chapters_json", "Chapters as JSON [{start, title}]"),
+            _blob(
+                "chapters_json",
+                "Chapters as JSON [{title, start, end, evidence, signals}] (older records: "
+                "[{start, title}], the author's)",
+            ),
             _blob("segments_json", "Every cue as JSON [{start, end, text}]"),
         ),
         ("index_channel_transcripts", "index_transcript_files", "index_media_files"),
@@ -298,7 +304,25 @@ async def index_transcript(
         objects,
         uuids=[chunk_uuid(info.video_id, chunk.index) for chunk in chunks],
     )
-    await windows.store_windows(store, info.video_id, cues)
+    window_starts, vectors = await chapter_index.store_windows(store, info.video_id, cues)
+    slides = await chapter_index.slides_of(store, CHUNKS, info.video_id, SCREEN_CHUNKS)
+    found = await asyncio.to_thread(
+        chapter_index.make_chapters,
+        info.chapters,
+        cues,
+        window_starts,
+        vectors,
+        cuts=cuts,
+        slides=slides,
+    )
+    await store.replace_where(
+        CHUNKS,
+        Filter.all_of(Filter.eq("video_id", info.video_id), chapter_index.CHAPTER_CHUNKS),
+        chapter_index.chapter_objects(
+            found, common, lambda at: timestamp_url(info.video_id, link, at)
+        ),
+        uuids=[chapter_index.chapter_chunk_uuid(info.video_id, n) for n in range(len(found))],
+    )
     record = {
         **common,
         "source_path": transcript.source_path or None,
@@ -306,7 +330,7 @@ async def index_transcript(
         "segment_count": len(cues),
         "duration_seconds": max((cue.end for cue in cues), default=0.0),
         "indexed_at": now_utc(),
-        "chapters_json": json.dumps([{"start": c.start, "title": c.title} for c in info.chapters]),
+        "chapters_json": json.dumps([c.to_dict() for c in found], ensure_ascii=False),
         "segments_json": json.dumps([cue.to_dict() for cue in cues], ensure_ascii=False),
         **(stamps or {}),
     }

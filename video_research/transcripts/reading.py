@@ -4,14 +4,13 @@ search's criteria."""
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date, timedelta
 from typing import Any
 
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.support import windows
-from video_research.transcripts import indexer
+from video_research.transcripts import chapters, indexer
 
 
 def transcript_page(
@@ -33,7 +32,7 @@ def transcript_page(
     page = cues[start : start + max_segments]
     end = start + len(page)
     video = indexer.video_summary(record)
-    video["chapters"] = json.loads(record.get("chapters_json") or "[]")
+    video["chapters"] = chapters.stored(record)
     link = video["video_url"]
     segments = [
         {
@@ -84,8 +83,10 @@ def search_filter(
     conditions: list[FilterNode] = []
     if evidence == "screen":
         conditions.append(Filter.eq("evidence", "screen"))
+    elif evidence == "chapter":
+        conditions.append(Filter.eq("evidence", "chapter"))
     elif evidence == "speech":
-        conditions.append(Filter.ne("evidence", "screen"))  # older chunks have none: speech
+        conditions.append(indexer.SPEECH_CHUNKS)  # older chunks have none: speech
     if channel_ids:
         conditions.append(Filter.in_("channel_id", channel_ids))
     if video_ids:
