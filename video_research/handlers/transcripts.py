@@ -27,8 +27,8 @@ from video_research.knowledge.store import get_store
 from video_research.support import paths
 from video_research.support.errors import ToolFailure, config_error, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
-from video_research.transcripts import files as transcript_files
 from video_research.transcripts import chapters, indexer, reading, youtube_index
+from video_research.transcripts import files as transcript_files
 from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import is_youtube_id, printable
 
@@ -404,18 +404,29 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             got.url,
         )
 
+    probed: dict[Path, Any] = {}
+
+    async def probe(path: Path) -> Any:
+        if path not in probed:
+            try:
+                probed[path] = await parse_isolated(
+                    printable(path.name),
+                    speech.probe,
+                    str(path),
+                    worker_limits=worker_limits(settings, "decode"),
+                    worker_pool=MEDIA_POOL,
+                )
+            except (speech.SpeechError, ToolFailure):
+                probed[path] = None  # the transcription reports what is wrong with the file
+        return probed[path]
+
     async def duration(path: Path) -> float | None:
-        try:
-            found = await parse_isolated(
-                printable(path.name),
-                speech.probe,
-                str(path),
-                worker_limits=worker_limits(settings, "decode"),
-                worker_pool=MEDIA_POOL,
-            )
-        except (speech.SpeechError, ToolFailure):
-            return None  # the transcription reports what is wrong with the file
-        return found.duration
+        found = await probe(path)
+        return None if found is None else found.duration
+
+    async def chapters_in(path: Path) -> list[tuple[float, str]]:
+        found = await probe(path)
+        return [] if found is None else list(found.chapters)
 
     async def screen_text(path: Path, info: Any, item: ItemProgress) -> media_index.Shown:
         from video_research.media.limits import VIDEO_SUFFIXES, MediaLimits
@@ -467,6 +478,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         duration,
         media_download.url_video_id,
         screen_text if args["screen_text"] else None,
+        chapters_in,
     )
     options = media_index.MediaOptions(
         language=language,

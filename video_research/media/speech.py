@@ -105,6 +105,31 @@ class Probe:
     duration: float | None
     """Seconds, from the container or the audio stream's header; None when neither says."""
     has_audio: bool
+    chapters: tuple[tuple[float, str], ...] = ()
+    """The container's own chapters (start seconds, title), at most MAX_CHAPTERS."""
+
+
+MAX_CHAPTERS = 500
+"""Container chapters read at most (a hostile file may declare millions)."""
+
+
+def container_chapters(container: Any) -> tuple[tuple[float, str], ...]:
+    """(start, title) of each chapter in the container's header, untitled ones named by
+    their number; () when it has none or they cannot be read."""
+    try:
+        raw = container.chapters()
+    except Exception:  # an unreadable chapter table is no reason to refuse the media
+        return ()
+    found = []
+    for n, chapter in enumerate(raw[:MAX_CHAPTERS]):
+        try:
+            start = float(chapter["start"] * chapter["time_base"])
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            continue
+        title = str((chapter.get("metadata") or {}).get("title") or f"Chapter {n + 1}")
+        if start >= 0 and start == start:  # not NaN
+            found.append((start, " ".join(title.split())[:300] or f"Chapter {n + 1}"))
+    return tuple(sorted(found))
 
 
 def probe(path: str) -> Probe:
@@ -127,7 +152,7 @@ def probe(path: str) -> Probe:
                 duration = container.duration / 1_000_000
             elif streams and streams[0].duration and streams[0].time_base:
                 duration = float(streams[0].duration * streams[0].time_base)
-            return Probe(duration, bool(streams))
+            return Probe(duration, bool(streams), container_chapters(container))
     except SpeechError:
         raise
     except Exception as exc:  # PyAV's errors (InvalidDataError, ...) all mean "not media"

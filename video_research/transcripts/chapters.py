@@ -18,7 +18,7 @@ Each candidate boundary (a sentence start) gets a weighted sum of these signals;
 video gets one chapter per `seconds_per_chapter` of speech, boundaries picked best-first
 and at least `min_seconds` apart. The weights and the two lengths are fitted by
 `python -m tests.eval.chapters --fit` on half of the Coding Train videos and measured on
-the other half (docs/chapters.md); `PARAMS` holds what the fit gave.
+the other half (docs/chapters.md); it writes them to chapter_params.json, read here.
 
 A computed chapter is titled by the slide title shown at its start when there is one,
 else by the words that set its speech apart from the rest of the video (the most
@@ -27,11 +27,13 @@ distinctive content words, TF-IDF over the chapters).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -60,8 +62,21 @@ class Params:
     slide: float = 1.5
 
 
-PARAMS = Params()
-"""What the fit gave on the training half (tests/eval/chapters.py, docs/chapters.md)."""
+PARAMS_FILE = Path(__file__).with_name("chapter_params.json")
+"""Written by `python -m tests.eval.chapters --fit` (the training half of the Coding Train
+videos); the defaults above stand where it is missing or unreadable."""
+
+
+def _fitted() -> Params:
+    try:
+        data = json.loads(PARAMS_FILE.read_text())
+        known = {f.name for f in fields(Params)}
+        return Params(**{k: float(v) for k, v in data.items() if k in known})
+    except (OSError, ValueError, TypeError):
+        return Params()
+
+
+PARAMS = _fitted()
 SCENE_NEAR = 2.0
 """A scene cut this close to a sentence start (seconds) counts for it."""
 SLIDE_NEAR = 4.0
@@ -116,8 +131,6 @@ def given(
 def stored(record: dict[str, Any]) -> list[dict[str, Any]]:
     """The chapters of a TranscriptVideos record as the tools show them; records written
     before chapters had ends and evidence ({start, title} pairs: an author's) get them."""
-    import json
-
     try:
         raw = json.loads(record.get("chapters_json") or "[]")
     except ValueError:
@@ -150,9 +163,37 @@ def compute(
         return []
     duration = max(cue.end for cue in cues)
     candidates = candidate_scores(cues, window_starts, window_vectors, cuts, slides, params)
+    deck = slide_deck(slides)
+    if deck and count is None:
+        return titled(cues, [0.0, *[t for t in deck if t > 0]], duration, slides, candidates)
     wanted = count if count is not None else chapter_count(cues, params)
     starts = pick(candidates, wanted - 1, duration, params.min_seconds)
     return titled(cues, [0.0, *starts], duration, slides, candidates)
+
+
+SLIDE_MIN_SECONDS = 10.0
+"""A slide shown for less than this is not a part of its own (a build, a flash)."""
+DECK_SHARE = 0.5
+"""Pictures whose titles mostly last under SLIDE_MIN_SECONDS are not a deck (a code editor
+scrolling, a screencast): their text stays one signal among the others."""
+
+
+def slide_deck(slides: Sequence[Slide]) -> list[float]:
+    """The times the slide title changes when the pictures are a slide deck (most titles
+    shown at least SLIDE_MIN_SECONDS; those are kept): a deck's titles are the parts its
+    author made. [] otherwise."""
+    changes = list(_slide_changes(slides))
+    if len(changes) < 2:
+        return []
+    # the last slide stays until the end, however early the speech stops
+    kept = [
+        t
+        for n, t in enumerate(changes)
+        if n + 1 == len(changes) or changes[n + 1] - t >= SLIDE_MIN_SECONDS
+    ]
+    if len(kept) < 2 or len(kept) < DECK_SHARE * len(changes):
+        return []
+    return kept
 
 
 def chapter_count(cues: Sequence[Cue], params: Params) -> int:
@@ -298,21 +339,253 @@ def _near(times: np.ndarray, at: float, within: float) -> bool:
 
 _WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ0-9'+#.-]*[A-Za-zÀ-ÿ0-9+#]|[A-Za-z]")
 STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are aren't as at be because
-    been before being below between both but by can can't cannot could couldn't did didn't do
-    does doesn't doing don't down during each few for from further get gets getting go going
-    gonna got had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers
-    herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
-    just know let let's like look make me more most mustn't my myself no nor not now of off ok
-    okay on once one only or other ought our ours ourselves out over own really right said same
-    say see shan't she she'd she'll she's should shouldn't so some something such than that
-    that's the their theirs them themselves then there there's these they they'd they'll
-    they're they've thing things think this those through to too um uh under until up us very
-    want wanna was wasn't way we we'd we'll we're we've well were weren't what what's when
-    when's where where's which while who who's whom why why's will with won't would wouldn't
-    yeah you you'd you'll you're you've your yours yourself yourselves actually maybe kind sort
-    lot little bit put use using used need take going mean another first two three new back
-    time thank thanks hi hello welcome video today oh alright gonna gotta anyway""".split()
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "aren't",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "can't",
+        "cannot",
+        "could",
+        "couldn't",
+        "did",
+        "didn't",
+        "do",
+        "does",
+        "doesn't",
+        "doing",
+        "don't",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "get",
+        "gets",
+        "getting",
+        "go",
+        "going",
+        "gonna",
+        "got",
+        "had",
+        "hadn't",
+        "has",
+        "hasn't",
+        "have",
+        "haven't",
+        "having",
+        "he",
+        "he'd",
+        "he'll",
+        "he's",
+        "her",
+        "here",
+        "here's",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "how's",
+        "i",
+        "i'd",
+        "i'll",
+        "i'm",
+        "i've",
+        "if",
+        "in",
+        "into",
+        "is",
+        "isn't",
+        "it",
+        "it's",
+        "its",
+        "itself",
+        "just",
+        "know",
+        "let",
+        "let's",
+        "like",
+        "look",
+        "make",
+        "me",
+        "more",
+        "most",
+        "mustn't",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "ok",
+        "okay",
+        "on",
+        "once",
+        "one",
+        "only",
+        "or",
+        "other",
+        "ought",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "really",
+        "right",
+        "said",
+        "same",
+        "say",
+        "see",
+        "shan't",
+        "she",
+        "she'd",
+        "she'll",
+        "she's",
+        "should",
+        "shouldn't",
+        "so",
+        "some",
+        "something",
+        "such",
+        "than",
+        "that",
+        "that's",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "there's",
+        "these",
+        "they",
+        "they'd",
+        "they'll",
+        "they're",
+        "they've",
+        "thing",
+        "things",
+        "think",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "um",
+        "uh",
+        "under",
+        "until",
+        "up",
+        "us",
+        "very",
+        "want",
+        "wanna",
+        "was",
+        "wasn't",
+        "way",
+        "we",
+        "we'd",
+        "we'll",
+        "we're",
+        "we've",
+        "well",
+        "were",
+        "weren't",
+        "what",
+        "what's",
+        "when",
+        "when's",
+        "where",
+        "where's",
+        "which",
+        "while",
+        "who",
+        "who's",
+        "whom",
+        "why",
+        "why's",
+        "will",
+        "with",
+        "won't",
+        "would",
+        "wouldn't",
+        "yeah",
+        "you",
+        "you'd",
+        "you'll",
+        "you're",
+        "you've",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "actually",
+        "maybe",
+        "kind",
+        "sort",
+        "lot",
+        "little",
+        "bit",
+        "put",
+        "use",
+        "using",
+        "used",
+        "need",
+        "take",
+        "going",
+        "mean",
+        "another",
+        "first",
+        "two",
+        "three",
+        "new",
+        "back",
+        "time",
+        "thank",
+        "thanks",
+        "hi",
+        "hello",
+        "welcome",
+        "video",
+        "today",
+        "oh",
+        "alright",
+        "gonna",
+        "gotta",
+        "anyway",
+    ]
 )
 TITLE_WORDS = 3
 

@@ -79,6 +79,22 @@ def _clock(value: str) -> int:
     return seconds
 
 
+def line_chapter(line: str) -> tuple[float, str] | None:
+    """(start, title) of a line that starts (or ends) with a timestamp, else None."""
+    match = _CHAPTER_START.match(line)
+    if match:
+        clock, title = match.group(1), match.group(2)
+    else:
+        match = _CHAPTER_END.match(line)
+        if not match:
+            return None
+        title, clock = match.group(1), match.group(2)
+    title = title.strip(" -–—:|")[:CHAPTER_TITLE_MAX].rstrip()
+    if not title:
+        return None
+    return float(_clock(clock)), title
+
+
 def parse_chapters(description: str | None) -> list[Chapter]:
     """The chapter list YouTube would show for a description; [] when it shows none.
 
@@ -87,21 +103,13 @@ def parse_chapters(description: str | None) -> list[Chapter]:
     """
     chapters: list[Chapter] = []
     for line in (description or "").splitlines():
-        match = _CHAPTER_START.match(line)
-        if match:
-            clock, title = match.group(1), match.group(2)
-        else:
-            match = _CHAPTER_END.match(line)
-            if not match:
-                continue
-            title, clock = match.group(1), match.group(2)
-        title = title.strip(" -–—:|")[:CHAPTER_TITLE_MAX].rstrip()
-        if not title:
+        found = line_chapter(line)
+        if found is None:
             continue
-        start = _clock(clock)
+        start, title = found
         if chapters and start <= chapters[-1].start:
             continue
-        chapters.append(Chapter(float(start), title, "author", ("description",)))
+        chapters.append(Chapter(start, title, "author", ("description",)))
     if len(chapters) < 2 or chapters[0].start != 0:
         return []
     return chapters
