@@ -13,7 +13,8 @@ The rules, each one a reason the search works:
 - A chunk is a moment: whole sentences, at most MOMENT_SECONDS of the video, cut after
   its last full stop, so a hit's text is what was said there and its words and vector
   are those of that moment, not of a minute of talk. It never spans a pause of
-  MOMENT_PAUSE_SECONDS, a scene cut (when the video's are known) or a chapter start.
+  MOMENT_PAUSE_SECONDS, a scene cut (when the video's are known), a chapter start or a
+  change of language (speech knows each sentence's).
 - Only a chunk with no sentence end to cut at (unpunctuated captions) is cut mid-
   sentence; the next one then repeats up to `overlap_tokens` of whole cues, so the
   sentence is whole in one of them.
@@ -206,7 +207,18 @@ def _split_cue(
         if piece:
             start = round(cue.start + span * low / length, 3)
             end = cue.end if high == len(text) else round(cue.start + span * high / length, 3)
-            pieces.append((Cue(start, max(start, end), piece), tokens))
+            pieces.append(
+                (
+                    Cue(
+                        start,
+                        max(start, end),
+                        piece,
+                        cue.language,
+                        cue.language_probability,
+                    ),
+                    tokens,
+                )
+            )
         low = high
     return pieces
 
@@ -263,7 +275,11 @@ def _walls(
     walls = [False] * len(cues)
     for at in range(1, len(cues)):
         before, now = cues[at - 1], cues[at]
-        if owners[at] != owners[at - 1] or now.start - before.end > pause:
+        if (
+            owners[at] != owners[at - 1]
+            or now.start - before.end > pause
+            or now.language != before.language  # a moment is in one language
+        ):
             walls[at] = True
             continue
         low = bisect.bisect_right(ordered, before.start + 0.5)

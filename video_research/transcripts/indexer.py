@@ -107,7 +107,13 @@ CHUNKS_COLLECTION = register_collection(
             Property("published_at", DataType.DATE, "Publication time", filterable=True),
             Property("start_time", DataType.NUMBER, "Start, seconds", filterable=True),
             Property("end_time", DataType.NUMBER, "End, seconds", filterable=True),
-            _id("language", "Transcript language code"),
+            _id("language", "Language code: the sentences' own (speech), else the transcript's"),
+            Property(
+                "language_probability",
+                DataType.NUMBER,
+                "How sure the speech model was of the sentences' language (speech only)",
+                filterable=True,
+            ),
             Property("chunk_index", DataType.INT, "Position in the video", filterable=True),
             Property("first_cue", DataType.INT, "Index of the chunk's first cue"),
             Property("last_cue", DataType.INT, "Index of the chunk's last cue"),
@@ -283,6 +289,7 @@ async def index_transcript(
     objects = [
         {
             **common,
+            **_chunk_language(cues[chunk.first_cue : chunk.last_cue + 1], transcript.language),
             "chapter": chunk.chapter,
             "text": chunk.text,
             "start_time": chunk.start,
@@ -336,6 +343,16 @@ async def index_transcript(
     }
     await store.upsert(VIDEOS, record, uuid=video_uuid(info.video_id))
     return video_summary(record)
+
+
+def _chunk_language(cues: Sequence[Cue], language: str) -> dict[str, Any]:
+    """A moment's language: its lines' own (the chunker keeps one language to a moment)
+    with the least sure of their confidences, else the transcript's."""
+    own = next((cue.language for cue in cues if cue.language), "")
+    if not own:
+        return {"language": language}
+    sure = [cue.language_probability for cue in cues if cue.language_probability is not None]
+    return {"language": own, **({"language_probability": min(sure)} if sure else {})}
 
 
 def video_fields(props: dict[str, Any]) -> dict[str, Any]:
@@ -559,4 +576,13 @@ async def index_youtube_videos(
 
 
 def cues_of(record: dict[str, Any]) -> list[Cue]:
-    return [Cue(c["start"], c["end"], c["text"]) for c in json.loads(record["segments_json"])]
+    return [
+        Cue(
+            c["start"],
+            c["end"],
+            c["text"],
+            c.get("language") or "",
+            c.get("language_probability"),
+        )
+        for c in json.loads(record["segments_json"])
+    ]

@@ -530,7 +530,17 @@ async def _transcribe_and_index(
     await report.stages.flush()
     run.transcribed += 1
     run.speech_seconds += float(result.get("duration") or 0.0)
-    cues = [Cue(s["start"], s["end"], s["text"]) for s in result["segments"] if s["text"]]
+    cues = [
+        Cue(
+            s["start"],
+            s["end"],
+            s["text"],
+            s.get("language") or "",
+            s.get("language_probability"),
+        )
+        for s in result["segments"]
+        if s["text"]
+    ]
     if not cues:
         run.failed.append(
             _item(

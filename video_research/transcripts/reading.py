@@ -41,6 +41,12 @@ def transcript_page(
             "end": cue.end,
             "text": cue.text,
             "timestamp_url": indexer.timestamp_url(video_id, link, cue.start),
+            **({"language": cue.language} if cue.language else {}),
+            **(
+                {"language_probability": cue.language_probability}
+                if cue.language_probability is not None
+                else {}
+            ),
         }
         for n, cue in enumerate(page)
     ]

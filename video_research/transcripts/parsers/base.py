@@ -47,9 +47,18 @@ class Cue:
     start: float
     end: float
     text: str
+    language: str = ""
+    """The language this line is in, when known line by line (speech: detected per
+    sentence); "" when only the transcript's language is known."""
+    language_probability: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"start": round(self.start, 3), "end": round(self.end, 3), "text": self.text}
+        out = {"start": round(self.start, 3), "end": round(self.end, 3), "text": self.text}
+        if self.language:
+            out["language"] = self.language
+            if self.language_probability is not None:
+                out["language_probability"] = self.language_probability
+        return out
 
 
 @dataclass
