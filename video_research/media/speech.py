@@ -375,6 +375,7 @@ def transcribe_file(
     download_root: str = "",
     on_progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    sentence_language: bool = True,
 ) -> dict[str, Any]:
     """Transcribe one file: {"language", "language_probability", "duration", "model",
     "segments": [{"start", "end", "text", "language", "language_probability"}]}, one
@@ -424,7 +425,9 @@ def transcribe_file(
             if on_progress:
                 on_progress(min(segment.end, duration))
         out = [_on_onset(audio, sentence) for sentence in said.finish()]
-        if not language:  # a language given for the file is every sentence's
+        # a language given for the file is every sentence's; sentence_language=False is
+        # the file-level detection alone (bench_languages compares the two)
+        if not language and sentence_language:
             if vad:
                 out = _with_unheard(audio, out)
             out = sentence_languages(whisper, audio, out, info.language, should_stop, name)
