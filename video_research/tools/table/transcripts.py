@@ -138,12 +138,12 @@ SPECS: tuple[ToolSpec, ...] = (
         name="video_chapters",
         handler="transcripts:video_chapters",
         toolset="transcripts",
-        title="Chapters of a video",
+        title="Chapters",
         description=(
-            "The parts of an indexed video or transcript: each chapter's title, start, end, link "
-            "and evidence: the author's (description, .info.json, headings), the media "
-            "file's container, a chapter file beside the video, or computed from topic shifts "
-            "in the speech, pauses, scene cuts and slide titles."
+            "The chapters of an indexed recording or transcript: each part's title, start, end, "
+            "link and evidence: the author's (description, .info.json, headings), the media "
+            "file's container, a chapter file beside it, or computed from topic shifts in the "
+            "speech, pauses, scene cuts and slide titles."
         ),
     ),
 )
