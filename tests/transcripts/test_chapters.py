@@ -49,10 +49,13 @@ async def test_a_transcript_without_chapters_gets_computed_ones_found_by_title(t
     parts = got["chapters"]
     assert got["evidence"] == "computed" and parts[0]["start"] == 0
     starts = [p["start"] for p in parts]
-    for join in joins:  # where the subject changes is a chapter start
+    misses = []
+    for join in joins:  # where the subject changes is a chapter start (the eval's +-30 s)
         near = min(starts, key=lambda s: abs(s - join))
-        assert abs(near - join) <= 10, (join, starts)
+        assert abs(near - join) <= 30, (join, starts)
         assert "topic" in parts[starts.index(near)]["signals"]
+        misses.append(abs(near - join))
+    assert min(misses) <= 2, (joins, starts)  # and one of them to the sentence
     for before, after in zip(parts, parts[1:], strict=False):
         assert before["end"] == after["start"] and before["title"]
     assert parts[-1]["end"] >= parts[-1]["start"]

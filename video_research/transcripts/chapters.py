@@ -81,6 +81,9 @@ SCENE_NEAR = 2.0
 """A scene cut this close to a sentence start (seconds) counts for it."""
 SLIDE_NEAR = 4.0
 """A new slide title this close to a sentence start counts for it."""
+WINDOW_SPAN = 20.0
+"""Seconds of speech one window holds (transcripts.windows.WINDOW_SECONDS): a window that
+starts less than this before a boundary holds words from after it."""
 MIN_VIDEO_SECONDS = 60.0
 """Speech shorter than this is one chapter: there are no parts to find."""
 
@@ -299,12 +302,15 @@ def _depth(times: np.ndarray, starts: np.ndarray, vectors: Any, params: Params) 
     prefix = np.vstack([np.zeros((1, matrix.shape[1])), np.cumsum(matrix, axis=0)])
     sims = np.ones(len(times))
     for n, at in enumerate(times):
-        lo = np.searchsorted(starts, at - params.context)
+        # before: the windows that end by `at` (a window holds WINDOW_SPAN seconds from
+        # its start); after: those that start at or after it
+        lo = np.searchsorted(starts, at - params.context - WINDOW_SPAN)
+        end = np.searchsorted(starts, at - WINDOW_SPAN + 1e-6, side="right")
         mid = np.searchsorted(starts, at - 1e-6)
         hi = np.searchsorted(starts, at + params.context)
-        if mid <= lo or hi <= mid:
+        if end <= lo or hi <= mid:
             continue
-        left = prefix[mid] - prefix[lo]
+        left = prefix[end] - prefix[lo]
         right = prefix[hi] - prefix[mid]
         norm = float(np.linalg.norm(left) * np.linalg.norm(right))
         sims[n] = float(left @ right) / norm if norm > 0 else 1.0
