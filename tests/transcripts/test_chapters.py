@@ -151,3 +151,34 @@ async def test_video_chapters_refuses_what_is_not_indexed():
     assert bad["category"] == "invalid_input"
     empty = await call_error("video_chapters", {})
     assert empty["category"] == "invalid_input"
+
+
+def test_hostile_chapter_files_give_no_chapters(tmp_path):
+    """A chapter file that is binary, oversized, a link out of the roots or a flood of
+    sections gives what it can (bounded) or nothing, never a failure."""
+    from video_research.support.paths import confine_to
+    from video_research.transcripts import chapter_files
+
+    root = tmp_path / "root"
+    root.mkdir()
+    video = root / "talk.mp4"
+
+    def confine(path: Path) -> Path:  # what index_media_files hands in: the roots' check
+        return confine_to(path, [root.resolve()])
+
+    (root / "talk.chapters.txt").write_bytes(b"\x00\xff\xfe" * 1000)
+    assert chapter_files.beside(video, confine) == []
+    (root / "talk.chapters.txt").write_text("00:00 Intro\n" * (chapter_files.MAX_BYTES // 5))
+    assert chapter_files.beside(video, confine) == []  # over MAX_BYTES: not read
+    flood = ";FFMETADATA1\n" + "".join(
+        f"[CHAPTER]\nTIMEBASE=1/1000\nSTART={n * 1000}\ntitle=Part {n}\n" for n in range(5000)
+    )
+    (root / "talk.chapters.txt").write_text(flood)
+    assert len(chapter_files.beside(video, confine)) == chapter_files.MAX_CHAPTERS
+    (root / "talk.chapters.txt").unlink()
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("00:00 Secret\n01:00 Other\n")
+    (root / "talk.chapters.txt").symlink_to(outside)
+    assert chapter_files.beside(video, confine) == []
+    bad = ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/0\nSTART=5\ntitle=x\n[CHAPTER]\nSTART=abc\n"
+    assert chapter_files.parse(bad) == []
