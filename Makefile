@@ -21,7 +21,7 @@ SPEAKER_SPEC ?= silero-vad==6.2.3 resemblyzer==0.1.4
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test test-fast dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-injections eval-mixed eval-pool eval-corpus eval-speakers fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test test-fast dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-chapters eval-injections eval-mixed eval-pool eval-corpus eval-speakers fuzz lint conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -176,6 +176,12 @@ eval-speakers: install
 # EVAL_INJECTIONS=--fit refits video_research/support/injection_weights.json first.
 eval-injections: install
 	$(PY) -m tests.eval.injections $(EVAL_INJECTIONS)
+
+# Chapter boundaries against the Coding Train's own chapters (tests/eval/chapters.py;
+# CHAPTERS_DATA, CHAPTERS_TRANSCRIPTS: where the site's index.json files and the
+# transcripts are). EVAL_CHAPTERS=--fit fits the parameters on the training half first.
+eval-chapters: install
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m tests.eval.chapters $(EVAL_CHAPTERS)
 eval-corpus: install
 	$(PY) -m tests.eval.large_corpus $(CORPUS)
 eval-pool: install

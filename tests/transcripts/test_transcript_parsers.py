@@ -191,11 +191,12 @@ def test_chapters_from_a_description():
         "In this video we bake.\n\nChapters:\n0:00 Intro\n1:05 - Mixing\n(12:30) Shaping the loaf\n"
         "Baking | 1:02:03\nnot a chapter 5:00 in the middle of a line\n"
     )
+    said = ("author", ("description",))  # the author's, read from the description
     assert parse_chapters(description) == [
-        Chapter(0.0, "Intro"),
-        Chapter(65.0, "Mixing"),
-        Chapter(750.0, "Shaping the loaf"),
-        Chapter(3723.0, "Baking"),
+        Chapter(0.0, "Intro", *said),
+        Chapter(65.0, "Mixing", *said),
+        Chapter(750.0, "Shaping the loaf", *said),
+        Chapter(3723.0, "Baking", *said),
     ]
     long = parse_chapters(f"0:00 Intro\n1:00 {'word ' * 100}")
     assert len(long[1].title) <= 300 and long[1].title.startswith("word word")

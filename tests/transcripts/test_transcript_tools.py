@@ -245,13 +245,15 @@ async def test_paging_cursors_and_delete(captions):
     )
     assert jump["segments"][0]["start"] == 60.0
 
+    parts = (await call("video_chapters", {"video_id": "rUsTbOrRoW1"}))["chapters"]
     deleted = await call(
         "delete_indexed_video", {"video_id": "https://www.youtube.com/watch?v=rUsTbOrRoW1"}
     )
     assert deleted == {
         "video_id": "rUsTbOrRoW1",
         "deleted": True,
-        "chunks_deleted": chunks["rUsTbOrRoW1"],
+        # the moments and one searchable chunk per chapter title
+        "chunks_deleted": chunks["rUsTbOrRoW1"] + len(parts),
     }
     assert (await call("delete_indexed_video", {"video_id": "rUsTbOrRoW1"}))["deleted"] is False
     gone = await call(

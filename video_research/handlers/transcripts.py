@@ -27,7 +27,7 @@ from video_research.knowledge.store import get_store
 from video_research.support import paths
 from video_research.support.errors import ToolFailure, config_error, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
-from video_research.transcripts import citation, indexer, reading, speakers, youtube_index
+from video_research.transcripts import chapters, citation, indexer, reading, speakers, youtube_index
 from video_research.transcripts import files as transcript_files
 from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import is_youtube_id, printable
@@ -201,6 +201,31 @@ async def transcript_get(args: dict[str, Any], ctx: CallContext) -> dict[str, An
         max_segments=args["max_segments"],
     )
     return {"video": video, "segments": segments, "next_cursor": _cursor(next_offset, scope)}
+
+
+async def video_chapters(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    video_id = _video_id(args["video_id"])
+    record = await indexer.get_video(video_id)
+    if record is None:
+        raise not_found(
+            f"No transcript of {video_id} is indexed, so it has no chapters yet.",
+            hint="Index it first (index_transcript_files, index_media_files, or transcript_get "
+            "for a YouTube ID), or list what is indexed with get_indexed_videos.",
+        )
+    link = record.get("video_url") or ""
+    found = [
+        {**chapter, "timestamp_url": indexer.timestamp_url(video_id, link, chapter["start"])}
+        for chapter in chapters.stored(record)
+    ]
+    evidence = found[0]["evidence"] if found else None
+    return {
+        "video_id": video_id,
+        "video_title": record.get("video_title") or "",
+        "video_url": link,
+        "duration_seconds": record.get("duration_seconds") or 0.0,
+        "evidence": evidence,
+        "chapters": found,
+    }
 
 
 async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -404,6 +429,26 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
             return None  # the transcription reports what is wrong with the file
         return None if found is None else {**found.fields(), "note": found.note}
 
+    probed: dict[Path, Any] = {}
+
+    async def probe(path: Path) -> Any:
+        if path not in probed:
+            try:
+                probed[path] = await parse_isolated(
+                    printable(path.name),
+                    speech.probe,
+                    str(path),
+                    worker_limits=worker_limits(settings, "decode"),
+                    worker_pool=MEDIA_POOL,
+                )
+            except (speech.SpeechError, ToolFailure):
+                probed[path] = None  # the transcription reports what is wrong with the file
+        return probed[path]
+
+    async def chapters_in(path: Path) -> list[tuple[float, str]]:
+        found = await probe(path)
+        return [] if found is None else list(found.chapters)
+
     async def screen_text(
         path: Path, info: Any, item: ItemProgress, media: dict[str, Any] | None
     ) -> media_index.Shown:
@@ -465,6 +510,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         media_download.url_video_id,
         screen_text if args["screen_text"] else None,
         speaker_pass.LABEL if settings.speech_speakers and speaker_pass.available() else "",
+        chapters=chapters_in,
     )
     options = media_index.MediaOptions(
         language=language,

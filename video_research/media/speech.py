@@ -107,6 +107,31 @@ class Probe:
     """Seconds, from the container or else its longest stream's header (`coverage.duration`,
     as every tool reports it); None when none says."""
     has_audio: bool
+    chapters: tuple[tuple[float, str], ...] = ()
+    """The container's own chapters (start seconds, title), at most MAX_CHAPTERS."""
+
+
+MAX_CHAPTERS = 500
+"""Container chapters read at most (a hostile file may declare millions)."""
+
+
+def container_chapters(container: Any) -> tuple[tuple[float, str], ...]:
+    """(start, title) of each chapter in the container's header, untitled ones named by
+    their number; () when it has none or they cannot be read."""
+    try:
+        raw = container.chapters()
+    except Exception:  # an unreadable chapter table is no reason to refuse the media
+        return ()
+    found = []
+    for n, chapter in enumerate(raw[:MAX_CHAPTERS]):
+        try:
+            start = float(chapter["start"] * chapter["time_base"])
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            continue
+        title = str((chapter.get("metadata") or {}).get("title") or f"Chapter {n + 1}")
+        if start >= 0 and start == start:  # not NaN
+            found.append((start, " ".join(title.split())[:300] or f"Chapter {n + 1}"))
+    return tuple(sorted(found))
 
 
 def probe(path: str) -> Probe:
@@ -125,7 +150,7 @@ def probe(path: str) -> Probe:
         with av.open(str(file), metadata_errors="ignore") as container:
             # the one duration every tool reports (container, else the longest stream)
             duration = media_duration(container) or None
-            return Probe(duration, bool(container.streams.audio))
+            return Probe(duration, bool(container.streams.audio), container_chapters(container))
     except SpeechError:
         raise
     except Exception as exc:  # PyAV's errors (InvalidDataError, ...) all mean "not media"
@@ -349,10 +374,13 @@ def transcribe_file(
     on_progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     speakers: bool = False,
+    sentence_language: bool = True,
 ) -> dict[str, Any]:
     """Transcribe one file: {"language", "language_probability", "duration", "model",
-    "segments": [{"start", "end", "text"}]}, one segment per sentence (`Sentences`), its
-    times those of its first and last words on the media's timeline (`decode_audio`).
+    "segments": [{"start", "end", "text", "language", "language_probability"}]}, one
+    segment per sentence (`Sentences`), its times those of its first and last words on
+    the media's timeline (`decode_audio`), its language its own (`sentence_languages`)
+    unless `language` is given for the whole file.
 
     The container's duration is checked against `max_duration_seconds` before decoding;
     `on_progress(seconds)` is told how far the transcription got after each segment;
@@ -399,6 +427,12 @@ def transcribe_file(
             if on_progress:
                 on_progress(min(segment.end, duration))
         out = [_on_onset(audio, sentence) for sentence in said.finish()]
+        # a language given for the file is every sentence's; sentence_language=False is
+        # the file-level detection alone (bench_languages compares the two)
+        if not language and sentence_language:
+            if vad:
+                out = _with_unheard(audio, out)
+            out = sentence_languages(whisper, audio, out, info.language, should_stop, name)
     except SpeechError:
         raise
     except Exception as exc:
@@ -416,6 +450,115 @@ def transcribe_file(
         "segments": out,
         **said_speakers,
     }
+
+
+# ----------------------------------------------------------------------------- languages
+
+LANGUAGE_MIN_SECONDS = 1.0
+"""A sentence shorter than this is too short to tell its language (a "yes", a name): it
+takes the language of the sentence before it."""
+LANGUAGE_SURE = 0.6
+"""Detection at least this sure that a sentence is in the file's language settles it."""
+LANGUAGE_CANDIDATES = 3
+"""Languages a doubtful sentence is decoded in (the detection's likeliest)."""
+LANGUAGE_PAD_SECONDS = 0.2
+"""Audio kept around a sentence when it is listened to on its own."""
+
+
+def sentence_languages(
+    whisper: Any,
+    audio: Any,
+    sentences: list[dict[str, Any]],
+    file_language: str,
+    should_stop: Callable[[], bool] | None,
+    name: str,
+) -> list[dict[str, Any]]:
+    """Each sentence with its own language and the confidence in it; a sentence heard in
+    another language than the file's is transcribed again in that language.
+
+    The first pass decodes every sentence in the file's language (Whisper detects one
+    language per 30-s window, and a window holds sentences of several languages when a
+    talk switches between them: a German sentence in an English window comes out as
+    English-sounding words). Here each sentence's own audio is listened to again
+    (`detect_language`, one encoder pass). A sentence heard as the file's language with
+    at least LANGUAGE_SURE is done. Otherwise detection alone is not to be trusted on a
+    few seconds of audio (a synthetic German voice reads as Thai or English to the base
+    model), so the sentence is decoded in each likely language (the detection's top
+    LANGUAGE_CANDIDATES and the file's) and the language whose words the model finds
+    likeliest (mean token log-probability) wins. Times stay the first pass's."""
+    out: list[dict[str, Any]] = []
+    previous: tuple[str, float | None] = (file_language, None)
+    for sentence in sentences:
+        if should_stop and should_stop():
+            raise SpeechError("cancelled", f"Transcription of {name} was cancelled.")
+        first = max(0, int((sentence["start"] - LANGUAGE_PAD_SECONDS) * SAMPLE_RATE))
+        last = int((sentence["end"] + LANGUAGE_PAD_SECONDS) * SAMPLE_RATE)
+        clip = audio[first:last]
+        unheard = not sentence["text"]
+        if (sentence["end"] - sentence["start"] < LANGUAGE_MIN_SECONDS or not clip.size) and (
+            not unheard
+        ):
+            language, probability = previous
+            out.append({**sentence, "language": language, "language_probability": probability})
+            continue
+        _, _, ranked = whisper.detect_language(audio=clip)
+        detected = dict(ranked)
+        top, top_probability = ranked[0]
+        heard = {**sentence, "language": top, "language_probability": round(top_probability, 3)}
+        if unheard or not (top == file_language and top_probability >= LANGUAGE_SURE):
+            candidates = [code for code, _ in ranked[:LANGUAGE_CANDIDATES]]
+            candidates += [file_language] if file_language not in candidates else []
+            decoded = {code: _transcribe_clip(whisper, clip, code) for code in candidates}
+            best = max(candidates, key=lambda code: decoded[code][1])
+            heard["language"] = best
+            heard["language_probability"] = round(float(detected.get(best, 0.0)), 3)
+            if (best != file_language or unheard) and decoded[best][0]:
+                heard["text"] = decoded[best][0]
+        if not heard["text"]:
+            continue  # the voice detector heard something no language makes words of
+        previous = (heard["language"], heard["language_probability"])
+        out.append(heard)
+    return out
+
+
+UNHEARD_MIN_SECONDS = 1.0
+"""Voice this long that the first pass left without words is listened to again."""
+
+
+def _with_unheard(audio: Any, sentences: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`sentences` and, as sentences without words yet, the stretches the voice detector
+    hears speech in that no sentence covers: decoded in the file's language, a sentence in
+    another one can come out as nothing at all (Whisper's no-speech rule drops it), and
+    `sentence_languages` then decodes it in its own."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    spans = get_speech_timestamps(audio, VadOptions(min_silence_duration_ms=500))
+    added = []
+    for span in spans:
+        start, end = span["start"] / SAMPLE_RATE, span["end"] / SAMPLE_RATE
+        covered = sum(max(0.0, min(end, s["end"]) - max(start, s["start"])) for s in sentences)
+        if end - start >= UNHEARD_MIN_SECONDS and covered < 0.2 * (end - start):
+            added.append({"start": round(start, 2), "end": round(end, 2), "text": ""})
+    return sorted([*sentences, *added], key=lambda s: s["start"])
+
+
+def _transcribe_clip(whisper: Any, clip: Any, language: str) -> tuple[str, float]:
+    """(the clip's words in `language`, their mean log-probability per token)."""
+    segments, _ = whisper.transcribe(
+        clip,
+        language=language,
+        beam_size=1,
+        vad_filter=False,
+        condition_on_previous_text=False,
+        without_timestamps=True,
+    )
+    said = list(segments)
+    text = " ".join(segment.text.strip() for segment in said).strip()
+    tokens = sum(max(1, len(segment.tokens)) for segment in said)
+    if not said or not text:
+        return "", float("-inf")
+    score = sum(segment.avg_logprob * max(1, len(segment.tokens)) for segment in said) / tokens
+    return text, score
 
 
 # ----------------------------------------------------------------------------- sentences

@@ -13,7 +13,8 @@ The rules, each one a reason the search works:
 - A chunk is a moment: whole sentences, at most MOMENT_SECONDS of the video, cut after
   its last full stop, so a hit's text is what was said there and its words and vector
   are those of that moment, not of a minute of talk. It never spans a pause of
-  MOMENT_PAUSE_SECONDS, a scene cut (when the video's are known) or a chapter start.
+  MOMENT_PAUSE_SECONDS, a scene cut (when the video's are known), a chapter start or a
+  change of language (speech knows each sentence's).
 - Only a chunk with no sentence end to cut at (unpunctuated captions) is cut mid-
   sentence; the next one then repeats up to `overlap_tokens` of whole cues, so the
   sentence is whole in one of them.
@@ -46,6 +47,11 @@ CHAPTER_TITLE_MAX = 300
 class Chapter:
     start: float
     title: str
+    evidence: str = "author"
+    """author (a description, .info.json, headings, the caller), container (the media
+    file's own chapters) or file (a chapter file beside the video)."""
+    signals: tuple[str, ...] = ()
+    """Where exactly they came from, e.g. ("description",)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,22 @@ def _clock(value: str) -> int:
     return seconds
 
 
+def line_chapter(line: str) -> tuple[float, str] | None:
+    """(start, title) of a line that starts (or ends) with a timestamp, else None."""
+    match = _CHAPTER_START.match(line)
+    if match:
+        clock, title = match.group(1), match.group(2)
+    else:
+        match = _CHAPTER_END.match(line)
+        if not match:
+            return None
+        title, clock = match.group(1), match.group(2)
+    title = title.strip(" -–—:|")[:CHAPTER_TITLE_MAX].rstrip()
+    if not title:
+        return None
+    return float(_clock(clock)), title
+
+
 def parse_chapters(description: str | None) -> list[Chapter]:
     """The chapter list YouTube would show for a description; [] when it shows none.
 
@@ -84,21 +106,13 @@ def parse_chapters(description: str | None) -> list[Chapter]:
     """
     chapters: list[Chapter] = []
     for line in (description or "").splitlines():
-        match = _CHAPTER_START.match(line)
-        if match:
-            clock, title = match.group(1), match.group(2)
-        else:
-            match = _CHAPTER_END.match(line)
-            if not match:
-                continue
-            title, clock = match.group(1), match.group(2)
-        title = title.strip(" -–—:|")[:CHAPTER_TITLE_MAX].rstrip()
-        if not title:
+        found = line_chapter(line)
+        if found is None:
             continue
-        start = _clock(clock)
+        start, title = found
         if chapters and start <= chapters[-1].start:
             continue
-        chapters.append(Chapter(float(start), title))
+        chapters.append(Chapter(start, title, "author", ("description",)))
     if len(chapters) < 2 or chapters[0].start != 0:
         return []
     return chapters
@@ -195,7 +209,19 @@ def _split_cue(
         if piece:
             start = round(cue.start + span * low / length, 3)
             end = cue.end if high == len(text) else round(cue.start + span * high / length, 3)
-            pieces.append((Cue(start, max(start, end), piece, cue.speaker), tokens))
+            pieces.append(
+                (
+                    Cue(
+                        start,
+                        max(start, end),
+                        piece,
+                        speaker=cue.speaker,
+                        language=cue.language,
+                        language_probability=cue.language_probability,
+                    ),
+                    tokens,
+                )
+            )
         low = high
     return pieces
 
@@ -257,6 +283,7 @@ def _walls(
             owners[at] != owners[at - 1]
             or now.start - before.end > pause
             or now.speaker != before.speaker
+            or now.language != before.language  # a moment is in one language
         ):
             walls[at] = True
             continue

@@ -42,7 +42,7 @@ from video_research.knowledge.store import Sort, generate_uuid5, get_store, now_
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.services import current_settings
 from video_research.support.youtube_urls import watch_url
-from video_research.transcripts import windows
+from video_research.transcripts import chapter_index, windows
 from video_research.transcripts.chunker import Chapter, chunk_cues
 from video_research.transcripts.parsers import Budget, Cue, TranscriptTooLarge
 from video_research.transcripts.sources import (
@@ -59,9 +59,11 @@ CHUNKS = "TranscriptChunks"
 VIDEOS = "TranscriptVideos"
 SPEECH = "speech"
 SCREEN = "screen"
-EVIDENCE_KINDS = (SPEECH, SCREEN)
-SPEECH_CHUNKS = Filter.ne("evidence", SCREEN)
-"""Speech chunks: those not marked screen (chunks from before the field have none)."""
+CHAPTER = chapter_index.CHAPTER
+EVIDENCE_KINDS = (SPEECH, SCREEN, CHAPTER)
+SPEECH_CHUNKS = Filter.all_of(Filter.ne("evidence", SCREEN), Filter.ne("evidence", CHAPTER))
+"""Speech chunks: those not marked screen or chapter (chunks from before the field have
+none)."""
 SCREEN_CHUNKS = Filter.eq("evidence", SCREEN)
 MAX_CHUNKS = 5000
 """Chunks one video may have: a 12-hour stream makes about 1,000."""
@@ -105,7 +107,13 @@ CHUNKS_COLLECTION = register_collection(
             Property("published_at", DataType.DATE, "Publication time", filterable=True),
             Property("start_time", DataType.NUMBER, "Start, seconds", filterable=True),
             Property("end_time", DataType.NUMBER, "End, seconds", filterable=True),
-            _id("language", "Transcript language code"),
+            _id("language", "Language code: the sentences' own (speech), else the transcript's"),
+            Property(
+                "language_probability",
+                DataType.NUMBER,
+                "How sure the speech model was of the sentences' language (speech only)",
+                filterable=True,
+            ),
             Property("chunk_index", DataType.INT, "Position in the video", filterable=True),
             Property("first_cue", DataType.INT, "Index of the chunk's first cue"),
             Property("last_cue", DataType.INT, "Index of the chunk's last cue"),
@@ -113,8 +121,8 @@ CHUNKS_COLLECTION = register_collection(
             _id("source", "youtube, file or speech"),
             _id(
                 "evidence",
-                "speech (captions, transcripts: the default) or screen (text shown on screen, "
-                "read by OCR)",
+                "speech (captions, transcripts: the default), screen (text shown on screen, "
+                "read by OCR) or chapter (a chapter's title, from its author or computed)",
             ),
             _blob(
                 "cue_starts", "Start of each line of text, seconds, as a JSON list (pinpointing)"
@@ -175,8 +183,12 @@ VIDEOS_COLLECTION = register_collection(
             Property("seconds_read", DataType.NUMBER, "How much of the media file was read"),
             Property("seconds_claimed", DataType.NUMBER, "How long the media file says it is"),
             Property("indexed_at", DataType.DATE, "When it was indexed", filterable=True),
-            _blob("chapters_json", "Chapters as JSON [{start, title}]"),
-            _blob("segments_json", "Every cue as JSON [{start, end, text, speaker}]"),
+            _blob(
+                "chapters_json",
+                "Chapters as JSON [{title, start, end, evidence, signals}] (older records: "
+                "[{start, title}], the author's)",
+            ),
+            _blob("segments_json", "Every cue as JSON [{start, end, text, speaker, language}]"),
             _blob("speaker_names_json", "Names users gave the video's speakers: {label: name}"),
             Property(
                 "speaker_names",
@@ -307,6 +319,7 @@ async def index_transcript(
     objects = [
         {
             **common,
+            **_chunk_language(cues[chunk.first_cue : chunk.last_cue + 1], transcript.language),
             "chapter": chunk.chapter,
             "text": chunk.text,
             "start_time": chunk.start,
@@ -330,7 +343,25 @@ async def index_transcript(
         objects,
         uuids=[chunk_uuid(info.video_id, chunk.index) for chunk in chunks],
     )
-    await windows.store_windows(store, info.video_id, cues)
+    window_starts, vectors = await chapter_index.store_windows(store, info.video_id, cues)
+    slides = await chapter_index.slides_of(store, CHUNKS, info.video_id, SCREEN_CHUNKS)
+    found = await asyncio.to_thread(
+        chapter_index.make_chapters,
+        info.chapters,
+        cues,
+        window_starts,
+        vectors,
+        cuts=cuts,
+        slides=slides,
+    )
+    await store.replace_where(
+        CHUNKS,
+        Filter.all_of(Filter.eq("video_id", info.video_id), chapter_index.CHAPTER_CHUNKS),
+        chapter_index.chapter_objects(
+            found, common, lambda at: timestamp_url(info.video_id, link, at)
+        ),
+        uuids=[chapter_index.chapter_chunk_uuid(info.video_id, n) for n in range(len(found))],
+    )
     named = await _speaker_names(store, info.video_id)
     record = {
         **common,
@@ -340,7 +371,7 @@ async def index_transcript(
         "duration_seconds": media_duration(media, cues),
         **coverage_fields(media),
         "indexed_at": now_utc(),
-        "chapters_json": json.dumps([{"start": c.start, "title": c.title} for c in info.chapters]),
+        "chapters_json": json.dumps([c.to_dict() for c in found], ensure_ascii=False),
         "segments_json": json.dumps([cue.to_dict() for cue in cues], ensure_ascii=False),
         **named,
         **(stamps or {}),
@@ -377,6 +408,16 @@ async def _speaker_names(store: Any, video_id: str) -> dict[str, Any]:
     if not found or not found.properties.get("speaker_names_json"):
         return {}
     return {key: found.properties.get(key) for key in ("speaker_names_json", "speaker_names")}
+
+
+def _chunk_language(cues: Sequence[Cue], language: str) -> dict[str, Any]:
+    """A moment's language: its lines' own (the chunker keeps one language to a moment)
+    with the least sure of their confidences, else the transcript's."""
+    own = next((cue.language for cue in cues if cue.language), "")
+    if not own:
+        return {"language": language}
+    sure = [cue.language_probability for cue in cues if cue.language_probability is not None]
+    return {"language": own, **({"language_probability": min(sure)} if sure else {})}
 
 
 def video_fields(props: dict[str, Any]) -> dict[str, Any]:
@@ -603,6 +644,13 @@ async def index_youtube_videos(
 
 def cues_of(record: dict[str, Any]) -> list[Cue]:
     return [
-        Cue(c["start"], c["end"], c["text"], c.get("speaker") or "")
+        Cue(
+            c["start"],
+            c["end"],
+            c["text"],
+            speaker=c.get("speaker") or "",
+            language=c.get("language") or "",
+            language_probability=c.get("language_probability"),
+        )
         for c in json.loads(record["segments_json"])
     ]

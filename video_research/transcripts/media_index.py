@@ -30,7 +30,8 @@ from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.support.media_names import VIDEO_SUFFIXES, caption_language, captions_beside
 from video_research.support.progress import Stages
-from video_research.transcripts import indexer
+from video_research.transcripts import chapter_files, indexer
+from video_research.transcripts.chunker import Chapter
 from video_research.transcripts.media_progress import ItemProgress, clock
 from video_research.transcripts.parsers import Cue, TranscriptFormatError
 from video_research.transcripts.screen import record_screen_only
@@ -124,6 +125,8 @@ class MediaTools:
     speakers: str = ""
     """The speaker pass's label when it runs (part of the settings a transcript depends
     on: files indexed before it gain speakers when indexed again); empty when off."""
+    chapters: Callable[[Path], Awaitable[list[tuple[float, str]]]] | None = None
+    """The chapters in a media file's container ((start, title), [] when none)."""
 
 
 @dataclass(frozen=True)
@@ -245,6 +248,7 @@ async def _one_file(
     # the file itself is the link: a hit opens it at its moment (#t=), and media_frames
     # takes that link to show the frame
     info = indexer.VideoInfo(video_id, title=title, url=file.as_uri())
+    info.chapters = await _file_chapters(file, tools, confine)
     if options.speech != "always" and file.suffix.lower() in VIDEO_SUFFIXES:
         captions = await asyncio.to_thread(_captions_of, file, options, confine)
         if captions is not None:
@@ -306,6 +310,20 @@ async def _measure(
     if not media["complete"] and media.get("note"):
         run.notes.append(f"{name}: {media['note']}")
     return media
+
+
+async def _file_chapters(
+    file: Path, tools: MediaTools, confine: Callable[[Path], Path]
+) -> list[Chapter]:
+    """The chapters someone made for a local file: a chapter file beside it first (written
+    for this video on purpose), else the container's own."""
+    written = await asyncio.to_thread(chapter_files.beside, file, confine)
+    if written:
+        return written
+    if tools.chapters is None:
+        return []
+    own = await tools.chapters(file)
+    return [Chapter(start, title, "container", ("container",)) for start, title in own]
 
 
 def _captions_of(file: Path, options: MediaOptions, confine: Callable[[Path], Path]) -> Path | None:
@@ -551,7 +569,14 @@ async def _transcribe_and_index(
     run.transcribed += 1
     run.speech_seconds += float(result.get("duration") or 0.0)
     cues = [
-        Cue(s["start"], s["end"], s["text"], s.get("speaker") or "")
+        Cue(
+            s["start"],
+            s["end"],
+            s["text"],
+            speaker=s.get("speaker") or "",
+            language=s.get("language") or "",
+            language_probability=s.get("language_probability"),
+        )
         for s in result["segments"]
         if s["text"]
     ]

@@ -244,10 +244,10 @@ def low_content(props: dict[str, Any]) -> bool:
     LOW_CONTENT_SPAN_SECONDS (a transcript without timing, cut as one block). Real speech
     has ~100 distinct words a minute (the eval corpus: 1% of chunks under 42).
 
-    Never on-screen text: a slide says few words a minute by nature (a title shown for a
+    Never on-screen text or a chapter title: a slide says few words a minute by nature (a title shown for a
     minute), and when they are the words asked for it is the answer, not filler; its
     relevance (knowledge.relevance) says whether it matches."""
-    if props.get("evidence") == "screen":
+    if props.get("evidence") in ("screen", "chapter"):
         return False
     span = max(float(props.get("end_time", 0)) - float(props.get("start_time", 0)), 1.0)
     if span > LOW_CONTENT_SPAN_SECONDS:

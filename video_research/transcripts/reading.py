@@ -4,14 +4,13 @@ search's criteria."""
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date, timedelta
 from typing import Any
 
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.support import windows
-from video_research.transcripts import indexer, speakers
+from video_research.transcripts import chapters, indexer, speakers
 
 
 def transcript_page(
@@ -33,7 +32,7 @@ def transcript_page(
     page = cues[start : start + max_segments]
     end = start + len(page)
     video = indexer.video_summary(record)
-    video["chapters"] = json.loads(record.get("chapters_json") or "[]")
+    video["chapters"] = chapters.stored(record)
     link = video["video_url"]
     names = speakers.names_of(record)
     segments = [
@@ -44,6 +43,12 @@ def transcript_page(
             "text": cue.text,
             "timestamp_url": indexer.timestamp_url(video_id, link, cue.start),
             **_speaker(cue.speaker, names),
+            **({"language": cue.language} if cue.language else {}),
+            **(
+                {"language_probability": cue.language_probability}
+                if cue.language_probability is not None
+                else {}
+            ),
         }
         for n, cue in enumerate(page)
     ]
@@ -95,8 +100,10 @@ def search_filter(
     conditions: list[FilterNode] = []
     if evidence == "screen":
         conditions.append(Filter.eq("evidence", "screen"))
+    elif evidence == "chapter":
+        conditions.append(Filter.eq("evidence", "chapter"))
     elif evidence == "speech":
-        conditions.append(Filter.ne("evidence", "screen"))  # older chunks have none: speech
+        conditions.append(indexer.SPEECH_CHUNKS)  # older chunks have none: speech
     if channel_ids:
         conditions.append(Filter.in_("channel_id", channel_ids))
     if video_ids:

@@ -162,4 +162,16 @@ SPECS: tuple[ToolSpec, ...] = (
             "found_elsewhere: where it is said instead, with its link."
         ),
     ),
+    ToolSpec(
+        name="video_chapters",
+        handler="transcripts:video_chapters",
+        toolset="transcripts",
+        title="Chapters",
+        description=(
+            "The chapters of an indexed recording or transcript: each part's title, start, end, "
+            "link and evidence: the author's (description, .info.json, headings), the media "
+            "file's container, a chapter file beside it, or computed from topic shifts in the "
+            "speech, pauses, scene cuts and slide titles."
+        ),
+    ),
 )

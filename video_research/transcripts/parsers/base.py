@@ -49,10 +49,20 @@ class Cue:
     text: str
     speaker: str = ""
     """Who says it (S1, S2, ... per video, from the speaker pass); empty when unknown."""
+    language: str = ""
+    """The language this line is in, when known line by line (speech: detected per
+    sentence); "" when only the transcript's language is known."""
+    language_probability: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        said = {"start": round(self.start, 3), "end": round(self.end, 3), "text": self.text}
-        return {**said, "speaker": self.speaker} if self.speaker else said
+        out = {"start": round(self.start, 3), "end": round(self.end, 3), "text": self.text}
+        if self.speaker:
+            out["speaker"] = self.speaker
+        if self.language:
+            out["language"] = self.language
+            if self.language_probability is not None:
+                out["language_probability"] = self.language_probability
+        return out
 
 
 @dataclass
