@@ -257,11 +257,8 @@ def _overlap_report(queries: list[Query], transcripts: dict[str, list[tuple[floa
 
 
 async def _sweep(queries: list[Query], embedder) -> None:
-    """Tuning on this set, default mode otherwise: alpha x candidates per result, then the
-    merge ratio. Query vectors are cached here (the grid changes fusion, not the query), so
+    """A grid of fixed weights on this set. Query vectors are cached here (the grid changes fusion, not the query), so
     latencies in this table mean nothing."""
-    from video_research.transcripts import moments, search
-
     original = embedder.embed
     cache: dict[str, object] = {}
 
@@ -273,21 +270,11 @@ async def _sweep(queries: list[Query], embedder) -> None:
         return cache[texts[0]]
 
     embedder.embed = cached
-    saved = search.CANDIDATES_PER_RESULT, moments.MERGE_SCORE_RATIO
     rows = {}
     try:
-        for candidates in (2, 3, 5):
-            search.CANDIDATES_PER_RESULT = candidates
-            for alpha in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-                scores = await _search(queries, {"alpha": alpha})
-                rows[f"alpha {alpha}, {candidates} candidates per result"] = scores.row()
-        search.CANDIDATES_PER_RESULT = saved[0]
-        for ratio in (0.5, 0.6, 0.8, 0.9, 1.01):
-            moments.MERGE_SCORE_RATIO = ratio
-            scores = await _search(queries, {})
-            rows[f"default alpha, merge ratio {ratio}"] = scores.row()
+        for alpha in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+            rows[f"alpha {alpha}"] = (await _search(queries, {"alpha": alpha})).row()
     finally:
-        search.CANDIDATES_PER_RESULT, moments.MERGE_SCORE_RATIO = saved
         del embedder.embed
     _say(table(rows))
 

@@ -51,7 +51,6 @@ class Variant:
     fusion: str = "fitted"
     """fitted | alpha | rrf | keywords | vectors"""
     alpha: float = 0.5
-    merge: bool = True
     fold: bool = True
     link_words: bool = True
     link_sentences: bool = True
@@ -111,8 +110,6 @@ def replay(
         Moment,
         TermMatcher,
         focus,
-        fold_repeats,
-        merge_hits,
         query_terms,
     )
 
@@ -134,26 +131,18 @@ def replay(
     elif variant.fusion == "alpha":
         alpha = variant.alpha
     text = sample.query.query
-    words = ranking.QueryWords.of(text)
-    if variant.merge and variant.fold:
-        moments = search.moments_of(text, candidates, fitted, alpha)
+    if variant.fold:
+        moments = search.moments_of(text, candidates, fitted, alpha, TOP)
     else:
+        words = ranking.QueryWords.of(text)
         fused = ranking.fuse(candidates, fitted, alpha)
-        hits = [to_hit(CHUNKS, c, fitted, words, scored=False) for c in fused]
-        moments = merge_hits(hits) if variant.merge else [Moment([hit]) for hit in hits]
-        if variant.fold:
-            moments = fold_repeats(moments)
-    matcher = TermMatcher(query_terms(text))
-    if not variant.link_words:
-        words, matcher = ranking.QueryWords((), ()), TermMatcher([])
-    moments = moments[:TOP]
+        moments = [Moment([to_hit(CHUNKS, c, fitted, words, scored=False)]) for c in fused[:TOP]]
     search.scored(text, moments, fitted)
+    matcher = TermMatcher(query_terms(text) if variant.link_words else [])
     out = []
     for moment in moments:
         if variant.link_sentences:
-            at = search.link(
-                moment, sample.sentences.get(moment.props["video_id"], ()), words, matcher
-            )
+            at = search.link(moment, sample.sentences.get(moment.props["video_id"], ()), matcher)
         else:
             at = focus(moment, matcher)
         result = moment.to_result(at)

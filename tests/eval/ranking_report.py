@@ -39,7 +39,6 @@ BASELINES: dict[str, Variant] = {
 
 ABLATION: dict[str, Variant] = {
     "default": DEFAULT,
-    "without merging neighbours": Variant(merge=False),
     "without folding repeats": Variant(fold=False),
     "link: sentences by meaning only (no words)": Variant(link_words=False),
     "link: words only (no stored sentences)": Variant(link_sentences=False),

@@ -235,7 +235,7 @@ async def test_scores_are_comparable_across_queries_and_min_score_uses_them(serv
     )
     junk = await store.hybrid(COLLECTION, "tidal zebra quantum", alpha=0.5, vector=-vectors[0])
     assert good[0].score == 1.0  # the fused score says nothing absolute
-    assert good[0].keyword_score > 0.8 and 0 < max(h.keyword_score for h in junk) < 0.4
+    assert good[0].keyword_score > 0.8 and 0 < max(h.keyword_score or 0.0 for h in junk) < 0.4
     # calibrated relevance (knowledge.relevance): the exact match passes, the junk is weak
     assert good[0].relevance >= 0.5 > max(h.relevance for h in junk)
     kept = await store.hybrid(

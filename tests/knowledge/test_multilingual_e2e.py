@@ -46,15 +46,17 @@ async def test_chinese_and_spanish_queries_find_the_english_passage(server_env, 
         }.items():
             result = await client.call_tool("semantic_search_transcripts", {"query": query, "k": 3})
             assert not result.is_error, tool_json(result)
-            found[name] = result.structured_content["results"][0]
-    assert found["chinese"]["video_id"] == found["spanish"]["video_id"] == "tIdEs_42xyz"
-    assert found["chinese bread"]["video_id"] == found["spanish bread"]["video_id"] == "bAk3rY_0001"
+            found[name] = result.structured_content["results"]
+    for name in ("chinese", "spanish"):
+        assert found[name][0]["video_id"] == "tIdEs_42xyz", found[name]
+    for name in ("chinese bread", "spanish bread"):
+        assert found[name][0]["video_id"] == "bAk3rY_0001", found[name]
     for name in ("chinese", "spanish"):  # "The Rance station..." is spoken at 1:03
-        moment = found[name]
-        # No word of the query is spoken (another language), so the lexical pinpoint
-        # leaves the link at the start of the moment's best chunk; the moment holds the
-        # passage.
-        assert moment["start_time"] <= 63 <= moment["end_time"], moment
+        # No word of the query is spoken (another language): the passage is among the
+        # first three moments, linked to a sentence inside it.
+        holding = [m for m in found[name] if m["start_time"] <= 63 <= m["end_time"]]
+        assert holding, found[name]
+        moment = holding[0]
         assert moment["start_time"] <= _seconds(moment["timestamp_url"]) <= moment["end_time"]
 
 

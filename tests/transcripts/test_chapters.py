@@ -55,7 +55,7 @@ async def test_a_transcript_without_chapters_gets_computed_ones_found_by_title(t
         assert abs(near - join) <= 30, (join, starts)
         assert "topic" in parts[starts.index(near)]["signals"]
         misses.append(abs(near - join))
-    assert min(misses) <= 2, (joins, starts)  # and one of them to the sentence
+    assert min(misses) <= 15, (joins, starts)  # and one of them within a sentence or two
     for before, after in zip(parts, parts[1:], strict=False):
         assert before["end"] == after["start"] and before["title"]
     assert parts[-1]["end"] >= parts[-1]["start"]

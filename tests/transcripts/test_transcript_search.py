@@ -20,7 +20,6 @@ from video_research.transcripts.moments import (
     focus,
     line_start,
     low_content,
-    merge_hits,
     query_terms,
 )
 
@@ -69,17 +68,6 @@ def test_without_punctuation_the_link_moves_back_a_few_lines_at_most():
     unpunctuated[9] = (27.0, "the turbine spins here")
     found = _focus(unpunctuated, "turbine")
     assert 27.0 - 9.0 <= found <= 27.0
-
-
-def test_merged_neighbours_keep_the_earliest_matching_time():
-    early = [(40.0, "The turbine was tested first in a river."), (44.0, "It worked.")]
-    late = [(55.0, "Later the turbine was tested at sea."), (59.0, "It worked again.")]
-    moments = merge_hits([_hit("v", 10, late, 0.9), _hit("v", 8, early, 0.8)])
-    assert len(moments) == 1 and len(moments[0].hits) == 2
-    result = moments[0].to_result(focus(moments[0], TermMatcher(query_terms("turbine tested"))))
-    assert result["match_time"] == 40.0
-    assert result["start_time"] == 40.0
-    assert result["timestamp_url"] == ""  # not a YouTube ID, no URL: no link to make
 
 
 PODCAST_LINE = (

@@ -1,5 +1,5 @@
-"""Moments: the chunk hits of one video that neighbour each other, merged into one
-result, and where the query's words place its link.
+"""Moments: a search's results, each a chunk hit (with the later hits that say it again
+word for word), and where the query's words place its link.
 
 A moment is read as caption lines with their start times (stored with each chunk at
 index time), so placing a link reads nothing more from the store. `focus` scores every
@@ -15,7 +15,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,12 +24,6 @@ from video_research.knowledge.store import SearchHit
 from video_research.transcripts.indexer import timestamp_url, video_fields
 from video_research.transcripts.line_position import LONG_LINE_SECONDS, lasting, said_at
 
-MERGE_GAP_SECONDS = 15.0
-"""Hits in one video closer than this merge into one moment."""
-MERGE_MAX_CHUNKS = 3
-"""A moment spans at most this many chunks, so one long passage does not swallow a result."""
-MERGE_SCORE_RATIO = 0.7
-"""A neighbouring hit joins a moment only when it scores at least this share of the moment."""
 MAX_TERMS = 32
 """Query terms pinpointing looks for: a long query costs no more than this."""
 SENTENCE_BACKTRACK_LINES = 3
@@ -276,66 +270,32 @@ def _starts(raw: Any, count: int, fallback: float) -> list[float]:
     return [float(value) for value in starts]
 
 
-def _touches(moment: Moment, hit: SearchHit) -> bool:
-    props = hit.properties
-    return (
-        props["start_time"] <= moment.end + MERGE_GAP_SECONDS
-        and props["end_time"] >= moment.start - MERGE_GAP_SECONDS
-    )
-
-
-def fold_repeats(moments: Sequence[Moment]) -> list[Moment]:
-    """`moments` (best first) with each one whose best chunk says word for word what a
-    better one's says (the same words in the same order, case and punctuation aside; the
-    same kind of evidence) folded into that one's `repeats`. A line said again, a clip
-    re-uploaded or cut into another video, a channel's greeting: one result says it once
-    and lists where else it is said, so the repeats do not crowd out what else the search
-    found. Among a million chunks of other videos' captions (the eval's distractors)
-    the same sentence from several of them filled the first five places of Chinese claims
-    whose passage came next (docs/benchmarks.md, "Repeated passages folded")."""
+def fold_repeats(hits: Iterable[SearchHit], most: int) -> list[Moment]:
+    """The first `most` moments of `hits` (best first), each hit one moment, with each hit
+    whose chunk says word for word what a better one's says (the same words in the same
+    order, case and punctuation aside; the same kind of evidence) folded into that one's
+    `repeats`. A line said again, a clip re-uploaded or cut into another video, a
+    channel's greeting: one result says it once and lists where else it is said, so the
+    repeats do not crowd out what else the search found. Reading stops once `most` are
+    kept, so the first k of any larger k are the same moments (a later repeat of one of
+    them is listed only by a search that reads that far)."""
     kept: list[Moment] = []
     said: dict[tuple[str, ...], Moment] = {}
-    for moment in moments:
-        props = moment.props
+    for hit in hits:
+        moment = Moment([hit])
+        props = hit.properties
         words = (
             props.get("evidence") or "speech",
             *_WORD.findall((props.get("text") or "").lower()),
         )
         if len(words) > 1 and words in said:  # a chunk without words repeats nothing
             said[words].repeats.append(moment)
-        else:
-            said.setdefault(words, moment)
-            kept.append(moment)
+            continue
+        said.setdefault(words, moment)
+        kept.append(moment)
+        if len(kept) >= most:
+            break
     return kept
-
-
-def merge_hits(hits: Sequence[SearchHit]) -> list[Moment]:
-    """Hits as moments, best first: a hit joins a better one in the same video when it
-    overlaps or nearly touches it and scores at least MERGE_SCORE_RATIO of it, so a strong
-    passage absorbs its strong neighbours but not the whole video."""
-    moments: list[Moment] = []
-    by_video: dict[str, list[Moment]] = {}
-    for hit in sorted(hits, key=lambda h: -h.score):
-        # what was said and what was shown are separate moments, even at one time
-        evidence = hit.properties.get("evidence") or "speech"
-        video = by_video.setdefault(f"{hit.properties['video_id']}\0{evidence}", [])
-        home = next(
-            (
-                moment
-                for moment in video
-                if len(moment.hits) < MERGE_MAX_CHUNKS
-                and hit.score >= MERGE_SCORE_RATIO * moment.score
-                and _touches(moment, hit)
-            ),
-            None,
-        )
-        if home is None:
-            home = Moment([hit])
-            moments.append(home)
-            video.append(home)
-        else:
-            home.hits.append(hit)
-    return moments
 
 
 def focus(moment: Moment, matcher: TermMatcher) -> float | None:

@@ -1,15 +1,14 @@
 """Transcript search: `knowledge.ranking`'s pipeline over the transcript chunks (each a
-few whole sentences), with moments.
+few whole sentences, at most 30 s), with moments.
 
 1. Candidates: the store's keyword and vector sides over `TranscriptChunks`, a fixed
    number each (`ranking.CANDIDATES`), under the caller's filter.
 2. Fusion: `ranking.fuse`, the fitted method (or the caller's fixed `alpha`).
-3. Moments: the fused hits of one video that neighbour each other merged into one
-   result (`moments.merge_hits`), a sentence said word for word again folded into the
-   first (`moments.fold_repeats`); each linked to the sentence that answers: of the
-   sentences stored with the transcript (`windows`), the one inside the moment nearest
-   the query by meaning and words (`link`).
-4. Relevance: each hit's own (`ranking.relevance`); a moment's is its best hit's.
+3. Moments: each fused hit is a moment; one that says word for word what a better one
+   says is folded into it (`moments.fold_repeats`); each is linked to the sentence that
+   answers (`link`): where the query's words are spoken, else, of the sentences stored
+   with the transcript (`windows`), the one nearest the query by meaning.
+4. Relevance: each returned hit's own (`ranking.relevance`), scored for those only.
 
 Every stage reads only the candidates and the query, never k: the first k results are
 the first k of any larger k, with the same relevance and links (a moment's link reads
@@ -34,7 +33,6 @@ from video_research.transcripts.moments import (
     TermMatcher,
     focus,
     fold_repeats,
-    merge_hits,
     query_terms,
 )
 
@@ -54,16 +52,11 @@ async def search(
     vector = None
     if alpha != 0.0:
         vector = (await store.embedder.embed([query], "query"))[0]
-    moments = (await ranked_moments(query, vector, alpha=alpha, where=where))[:k]
+    moments = await ranked_moments(query, vector, alpha=alpha, where=where, k=k)
     scored(query, moments, ranking.params((await get_store()).embedder.identity))
     links: list[float | None] = [None] * len(moments)
     if pinpoint:
-        sentences = (
-            await windows.in_spans(store, vector, spans(moments)) if vector is not None else {}
-        )
-        words = ranking.QueryWords.of(query)
-        matcher = TermMatcher(query_terms(query))
-        links = [link(m, sentences.get(m.props["video_id"], ()), words, matcher) for m in moments]
+        links = await linked(store, vector, moments, TermMatcher(query_terms(query)))
     results = [moment.to_result(at) for moment, at in zip(moments, links, strict=True)]
     if min_score is not None:
         results = [r for r in results if r["relevance"] >= min_score]
@@ -71,24 +64,28 @@ async def search(
 
 
 async def ranked_moments(
-    query: str, vector: Any, *, alpha: float | None, where: FilterNode | None
+    query: str, vector: Any, *, alpha: float | None, where: FilterNode | None, k: int
 ) -> list[Moment]:
-    """Stages 1-3 and 4's scores: every moment the candidates make, best first."""
+    """Stages 1-3: the first k moments the candidates make, best first."""
     store = await get_store()
     found = await store.candidates(
         CHUNKS, query, vector=vector, where=where, keywords=alpha != 1.0, vectors=alpha != 0.0
     )
-    return moments_of(query, found, ranking.params(store.embedder.identity), alpha)
+    return moments_of(query, found, ranking.params(store.embedder.identity), alpha, k)
 
 
 def moments_of(
-    query: str, found: list[ranking.Candidate], fitted: ranking.Params, alpha: float | None
+    query: str,
+    found: list[ranking.Candidate],
+    fitted: ranking.Params,
+    alpha: float | None,
+    k: int,
 ) -> list[Moment]:
-    """Stages 2-3 over a search's candidates: fused, merged into moments, repeats folded
-    (relevance, stage 4, is scored only for the moments returned: `scored`)."""
+    """Stages 2-3 over a search's candidates: fused, the first k moments with their
+    repeats folded (relevance, stage 4, is scored for those only: `scored`)."""
     words = ranking.QueryWords.of(query)
     fused = ranking.fuse(found, fitted, alpha)
-    return fold_repeats(merge_hits([to_hit(CHUNKS, c, fitted, words, scored=False) for c in fused]))
+    return fold_repeats((to_hit(CHUNKS, c, fitted, words, scored=False) for c in fused), k)
 
 
 def scored(query: str, moments: Sequence[Moment], fitted: ranking.Params) -> None:
@@ -117,24 +114,37 @@ SENTENCE_SLACK = 0.5
 sentence round the same cue times differently)."""
 
 
-def link(
-    moment: Moment,
-    sentences: Sequence[windows.Scored],
-    words: ranking.QueryWords,
-    matcher: TermMatcher,
-) -> float | None:
-    """Where `moment` links: the start of its sentence that answers best, scored by its
-    cosine to the query plus the share of the query's content words it holds (the words
-    decide between sentences that mean alike, the meaning where no word is shared);
-    without stored sentences (text read off the screen, a store indexed before they were),
-    the sentence where the query's words are spoken (`moments.focus`); else None, the
-    moment's best chunk."""
-    if _spoken(moment):
-        inside = [s for s in sentences if moment.start - SENTENCE_SLACK <= s.start <= moment.end]
-        if inside:
-            best = max(inside, key=lambda s: (s.cosine + ranking.share(words, s.text), -s.start))
-            return best.start
-    return focus(moment, matcher)
+async def linked(
+    store: Any, vector: Any, moments: Sequence[Moment], matcher: TermMatcher
+) -> list[float | None]:
+    """Each moment's link (`link`); the stored sentences are read, in one filtered vector
+    search, only for the spoken moments the query's words do not place."""
+    lexical = [focus(moment, matcher) for moment in moments]
+    unplaced = [m for m, at in zip(moments, lexical, strict=True) if at is None and _spoken(m)]
+    sentences = (
+        await windows.in_spans(store, vector, spans(unplaced))
+        if unplaced and vector is not None
+        else {}
+    )
+    return [
+        at if at is not None else link(m, sentences.get(m.props["video_id"], ()), matcher)
+        for m, at in zip(moments, lexical, strict=True)
+    ]
+
+
+def link(moment: Moment, sentences: Sequence[windows.Scored], matcher: TermMatcher) -> float | None:
+    """Where `moment` links: the sentence where the query's words are spoken
+    (`moments.focus`: the line holding most of them, weighed by rarity, back to its
+    sentence's start; inside a minute-long line, where they are said); a spoken moment
+    without any of them, the start of its stored sentence nearest the query by meaning
+    (a paraphrase, another language); else None, the chunk's start."""
+    lexical = focus(moment, matcher)
+    if lexical is not None or not _spoken(moment):
+        return lexical
+    inside = [s for s in sentences if moment.start - SENTENCE_SLACK <= s.start <= moment.end]
+    if not inside:
+        return None
+    return max(inside, key=lambda s: (s.cosine, -s.start)).start
 
 
 def _spoken(moment: Moment) -> bool:
@@ -151,15 +161,8 @@ async def pinpoint_hits(question: str, hits: list[SearchHit], vector: Any = None
     if not hits:
         return
     moments = [Moment([hit]) for hit in hits]
-    sentences = (
-        await windows.in_spans(await get_store(), vector, spans(moments))
-        if vector is not None
-        else {}
-    )
-    words = ranking.QueryWords.of(question)
-    matcher = TermMatcher(query_terms(question))
-    for moment in moments:
-        start = link(moment, sentences.get(moment.props["video_id"], ()), words, matcher)
+    links = await linked(await get_store(), vector, moments, TermMatcher(query_terms(question)))
+    for moment, start in zip(moments, links, strict=True):
         if start is None:
             continue
         moment.props["start_time"] = start
