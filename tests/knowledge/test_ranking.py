@@ -104,7 +104,8 @@ async def test_the_rankings_invariants_on_indexed_media(indexed, query, k, more,
         assert same, (result, arguments, narrowed)
         assert same[0]["relevance"] == result["relevance"]
 
-    evidence = data.draw(st.sampled_from(sorted(indexed)))
+    # what was said or shown (captions are speech); computed chapter titles are keywords
+    evidence = data.draw(st.sampled_from(sorted(set(indexed) - {"chapter"})))
     phrase = data.draw(_phrases(indexed[evidence]))
     words = ranking.QueryWords.of(phrase)
     for arguments in ({}, {"evidence": evidence}):
