@@ -160,23 +160,25 @@ if __name__ == "__main__":
 
 
 async def latency(corpus: str, model: str, queries: list[Query], count: int = 100) -> dict:
-    """p50 / p95 of semantic_search_transcripts (k 10, the whole pipeline: embedding,
-    candidates, fusion, moments, sentence links) beside the store's own hybrid call
-    (`KnowledgeStore.hybrid`, 30 results, embedding the query too) on the same queries,
-    asked in turn so the machine's load touches both alike."""
+    """p50 / p95 of the transcript search (`transcripts.search.search`, k 10, the whole
+    pipeline: embedding, candidates, fusion, moments, sentence links) beside the store's
+    own hybrid call (`KnowledgeStore.hybrid`, 30 results, embedding the query too) on the
+    same queries, asked in turn so the machine's load touches both alike; and the whole
+    semantic_search_transcripts tool call (schema checks, injection scan, audit) beside."""
     import time
 
     from tests.bench.common import percentile
     from tests.eval import distractors
     from tests.eval.__main__ import _call
     from video_research.knowledge.store import get_store
+    from video_research.transcripts import search
     from video_research.transcripts.indexer import CHUNKS
 
     folder = cache_root() / f"{corpus}-{model}"
     services = distractors.store_services(folder, model)
     from video_research.support.services import use_services
 
-    tool, store_only = [], []
+    tool, store_only, whole = [], [], []
     with use_services(services):
         try:
             store = await get_store()
@@ -185,13 +187,16 @@ async def latency(corpus: str, model: str, queries: list[Query], count: int = 10
                 await store.hybrid(CHUNKS, query.query, limit=30)
                 store_only.append(time.perf_counter() - started)
                 started = time.perf_counter()
-                await _call(SEARCH_TOOL, {"query": query.query, "k": 10, "auto_index": False})
+                await search.search(query.query, k=10, alpha=None, where=None, min_score=None)
                 tool.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                await _call(SEARCH_TOOL, {"query": query.query, "k": 10, "auto_index": False})
+                whole.append(time.perf_counter() - started)
         finally:
             await services.aclose()
     return {
         name: {pct: percentile(times, pct) * 1e3 for pct in (50, 95)}
-        for name, times in (("search", tool), ("store hybrid", store_only))
+        for name, times in (("search", tool), ("store hybrid", store_only), ("tool", whole))
     }
 
 
