@@ -15,7 +15,6 @@ window's words most like them by difflib's ratio, at least `CLOSE_RATIO` (close)
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.youtube_urls import parse_video_id
 from video_research.transcripts import indexer
 from video_research.transcripts.indexer import CHUNKS
+from video_research.transcripts.moments import cue_starts
 
 CLOSE_RATIO = 0.75
 """A run of the window's words this alike to the quote (difflib's ratio over words) is a
@@ -134,7 +134,7 @@ async def window_lines(video_id: str, start: float, end: float) -> list[Line]:
     for obj in page.objects:
         props = obj.properties
         texts = str(props.get("text") or "").split("\n")
-        starts = _starts(props.get("cue_starts"), len(texts), float(props["start_time"]))
+        starts = cue_starts(props.get("cue_starts"), len(texts), float(props["start_time"]))
         ends = [*starts[1:], float(props.get("end_time") or starts[-1])]
         evidence = props.get("evidence") or "speech"
         first = props.get("first_cue")
@@ -143,16 +143,6 @@ async def window_lines(video_id: str, start: float, end: float) -> list[Line]:
             if e >= start and s <= end and text.strip():
                 seen.setdefault(key, Line(s, max(e, s), text.strip(), evidence))
     return sorted(seen.values(), key=lambda line: (line.start, line.evidence))
-
-
-def _starts(raw: Any, count: int, fallback: float) -> list[float]:
-    try:
-        starts = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
-        starts = None
-    if not isinstance(starts, list) or len(starts) != count:
-        return [fallback] * count
-    return [float(v) for v in starts]
 
 
 def compare(quote: str, lines: list[Line]) -> Match:

@@ -158,7 +158,7 @@ class Moment:
             props = hit.properties
             first = props.get("first_cue") or 0
             texts = props["text"].split("\n")
-            starts = _starts(props.get("cue_starts"), len(texts), props["start_time"])
+            starts = cue_starts(props.get("cue_starts"), len(texts), props["start_time"])
             timed = props.get("cue_starts") is not None and len(set(starts)) == len(starts)
             ends = [*starts[1:], float(props.get("end_time") or starts[-1])] if timed else starts
             for offset, (text, start, end) in enumerate(zip(texts, starts, ends, strict=True)):
@@ -260,7 +260,9 @@ def low_content(props: dict[str, Any]) -> bool:
     return len(distinct) / minutes < LOW_CONTENT_WORDS_PER_MINUTE
 
 
-def _starts(raw: Any, count: int, fallback: float) -> list[float]:
+def cue_starts(raw: Any, count: int, fallback: float) -> list[float]:
+    """A chunk's stored line starts (`cue_starts`, a JSON list), or `fallback` for each of
+    its `count` lines where they are missing or do not fit."""
     try:
         starts = json.loads(raw) if isinstance(raw, str) else None
     except ValueError:
