@@ -12,12 +12,10 @@ SPECS: tuple[ToolSpec, ...] = (
         toolset="knowledge",
         title="Search the knowledge base",
         description=(
-            "Hybrid search (keywords + meaning) over everything stored: transcript moments, document "
-            "passages, papers, video and content analyses, research, web searches.\n"
-            "Each hit says what it is and links it (video at the second, file at the page). alpha 0 is "
-            "keyword (BM25) only, 1 vector only. filters narrow by stored properties, e.g. "
-            '[{"property": "video_id", "op": "eq", "value": "dQw4w9WgXcQ"}]. notes say what to run '
-            "when nothing is stored."
+            "Hybrid search (keywords + meaning) over everything stored, all you found before: "
+            "transcript moments, document passages, papers, analyses, research, web searches.\n"
+            "Each hit says what it is and links it. alpha 0 is keywords only, 1 vectors only; "
+            'filters: [{"property": "video_id", "op": "eq", "value": "dQw4w9WgXcQ"}].'
         ),
     ),
     ToolSpec(

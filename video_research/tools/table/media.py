@@ -20,9 +20,8 @@ SPECS: tuple[ToolSpec, ...] = (
         description=(
             "Frames of a local video as images you can look at: at given times, count evenly "
             "spaced in start-end, or one per scene.\n"
-            "Each frame is an image content item, described in `frames` (time, size, link). "
-            "Bounded by MEDIA_MAX_FRAMES, MEDIA_MAX_FRAME_EDGE and MEDIA_MAX_OUTPUT_BYTES; frames "
-            "past a limit are listed in `omitted`. " + _FILES
+            "Each frame is an image content item, described in `frames` (time, size, link); "
+            "frames past the MEDIA_MAX_* limits are listed in `omitted`. " + _FILES
         ),
     ),
     ToolSpec(
@@ -53,11 +52,10 @@ SPECS: tuple[ToolSpec, ...] = (
         toolset="media",
         title="On-screen text of a video",
         description=(
-            "Text shown on screen in a local video (slides, captions burned in, signs), read by OCR "
-            "from each scene's keyframes into a timeline: each text with the time it appeared and "
-            "disappeared; persistent overlays (logos, watermarks, channel names) left out.\n"
-            "With index: true the timeline is written to the transcript index as on-screen text, so "
-            "semantic_search_transcripts finds what was shown beside what was said. " + _FILES
+            "Text shown on screen in a local video (slides, burned-in captions), read by OCR into "
+            "a timeline of when each text appeared and disappeared; logos and watermarks left out.\n"
+            "index: true writes it to the transcript index, so semantic_search_transcripts finds "
+            "what was shown beside what was said. " + _FILES
         ),
         read_only=False,
         idempotent=True,

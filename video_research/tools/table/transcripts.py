@@ -36,9 +36,8 @@ SPECS: tuple[ToolSpec, ...] = (
             f"Index local transcript files for semantic_search_transcripts, one file or a "
             f"directory (glob_pattern): {formats.described()}.\n"
             "The video ID comes from the file name: yt-dlp's 'Title [VIDEO_ID].en.vtt' or "
-            "'VIDEO_ID.vtt'; any other name becomes the ID itself. `videos` maps a file name to its "
-            "video_id, title, channel, url, chapters or description. Unchanged files indexed before "
-            "are skipped. Paths must lie under VIDEO_RESEARCH_FILE_ROOTS. Requires blessed."
+            "'VIDEO_ID.vtt', else the name itself; `videos` gives a file its metadata. Unchanged "
+            "files are skipped. Paths must lie under VIDEO_RESEARCH_FILE_ROOTS. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -54,9 +53,8 @@ SPECS: tuple[ToolSpec, ...] = (
             "Transcribe speech in local audio/video files (paths: files or folders under "
             "VIDEO_RESEARCH_FILE_ROOTS) and YouTube or direct media URLs, offline with Whisper, and "
             "index it for semantic_search_transcripts like captions (source: speech).\n"
-            "YouTube captions are used when they exist (speech: always transcribes anyway); only the "
-            "audio is downloaded. Progress per file and percent of its duration; one bad file fails "
-            "alone; unchanged files are skipped. Requires blessed."
+            "YouTube captions are used when they exist (speech: always transcribes anyway). One bad "
+            "file fails alone; unchanged files are skipped. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -71,11 +69,9 @@ SPECS: tuple[ToolSpec, ...] = (
         title="Search what was said in videos",
         description=(
             "Find the video and the moment where something is said: hybrid (meaning + keyword) search "
-            "over indexed transcripts, with a timestamp link to each moment.\n"
-            "Narrow by channel_ids, video_ids, language, published_after/before, or start_time/end_time "
-            "within the video; alpha 0 = keywords only, 1 = meaning only. Adjacent hits in one video "
-            "merge into one moment. With auto_index, listed videos (and channels) not indexed yet are "
-            "fetched first."
+            "over indexed transcripts, with a timestamp link to the sentence that answers.\n"
+            "Narrow by channel_ids, video_ids, language, speaker, evidence, published_after/before "
+            "or start_time/end_time. With auto_index, listed videos not indexed yet are fetched first."
         ),
         read_only=False,
         idempotent=True,
@@ -126,10 +122,8 @@ SPECS: tuple[ToolSpec, ...] = (
         toolset="transcripts",
         title="Name a speaker",
         description=(
-            'Give one of a video\'s speakers a name (S2 -> "Guest"): transcript_get and '
-            "semantic_search_transcripts show it from then on, and its speaker filter takes it. "
-            "Speakers are labelled S1, S2, ... in order of first appearance when index_media_files "
-            "transcribes a recording; an empty name removes the name. Requires blessed."
+            'Name a video\'s speaker (S2 -> "Guest") for transcript_get, search results and the '
+            "speaker filter; an empty name removes it. Requires blessed."
         ),
         role="blessed",
         read_only=False,
@@ -156,10 +150,8 @@ SPECS: tuple[ToolSpec, ...] = (
         toolset="transcripts",
         title="Check a quote against the cited moment",
         description=(
-            "Is a quote said at the cited moment? link: YouTube URL with t= or "
-            "file:///path#t=SECONDS (or video_id and time). Speech, captions and screen text "
-            "within window_seconds, word by word: exact, close (differences) or not_there; "
-            "found_elsewhere: where it is said instead, with its link."
+            "Is a quote said at the cited moment (link with t=, or video_id and time)? exact, "
+            "close (the differences) or not_there, and where else it is said."
         ),
     ),
     ToolSpec(
@@ -168,10 +160,8 @@ SPECS: tuple[ToolSpec, ...] = (
         toolset="transcripts",
         title="Chapters",
         description=(
-            "The chapters of an indexed recording or transcript: each part's title, start, end, "
-            "link and evidence: the author's (description, .info.json, headings), the media "
-            "file's container, a chapter file beside it, or computed from topic shifts in the "
-            "speech, pauses, scene cuts and slide titles."
+            "An indexed video's chapters (title, start, end, link): the author's, the "
+            "container's, a chapter file's, or computed from topic shifts, pauses and slides."
         ),
     ),
 )
