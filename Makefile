@@ -133,10 +133,12 @@ $(EXPORT_VENV)/.installed: tests/bench/speech_engines/export-requirements.txt
 speech-engines-onnx: install $(EXPORT_VENV)/.installed
 	$(PY) -m tests.bench.speech_engines.export_onnx $(abspath $(EXPORT_VENV))/bin/python
 
-# Transcript retrieval quality: needs ../shared/data/transcripts; EVAL="--sweep"
-# tunes the fusion, EVAL="--embedders use-multilingual" picks the embedders measured.
-# EVAL="--fusion --keep DIR" replays fusion rules over each side's candidates per query group
-# (tests/eval/fusion_replay.py; with two --embedders, both vector sides fused too).
+# Search ranking (docs/ranking.md): by default the pipeline's baselines, leave-one-channel-out
+# folds, ablation, relevance and latency over the large corpus (tests/eval/ranking_report.py;
+# candidates kept in the eval cache); EVAL="--fit" refits knowledge/ranking_params.json
+# first; EVAL="--fit --ranking-corpus small --embedders all-MiniLM-L6-v2" fits the suite's
+# model on ../shared/data/transcripts. EVAL="--small" runs the 39 videos through the server
+# in every mode, EVAL="--embedders use-multilingual" picks the embedders measured.
 # EVAL="--distractors 100000,1000000" asks the same queries among that many distractor
 # chunks (built once and cached in /tmp/video-research-eval, or VIDEO_RESEARCH_EVAL_CACHE:
 # 1M takes most of an hour on 2 cores); EVAL="--check-approximation" validates their vectors.

@@ -383,16 +383,15 @@ async def _figures(size: int) -> None:
             higher_is_better=False,
         )
     print(f"   (hybrid p95, queries new to this run: {percentile(fresh, 95) * 1e3:.1f} ms)")
-    # What a tool call without alpha does: the weight is the query's own, lowered when
-    # the best keyword hit holds the query's words (one more row read: knowledge.fusion).
-    # Both asked of each query in turn, so the page cache warms them alike.
+    # What a tool call without alpha does (the fitted fusion, knowledge.ranking) beside a
+    # fixed 0.5, each query in turn, so the page cache warms them alike.
     weighed, fixed = [], []
     for text, query in zip(short + long, np.concatenate([queries, queries]), strict=True):
         for alpha, times in ((None, weighed), (0.5, fixed)):
             started = time.perf_counter()
             await store.hybrid(CHUNKS, text, alpha=alpha, vector=query, limit=30)
             times.append(time.perf_counter() - started)
-    report_latency("hybrid, alpha weighed per query", weighed, "alpha 0.5, same queries", fixed)
+    report_latency("hybrid, the fitted fusion", weighed, "alpha 0.5, same queries", fixed)
     if DROP_CACHE:
         pairs = list(zip(short + long, np.concatenate([queries, queries]), strict=True))
         await _hybrid_cold(store, pairs)
