@@ -18,8 +18,7 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-import statistics
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -294,27 +293,7 @@ def relevance_samples(
     return positives, negatives
 
 
-def weak_rates(samples: Sequence[Sample], no_answer: bool) -> float:
-    """Share of queries whose best result is weak (no-answer: should be high; answerable:
-    the right ones flagged, should be low)."""
-    from video_research.knowledge.relevance import is_weak
-
-    flagged = 0
-    for sample in samples:
-        results = replay(sample)
-        flagged += bool(results) and is_weak(max(r for _, _, r in results[:1]))
-    return flagged / max(len(samples), 1)
-
-
 def write_params(path: Path, entries: dict[str, dict]) -> None:
     data = json.loads(path.read_text()) if path.is_file() else {}
     data.update(entries)
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-
-
-def mean(values: Iterable[float]) -> float:
-    values = list(values)
-    return statistics.fmean(values) if values else 0.0
-
-
-Predicate = Callable[[Query], bool]

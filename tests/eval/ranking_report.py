@@ -17,12 +17,11 @@ video_research/knowledge/ranking_params.json for the embedder measured.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from tests.eval import ranking_eval
 from tests.eval.large_corpus import group
-from tests.eval.metrics import Query, subset
 from tests.eval.ranking_eval import DEFAULT, Sample, Variant, describe, score
 
 PARAMS = Path(__file__).parents[2] / "video_research" / "knowledge" / "ranking_params.json"
@@ -168,10 +167,3 @@ def report(samples: dict[str, list[Sample]]) -> None:
     cross_validation(answerable + samples.get("chapters", []))
     ablation(sets)
     relevance(answerable, samples.get("no-answer", []))
-
-
-def split(samples: list[Sample], keep: Callable[[Query], bool]) -> list[Sample]:
-    return [s for s in samples if keep(s.query)]
-
-
-__all__ = ["fit", "report", "subset"]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -85,8 +85,6 @@ class Params:
     relevance: Fit = Fit(0.0, 10.0, -6.0)
     """A model without a fit scores by the share alone: weak below 60% of the query's
     content words."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Any further fitted stage parameters, by stage name."""
 
 
 PARAMS_FILE = "ranking_params.json"
@@ -109,7 +107,6 @@ def params(model: str) -> Params:
         alpha=float(entry.get("alpha", 0.5)),
         rrf_k=float(entry.get("rrf_k", 60.0)),
         relevance=Fit(**fit) if fit else Params.relevance,
-        extra=entry.get("extra", {}),
     )
 
 
@@ -137,11 +134,11 @@ def fuse(
     return sorted(candidates, key=_order)
 
 
-def _order(candidate: Candidate) -> tuple[float, int, int, str]:
+def _order(candidate: Candidate) -> tuple[float, int, str]:
     """Best fused score first; ties to the better rank on either side, then the key, so
     the order never depends on the order the backend returned them in."""
     ranks = [r for r in (candidate.vector_rank, candidate.keyword_rank) if r is not None]
-    return (-round(candidate.fused, 9), min(ranks, default=1 << 30), 0, candidate.key)
+    return (-round(candidate.fused, 9), min(ranks, default=1 << 30), candidate.key)
 
 
 def _min_max(scores: Sequence[float | None]) -> list[float]:

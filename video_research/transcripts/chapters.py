@@ -82,8 +82,9 @@ SCENE_NEAR = 2.0
 SLIDE_NEAR = 4.0
 """A new slide title this close to a sentence start counts for it."""
 WINDOW_SPAN = 20.0
-"""Seconds of speech one window holds (transcripts.windows.WINDOW_SECONDS): a window that
-starts less than this before a boundary holds words from after it."""
+"""Seconds before a boundary within which a stored unit of speech may hold words from after
+it: fitted when those units were ~20 s windows; they are now sentences (at most
+transcripts.windows.SENTENCE_MAX_SECONDS), and this was not refitted (docs/chapters.md)."""
 MIN_VIDEO_SECONDS = 60.0
 """Speech shorter than this is one chapter: there are no parts to find."""
 

@@ -43,8 +43,6 @@ SENTENCE_MAX_SECONDS = 15.0
 """A sentence without a full stop ends after this much speech (unpunctuated captions)."""
 SENTENCE_MAX_CHARS = 600
 """Text per sentence at most (a transcript without timing is one endless line)."""
-WINDOW_SECONDS = 20.0
-"""How far before a moment a window of an older store may start and still link it."""
 
 WINDOWS_COLLECTION = register_collection(
     CollectionDef(
