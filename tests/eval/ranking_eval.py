@@ -54,6 +54,8 @@ class Variant:
     link_words: bool = True
     link_sentences: bool = True
     """Link by the stored sentences (else by the query's words only)."""
+    sentences: bool = True
+    """A spoken chunk as near as its nearest sentence (`search.by_sentences`)."""
 
 
 DEFAULT = Variant()
@@ -130,23 +132,50 @@ def replay(
     elif variant.fusion == "alpha":
         alpha = variant.alpha
     text = sample.query.query
+    sentences = read_sentences(sample, candidates) if variant.sentences else {}
     if variant.fold:
-        moments = search.moments_of(text, candidates, fitted, alpha, TOP)
+        moments = search.moments_of(text, candidates, sentences, fitted, alpha, TOP)
     else:
         words = ranking.QueryWords.of(text)
-        fused = ranking.fuse(candidates, fitted, alpha)
+        found = search.by_words(search.by_sentences(candidates, sentences))
+        fused = ranking.fuse(found, fitted, alpha)
         moments = [Moment([to_hit(CHUNKS, c, fitted, words, scored=False)]) for c in fused[:TOP]]
     search.scored(text, moments, fitted)
     matcher = TermMatcher(query_terms(text) if variant.link_words else [])
     out = []
+    linking = sentences if variant.sentences else read_sentences(sample, candidates)
     for moment in moments:
         if variant.link_sentences:
-            at = search.link(moment, sample.sentences.get(moment.props["video_id"], ()), matcher)
+            own = linking.get(moment.props["video_id"], ())
+            at = search.link(moment, own, matcher)
         else:
             at = focus(moment, matcher)
         result = moment.to_result(at)
         out.append((result["video_id"], result["match_time"], result["relevance"]))
     return out
+
+
+def read_sentences(sample: Sample, candidates: Sequence[Any]) -> dict[str, list[Any]]:
+    """The stored sentences the server reads for `candidates` (`windows.in_spans` with
+    `search.SENTENCES`): of those kept with the sample (read inside the candidates with a
+    wider margin, all of them), the ones inside the spoken candidates' spans, the
+    `search.SENTENCES` nearest the query, in time order."""
+    from video_research.transcripts import search
+
+    spans = search.spans(candidates)
+    inside = [
+        (video, sentence)
+        for video, own in sample.sentences.items()
+        for sentence in own
+        if any(
+            first - 0.01 <= sentence.start <= last + 0.01 for first, last in spans.get(video, ())
+        )
+    ]
+    inside.sort(key=lambda pair: -pair[1].cosine)
+    kept: dict[str, list[Any]] = {}
+    for video, sentence in inside[: search.SENTENCES]:
+        kept.setdefault(video, []).append(sentence)
+    return {video: sorted(own, key=lambda s: s.start) for video, own in kept.items()}
 
 
 def score(samples: Iterable[Sample], variant: Variant = DEFAULT, fitted: Any = None) -> Scores:
@@ -234,6 +263,17 @@ def cross_validate(
     return rows
 
 
+LINK_SECONDS = 2.0
+"""A link counts as right within this many seconds of the labelled second (the issue's
+target for links)."""
+
+
+def link_rate(scores: Scores) -> float:
+    """The share of queries whose right video's first result links within LINK_SECONDS."""
+    errors = scores.link_errors
+    return sum(abs(e) <= LINK_SECONDS for e in errors) / max(scores.count, 1)
+
+
 def describe(variant: Variant) -> str:
     if variant.fusion == "alpha":
         return f"alpha {variant.alpha:.1f}"
@@ -274,12 +314,16 @@ def relevance_samples(
     the first results of each no-answer query."""
     from tests.eval.metrics import is_moment
     from video_research.knowledge import ranking
+    from video_research.transcripts import search
 
     positives, negatives = [], []
     for sample, negative in [(s, False) for s in answerable] + [(s, True) for s in no_answer]:
         words = ranking.QueryWords.of(sample.query.query)
         fitted = ranking.params(sample.model)
-        fused = ranking.fuse([copy.copy(c) for c in sample.candidates], fitted)
+        candidates = [copy.copy(c) for c in sample.candidates]
+        sentences = read_sentences(sample, candidates) if variant.sentences else {}
+        found = search.by_words(search.by_sentences(candidates, sentences))
+        fused = ranking.fuse(found, fitted)
         for candidate in fused[: 3 if negative else TOP * 3]:
             if candidate.cosine is None:
                 continue

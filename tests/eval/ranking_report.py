@@ -39,6 +39,7 @@ BASELINES: dict[str, Variant] = {
 ABLATION: dict[str, Variant] = {
     "default": DEFAULT,
     "without folding repeats": Variant(fold=False),
+    "without sentences' nearness (a chunk by its own vector only)": Variant(sentences=False),
     "link: sentences by meaning only (no words)": Variant(link_words=False),
     "link: words only (no stored sentences)": Variant(link_sentences=False),
     "link: none (the best chunk's start)": Variant(link_sentences=False, link_words=False),
@@ -89,13 +90,20 @@ def baselines(sets: dict[str, list[Sample]]) -> None:
 
 
 def ablation(sets: dict[str, list[Sample]]) -> None:
-    _say("\n### ablation: each stage removed in turn (moment@5 / MRR@10)\n")
+    _say(
+        "\n### ablation: each stage removed in turn "
+        f"(moment@5 / MRR@10 / link within {ranking_eval.LINK_SECONDS:.0f} s)\n"
+    )
     rows = {}
     for name, variant in ABLATION.items():
         rows[name] = {}
         for label, part in sets.items():
-            row = score(part, variant).row()
-            rows[name][label] = f"{row['moment@5']:.3f} / {row['MRR@10']:.3f}"
+            scores = score(part, variant)
+            row = scores.row()
+            rows[name][label] = (
+                f"{row['moment@5']:.3f} / {row['MRR@10']:.3f} / "
+                f"{ranking_eval.link_rate(scores):.3f}"
+            )
     _say(table(rows, list(sets)))
 
 

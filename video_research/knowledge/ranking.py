@@ -11,8 +11,9 @@ Read top to bottom, a search is four stages:
 2. **Fusion** (`fuse`): one score per candidate from its two sides, by the method in
    the fitted `Params` (a fixed weight over min-max normalised scores, or reciprocal
    rank fusion). A caller's own `alpha` always means the fixed weight.
-3. **Moments** (transcripts only, `transcripts.ranking`): neighbouring sentences of one
-   video merged, each linked to the sentence that matched.
+3. **Moments** (transcripts only, `transcripts.search`): each fused hit a moment,
+   linked to the sentence that matched: where the query's words are spoken, else the
+   moment's sentence nearest the query by meaning.
 4. **Relevance** (`relevance`): how likely a hit answers the query, from the hit's own
    signals only (its cosine and the share of the query's content words it holds), so
    it does not depend on k, on the filter or on what else was found. A hit that holds
@@ -20,7 +21,7 @@ Read top to bottom, a search is four stages:
    says what was asked, word for word.
 
 Every number the pipeline uses is in `ranking_params.json` beside this module, per
-embedding model, written by `make eval EVAL=--fit` (tests/eval/fit.py); nothing here is
+embedding model, written by `make eval EVAL=--fit` (tests/eval/ranking_report.py); nothing here is
 pasted from an eval. docs/ranking.md says how each stage earned its place and what it
 scores.
 """

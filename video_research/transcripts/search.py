@@ -2,18 +2,24 @@
 few whole sentences, at most 30 s), with moments.
 
 1. Candidates: the store's keyword and vector sides over `TranscriptChunks`, a fixed
-   number each (`ranking.CANDIDATES`), under the caller's filter.
+   number each (`ranking.CANDIDATES`), under the caller's filter. A spoken chunk is as
+   near the query as its nearest part (`by_sentences`): its own vector or that of one
+   of its sentences (stored with the transcript, `windows`), whichever is nearer; a
+   question about one sentence of a 30 s chunk is nearer that sentence than the chunk's
+   average. A chapter is found by its words only (`by_words`): its title is a few
+   words, and a few words' vector sits near every question on the topic of that part of
+   the talk, above the sentence that answers it. docs/ranking.md has the figures.
 2. Fusion: `ranking.fuse`, the fitted method (or the caller's fixed `alpha`).
 3. Moments: each fused hit is a moment; one that says word for word what a better one
    says is folded into it (`moments.fold_repeats`); each is linked to the sentence that
    answers (`link`): where the query's words are spoken, else, of the sentences stored
-   with the transcript (`windows`), the one nearest the query by meaning.
+   with the transcript, the one nearest the query by meaning.
 4. Relevance: each returned hit's own (`ranking.relevance`), scored for those only.
 
 Every stage reads only the candidates and the query, never k: the first k results are
 the first k of any larger k, with the same relevance and links (a moment's link reads
 only its own sentences). Cost: one query embedding, one store call for the candidates,
-one filtered vector search for the sentences of the k moments.
+one filtered vector search for the nearest sentences of the spoken candidates.
 """
 
 from __future__ import annotations
@@ -52,31 +58,62 @@ async def search(
     vector = None
     if alpha != 0.0:
         vector = (await store.embedder.embed([query], "query"))[0]
-    moments = await ranked_moments(query, vector, alpha=alpha, where=where, k=k)
-    scored(query, moments, ranking.params((await get_store()).embedder.identity))
+    moments, sentences = await ranked_moments(query, vector, alpha=alpha, where=where, k=k)
+    fitted = ranking.params(store.embedder.identity)
+    scored(query, moments, fitted)
     links: list[float | None] = [None] * len(moments)
     if pinpoint:
-        links = await linked(store, vector, moments, TermMatcher(query_terms(query)))
+        links = linked(moments, sentences, query)
     results = [moment.to_result(at) for moment, at in zip(moments, links, strict=True)]
     if min_score is not None:
         results = [r for r in results if r["relevance"] >= min_score]
     return results
 
 
+Sentences = dict[str, list[windows.Scored]]
+"""video id -> its stored sentences inside the spoken candidates, in time order."""
+
+SENTENCES = 100
+"""Stored sentences read for one search: the nearest the query inside the spoken
+candidates, a fixed number like the candidates (never derived from k). A chunk with none
+of them keeps its own cosine; the nearest are the ones that could lift a chunk, and
+reading them all (~800 at 18k chunks) cost more than the rest of the search."""
+
+
 async def ranked_moments(
     query: str, vector: Any, *, alpha: float | None, where: FilterNode | None, k: int
-) -> list[Moment]:
-    """Stages 1-3: the first k moments the candidates make, best first."""
+) -> tuple[list[Moment], Sentences]:
+    """Stages 1-3: the first k moments the candidates make, best first, and the stored
+    sentences read for them (their links are chosen among those)."""
     store = await get_store()
     found = await store.candidates(
         CHUNKS, query, vector=vector, where=where, keywords=alpha != 1.0, vectors=alpha != 0.0
     )
-    return moments_of(query, found, ranking.params(store.embedder.identity), alpha, k)
+    sentences: Sentences = {}
+    if vector is not None:
+        sentences = await windows.in_spans(store, vector, spans(found), limit=SENTENCES)
+    fitted = ranking.params(store.embedder.identity)
+    return moments_of(query, found, sentences, fitted, alpha, k), sentences
+
+
+def spans(
+    found: Sequence[ranking.Candidate] | Sequence[Moment],
+) -> dict[str, list[tuple[float, float]]]:
+    """The stretches whose stored sentences belong to `found`: each spoken one's own."""
+    stretches: dict[str, list[tuple[float, float]]] = {}
+    for item in found:
+        props = item.properties if isinstance(item, ranking.Candidate) else item.props
+        if (props.get("evidence") or "speech") == "speech":
+            stretches.setdefault(props["video_id"], []).append(
+                (float(props["start_time"]) - SENTENCE_SLACK, float(props["end_time"]))
+            )
+    return stretches
 
 
 def moments_of(
     query: str,
     found: list[ranking.Candidate],
+    sentences: Sentences,
     fitted: ranking.Params,
     alpha: float | None,
     k: int,
@@ -84,8 +121,37 @@ def moments_of(
     """Stages 2-3 over a search's candidates: fused, the first k moments with their
     repeats folded (relevance, stage 4, is scored for those only: `scored`)."""
     words = ranking.QueryWords.of(query)
-    fused = ranking.fuse(found, fitted, alpha)
+    fused = ranking.fuse(by_words(by_sentences(found, sentences)), fitted, alpha)
     return fold_repeats((to_hit(CHUNKS, c, fitted, words, scored=False) for c in fused), k)
+
+
+def by_sentences(found: list[ranking.Candidate], sentences: Sentences) -> list[ranking.Candidate]:
+    """`found` with each spoken candidate's cosine the nearest of its own and its
+    sentences' (see the module docstring); fusion and relevance read it."""
+    for candidate in found:
+        props = candidate.properties
+        own = sentences.get(props["video_id"]) if candidate.cosine is not None else None
+        if not own or (props.get("evidence") or "speech") != "speech":
+            continue
+        first, last = float(props["start_time"]) - SENTENCE_SLACK, float(props["end_time"])
+        nearest = max((s.cosine for s in own if first <= s.start <= last), default=None)
+        if nearest is not None and candidate.cosine is not None:
+            candidate.cosine = max(candidate.cosine, nearest)
+    return found
+
+
+def by_words(found: list[ranking.Candidate]) -> list[ranking.Candidate]:
+    """`found` with each chapter taken as found by its words only: one the keyword side
+    did not return is dropped, and the vector side's rank of one it did is forgotten (its
+    cosine stays: relevance reads it). See the module docstring for why."""
+    kept = []
+    for candidate in found:
+        if candidate.properties.get("evidence") == "chapter":
+            if candidate.keyword_rank is None:
+                continue
+            candidate.vector_rank = None
+        kept.append(candidate)
+    return kept
 
 
 def scored(query: str, moments: Sequence[Moment], fitted: ranking.Params) -> None:
@@ -98,38 +164,15 @@ def scored(query: str, moments: Sequence[Moment], fitted: ranking.Params) -> Non
             score_hit(hit, definition.keyword_text(hit.properties), fitted, words)
 
 
-def spans(moments: Sequence[Moment]) -> dict[str, list[tuple[float, float]]]:
-    """The stretches whose stored sentences link `moments`: each spoken moment's own."""
-    found: dict[str, list[tuple[float, float]]] = {}
-    for moment in moments:
-        if _spoken(moment):
-            found.setdefault(moment.props["video_id"], []).append(
-                (moment.start - SENTENCE_SLACK, moment.end)
-            )
-    return found
-
-
 SENTENCE_SLACK = 0.5
 """Seconds before a moment a sentence may start and still be its own (the chunk and the
 sentence round the same cue times differently)."""
 
 
-async def linked(
-    store: Any, vector: Any, moments: Sequence[Moment], matcher: TermMatcher
-) -> list[float | None]:
-    """Each moment's link (`link`); the stored sentences are read, in one filtered vector
-    search, only for the spoken moments the query's words do not place."""
-    lexical = [focus(moment, matcher) for moment in moments]
-    unplaced = [m for m, at in zip(moments, lexical, strict=True) if at is None and _spoken(m)]
-    sentences = (
-        await windows.in_spans(store, vector, spans(unplaced))
-        if unplaced and vector is not None
-        else {}
-    )
-    return [
-        at if at is not None else link(m, sentences.get(m.props["video_id"], ()), matcher)
-        for m, at in zip(moments, lexical, strict=True)
-    ]
+def linked(moments: Sequence[Moment], sentences: Sentences, query: str) -> list[float | None]:
+    """Each moment's link (`link`) among its stored `sentences`."""
+    matcher = TermMatcher(query_terms(query))
+    return [link(m, sentences.get(m.props["video_id"], ()), matcher) for m in moments]
 
 
 def link(moment: Moment, sentences: Sequence[windows.Scored], matcher: TermMatcher) -> float | None:
@@ -161,7 +204,11 @@ async def pinpoint_hits(question: str, hits: list[SearchHit], vector: Any = None
     if not hits:
         return
     moments = [Moment([hit]) for hit in hits]
-    links = await linked(await get_store(), vector, moments, TermMatcher(query_terms(question)))
+    store = await get_store()
+    sentences: Sentences = {}
+    if vector is not None:
+        sentences = await windows.in_spans(store, vector, spans(moments))
+    links = linked(moments, sentences, question)
     for moment, start in zip(moments, links, strict=True):
         if start is None:
             continue

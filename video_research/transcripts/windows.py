@@ -185,11 +185,14 @@ class Scored:
 
 
 async def in_spans(
-    store: Any, vector: Any, spans: Mapping[str, Sequence[tuple[float, float]]]
+    store: Any,
+    vector: Any,
+    spans: Mapping[str, Sequence[tuple[float, float]]],
+    limit: int = SPAN_WINDOWS_MAX,
 ) -> dict[str, list[Scored]]:
     """The windows of each video of `spans` that start within one of its (first, last)
-    seconds, in time order, each with its cosine to the query `vector`: one filtered vector search
-    for all of them, reading only those windows (a few per moment) and never the rest of
+    seconds, the `limit` nearest the query `vector`, in time order, each with its cosine
+    to it: one filtered vector search for all of them, reading only those windows (a few per moment) and never the rest of
     the videos (hundreds each: reading and scoring all of them cost more than the search
     itself at 100k chunks). A video with none there (indexed before windows were stored,
     or its windows made by another embedding model, waiting for knowledge_reembed) is
@@ -210,7 +213,7 @@ async def in_spans(
         )
     )
     try:
-        hits = await store.near_vector(WINDOWS, vector, where=where, limit=SPAN_WINDOWS_MAX)
+        hits = await store.near_vector(WINDOWS, vector, where=where, limit=limit)
     except ToolFailure:
         return {}
     found: dict[str, list[Scored]] = {}
