@@ -796,6 +796,55 @@ def test_the_analysis_is_a_timeline_of_the_whole_video(browser, server, gemini_s
     assert not page.errors
 
 
+def test_the_analysis_timeline_shows_the_videos_chapters(browser, server, indexed, gemini_server):
+    """An analysis of an indexed video: the view asks video_chapters for its chapters and
+    draws them over the same length as the points, titled; a chapter plays from its start."""
+    page = host_page(browser, server)
+    told = _call(page, "video_chapters", {"video_id": VIDEO})
+    expected = [(c["title"], c["start"], c["end"]) for c in told["chapters"]]
+    assert len(expected) >= 2, told
+    points = [
+        {"timestamp": "00:30", "description": "Who owns a value"},
+        {"timestamp": "02:10", "description": "Lifetimes"},
+    ]
+    rust = {
+        "title": "Rust ownership and borrowing",
+        "summary": "Who owns a value, how **borrowing** lends it, and what lifetimes say.",
+        "key_points": ["One owner at a time.", "Many shared references or one mutable one."],
+        "topics": ["Rust", "ownership", "borrowing"],
+    }
+    _answer(gemini_server, json.dumps({**ANALYSIS, **rust, "timestamps": points}))
+    args = {"url": f"https://youtu.be/{VIDEO}"}
+    result = _result(page, "video_analyze", args)
+
+    def check(view):
+        view.wait_for_function("() => document.querySelectorAll('#chapters .chapter').length")
+        marks = view.locator("#chapters .chapter")
+        assert marks.all_inner_texts() == [title for title, _, _ in expected]
+        known = view.locator("#track").get_attribute("data-duration")
+        length = float(known) if known else max(end for _, _, end in expected)
+        strip = view.locator("#chapters").bounding_box()
+        for n, (title, start, end) in enumerate(expected):
+            edge = marks.nth(n).bounding_box()
+            assert marks.nth(n).get_attribute("title").endswith(f" {title}")
+            assert abs(edge["x"] - strip["x"] - strip["width"] * start / length) < 1.5, (n, edge)
+            assert abs(edge["width"] - strip["width"] * (end - start) / length) < 1.5, (n, edge)
+        # The points sit on the same scale as the chapters.
+        tick = view.locator(".tick").last.bounding_box()
+        track = view.locator("#track").bounding_box()
+        at = track["x"] + track["width"] * (2 * 60 + 10) / length
+        assert abs(tick["x"] + tick["width"] / 2 - at) < 1.5, (tick, at)
+
+    view = _looks(page, "video_analyze", args, result, check, shot="analysis-chapters")
+    title, start, _ = expected[1]
+    view.get_by_role("button", name=f"Play chapter {title}, from").click()
+    src = view.locator("iframe.player").get_attribute("src")
+    assert src.startswith(f"https://www.youtube-nocookie.com/embed/{VIDEO}?start={int(start)}&")
+    assert view.locator(".chapter[aria-current=true]").inner_text() == title
+    _wait_told(page, f"chapter “{title}”")
+    assert not page.errors
+
+
 SESSION_ANSWER = """The first chorus starts at **0:43**, right after the verse.
 
 - The only change of setting is the bridge [2:10], where the fence appears.
