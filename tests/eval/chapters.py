@@ -272,8 +272,9 @@ def fit(videos: list[Video], vectors) -> chaptering.Params:
         (30.0, 60.0, 90.0),  # context
         (0.0, 0.5, 1.0),  # topic
         (0.0, 0.5, 1.0),  # pause
+        (0.0, 10.0, 20.0),  # window_span (sentences now; ~20 s windows once)
     )
-    for spc, spacing, context, topic, pause in grid:
+    for spc, spacing, context, topic, pause, span in grid:
         if topic == 0 and pause == 0:
             continue
         params = dataclasses.replace(
@@ -283,6 +284,7 @@ def fit(videos: list[Video], vectors) -> chaptering.Params:
             context=context,
             topic=topic,
             pause=pause,
+            window_span=span,
         )
         tally = evaluate(videos, vectors, params)["ours"]
         score = (tally.f1(10.0) + tally.f1(30.0)) / 2

@@ -499,6 +499,66 @@ def test_moments_show_the_sentence_that_matched_and_play_in_place(
     assert not page.errors
 
 
+def test_each_moment_shows_its_videos_chapters_on_a_timeline(browser, server, indexed):
+    """The search result carries each video's chapters (the ones video_chapters shows):
+    every card of that video draws them as spans of its timeline, titled, the moment
+    marked in the chapter it falls in; choosing a chapter plays from its start, in place."""
+    page = host_page(browser, server)
+    told = _call(page, "video_chapters", {"video_id": VIDEO})
+    expected = [(c["title"], c["start"], c["end"]) for c in told["chapters"]]
+    assert len(expected) >= 2, told
+    args = {"query": "mutable reference while shared references", "k": 3, "video_ids": [VIDEO]}
+    result = _result(page, "semantic_search_transcripts", args)
+    found = result["structuredContent"]
+    spans = found["chapters"][VIDEO]
+    assert [(c["title"], c["start"], c["end"]) for c in spans] == [
+        (title, round(start, 1), round(end, 1)) for title, start, end in expected
+    ]
+    assert {c["evidence"] for c in spans} == {told["evidence"]}
+    length = max(end for _, _, end in expected)
+
+    def check(view):
+        cards = view.locator(".hits > li")
+        assert cards.count() == len(found["results"])
+        for index, moment in enumerate(found["results"]):
+            strip = cards.nth(index).locator(".chapters")
+            marks = strip.locator(".chapter")
+            assert marks.all_inner_texts() == [title for title, _, _ in expected]
+            box = strip.bounding_box()
+            for n, (title, start, end) in enumerate(expected):
+                mark = marks.nth(n)
+                assert mark.get_attribute("title").endswith(f" {title}")
+                assert mark.get_attribute("aria-label").startswith(f"Play chapter {title}, from")
+                edge = mark.bounding_box()
+                # Placed by time over the video's length, and as long as the chapter.
+                assert abs(edge["x"] - box["x"] - box["width"] * start / length) < 1.5, (n, edge)
+                assert abs(edge["width"] - box["width"] * (end - start) / length) < 1.5, (n, edge)
+            holding = [n for n, (_, s, e) in enumerate(expected) if s <= moment["match_time"] < e]
+            current = [
+                n
+                for n in range(marks.count())
+                if marks.nth(n).get_attribute("data-current") is not None
+            ]
+            assert current == holding[:1], (current, moment["match_time"])
+            now = strip.locator(".now").bounding_box()
+            at = box["x"] + box["width"] * moment["match_time"] / length
+            assert abs(now["x"] + now["width"] / 2 - at) < 1.5, (now, at)
+
+    view = _looks(page, "semantic_search_transcripts", args, result, check, shot="moments-chapters")
+    title, start, _ = expected[-1]
+    view.locator(".hits > li").first.get_by_role(
+        "button", name=f"Play chapter {title}, from"
+    ).click()
+    player = view.locator("li[data-chosen] .stage iframe.player")
+    player.wait_for(state="attached")
+    assert player.get_attribute("src").startswith(
+        f"https://www.youtube-nocookie.com/embed/{VIDEO}?start={int(start)}&"
+    )
+    assert view.locator("li[data-chosen] .chapter[aria-current=true]").inner_text() == title
+    _wait_told(page, f"chapter “{title}”")
+    assert not page.errors
+
+
 def test_a_moment_said_again_elsewhere_says_so(browser, server, indexed):
     """A re-upload of the tides video says its sentences word for word: the search folds
     it into the first place that says them (`repeats`), and the card counts it."""
@@ -733,6 +793,55 @@ def test_the_analysis_is_a_timeline_of_the_whole_video(browser, server, gemini_s
         "Play from 9 min 45 s: A first Action, built live"
     )
     _wait_told(page, "9:45")
+    assert not page.errors
+
+
+def test_the_analysis_timeline_shows_the_videos_chapters(browser, server, indexed, gemini_server):
+    """An analysis of an indexed video: the view asks video_chapters for its chapters and
+    draws them over the same length as the points, titled; a chapter plays from its start."""
+    page = host_page(browser, server)
+    told = _call(page, "video_chapters", {"video_id": VIDEO})
+    expected = [(c["title"], c["start"], c["end"]) for c in told["chapters"]]
+    assert len(expected) >= 2, told
+    points = [
+        {"timestamp": "00:30", "description": "Who owns a value"},
+        {"timestamp": "02:10", "description": "Lifetimes"},
+    ]
+    rust = {
+        "title": "Rust ownership and borrowing",
+        "summary": "Who owns a value, how **borrowing** lends it, and what lifetimes say.",
+        "key_points": ["One owner at a time.", "Many shared references or one mutable one."],
+        "topics": ["Rust", "ownership", "borrowing"],
+    }
+    _answer(gemini_server, json.dumps({**ANALYSIS, **rust, "timestamps": points}))
+    args = {"url": f"https://youtu.be/{VIDEO}"}
+    result = _result(page, "video_analyze", args)
+
+    def check(view):
+        view.wait_for_function("() => document.querySelectorAll('#chapters .chapter').length")
+        marks = view.locator("#chapters .chapter")
+        assert marks.all_inner_texts() == [title for title, _, _ in expected]
+        known = view.locator("#track").get_attribute("data-duration")
+        length = float(known) if known else max(end for _, _, end in expected)
+        strip = view.locator("#chapters").bounding_box()
+        for n, (title, start, end) in enumerate(expected):
+            edge = marks.nth(n).bounding_box()
+            assert marks.nth(n).get_attribute("title").endswith(f" {title}")
+            assert abs(edge["x"] - strip["x"] - strip["width"] * start / length) < 1.5, (n, edge)
+            assert abs(edge["width"] - strip["width"] * (end - start) / length) < 1.5, (n, edge)
+        # The points sit on the same scale as the chapters.
+        tick = view.locator(".tick").last.bounding_box()
+        track = view.locator("#track").bounding_box()
+        at = track["x"] + track["width"] * (2 * 60 + 10) / length
+        assert abs(tick["x"] + tick["width"] / 2 - at) < 1.5, (tick, at)
+
+    view = _looks(page, "video_analyze", args, result, check, shot="analysis-chapters")
+    title, start, _ = expected[1]
+    view.get_by_role("button", name=f"Play chapter {title}, from").click()
+    src = view.locator("iframe.player").get_attribute("src")
+    assert src.startswith(f"https://www.youtube-nocookie.com/embed/{VIDEO}?start={int(start)}&")
+    assert view.locator(".chapter[aria-current=true]").inner_text() == title
+    _wait_told(page, f"chapter “{title}”")
     assert not page.errors
 
 

@@ -27,7 +27,15 @@ from video_research.knowledge.store import get_store
 from video_research.support import paths
 from video_research.support.errors import ToolFailure, config_error, invalid_input, not_found
 from video_research.support.youtube_urls import parse_video_id
-from video_research.transcripts import chapters, citation, indexer, reading, speakers, youtube_index
+from video_research.transcripts import (
+    chapters,
+    citation,
+    indexer,
+    moment_chapters,
+    reading,
+    speakers,
+    youtube_index,
+)
 from video_research.transcripts import files as transcript_files
 from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import is_youtube_id, printable
@@ -264,8 +272,11 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         min_score=args.get("min_score"),
         pinpoint=args["pinpoint"],
     )
-    await speakers.label_results(results)
+    records = await moment_chapters.records_of(r["video_id"] for r in results)
+    await speakers.label_results(results, records)
     out = {"query": query, "result_count": len(results), "results": results, "indexing": indexing}
+    if spans := moment_chapters.by_video(records):
+        out["chapters"] = spans
     if args.get("thumbnails"):
         await _attach_thumbnails(results, ctx)
     if not results:

@@ -60,6 +60,10 @@ class Params:
     pause: float = 0.5
     scene: float = 0.5
     slide: float = 1.5
+    window_span: float = 20.0
+    """Seconds after its start within which a stored unit of speech may hold words from
+    after a boundary: the topic shift's "before" side ends this far before it (~20 s windows
+    once; sentences, which start at the candidates, need none)."""
 
 
 PARAMS_FILE = Path(__file__).with_name("chapter_params.json")
@@ -81,10 +85,6 @@ SCENE_NEAR = 2.0
 """A scene cut this close to a sentence start (seconds) counts for it."""
 SLIDE_NEAR = 4.0
 """A new slide title this close to a sentence start counts for it."""
-WINDOW_SPAN = 20.0
-"""Seconds before a boundary within which a stored unit of speech may hold words from after
-it: fitted when those units were ~20 s windows; they are now sentences (at most
-transcripts.windows.SENTENCE_MAX_SECONDS), and this was not refitted (docs/chapters.md)."""
 MIN_VIDEO_SECONDS = 60.0
 """Speech shorter than this is one chapter: there are no parts to find."""
 
@@ -303,10 +303,10 @@ def _depth(times: np.ndarray, starts: np.ndarray, vectors: Any, params: Params) 
     prefix = np.vstack([np.zeros((1, matrix.shape[1])), np.cumsum(matrix, axis=0)])
     sims = np.ones(len(times))
     for n, at in enumerate(times):
-        # before: the windows that end by `at` (a window holds WINDOW_SPAN seconds from
-        # its start); after: those that start at or after it
-        lo = np.searchsorted(starts, at - params.context - WINDOW_SPAN)
-        end = np.searchsorted(starts, at - WINDOW_SPAN + 1e-6, side="right")
+        # before: the units that end by `at` (a unit holds window_span seconds from its
+        # start); after: those that start at or after it
+        lo = np.searchsorted(starts, at - params.context - params.window_span)
+        end = np.searchsorted(starts, at - params.window_span + 1e-6, side="right")
         mid = np.searchsorted(starts, at - 1e-6)
         hi = np.searchsorted(starts, at + params.context)
         if end <= lo or hi <= mid:

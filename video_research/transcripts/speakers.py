@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from video_research.knowledge.filters import Filter, FilterNode
@@ -118,17 +119,20 @@ async def speaker_filter(speaker: str) -> FilterNode:
     return options[0] if len(options) == 1 else Filter.any_of(*options)
 
 
-async def label_results(results: list[dict[str, Any]]) -> None:
+async def label_results(
+    results: list[dict[str, Any]], records: Mapping[str, dict[str, Any] | None] | None = None
+) -> None:
     """Each search result gets `speaker` (the name when given, else the label) of the
-    sentence at its match time, when its video's speakers are labelled."""
-    records: dict[str, dict[str, Any] | None] = {}
+    sentence at its match time, when its video's speakers are labelled. `records`: the
+    videos' records where the caller has read them already."""
+    read: dict[str, dict[str, Any] | None] = dict(records or {})
     for result in results:
         video_id = result.get("video_id")
         if not video_id or result.get("evidence") == "screen":
             continue
-        if video_id not in records:
-            records[video_id] = await indexer.get_video(video_id)
-        record = records[video_id]
+        if video_id not in read:
+            read[video_id] = await indexer.get_video(video_id)
+        record = read[video_id]
         if not record:
             continue
         label = speaker_at(record, float(result.get("match_time") or result["start_time"]))

@@ -140,6 +140,7 @@ READS: dict[str, tuple[str, ...]] = {
         "results[].language",
         "results[].evidence",
         "results[].thumbnail.content_index",
+        "chapters",
     ),
     "knowledge_search": (
         "query",

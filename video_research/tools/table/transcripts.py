@@ -70,8 +70,8 @@ SPECS: tuple[ToolSpec, ...] = (
         description=(
             "Find the video and the moment where something is said: hybrid (meaning + keyword) search "
             "over indexed transcripts, with a timestamp link to the sentence that answers.\n"
-            "Narrow by channel_ids, video_ids, language, speaker, evidence, published_after/before "
-            "or start_time/end_time. With auto_index, listed videos not indexed yet are fetched first."
+            "Each result video's chapters come along (chapters). With auto_index, listed videos "
+            "not indexed yet are fetched first."
         ),
         read_only=False,
         idempotent=True,
