@@ -224,11 +224,13 @@ fuzz: install $(FUZZ_VENV)/.installed
 		FUZZ_SERVER_PYTHON=$(abspath $(PY)) timeout $$(( $(FUZZ_SECONDS) + 120 )) \
 		$(FUZZ_VENV)/bin/python -m tests.fuzz
 
-# The import contracts ([tool.importlinter] in pyproject.toml): one direction of imports, no cycles.
+# The import contracts ([tool.importlinter] in pyproject.toml): one direction of imports, no
+# cycles; mypy over the packages [tool.mypy] names, the handlers against their contracts' types.
 lint: install
 	$(PY) -m ruff check video_research tests bundle
 	$(PY) -m ruff format --check video_research tests bundle
 	$(VENV)/bin/lint-imports --no-logo
+	$(PY) -m mypy
 
 # The TypedDicts of every contract (video_research/support/schema_types/) from schemas/, by
 # datamodel-code-generator; tests/support/test_schema_types.py fails when they are stale.

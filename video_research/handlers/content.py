@@ -7,7 +7,7 @@ key and the URL policy, confine paths to the caller's roots, and shape the batch
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from video_research.clients.gemini import client as gemini
 from video_research.content import analysis
@@ -16,8 +16,24 @@ from video_research.handlers.context import CallContext
 from video_research.support import contracts, paths, url_policy
 from video_research.support.errors import invalid_input
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.content_analyze_input import ContentAnalyzeInput
+    from video_research.support.schema_types.tools.content_analyze_output import (
+        ContentAnalyzeOutput,
+    )
+    from video_research.support.schema_types.tools.content_batch_analyze_input import (
+        ContentBatchAnalyzeInput,
+    )
+    from video_research.support.schema_types.tools.content_batch_analyze_output import (
+        ContentBatchAnalyzeOutput,
+    )
+    from video_research.support.schema_types.tools.content_extract_input import ContentExtractInput
+    from video_research.support.schema_types.tools.content_extract_output import (
+        ContentExtractOutput,
+    )
 
-async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+
+async def content_analyze(args: ContentAnalyzeInput, ctx: CallContext) -> ContentAnalyzeOutput:
     given = [name for name in ("file_path", "url", "text") if args.get(name)]
     if len(given) != 1:
         raise invalid_input(
@@ -31,22 +47,33 @@ async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     instruction, thinking = args["instruction"], args["thinking_level"]
     if given[0] == "url":
         url = await url_policy.check_url(args["url"], ctx.settings)
-        return await analysis.analyze_url(url, instruction, output_schema, thinking)
+        return cast(
+            "ContentAnalyzeOutput",
+            await analysis.analyze_url(url, instruction, output_schema, thinking),
+        )
     if given[0] == "file_path":
         confined = await paths.confine(args["file_path"], ctx)
-        return await analysis.analyze_file(
-            confined, args["file_path"], instruction, output_schema, thinking
+        return cast(
+            "ContentAnalyzeOutput",
+            await analysis.analyze_file(
+                confined, args["file_path"], instruction, output_schema, thinking
+            ),
         )
-    return await analysis.analyze_text(args["text"], instruction, output_schema, thinking)
+    return cast(
+        "ContentAnalyzeOutput",
+        await analysis.analyze_text(args["text"], instruction, output_schema, thinking),
+    )
 
 
-async def content_extract(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def content_extract(args: ContentExtractInput, ctx: CallContext) -> ContentExtractOutput:
     schema = contracts.check_caller_schema(args["schema"], "schema")
     gemini.require_api_key(ctx.settings)
     return await analysis.extract(args["content"], schema)
 
 
-async def content_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def content_batch_analyze(
+    args: ContentBatchAnalyzeInput, ctx: CallContext
+) -> ContentBatchAnalyzeOutput:
     output_schema = args.get("output_schema")
     if output_schema is not None:
         contracts.check_caller_schema(output_schema, "output_schema")
@@ -89,4 +116,4 @@ async def content_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[
     }
     if files.directory is not None:
         result["directory"] = files.directory
-    return result
+    return cast("ContentBatchAnalyzeOutput", result)

@@ -9,7 +9,7 @@ to the research as `read_url` so the research package needs no content analysis 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
@@ -20,20 +20,40 @@ from video_research.research import reports
 from video_research.support import url_policy
 from video_research.support.errors import invalid_input
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.research_assess_evidence_input import (
+        ResearchAssessEvidenceInput,
+    )
+    from video_research.support.schema_types.tools.research_assess_evidence_output import (
+        ResearchAssessEvidenceOutput,
+    )
+    from video_research.support.schema_types.tools.research_deep_input import ResearchDeepInput
+    from video_research.support.schema_types.tools.research_deep_output import ResearchDeepOutput
+    from video_research.support.schema_types.tools.research_document_input import (
+        ResearchDocumentInput,
+    )
+    from video_research.support.schema_types.tools.research_document_output import (
+        ResearchDocumentOutput,
+    )
+    from video_research.support.schema_types.tools.research_plan_input import ResearchPlanInput
+    from video_research.support.schema_types.tools.research_plan_output import ResearchPlanOutput
 
-async def research_deep(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+
+async def research_deep(args: ResearchDeepInput, ctx: CallContext) -> ResearchDeepOutput:
     gemini.require_api_key(ctx.settings)
     return await reports.research_topic(
         args["topic"], args["scope"], args["thinking_level"], ctx.report_progress
     )
 
 
-async def research_plan(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_plan(args: ResearchPlanInput, ctx: CallContext) -> ResearchPlanOutput:
     gemini.require_api_key(ctx.settings)
     return await reports.plan(args["topic"], args["scope"], args["available_agents"])
 
 
-async def research_assess_evidence(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_assess_evidence(
+    args: ResearchAssessEvidenceInput, ctx: CallContext
+) -> ResearchAssessEvidenceOutput:
     gemini.require_api_key(ctx.settings)
     return await reports.assess_evidence(args["claim"], args["sources"], args["context"])
 
@@ -48,7 +68,9 @@ async def _read_url(url: str, question: str) -> tuple[str, list[str]]:
     return str(data.get("title") or "").strip(), quotes
 
 
-async def research_document(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_document(
+    args: ResearchDocumentInput, ctx: CallContext
+) -> ResearchDocumentOutput:
     question = args["question"].strip()
     files, urls = args.get("file_paths") or [], args.get("urls") or []
     if not question:
