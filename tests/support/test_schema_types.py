@@ -7,7 +7,10 @@ from pathlib import Path
 
 from tests.generate_schema_types import PACKAGE, generate
 from video_research.support import contracts
-from video_research.transcripts.indexer import CHUNKS_COLLECTION
+from video_research.transcripts.chunker import chunk_cues
+from video_research.transcripts.indexer import CHUNKS_COLLECTION, VideoInfo, chunk_properties
+from video_research.transcripts.parsers import Cue
+from video_research.transcripts.sources import Transcript
 
 
 def _files(root: Path) -> dict[str, str]:
@@ -39,3 +42,18 @@ def test_the_chunk_schema_names_every_stored_chunk_property():
     schema = contracts.load_schema("common/transcript_chunk.json")
     stored = {prop.name for prop in CHUNKS_COLLECTION.properties}
     assert set(schema["properties"]) == stored
+
+
+def test_what_the_indexer_stores_for_a_chunk_matches_its_schema():
+    """The chunk schema is held to the indexer's real output (speaker and sentence language
+    included), not only to the collection's property names."""
+    cues = [
+        Cue(0.0, 2.0, "The tide turns.", speaker="S1", language="en", language_probability=0.9),
+        Cue(2.0, 4.0, "Then it comes back.", speaker="S1", language="en"),
+    ]
+    chunks, kept = chunk_cues(cues)
+    transcript = Transcript(video_id="tides", cues=kept, language="en", source="speech")
+    stored = chunk_properties(VideoInfo("tides", title="Tides"), transcript, chunks, kept)
+    assert stored and stored[0]["speaker"] == "S1"
+    for props in stored:
+        assert contracts.validation_errors("common/transcript_chunk.json", props) == []

@@ -19,7 +19,7 @@ class TranscriptChunk(TypedDict, closed=True):
     language_probability: NotRequired[float]
     is_generated: bool
     source: str
-    chapter: str
+    chapter: str | None
     text: str
     start_time: float
     end_time: float
