@@ -9,18 +9,16 @@ from video_research.catalog.db import get_db, iso, parse_time
 from video_research.handlers.context import CallContext
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.audit_log_input import AuditLogInput
-    from video_research.support.schema_types.tools.audit_log_output import AuditLogOutput
-    from video_research.support.schema_types.tools.session_list_input import SessionListInput
-    from video_research.support.schema_types.tools.session_list_output import SessionListOutput
-    from video_research.support.schema_types.tools.session_register_input import (
+    from video_research.support.schema_types.tools import (
+        AuditLogInput,
+        AuditLogOutput,
+        SessionListInput,
+        SessionListOutput,
         SessionRegisterInput,
-    )
-    from video_research.support.schema_types.tools.session_register_output import (
         SessionRegisterOutput,
+        SessionRevokeInput,
+        SessionRevokeOutput,
     )
-    from video_research.support.schema_types.tools.session_revoke_input import SessionRevokeInput
-    from video_research.support.schema_types.tools.session_revoke_output import SessionRevokeOutput
 
 
 async def audit_log(args: AuditLogInput, ctx: CallContext) -> AuditLogOutput:

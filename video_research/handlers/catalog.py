@@ -16,26 +16,20 @@ from video_research.support.errors import invalid_input, not_found
 from video_research.support.paths import confine
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.catalog_add_input import CatalogAddInput
-    from video_research.support.schema_types.tools.catalog_add_output import CatalogAddOutput
-    from video_research.support.schema_types.tools.catalog_categories_input import (
+    from video_research.support.schema_types.tools import (
+        CatalogAddInput,
+        CatalogAddOutput,
         CatalogCategoriesInput,
-    )
-    from video_research.support.schema_types.tools.catalog_categories_output import (
         CatalogCategoriesOutput,
-    )
-    from video_research.support.schema_types.tools.catalog_get_video_input import (
         CatalogGetVideoInput,
-    )
-    from video_research.support.schema_types.tools.catalog_get_video_output import (
         CatalogGetVideoOutput,
+        CatalogImportInput,
+        CatalogImportOutput,
+        CatalogRemoveInput,
+        CatalogRemoveOutput,
+        CatalogSearchInput,
+        CatalogSearchOutput,
     )
-    from video_research.support.schema_types.tools.catalog_import_input import CatalogImportInput
-    from video_research.support.schema_types.tools.catalog_import_output import CatalogImportOutput
-    from video_research.support.schema_types.tools.catalog_remove_input import CatalogRemoveInput
-    from video_research.support.schema_types.tools.catalog_remove_output import CatalogRemoveOutput
-    from video_research.support.schema_types.tools.catalog_search_input import CatalogSearchInput
-    from video_research.support.schema_types.tools.catalog_search_output import CatalogSearchOutput
 
 
 _PUBLIC_FIELDS = (

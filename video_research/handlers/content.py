@@ -17,18 +17,12 @@ from video_research.support import contracts, paths, url_policy
 from video_research.support.errors import invalid_input
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.content_analyze_input import ContentAnalyzeInput
-    from video_research.support.schema_types.tools.content_analyze_output import (
+    from video_research.support.schema_types.tools import (
+        ContentAnalyzeInput,
         ContentAnalyzeOutput,
-    )
-    from video_research.support.schema_types.tools.content_batch_analyze_input import (
         ContentBatchAnalyzeInput,
-    )
-    from video_research.support.schema_types.tools.content_batch_analyze_output import (
         ContentBatchAnalyzeOutput,
-    )
-    from video_research.support.schema_types.tools.content_extract_input import ContentExtractInput
-    from video_research.support.schema_types.tools.content_extract_output import (
+        ContentExtractInput,
         ContentExtractOutput,
     )
 

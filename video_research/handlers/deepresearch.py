@@ -29,24 +29,14 @@ from video_research.knowledge import writethrough
 from video_research.support.errors import ErrorCategory, ToolFailure
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.research_web_cancel_input import (
+    from video_research.support.schema_types.tools import (
         ResearchWebCancelInput,
-    )
-    from video_research.support.schema_types.tools.research_web_cancel_output import (
         ResearchWebCancelOutput,
-    )
-    from video_research.support.schema_types.tools.research_web_followup_input import (
         ResearchWebFollowupInput,
-    )
-    from video_research.support.schema_types.tools.research_web_followup_output import (
         ResearchWebFollowupOutput,
-    )
-    from video_research.support.schema_types.tools.research_web_input import ResearchWebInput
-    from video_research.support.schema_types.tools.research_web_output import ResearchWebOutput
-    from video_research.support.schema_types.tools.research_web_status_input import (
+        ResearchWebInput,
+        ResearchWebOutput,
         ResearchWebStatusInput,
-    )
-    from video_research.support.schema_types.tools.research_web_status_output import (
         ResearchWebStatusOutput,
     )
 

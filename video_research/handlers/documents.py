@@ -21,18 +21,14 @@ from video_research.knowledge.store import MAX_RESULTS, StoredObject, get_store
 from video_research.support.errors import invalid_input
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.document_delete_input import DocumentDeleteInput
-    from video_research.support.schema_types.tools.document_delete_output import (
+    from video_research.support.schema_types.tools import (
+        DocumentDeleteInput,
         DocumentDeleteOutput,
-    )
-    from video_research.support.schema_types.tools.document_ingest_input import DocumentIngestInput
-    from video_research.support.schema_types.tools.document_ingest_output import (
+        DocumentIngestInput,
         DocumentIngestOutput,
-    )
-    from video_research.support.schema_types.tools.document_list_input import DocumentListInput
-    from video_research.support.schema_types.tools.document_list_output import DocumentListOutput
-    from video_research.support.schema_types.tools.document_search_input import DocumentSearchInput
-    from video_research.support.schema_types.tools.document_search_output import (
+        DocumentListInput,
+        DocumentListOutput,
+        DocumentSearchInput,
         DocumentSearchOutput,
     )
 

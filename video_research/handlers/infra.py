@@ -11,10 +11,10 @@ from video_research.support.cache import get_cache
 from video_research.support.errors import invalid_input
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.infra_cache_input import InfraCacheInput
-    from video_research.support.schema_types.tools.infra_cache_output import InfraCacheOutput
-    from video_research.support.schema_types.tools.infra_configure_input import InfraConfigureInput
-    from video_research.support.schema_types.tools.infra_configure_output import (
+    from video_research.support.schema_types.tools import (
+        InfraCacheInput,
+        InfraCacheOutput,
+        InfraConfigureInput,
         InfraConfigureOutput,
     )
 

@@ -34,44 +34,22 @@ from video_research.knowledge.store import SearchHit, get_store, normalise_uuid
 from video_research.support.errors import ToolFailure, invalid_input
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.knowledge_ask_input import KnowledgeAskInput
-    from video_research.support.schema_types.tools.knowledge_ask_output import KnowledgeAskOutput
-    from video_research.support.schema_types.tools.knowledge_fetch_input import KnowledgeFetchInput
-    from video_research.support.schema_types.tools.knowledge_fetch_output import (
+    from video_research.support.schema_types.tools import (
+        KnowledgeAskInput,
+        KnowledgeAskOutput,
+        KnowledgeFetchInput,
         KnowledgeFetchOutput,
-    )
-    from video_research.support.schema_types.tools.knowledge_ingest_input import (
         KnowledgeIngestInput,
-    )
-    from video_research.support.schema_types.tools.knowledge_ingest_output import (
         KnowledgeIngestOutput,
-    )
-    from video_research.support.schema_types.tools.knowledge_reembed_input import (
         KnowledgeReembedInput,
-    )
-    from video_research.support.schema_types.tools.knowledge_reembed_output import (
         KnowledgeReembedOutput,
-    )
-    from video_research.support.schema_types.tools.knowledge_related_input import (
         KnowledgeRelatedInput,
-    )
-    from video_research.support.schema_types.tools.knowledge_related_output import (
         KnowledgeRelatedOutput,
-    )
-    from video_research.support.schema_types.tools.knowledge_schema_input import (
         KnowledgeSchemaInput,
-    )
-    from video_research.support.schema_types.tools.knowledge_schema_output import (
         KnowledgeSchemaOutput,
-    )
-    from video_research.support.schema_types.tools.knowledge_search_input import (
         KnowledgeSearchInput,
-    )
-    from video_research.support.schema_types.tools.knowledge_search_output import (
         KnowledgeSearchOutput,
-    )
-    from video_research.support.schema_types.tools.knowledge_stats_input import KnowledgeStatsInput
-    from video_research.support.schema_types.tools.knowledge_stats_output import (
+        KnowledgeStatsInput,
         KnowledgeStatsOutput,
     )
 

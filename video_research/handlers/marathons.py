@@ -9,18 +9,16 @@ from video_research.catalog.db import get_db
 from video_research.handlers.context import CallContext
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.marathon_create_input import MarathonCreateInput
-    from video_research.support.schema_types.tools.marathon_create_output import (
+    from video_research.support.schema_types.tools import (
+        MarathonCreateInput,
         MarathonCreateOutput,
-    )
-    from video_research.support.schema_types.tools.marathon_delete_input import MarathonDeleteInput
-    from video_research.support.schema_types.tools.marathon_delete_output import (
+        MarathonDeleteInput,
         MarathonDeleteOutput,
+        MarathonGetInput,
+        MarathonGetOutput,
+        MarathonListInput,
+        MarathonListOutput,
     )
-    from video_research.support.schema_types.tools.marathon_get_input import MarathonGetInput
-    from video_research.support.schema_types.tools.marathon_get_output import MarathonGetOutput
-    from video_research.support.schema_types.tools.marathon_list_input import MarathonListInput
-    from video_research.support.schema_types.tools.marathon_list_output import MarathonListOutput
 
 
 async def marathon_list(args: MarathonListInput, ctx: CallContext) -> MarathonListOutput:

@@ -21,20 +21,14 @@ from video_research.support.isolation import MEDIA_POOL, WorkerProgress, parse_i
 from video_research.support.progress import Stages
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.media_contact_sheet_input import (
+    from video_research.support.schema_types.tools import (
         MediaContactSheetInput,
-    )
-    from video_research.support.schema_types.tools.media_contact_sheet_output import (
         MediaContactSheetOutput,
-    )
-    from video_research.support.schema_types.tools.media_frames_input import MediaFramesInput
-    from video_research.support.schema_types.tools.media_frames_output import MediaFramesOutput
-    from video_research.support.schema_types.tools.media_scenes_input import MediaScenesInput
-    from video_research.support.schema_types.tools.media_scenes_output import MediaScenesOutput
-    from video_research.support.schema_types.tools.media_screen_text_input import (
+        MediaFramesInput,
+        MediaFramesOutput,
+        MediaScenesInput,
+        MediaScenesOutput,
         MediaScreenTextInput,
-    )
-    from video_research.support.schema_types.tools.media_screen_text_output import (
         MediaScreenTextOutput,
     )
 

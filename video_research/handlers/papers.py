@@ -12,34 +12,16 @@ from video_research.papers import api
 from video_research.support.errors import invalid_input
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.research_author_search_input import (
+    from video_research.support.schema_types.tools import (
         ResearchAuthorSearchInput,
-    )
-    from video_research.support.schema_types.tools.research_author_search_output import (
         ResearchAuthorSearchOutput,
-    )
-    from video_research.support.schema_types.tools.research_paper_citations_input import (
         ResearchPaperCitationsInput,
-    )
-    from video_research.support.schema_types.tools.research_paper_citations_output import (
         ResearchPaperCitationsOutput,
-    )
-    from video_research.support.schema_types.tools.research_paper_details_input import (
         ResearchPaperDetailsInput,
-    )
-    from video_research.support.schema_types.tools.research_paper_details_output import (
         ResearchPaperDetailsOutput,
-    )
-    from video_research.support.schema_types.tools.research_paper_recommendations_input import (
         ResearchPaperRecommendationsInput,
-    )
-    from video_research.support.schema_types.tools.research_paper_recommendations_output import (
         ResearchPaperRecommendationsOutput,
-    )
-    from video_research.support.schema_types.tools.research_paper_search_input import (
         ResearchPaperSearchInput,
-    )
-    from video_research.support.schema_types.tools.research_paper_search_output import (
         ResearchPaperSearchOutput,
     )
 

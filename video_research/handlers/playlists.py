@@ -9,20 +9,16 @@ from video_research.catalog.db import get_db
 from video_research.handlers.context import CallContext
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.playlist_create_input import PlaylistCreateInput
-    from video_research.support.schema_types.tools.playlist_create_output import (
+    from video_research.support.schema_types.tools import (
+        PlaylistCreateInput,
         PlaylistCreateOutput,
-    )
-    from video_research.support.schema_types.tools.playlist_delete_input import PlaylistDeleteInput
-    from video_research.support.schema_types.tools.playlist_delete_output import (
+        PlaylistDeleteInput,
         PlaylistDeleteOutput,
-    )
-    from video_research.support.schema_types.tools.playlist_get_input import PlaylistGetInput
-    from video_research.support.schema_types.tools.playlist_get_output import PlaylistGetOutput
-    from video_research.support.schema_types.tools.playlist_list_input import PlaylistListInput
-    from video_research.support.schema_types.tools.playlist_list_output import PlaylistListOutput
-    from video_research.support.schema_types.tools.playlist_update_input import PlaylistUpdateInput
-    from video_research.support.schema_types.tools.playlist_update_output import (
+        PlaylistGetInput,
+        PlaylistGetOutput,
+        PlaylistListInput,
+        PlaylistListOutput,
+        PlaylistUpdateInput,
         PlaylistUpdateOutput,
     )
 

@@ -12,28 +12,24 @@ from video_research.support.errors import ErrorCategory, ToolFailure, not_found
 
 if TYPE_CHECKING:
     from video_research.support.schema_types.common.catalog import QueueWrite
-    from video_research.support.schema_types.tools.queue_add_video_input import QueueAddVideoInput
-    from video_research.support.schema_types.tools.queue_add_video_output import QueueAddVideoOutput
-    from video_research.support.schema_types.tools.queue_add_videos_input import QueueAddVideosInput
-    from video_research.support.schema_types.tools.queue_add_videos_output import (
+    from video_research.support.schema_types.tools import (
+        QueueAddVideoInput,
+        QueueAddVideoOutput,
+        QueueAddVideosInput,
         QueueAddVideosOutput,
-    )
-    from video_research.support.schema_types.tools.queue_advance_input import QueueAdvanceInput
-    from video_research.support.schema_types.tools.queue_advance_output import QueueAdvanceOutput
-    from video_research.support.schema_types.tools.queue_apply_playlist_input import (
+        QueueAdvanceInput,
+        QueueAdvanceOutput,
         QueueApplyPlaylistInput,
-    )
-    from video_research.support.schema_types.tools.queue_apply_playlist_output import (
         QueueApplyPlaylistOutput,
+        QueueClearInput,
+        QueueClearOutput,
+        QueueMoveInput,
+        QueueMoveOutput,
+        QueueRemoveInput,
+        QueueRemoveOutput,
+        QueueStatusInput,
+        QueueStatusOutput,
     )
-    from video_research.support.schema_types.tools.queue_clear_input import QueueClearInput
-    from video_research.support.schema_types.tools.queue_clear_output import QueueClearOutput
-    from video_research.support.schema_types.tools.queue_move_input import QueueMoveInput
-    from video_research.support.schema_types.tools.queue_move_output import QueueMoveOutput
-    from video_research.support.schema_types.tools.queue_remove_input import QueueRemoveInput
-    from video_research.support.schema_types.tools.queue_remove_output import QueueRemoveOutput
-    from video_research.support.schema_types.tools.queue_status_input import QueueStatusInput
-    from video_research.support.schema_types.tools.queue_status_output import QueueStatusOutput
 
 
 def _actor(ctx: CallContext) -> dict[str, str]:

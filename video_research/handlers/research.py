@@ -21,22 +21,16 @@ from video_research.support import url_policy
 from video_research.support.errors import invalid_input
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.research_assess_evidence_input import (
+    from video_research.support.schema_types.tools import (
         ResearchAssessEvidenceInput,
-    )
-    from video_research.support.schema_types.tools.research_assess_evidence_output import (
         ResearchAssessEvidenceOutput,
-    )
-    from video_research.support.schema_types.tools.research_deep_input import ResearchDeepInput
-    from video_research.support.schema_types.tools.research_deep_output import ResearchDeepOutput
-    from video_research.support.schema_types.tools.research_document_input import (
+        ResearchDeepInput,
+        ResearchDeepOutput,
         ResearchDocumentInput,
-    )
-    from video_research.support.schema_types.tools.research_document_output import (
         ResearchDocumentOutput,
+        ResearchPlanInput,
+        ResearchPlanOutput,
     )
-    from video_research.support.schema_types.tools.research_plan_input import ResearchPlanInput
-    from video_research.support.schema_types.tools.research_plan_output import ResearchPlanOutput
 
 
 async def research_deep(args: ResearchDeepInput, ctx: CallContext) -> ResearchDeepOutput:

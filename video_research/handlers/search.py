@@ -10,7 +10,9 @@ from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.web_search_input import WebSearchInput
+    from video_research.support.schema_types.tools import (
+        WebSearchInput,
+    )
     from video_research.support.schema_types.tools.web_search_output import Source, WebSearchOutput
 
 

@@ -14,20 +14,20 @@ from typing import TYPE_CHECKING, cast
 from video_research.handlers.context import CallContext
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.tool_call_input import ToolCallInput
-    from video_research.support.schema_types.tools.tool_call_output import ToolCallOutput
-    from video_research.support.schema_types.tools.tool_describe_input import ToolDescribeInput
-    from video_research.support.schema_types.tools.tool_describe_output import ToolDescribeOutput
-    from video_research.support.schema_types.tools.tool_search_input import ToolSearchInput
-    from video_research.support.schema_types.tools.tool_search_output import ToolSearchOutput
-    from video_research.support.schema_types.tools.toolset_disable_input import ToolsetDisableInput
-    from video_research.support.schema_types.tools.toolset_disable_output import (
+    from video_research.support.schema_types.tools import (
+        ToolCallInput,
+        ToolCallOutput,
+        ToolDescribeInput,
+        ToolDescribeOutput,
+        ToolSearchInput,
+        ToolSearchOutput,
+        ToolsetDisableInput,
         ToolsetDisableOutput,
+        ToolsetEnableInput,
+        ToolsetEnableOutput,
+        ToolsetListInput,
+        ToolsetListOutput,
     )
-    from video_research.support.schema_types.tools.toolset_enable_input import ToolsetEnableInput
-    from video_research.support.schema_types.tools.toolset_enable_output import ToolsetEnableOutput
-    from video_research.support.schema_types.tools.toolset_list_input import ToolsetListInput
-    from video_research.support.schema_types.tools.toolset_list_output import ToolsetListOutput
 
 
 async def tool_search(args: ToolSearchInput, ctx: CallContext) -> ToolSearchOutput:

@@ -35,58 +35,30 @@ from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import is_youtube_id, printable
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.delete_indexed_video_input import (
+    from video_research.support.schema_types.tools import (
         DeleteIndexedVideoInput,
-    )
-    from video_research.support.schema_types.tools.delete_indexed_video_output import (
         DeleteIndexedVideoOutput,
-    )
-    from video_research.support.schema_types.tools.get_all_channel_transcripts_input import (
         GetAllChannelTranscriptsInput,
-    )
-    from video_research.support.schema_types.tools.get_all_channel_transcripts_output import (
         GetAllChannelTranscriptsOutput,
-    )
-    from video_research.support.schema_types.tools.get_indexed_videos_input import (
         GetIndexedVideosInput,
-    )
-    from video_research.support.schema_types.tools.get_indexed_videos_output import (
         GetIndexedVideosOutput,
-    )
-    from video_research.support.schema_types.tools.index_channel_transcripts_input import (
         IndexChannelTranscriptsInput,
-    )
-    from video_research.support.schema_types.tools.index_channel_transcripts_output import (
         IndexChannelTranscriptsOutput,
-    )
-    from video_research.support.schema_types.tools.index_media_files_input import (
         IndexMediaFilesInput,
-    )
-    from video_research.support.schema_types.tools.index_media_files_output import (
         IndexMediaFilesOutput,
-    )
-    from video_research.support.schema_types.tools.index_transcript_files_input import (
         IndexTranscriptFilesInput,
-    )
-    from video_research.support.schema_types.tools.index_transcript_files_output import (
         IndexTranscriptFilesOutput,
-    )
-    from video_research.support.schema_types.tools.name_speaker_input import NameSpeakerInput
-    from video_research.support.schema_types.tools.name_speaker_output import NameSpeakerOutput
-    from video_research.support.schema_types.tools.semantic_search_transcripts_input import (
+        NameSpeakerInput,
+        NameSpeakerOutput,
         SemanticSearchTranscriptsInput,
-    )
-    from video_research.support.schema_types.tools.semantic_search_transcripts_output import (
         SemanticSearchTranscriptsOutput,
-    )
-    from video_research.support.schema_types.tools.transcript_get_input import TranscriptGetInput
-    from video_research.support.schema_types.tools.transcript_get_output import TranscriptGetOutput
-    from video_research.support.schema_types.tools.verify_citation_input import VerifyCitationInput
-    from video_research.support.schema_types.tools.verify_citation_output import (
+        TranscriptGetInput,
+        TranscriptGetOutput,
+        VerifyCitationInput,
         VerifyCitationOutput,
+        VideoChaptersInput,
+        VideoChaptersOutput,
     )
-    from video_research.support.schema_types.tools.video_chapters_input import VideoChaptersInput
-    from video_research.support.schema_types.tools.video_chapters_output import VideoChaptersOutput
 
 
 # ----------------------------------------------------------------------------- helpers

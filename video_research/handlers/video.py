@@ -21,24 +21,14 @@ from video_research.video import sessions as video_sessions
 from video_research.video.input import Sampling
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.video_analyze_input import VideoAnalyzeInput
-    from video_research.support.schema_types.tools.video_analyze_output import VideoAnalyzeOutput
-    from video_research.support.schema_types.tools.video_batch_analyze_input import (
+    from video_research.support.schema_types.tools import (
+        VideoAnalyzeInput,
+        VideoAnalyzeOutput,
         VideoBatchAnalyzeInput,
-    )
-    from video_research.support.schema_types.tools.video_batch_analyze_output import (
         VideoBatchAnalyzeOutput,
-    )
-    from video_research.support.schema_types.tools.video_continue_session_input import (
         VideoContinueSessionInput,
-    )
-    from video_research.support.schema_types.tools.video_continue_session_output import (
         VideoContinueSessionOutput,
-    )
-    from video_research.support.schema_types.tools.video_create_session_input import (
         VideoCreateSessionInput,
-    )
-    from video_research.support.schema_types.tools.video_create_session_output import (
         VideoCreateSessionOutput,
     )
 

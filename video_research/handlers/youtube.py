@@ -11,12 +11,14 @@ from video_research.knowledge import writethrough
 from video_research.support.youtube_urls import parse_playlist_id, parse_video_id
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.video_comments_input import VideoCommentsInput
-    from video_research.support.schema_types.tools.video_comments_output import VideoCommentsOutput
-    from video_research.support.schema_types.tools.video_metadata_input import VideoMetadataInput
-    from video_research.support.schema_types.tools.video_metadata_output import VideoMetadataOutput
-    from video_research.support.schema_types.tools.video_playlist_input import VideoPlaylistInput
-    from video_research.support.schema_types.tools.video_playlist_output import VideoPlaylistOutput
+    from video_research.support.schema_types.tools import (
+        VideoCommentsInput,
+        VideoCommentsOutput,
+        VideoMetadataInput,
+        VideoMetadataOutput,
+        VideoPlaylistInput,
+        VideoPlaylistOutput,
+    )
 
 
 async def video_metadata(args: VideoMetadataInput, ctx: CallContext) -> VideoMetadataOutput:

@@ -54,7 +54,10 @@ from video_research.transcripts.sources import (
 )
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.common.transcript_chunk import TranscriptChunk
+    from video_research.support.schema_types.common.transcript_chunk import (
+        TranscriptChunk,
+        VideoFields,
+    )
 
 logger = logging.getLogger(__name__)
 
@@ -308,7 +311,7 @@ async def index_transcript(
             f"{MAX_CHUNKS // 85} hours of speech); split the transcript"
         )
     link = info.link
-    common = _video_common(info, transcript)
+    common = _transcript_common(info, transcript)
     objects = chunk_properties(info, transcript, chunks, cues, media)
     await store.replace_where(
         CHUNKS,
@@ -383,21 +386,8 @@ async def _speaker_names(store: Any, video_id: str) -> dict[str, Any]:
     return {key: found.properties.get(key) for key in ("speaker_names_json", "speaker_names")}
 
 
-class _VideoCommon(TypedDict):
-    """The video's fields every chunk of it and its record carry."""
-
-    video_id: str
-    video_title: str
-    channel_id: str
-    channel_title: str
-    video_url: str
-    published_at: str | None
-    language: str
-    is_generated: bool
-    source: str
-
-
-def _video_common(info: VideoInfo, transcript: Transcript) -> _VideoCommon:
+def video_common(info: VideoInfo, *, language: str, is_generated: bool, source: str) -> VideoFields:
+    """The video's fields that each of its chunks and its record carry."""
     return {
         "video_id": info.video_id,
         "video_title": info.title,
@@ -405,10 +395,19 @@ def _video_common(info: VideoInfo, transcript: Transcript) -> _VideoCommon:
         "channel_title": info.channel_title,
         "video_url": info.link,
         "published_at": info.published_at,
-        "language": transcript.language,
-        "is_generated": transcript.is_generated,
-        "source": transcript.source,
+        "language": language,
+        "is_generated": is_generated,
+        "source": source,
     }
+
+
+def _transcript_common(info: VideoInfo, transcript: Transcript) -> VideoFields:
+    return video_common(
+        info,
+        language=transcript.language,
+        is_generated=transcript.is_generated,
+        source=transcript.source,
+    )
 
 
 def chunk_properties(
@@ -425,7 +424,7 @@ def chunk_properties(
     for chunk in chunks:
         lines = cues[chunk.first_cue : chunk.last_cue + 1]
         props: TranscriptChunk = {
-            **_video_common(info, transcript),
+            **_transcript_common(info, transcript),
             **_chunk_language(lines, transcript.language),
             "chapter": chunk.chapter,
             "text": chunk.text,

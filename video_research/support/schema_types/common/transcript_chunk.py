@@ -8,7 +8,7 @@ from typing import Literal, NotRequired
 from typing_extensions import TypedDict
 
 
-class TranscriptChunk(TypedDict, closed=True):
+class VideoFields(TypedDict):
     video_id: str
     video_title: str
     channel_id: str
@@ -16,9 +16,12 @@ class TranscriptChunk(TypedDict, closed=True):
     video_url: str
     published_at: str | None
     language: str
-    language_probability: NotRequired[float]
     is_generated: bool
     source: str
+
+
+class TranscriptChunk(VideoFields, closed=True):
+    language_probability: NotRequired[float]
     chapter: str | None
     text: str
     start_time: float
