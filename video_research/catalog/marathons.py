@@ -10,15 +10,12 @@ from __future__ import annotations
 import secrets
 import sqlite3
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from video_research.catalog import playlists
 from video_research.catalog.db import add_seconds, ids_by_prefix, iso, now_iso, parse_time
 from video_research.support import clock
 from video_research.support.errors import invalid_input, not_found
-
-if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.marathon_get_output import MarathonGetOutput
 
 
 def _load(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
@@ -83,7 +80,7 @@ def ids_matching(conn: sqlite3.Connection, prefix: str, limit: int = 100) -> lis
     return ids_by_prefix(conn, "marathons", "marathon_id", prefix, "starts_at", limit)
 
 
-def get(conn: sqlite3.Connection, marathon_id: str) -> MarathonGetOutput:
+def get(conn: sqlite3.Connection, marathon_id: str) -> dict[str, Any]:
     row = conn.execute("SELECT * FROM marathons WHERE marathon_id = ?", (marathon_id,)).fetchone()
     if row is None:
         raise not_found(

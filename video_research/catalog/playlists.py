@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from video_research.catalog.db import ids_by_prefix, now_iso
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, not_found
-
-if TYPE_CHECKING:
-    from video_research.support.schema_types.common.catalog import PlaylistSummary
-    from video_research.support.schema_types.tools.playlist_get_output import PlaylistGetOutput
 
 
 def new_id() -> str:
@@ -45,7 +41,7 @@ LEFT JOIN videos AS v ON v.video_id = i.video_id
 """
 
 
-def list_all(conn: sqlite3.Connection) -> list[PlaylistSummary]:
+def list_all(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     rows = conn.execute(
         _SUMMARY_SQL + " GROUP BY p.playlist_id ORDER BY p.name COLLATE NOCASE"
     ).fetchall()
@@ -57,7 +53,7 @@ def ids_matching(conn: sqlite3.Connection, prefix: str, limit: int = 100) -> lis
     return ids_by_prefix(conn, "playlists", "playlist_id", prefix, "name COLLATE NOCASE", limit)
 
 
-def get(conn: sqlite3.Connection, playlist_id: str) -> PlaylistGetOutput:
+def get(conn: sqlite3.Connection, playlist_id: str) -> dict[str, Any]:
     """The playlist with its items in order; not_found when it does not exist."""
     row = conn.execute(
         _SUMMARY_SQL + " WHERE p.playlist_id = ? GROUP BY p.playlist_id", (playlist_id,)

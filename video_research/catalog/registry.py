@@ -21,18 +21,13 @@ from __future__ import annotations
 import hashlib
 import logging
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from video_research.catalog.db import get_db, iso, now_iso, parse_time
 from video_research.config import ROLE_RANK, Settings
 from video_research.support import clock
 from video_research.support.errors import ToolFailure
 from video_research.support.services import current_settings
-
-if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.session_register_output import (
-        SessionRegisterOutput,
-    )
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +107,7 @@ async def _nats_record(kv: Any, key: str, settings: Settings) -> Any:
 
 async def register(
     session_id: str, *, username: str, role: str, ttl_seconds: int | None, created_by: str
-) -> SessionRegisterOutput:
+) -> dict[str, Any]:
     settings = current_settings()
     expires = iso(clock.now() + timedelta(seconds=ttl_seconds)) if ttl_seconds else None
     record = {

@@ -21,16 +21,13 @@ import asyncio
 import logging
 import re
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from video_research.config import Settings
 from video_research.support.errors import COMMENTS_OFF_HINT, ErrorCategory, ToolFailure
 from video_research.support.retrying import call_with_backoff
 from video_research.support.services import Resource, current_services, current_settings
 from video_research.support.youtube_urls import watch_url
-
-if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.video_comments_output import VideoCommentsOutput
 
 logger = logging.getLogger(__name__)
 
@@ -466,7 +463,7 @@ async def get_comments(
     page_token: str | None = None,
     include_replies: bool = False,
     search_terms: str | None = None,
-) -> VideoCommentsOutput:
+) -> dict[str, Any]:
     """One page of a video's comment threads (commentThreads.list, 1 quota unit).
 
     Comments turned off is `forbidden`, never an empty page; an unknown video is

@@ -14,20 +14,14 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
 from video_research.knowledge import writethrough
 from video_research.support import contracts, paths
 from video_research.support.errors import ErrorCategory, ToolFailure
-
-if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.content_extract_output import (
-        ContentExtractOutput,
-    )
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +54,7 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def result_schema(output_schema: Mapping[str, Any] | None) -> dict[str, Any]:
+def result_schema(output_schema: dict[str, Any] | None) -> dict[str, Any]:
     """What Gemini must answer: the caller's schema, or the content result's."""
     if output_schema is not None:
         return output_schema
@@ -156,7 +150,7 @@ async def ask_about_url(
 
 
 async def analyze_url(
-    url: str, instruction: str, output_schema: Mapping[str, Any] | None, thinking: str
+    url: str, instruction: str, output_schema: dict[str, Any] | None, thinking: str
 ) -> dict[str, Any]:
     """A web page analysed (the URL already checked against the URL policy)."""
     data, generation = await ask_about_url(
@@ -174,7 +168,7 @@ async def analyze_file(
     path: Path,
     file_path: str,
     instruction: str,
-    output_schema: Mapping[str, Any] | None,
+    output_schema: dict[str, Any] | None,
     thinking: str,
 ) -> dict[str, Any]:
     """A PDF or text file analysed; `path` is `file_path` already confined to the roots."""
@@ -185,7 +179,7 @@ async def analyze_file(
 
 
 async def analyze_text(
-    text: str, instruction: str, output_schema: Mapping[str, Any] | None, thinking: str
+    text: str, instruction: str, output_schema: dict[str, Any] | None, thinking: str
 ) -> dict[str, Any]:
     """A text given inline analysed."""
     content_key = "text:" + digest(text.encode("utf-8", "surrogatepass"))
@@ -200,7 +194,7 @@ async def _analyze_part(
     source_type: SourceType,
     content_key: str,
     instruction: str,
-    output_schema: Mapping[str, Any] | None,
+    output_schema: dict[str, Any] | None,
     thinking: str,
 ) -> dict[str, Any]:
     custom = output_schema is not None
@@ -228,7 +222,7 @@ async def _store(
     )
 
 
-async def extract(content: str, schema: dict[str, Any]) -> ContentExtractOutput:
+async def extract(content: str, schema: dict[str, Any]) -> dict[str, Any]:
     """Data of the caller's (already checked) JSON Schema extracted from `content`."""
     description = schema.get("description") or json.dumps(schema, indent=1)[:4000]
     data, _ = await gemini.generate_json(

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -80,7 +79,7 @@ class FileAnalysis:
 
     instruction: str
     thinking_level: str
-    output_schema: Mapping[str, Any] | None
+    output_schema: dict[str, Any] | None
     delivery: Delivery
 
     @property

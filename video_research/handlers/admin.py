@@ -42,12 +42,15 @@ async def audit_log(args: AuditLogInput, ctx: CallContext) -> AuditLogOutput:
 
 
 async def session_register(args: SessionRegisterInput, ctx: CallContext) -> SessionRegisterOutput:
-    return await registry.register(
-        args["session_id"],
-        username=args["username"].strip(),
-        role=args["role"],
-        ttl_seconds=args.get("ttl_seconds"),
-        created_by=ctx.caller.username,
+    return cast(
+        "SessionRegisterOutput",
+        await registry.register(
+            args["session_id"],
+            username=args["username"].strip(),
+            role=args["role"],
+            ttl_seconds=args.get("ttl_seconds"),
+            created_by=ctx.caller.username,
+        ),
     )
 
 

@@ -7,7 +7,7 @@ key and the URL policy, confine paths to the caller's roots, and shape the batch
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.clients.gemini import client as gemini
 from video_research.content import analysis
@@ -34,9 +34,10 @@ async def content_analyze(args: ContentAnalyzeInput, ctx: CallContext) -> Conten
             "Pass exactly one of file_path, url or text"
             + (f" (got {', '.join(given)})." if given else "."),
         )
-    output_schema = args.get("output_schema")
-    if output_schema is not None:
-        contracts.check_caller_schema(output_schema, "output_schema")
+    # the checked schema, typed as the open object it is (its TypedDict names no keys)
+    output_schema: dict[str, Any] | None = None
+    if args.get("output_schema") is not None:
+        output_schema = contracts.check_caller_schema(args.get("output_schema"), "output_schema")
     gemini.require_api_key(ctx.settings)
     instruction, thinking = args["instruction"], args["thinking_level"]
     if given[0] == "url":
@@ -62,15 +63,16 @@ async def content_analyze(args: ContentAnalyzeInput, ctx: CallContext) -> Conten
 async def content_extract(args: ContentExtractInput, ctx: CallContext) -> ContentExtractOutput:
     schema = contracts.check_caller_schema(args["schema"], "schema")
     gemini.require_api_key(ctx.settings)
-    return await analysis.extract(args["content"], schema)
+    return cast("ContentExtractOutput", await analysis.extract(args["content"], schema))
 
 
 async def content_batch_analyze(
     args: ContentBatchAnalyzeInput, ctx: CallContext
 ) -> ContentBatchAnalyzeOutput:
-    output_schema = args.get("output_schema")
-    if output_schema is not None:
-        contracts.check_caller_schema(output_schema, "output_schema")
+    # the checked schema, typed as the open object it is (its TypedDict names no keys)
+    output_schema: dict[str, Any] | None = None
+    if args.get("output_schema") is not None:
+        output_schema = contracts.check_caller_schema(args.get("output_schema"), "output_schema")
     if len([name for name in ("directory", "file_paths") if args.get(name)]) != 1:
         raise invalid_input("Pass exactly one of directory or file_paths.")
     files = await content_batch.find_files(

@@ -29,7 +29,7 @@ async def marathon_list(args: MarathonListInput, ctx: CallContext) -> MarathonLi
 
 
 async def marathon_get(args: MarathonGetInput, ctx: CallContext) -> MarathonGetOutput:
-    return await get_db().read(marathons.get, args["marathon_id"])
+    return cast("MarathonGetOutput", await get_db().read(marathons.get, args["marathon_id"]))
 
 
 async def marathon_create(args: MarathonCreateInput, ctx: CallContext) -> MarathonCreateOutput:

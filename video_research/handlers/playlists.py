@@ -24,11 +24,11 @@ if TYPE_CHECKING:
 
 
 async def playlist_list(args: PlaylistListInput, ctx: CallContext) -> PlaylistListOutput:
-    return {"playlists": await get_db().read(playlists.list_all)}
+    return cast("PlaylistListOutput", {"playlists": await get_db().read(playlists.list_all)})
 
 
 async def playlist_get(args: PlaylistGetInput, ctx: CallContext) -> PlaylistGetOutput:
-    return await get_db().read(playlists.get, args["playlist_id"])
+    return cast("PlaylistGetOutput", await get_db().read(playlists.get, args["playlist_id"]))
 
 
 async def playlist_create(args: PlaylistCreateInput, ctx: CallContext) -> PlaylistCreateOutput:

@@ -56,14 +56,17 @@ async def video_analyze(args: VideoAnalyzeInput, ctx: CallContext) -> VideoAnaly
 async def video_batch_analyze(
     args: VideoBatchAnalyzeInput, ctx: CallContext
 ) -> VideoBatchAnalyzeOutput:
-    return await video_batch.analyze_directory(
-        args["directory"],
-        _request(args),
-        instruction=args["instruction"],
-        glob_pattern=args["glob_pattern"],
-        max_files=args["max_files"],
-        delivery=args.get("delivery", "direct"),
-        ctx=ctx,
+    return cast(
+        "VideoBatchAnalyzeOutput",
+        await video_batch.analyze_directory(
+            args["directory"],
+            _request(args),
+            instruction=args["instruction"],
+            glob_pattern=args["glob_pattern"],
+            max_files=args["max_files"],
+            delivery=args.get("delivery", "direct"),
+            ctx=ctx,
+        ),
     )
 
 
@@ -72,7 +75,10 @@ async def video_create_session(
 ) -> VideoCreateSessionOutput:
     sampling = Sampling.from_args(args)
     source = await video_input.resolve(args.get("url"), args.get("file_path"), ctx)
-    return await video_sessions.create(source, args["description"], sampling)
+    return cast(
+        "VideoCreateSessionOutput",
+        await video_sessions.create(source, args["description"], sampling),
+    )
 
 
 async def video_continue_session(

@@ -36,11 +36,14 @@ async def video_playlist(args: VideoPlaylistInput, ctx: CallContext) -> VideoPla
 
 
 async def video_comments(args: VideoCommentsInput, ctx: CallContext) -> VideoCommentsOutput:
-    return await youtube.get_comments(
-        parse_video_id(args["url"]),
-        order=args["order"],
-        max_results=args["max_results"],
-        page_token=args.get("page_token"),
-        include_replies=args["include_replies"],
-        search_terms=args.get("search_terms"),
+    return cast(
+        "VideoCommentsOutput",
+        await youtube.get_comments(
+            parse_video_id(args["url"]),
+            order=args["order"],
+            max_results=args["max_results"],
+            page_token=args.get("page_token"),
+            include_replies=args["include_replies"],
+            search_terms=args.get("search_terms"),
+        ),
     )

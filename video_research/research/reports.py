@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
@@ -27,16 +27,6 @@ from video_research.knowledge import writethrough
 from video_research.research import documents as document_research
 from video_research.support import contracts
 from video_research.support.errors import ErrorCategory, ToolFailure
-
-if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.research_assess_evidence_output import (
-        ResearchAssessEvidenceOutput,
-    )
-    from video_research.support.schema_types.tools.research_deep_output import ResearchDeepOutput
-    from video_research.support.schema_types.tools.research_document_output import (
-        ResearchDocumentOutput,
-    )
-    from video_research.support.schema_types.tools.research_plan_output import ResearchPlanOutput
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +41,7 @@ ReadURL = Callable[[str, str], Awaitable[tuple[str, list[str]]]]
 
 async def research_topic(
     topic: str, scope: str, thinking: str, progress: Progress
-) -> ResearchDeepOutput:
+) -> dict[str, Any]:
     """A topic researched in three phases: scope, tiered evidence, synthesis."""
     system = prompts.render("research_system")
 
@@ -100,7 +90,7 @@ async def research_topic(
     return report
 
 
-async def plan(topic: str, scope: str, agents: Any) -> ResearchPlanOutput:
+async def plan(topic: str, scope: str, agents: Any) -> dict[str, Any]:
     """A research plan; when structured output fails, the plan as text (`structured` false)."""
     prompt = prompts.render("research_plan", topic=topic, scope=scope, available_agents=agents)
     base = {"topic": topic, "scope": scope, "available_agents": agents}
@@ -128,9 +118,7 @@ async def plan(topic: str, scope: str, agents: Any) -> ResearchPlanOutput:
     return result
 
 
-async def assess_evidence(
-    claim: str, sources: list[str], context: str
-) -> ResearchAssessEvidenceOutput:
+async def assess_evidence(claim: str, sources: list[str], context: str) -> dict[str, Any]:
     """How well `sources` support `claim`, tier by tier."""
     sources_text = "\n".join(f"[{i}] {source}" for i, source in enumerate(sources, 1))
     assessment, _ = await gemini.generate_json(
@@ -165,7 +153,7 @@ async def research_sources(
     knowledge_passages: int,
     ctx: Any,
     read_url: ReadURL,
-) -> ResearchDocumentOutput:
+) -> dict[str, Any]:
     """A question researched from given files and URLs (URLs already checked against the
     URL policy), every claim citing its passage. `ctx` is the call context: whose roots
     the files are confined to, and where progress goes."""

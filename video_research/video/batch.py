@@ -12,18 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from video_research.clients.gemini import client as gemini
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, make_tool_error
 from video_research.video import analysis as video_analysis
 from video_research.video import input as video_input
-
-if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.video_batch_analyze_output import (
-        VideoBatchAnalyzeOutput,
-    )
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +32,7 @@ async def analyze_directory(
     max_files: int,
     delivery: str,
     ctx: Any,
-) -> VideoBatchAnalyzeOutput:
+) -> dict[str, Any]:
     """video_batch_analyze's result for the directory `given`, confined to what the caller
     of `ctx` (the call's context: settings, readable roots, progress) may read."""
     settings = ctx.settings

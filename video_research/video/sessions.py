@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from video_research.clients.gemini import caching as gemini_caching
 from video_research.clients.gemini import client as gemini
@@ -29,11 +29,6 @@ from video_research.support.services import current_settings
 from video_research.video import input as video_input
 from video_research.video import session_store as sessions
 from video_research.video.input import Sampling, VideoSource
-
-if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.video_create_session_output import (
-        VideoCreateSessionOutput,
-    )
 
 logger = logging.getLogger(__name__)
 
@@ -140,9 +135,7 @@ async def _session_cache(session: sessions.Session) -> tuple[str, dict[str, Any]
     return await _create_cache(session)
 
 
-async def create(
-    source: VideoSource, description: str, sampling: Sampling
-) -> VideoCreateSessionOutput:
+async def create(source: VideoSource, description: str, sampling: Sampling) -> dict[str, Any]:
     """Open a session on `source`: upload (or reuse) the file, name it, cache the video."""
     settings = current_settings()
     gemini.require_api_key(settings)
