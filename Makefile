@@ -21,7 +21,7 @@ SPEAKER_SPEC ?= silero-vad==6.2.3 resemblyzer==0.1.4
 BENCH_VENV ?= .venv-fastmcp
 PYTEST_ARGS ?=
 
-.PHONY: install install-runtime run test test-fast dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-chapters eval-injections eval-mixed eval-pool eval-corpus eval-speakers fuzz lint conformance clean apps-host screenshots soak faults
+.PHONY: install install-runtime run test test-fast dist mcpb mcpb-cli docs bench speech-engines-onnx eval eval-chapters eval-injections eval-mixed eval-pool eval-corpus eval-speakers fuzz lint types conformance clean apps-host screenshots soak faults
 
 # Set-up output goes to stderr: stdout belongs to the MCP stream when `make run` is a
 # client's command.
@@ -224,11 +224,18 @@ fuzz: install $(FUZZ_VENV)/.installed
 		FUZZ_SERVER_PYTHON=$(abspath $(PY)) timeout $$(( $(FUZZ_SECONDS) + 120 )) \
 		$(FUZZ_VENV)/bin/python -m tests.fuzz
 
-# The import contracts ([tool.importlinter] in pyproject.toml): one direction of imports, no cycles.
+# The import contracts ([tool.importlinter] in pyproject.toml): one direction of imports, no
+# cycles; mypy over the packages [tool.mypy] names, the handlers against their contracts' types.
 lint: install
 	$(PY) -m ruff check video_research tests bundle
 	$(PY) -m ruff format --check video_research tests bundle
 	$(VENV)/bin/lint-imports --no-logo
+	$(PY) -m mypy
+
+# The TypedDicts of every contract (video_research/support/schema_types/) from schemas/, by
+# datamodel-code-generator; tests/support/test_schema_types.py fails when they are stale.
+types: install
+	$(PY) tests/generate_schema_types.py
 
 clean:
 	rm -rf dist build $(VENV) $(BENCH_VENV) $(FUZZ_VENV) $(ENGINES_VENV) $(EXPORT_VENV) .pytest_cache .ruff_cache

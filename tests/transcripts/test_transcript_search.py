@@ -4,7 +4,7 @@ query's length does not multiply pinpointing's work."""
 
 from __future__ import annotations
 
-import json
+import math
 import re
 import time
 
@@ -12,6 +12,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from video_research.knowledge.store import SearchHit
+from video_research.transcripts.chunker import chunk_cues
+from video_research.transcripts.indexer import CHUNKS, VideoInfo, chunk_properties, chunk_uuid
 from video_research.transcripts.moments import (
     LOW_CONTENT_WORDS_PER_MINUTE,
     MAX_TERMS,
@@ -22,23 +24,28 @@ from video_research.transcripts.moments import (
     low_content,
     query_terms,
 )
+from video_research.transcripts.parsers import Cue
+from video_research.transcripts.sources import Transcript
 
 
-def _hit(video: str, first_cue: int, lines: list[tuple[float, str]], score: float) -> SearchHit:
+def _hit(video: str, lines: list[tuple[float, str]], score: float) -> SearchHit:
+    """A hit on a chunk of `lines` ((start, text), one cue each), its properties built by
+    the indexer itself (`chunk_properties`, what index_transcript stores) from the chunk
+    the chunker makes of them: one chunk, with no token, duration or pause limit to cut it."""
+    starts = [start for start, _ in lines]
+    ends = [*starts[1:], starts[-1] + 3]
+    cues = [Cue(start, end, text) for (start, text), end in zip(lines, ends, strict=True)]
+    chunks, kept = chunk_cues(
+        cues, target_tokens=10**9, overlap_tokens=0, max_seconds=math.inf, pause_seconds=math.inf
+    )
+    assert len(chunks) == 1
+    transcript = Transcript(video_id=video, cues=kept, language="en", source="file")
+    (properties,) = chunk_properties(VideoInfo(video), transcript, chunks, kept)
     return SearchHit(
-        uuid=f"{video}-{first_cue}",
-        collection="TranscriptChunks",
+        uuid=chunk_uuid(video, chunks[0].index),
+        collection=CHUNKS,
         score=score,
-        properties={
-            "video_id": video,
-            "video_title": "",
-            "video_url": "",
-            "start_time": lines[0][0],
-            "end_time": lines[-1][0] + 3,
-            "first_cue": first_cue,
-            "text": "\n".join(text for _, text in lines),
-            "cue_starts": json.dumps([start for start, _ in lines]),
-        },
+        properties=dict(properties),
     )
 
 
@@ -51,8 +58,8 @@ LINES = [
 ]
 
 
-def _focus(lines, query, first_cue=0):
-    return focus(Moment([_hit("v", first_cue, lines, 1.0)]), TermMatcher(query_terms(query)))
+def _focus(lines, query):
+    return focus(Moment([_hit("v", lines, 1.0)]), TermMatcher(query_terms(query)))
 
 
 def test_the_link_is_the_start_of_the_sentence_holding_the_words():
@@ -129,14 +136,14 @@ def test_a_short_line_before_a_pause_links_to_its_start():
 def test_a_link_inside_a_long_line_is_not_moved_to_a_window_at_its_start():
     """A window of a long line starts where the line starts: it is no finer a place for
     the words than the link inside the line."""
-    moment = Moment([_hit("v", 0, [(600.0, PODCAST_LINE), (660.0, "Next question.")], 1.0)])
+    moment = Moment([_hit("v", [(600.0, PODCAST_LINE), (660.0, "Next question.")], 1.0)])
     assert line_start(moment, 625.0) == 600.0
     assert line_start(moment, 661.0) == 660.0
     assert line_start(moment, 700.0) == 700.0  # past the moment: no line holds it
 
 
 def test_chunks_indexed_before_line_times_were_stored_link_to_their_start():
-    hit = _hit("v", 0, LINES, 1.0)
+    hit = _hit("v", LINES, 1.0)
     del hit.properties["cue_starts"]
     moment = Moment([hit])
     assert focus(moment, TermMatcher(query_terms("electricity"))) == 100.0
@@ -154,7 +161,7 @@ def test_chunks_indexed_before_line_times_were_stored_link_to_their_start():
 )
 def test_a_link_is_never_later_than_the_words_that_matched(texts, query):
     lines = [(float(n * 4), text) for n, text in enumerate(texts)]
-    moment = Moment([_hit("v", 0, lines, 1.0)])
+    moment = Moment([_hit("v", lines, 1.0)])
     matcher = TermMatcher(query_terms(" ".join(query)))
     found = focus(moment, matcher)
     matched = [start for start, text in lines if matcher.find(text)]
@@ -171,7 +178,7 @@ def test_a_long_query_is_bounded_and_pinpointing_stays_cheap():
     terms = query_terms(query)
     assert len(terms) == MAX_TERMS
     lines = [(float(n), f"caption {n} with term{n % 40} and more words") for n in range(300)]
-    moment = Moment([_hit("v", 0, lines, 1.0)])
+    moment = Moment([_hit("v", lines, 1.0)])
     started = time.perf_counter()
     for _ in range(10):
         focus(moment, TermMatcher(query_terms(query)))

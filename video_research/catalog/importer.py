@@ -16,6 +16,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,7 @@ def parse_duration(value: Any) -> int | None:
     raise ValueError(f"duration {text!r} is neither seconds nor H:MM:SS")
 
 
-def record_from_row(row: dict[str, Any]) -> VideoRecord:
+def record_from_row(row: Mapping[str, Any]) -> VideoRecord:
     """One validated entry; ValueError / ValidationError say what is wrong with it."""
     video_id = str(row.get("video_id") or row.get("id") or "").strip()
     categories: list[str] | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 
@@ -14,6 +14,23 @@ from video_research.catalog.db import get_db, snapshot_id
 from video_research.handlers.context import CallContext
 from video_research.support.errors import invalid_input, not_found
 from video_research.support.paths import confine
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        CatalogAddInput,
+        CatalogAddOutput,
+        CatalogCategoriesInput,
+        CatalogCategoriesOutput,
+        CatalogGetVideoInput,
+        CatalogGetVideoOutput,
+        CatalogImportInput,
+        CatalogImportOutput,
+        CatalogRemoveInput,
+        CatalogRemoveOutput,
+        CatalogSearchInput,
+        CatalogSearchOutput,
+    )
+
 
 _PUBLIC_FIELDS = (
     "video_id",
@@ -29,7 +46,7 @@ def public_video(video: dict[str, Any]) -> dict[str, Any]:
     return {key: video[key] for key in _PUBLIC_FIELDS}
 
 
-async def catalog_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def catalog_search(args: CatalogSearchInput, ctx: CallContext) -> CatalogSearchOutput:
     page = await get_db().read(
         lambda conn: catalog.search(
             conn,
@@ -42,10 +59,12 @@ async def catalog_search(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     page["items"] = [public_video(v) for v in page["items"]]
     page["has_more"] = args["offset"] + len(page["items"]) < page["total"]
     page["actions"] = ctx.allowed(("queue_add_video",))
-    return page
+    return cast("CatalogSearchOutput", page)
 
 
-async def catalog_categories(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def catalog_categories(
+    args: CatalogCategoriesInput, ctx: CallContext
+) -> CatalogCategoriesOutput:
     rows = await get_db().read(catalog.all_categories)
     return {
         "categories": [r["name"] for r in rows],
@@ -53,21 +72,21 @@ async def catalog_categories(args: dict[str, Any], ctx: CallContext) -> dict[str
     }
 
 
-async def catalog_get_video(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def catalog_get_video(args: CatalogGetVideoInput, ctx: CallContext) -> CatalogGetVideoOutput:
     video = await get_db().read(catalog.get, args["video_id"])
     if video is None:
         raise not_found(
             f"No video {args['video_id']!r} in the catalog.",
             hint="Find videos with catalog_search; video IDs are case-sensitive.",
         )
-    return video
+    return cast("CatalogGetVideoOutput", video)
 
 
 async def _catalog_changed() -> None:
     await changes.announce(changes.CATALOG_STATS, changes.CATALOG_CATEGORIES)
 
 
-async def catalog_add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def catalog_add(args: CatalogAddInput, ctx: CallContext) -> CatalogAddOutput:
     try:
         record = importer.record_from_row(args)
     except ValidationError as exc:
@@ -84,10 +103,10 @@ async def catalog_add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
     result = await get_db().write(write)
     await _catalog_changed()
-    return result
+    return cast("CatalogAddOutput", result)
 
 
-async def catalog_remove(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def catalog_remove(args: CatalogRemoveInput, ctx: CallContext) -> CatalogRemoveOutput:
     def write(conn: sqlite3.Connection) -> dict[str, Any]:
         affected = sorted(
             {
@@ -109,7 +128,7 @@ async def catalog_remove(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     result = await get_db().write(write)
     await _catalog_changed()
     await changes.playlists_changed(result["playlists_affected"])
-    return result
+    return cast("CatalogRemoveOutput", result)
 
 
 async def _records_from_youtube(
@@ -144,7 +163,7 @@ async def _records_from_youtube(
     return good, failed, playlist.get("title") or ""
 
 
-async def catalog_import(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def catalog_import(args: CatalogImportInput, ctx: CallContext) -> CatalogImportOutput:
     extra = args.get("categories") or []
     if bool(args.get("file_path")) == bool(args.get("playlist_url")):
         raise invalid_input(
@@ -163,14 +182,17 @@ async def catalog_import(args: dict[str, Any], ctx: CallContext) -> dict[str, An
         source = "catalog_import:youtube"
     playlist_name = args.get("playlist_name")
     if args["dry_run"]:
-        return {
-            "dry_run": True,
-            "imported": len(good),
-            "created": 0,
-            "updated": 0,
-            "failed": failed,
-            "video_ids": [r.video_id for _, r in good],
-        }
+        return cast(
+            "CatalogImportOutput",
+            {
+                "dry_run": True,
+                "imported": len(good),
+                "created": 0,
+                "updated": 0,
+                "failed": failed,
+                "video_ids": [r.video_id for _, r in good],
+            },
+        )
 
     def write(conn: sqlite3.Connection) -> dict[str, Any]:
         created = sum(
@@ -201,4 +223,4 @@ async def catalog_import(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     await _catalog_changed()
     if "playlist_id" in result:
         await changes.announce(changes.PLAYLIST_INDEX)
-    return result
+    return cast("CatalogImportOutput", result)

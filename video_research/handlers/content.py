@@ -7,7 +7,7 @@ key and the URL policy, confine paths to the caller's roots, and shape the batch
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.clients.gemini import client as gemini
 from video_research.content import analysis
@@ -16,40 +16,63 @@ from video_research.handlers.context import CallContext
 from video_research.support import contracts, paths, url_policy
 from video_research.support.errors import invalid_input
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        ContentAnalyzeInput,
+        ContentAnalyzeOutput,
+        ContentBatchAnalyzeInput,
+        ContentBatchAnalyzeOutput,
+        ContentExtractInput,
+        ContentExtractOutput,
+    )
 
-async def content_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+
+async def content_analyze(args: ContentAnalyzeInput, ctx: CallContext) -> ContentAnalyzeOutput:
     given = [name for name in ("file_path", "url", "text") if args.get(name)]
     if len(given) != 1:
         raise invalid_input(
             "Pass exactly one of file_path, url or text"
             + (f" (got {', '.join(given)})." if given else "."),
         )
-    output_schema = args.get("output_schema")
-    if output_schema is not None:
-        contracts.check_caller_schema(output_schema, "output_schema")
+    # the checked schema, typed as the open object it is (its TypedDict names no keys)
+    output_schema: dict[str, Any] | None = None
+    if args.get("output_schema") is not None:
+        output_schema = contracts.check_caller_schema(args.get("output_schema"), "output_schema")
     gemini.require_api_key(ctx.settings)
     instruction, thinking = args["instruction"], args["thinking_level"]
     if given[0] == "url":
         url = await url_policy.check_url(args["url"], ctx.settings)
-        return await analysis.analyze_url(url, instruction, output_schema, thinking)
+        return cast(
+            "ContentAnalyzeOutput",
+            await analysis.analyze_url(url, instruction, output_schema, thinking),
+        )
     if given[0] == "file_path":
         confined = await paths.confine(args["file_path"], ctx)
-        return await analysis.analyze_file(
-            confined, args["file_path"], instruction, output_schema, thinking
+        return cast(
+            "ContentAnalyzeOutput",
+            await analysis.analyze_file(
+                confined, args["file_path"], instruction, output_schema, thinking
+            ),
         )
-    return await analysis.analyze_text(args["text"], instruction, output_schema, thinking)
+    return cast(
+        "ContentAnalyzeOutput",
+        await analysis.analyze_text(args["text"], instruction, output_schema, thinking),
+    )
 
 
-async def content_extract(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def content_extract(args: ContentExtractInput, ctx: CallContext) -> ContentExtractOutput:
     schema = contracts.check_caller_schema(args["schema"], "schema")
     gemini.require_api_key(ctx.settings)
-    return await analysis.extract(args["content"], schema)
+    return cast("ContentExtractOutput", await analysis.extract(args["content"], schema))
 
 
-async def content_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    output_schema = args.get("output_schema")
-    if output_schema is not None:
-        contracts.check_caller_schema(output_schema, "output_schema")
+async def content_batch_analyze(
+    args: ContentBatchAnalyzeInput, ctx: CallContext
+) -> ContentBatchAnalyzeOutput:
+    # the checked schema, typed as the open object it is (its TypedDict names no keys)
+    output_schema: dict[str, Any] | None = None
+    if args.get("output_schema") is not None:
+        output_schema = contracts.check_caller_schema(args.get("output_schema"), "output_schema")
     if len([name for name in ("directory", "file_paths") if args.get(name)]) != 1:
         raise invalid_input("Pass exactly one of directory or file_paths.")
     files = await content_batch.find_files(
@@ -89,4 +112,4 @@ async def content_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[
     }
     if files.directory is not None:
         result["directory"] = files.directory
-    return result
+    return cast("ContentBatchAnalyzeOutput", result)

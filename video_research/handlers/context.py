@@ -88,7 +88,8 @@ class CallContext:
         that would work (all of them outside a server, where no role is checked)."""
         if self.toolsets is None:
             return list(tools)
-        return self.toolsets.callable_by(self.caller, tools)
+        callable_now: list[str] = self.toolsets.callable_by(self.caller, tools)
+        return callable_now
 
     @property
     def settings(self) -> Settings:

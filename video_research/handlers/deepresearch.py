@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.clients.gemini import client as gemini
 from video_research.config import Settings
@@ -28,6 +28,18 @@ from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
 from video_research.support.errors import ErrorCategory, ToolFailure
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        ResearchWebCancelInput,
+        ResearchWebCancelOutput,
+        ResearchWebFollowupInput,
+        ResearchWebFollowupOutput,
+        ResearchWebInput,
+        ResearchWebOutput,
+        ResearchWebStatusInput,
+        ResearchWebStatusOutput,
+    )
+
 
 def _iso(moment: float | None) -> str | None:
     if moment is None:
@@ -35,7 +47,7 @@ def _iso(moment: float | None) -> str | None:
     return datetime.fromtimestamp(moment, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _view(task: Task) -> dict[str, Any]:
+def _view(task: Task) -> ResearchWebOutput:
     out: dict[str, Any] = {
         "task_id": task.task_id,
         "status": task.status,
@@ -56,7 +68,7 @@ def _view(task: Task) -> dict[str, Any]:
             "Still researching (Deep Research usually takes 5-20 minutes). Call "
             "research_web_status again, or pass wait_seconds to wait here."
         )
-    return out
+    return cast("ResearchWebOutput", out)
 
 
 async def _task(task_id: str, settings: Settings) -> Task:
@@ -86,7 +98,7 @@ async def _refresh(task: Task, settings: Settings) -> Task:
     return task
 
 
-async def research_web(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_web(args: ResearchWebInput, ctx: CallContext) -> ResearchWebOutput:
     gemini.require_api_key(ctx.settings)
     topic = args["topic"].strip()
     prompt = topic
@@ -106,7 +118,9 @@ async def research_web(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
     return _view(task)
 
 
-async def research_web_status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_web_status(
+    args: ResearchWebStatusInput, ctx: CallContext
+) -> ResearchWebStatusOutput:
     task = await _task(args["task_id"], ctx.settings)
     if task.done:
         return _view(task)
@@ -128,7 +142,9 @@ async def research_web_status(args: dict[str, Any], ctx: CallContext) -> dict[st
     return _view(task)
 
 
-async def research_web_followup(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_web_followup(
+    args: ResearchWebFollowupInput, ctx: CallContext
+) -> ResearchWebFollowupOutput:
     task = await _task(args["task_id"], ctx.settings)
     if task.status != "completed":
         raise ToolFailure(
@@ -154,7 +170,9 @@ async def research_web_followup(args: dict[str, Any], ctx: CallContext) -> dict[
     }
 
 
-async def research_web_cancel(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_web_cancel(
+    args: ResearchWebCancelInput, ctx: CallContext
+) -> ResearchWebCancelOutput:
     task = await _task(args["task_id"], ctx.settings)
     if not task.done:
         gemini.require_api_key(ctx.settings)

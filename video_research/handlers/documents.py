@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.documents import library
 from video_research.documents.blocks import DocumentType
@@ -18,6 +19,19 @@ from video_research.knowledge import guidance, relevance
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import MAX_RESULTS, StoredObject, get_store
 from video_research.support.errors import invalid_input
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        DocumentDeleteInput,
+        DocumentDeleteOutput,
+        DocumentIngestInput,
+        DocumentIngestOutput,
+        DocumentListInput,
+        DocumentListOutput,
+        DocumentSearchInput,
+        DocumentSearchOutput,
+    )
+
 
 DELETE_PAGE = 500
 """Documents document_delete looks up and deletes per round (also bounds its `in` lists)."""
@@ -30,7 +44,7 @@ def _listed(value: Any) -> list[str] | None:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _condition(filters: dict[str, Any] | None) -> FilterNode | None:
+def _condition(filters: Mapping[str, Any] | None) -> FilterNode | None:
     filters = filters or {}
     return library.where(
         document_type=_listed(filters.get("document_type")),
@@ -41,7 +55,7 @@ def _condition(filters: dict[str, Any] | None) -> FilterNode | None:
     )
 
 
-async def document_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def document_ingest(args: DocumentIngestInput, ctx: CallContext) -> DocumentIngestOutput:
     targets = ([args["path"]] if args.get("path") else []) + list(args.get("paths") or [])
     request = IngestRequest(
         paths=list(dict.fromkeys(targets)),
@@ -55,19 +69,22 @@ async def document_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     counts = {status: 0 for status in ("ingested", "updated", "unchanged", "failed")}
     for item in report.files:
         counts[item.status] += 1
-    return {
-        "files": [item.to_dict() for item in report.files],
-        **counts,
-        "skipped_unsupported": report.skipped_unsupported,
-        "files_found": report.files_found,
-        "truncated": report.truncated,
-        "chunks_written": sum(
-            item.chunks for item in report.files if item.status in ("ingested", "updated")
-        ),
-    }
+    return cast(
+        "DocumentIngestOutput",
+        {
+            "files": [item.to_dict() for item in report.files],
+            **counts,
+            "skipped_unsupported": report.skipped_unsupported,
+            "files_found": report.files_found,
+            "truncated": report.truncated,
+            "chunks_written": sum(
+                item.chunks for item in report.files if item.status in ("ingested", "updated")
+            ),
+        },
+    )
 
 
-async def document_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def document_search(args: DocumentSearchInput, ctx: CallContext) -> DocumentSearchOutput:
     query = args["query"].strip()
     if not query:
         raise invalid_input("query is empty.", hint="Say what you are looking for in a few words.")
@@ -112,7 +129,7 @@ async def document_search(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         weak = relevance.note_if_all_weak([(repr(r["citation"]), r["relevance"]) for r in results])
         if weak:
             out["notes"] = [weak]
-    return out
+    return cast("DocumentSearchOutput", out)
 
 
 def _document(head: StoredObject, exists: bool) -> dict[str, Any]:
@@ -134,7 +151,7 @@ def _document(head: StoredObject, exists: bool) -> dict[str, Any]:
     }
 
 
-async def document_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def document_list(args: DocumentListInput, ctx: CallContext) -> DocumentListOutput:
     store = await get_store(ctx.settings)
     # The store serves the first MAX_RESULTS of a listing (the schema caps offset below it);
     # the last page is shortened to fit, and next_offset stops there.
@@ -147,14 +164,19 @@ async def document_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any
     exists = await asyncio.to_thread(
         lambda: [os.path.isfile(head.properties["source_path"]) for head in page.objects]
     )
-    return {
-        "documents": [_document(head, ok) for head, ok in zip(page.objects, exists, strict=True)],
-        "total": total,
-        "next_offset": next_offset,
-    }
+    return cast(
+        "DocumentListOutput",
+        {
+            "documents": [
+                _document(head, ok) for head, ok in zip(page.objects, exists, strict=True)
+            ],
+            "total": total,
+            "next_offset": next_offset,
+        },
+    )
 
 
-async def document_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def document_delete(args: DocumentDeleteInput, ctx: CallContext) -> DocumentDeleteOutput:
     ids = list(args.get("document_ids") or [])
     paths = {library.resolved(p): p for p in args.get("paths") or []}
     selectors: list[FilterNode] = []

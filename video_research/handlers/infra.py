@@ -3,19 +3,27 @@ runtime configuration."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from video_research.config import PRESETS, ConfigError, Settings, with_overrides
 from video_research.handlers.context import CallContext
 from video_research.support.cache import get_cache
 from video_research.support.errors import invalid_input
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        InfraCacheInput,
+        InfraCacheOutput,
+        InfraConfigureInput,
+        InfraConfigureOutput,
+    )
 
-async def infra_cache(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+
+async def infra_cache(args: InfraCacheInput, ctx: CallContext) -> InfraCacheOutput:
     cache = get_cache()
     action = args["action"]
     content_id = args.get("content_id")
-    if action.startswith("context_"):
+    if action == "context_list" or action == "context_clear":
         return await _contexts(action, content_id, ctx.settings)
     if action == "stats":
         return {"action": action, "stats": cache.stats()}
@@ -26,16 +34,21 @@ async def infra_cache(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     return {"action": action, "removed": removed, "content_id": content_id}
 
 
-async def _contexts(action: str, content_id: str | None, settings: Settings) -> dict[str, Any]:
+async def _contexts(
+    action: Literal["context_list", "context_clear"], content_id: str | None, settings: Settings
+) -> InfraCacheOutput:
     """The Gemini context caches this server created: list them, or delete them."""
     from video_research.clients.gemini import caching as gemini_caching
     from video_research.clients.gemini import client as gemini
 
     if action == "context_list":
-        return {
-            "action": action,
-            "contexts": await gemini_caching.list_caches(settings, content_id=content_id),
-        }
+        return cast(
+            "InfraCacheOutput",
+            {
+                "action": action,
+                "contexts": await gemini_caching.list_caches(settings, content_id=content_id),
+            },
+        )
     gemini.require_api_key(settings)
     removed = await gemini_caching.clear_caches(settings, content_id=content_id)
     return {"action": action, "removed": removed, "content_id": content_id}
@@ -51,7 +64,7 @@ def _active_preset(cfg: Settings) -> str | None:
     return None
 
 
-def _report(cfg: Settings, changed: list[str]) -> dict[str, Any]:
+def _report(cfg: Settings, changed: list[str]) -> InfraConfigureOutput:
     return {
         "current_config": {
             "default_model": cfg.default_model,
@@ -73,7 +86,7 @@ def _report(cfg: Settings, changed: list[str]) -> dict[str, Any]:
     }
 
 
-async def infra_configure(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def infra_configure(args: InfraConfigureInput, ctx: CallContext) -> InfraConfigureOutput:
     overrides: dict[str, Any] = {}
     preset = args.get("preset")
     if preset is not None:

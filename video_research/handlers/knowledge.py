@@ -17,7 +17,7 @@ result, a transcript's every cue) are left out of fetched objects unless `full`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.handlers.context import CallContext
 from video_research.knowledge import ask, citations, filters, guidance, passages, relevance
@@ -32,6 +32,27 @@ from video_research.knowledge.collections import (
 )
 from video_research.knowledge.store import SearchHit, get_store, normalise_uuid
 from video_research.support.errors import ToolFailure, invalid_input
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        KnowledgeAskInput,
+        KnowledgeAskOutput,
+        KnowledgeFetchInput,
+        KnowledgeFetchOutput,
+        KnowledgeIngestInput,
+        KnowledgeIngestOutput,
+        KnowledgeReembedInput,
+        KnowledgeReembedOutput,
+        KnowledgeRelatedInput,
+        KnowledgeRelatedOutput,
+        KnowledgeSchemaInput,
+        KnowledgeSchemaOutput,
+        KnowledgeSearchInput,
+        KnowledgeSearchOutput,
+        KnowledgeStatsInput,
+        KnowledgeStatsOutput,
+    )
+
 
 HIDDEN_PROPERTIES = frozenset({"raw_result", "segments_json", "cue_starts"})
 """Kept in the store for the server's own use (the whole Gemini result, a transcript's
@@ -86,7 +107,7 @@ def _label(hit: SearchHit) -> str:
     return repr(citations.cite(hit.collection, hit.properties)["label"])
 
 
-async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def knowledge_search(args: KnowledgeSearchInput, ctx: CallContext) -> KnowledgeSearchOutput:
     query = args["query"].strip()
     if not query:
         raise invalid_input("query is empty.", hint="Say what you are looking for in a few words.")
@@ -131,32 +152,40 @@ async def knowledge_search(args: dict[str, Any], ctx: CallContext) -> dict[str, 
         if weak:
             notes.append(weak)
     results = [_hit(hit) for hit in hits]
-    return {
-        "query": query,
-        "alpha": args["alpha"],
-        "collections_searched": searched,
-        "collections_skipped": skipped,
-        "results": results,
-        "total": len(results),
-        "notes": notes,
-    }
+    return cast(
+        "KnowledgeSearchOutput",
+        {
+            "query": query,
+            "alpha": args["alpha"],
+            "collections_searched": searched,
+            "collections_skipped": skipped,
+            "results": results,
+            "total": len(results),
+            "notes": notes,
+        },
+    )
 
 
-async def knowledge_related(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def knowledge_related(
+    args: KnowledgeRelatedInput, ctx: CallContext
+) -> KnowledgeRelatedOutput:
     collection = any_collection(args["collection"]).name
     store = await get_store(ctx.settings)
     hits = await store.near_object(collection, args["object_id"], limit=args["limit"])
     hits.sort(key=lambda hit: hit.distance if hit.distance is not None else 2.0)
     results = [_hit(hit) for hit in hits]
-    return {
-        "object_id": args["object_id"],
-        "collection": collection,
-        "results": results,
-        "total": len(results),
-    }
+    return cast(
+        "KnowledgeRelatedOutput",
+        {
+            "object_id": args["object_id"],
+            "collection": collection,
+            "results": results,
+            "total": len(results),
+        },
+    )
 
 
-async def knowledge_stats(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def knowledge_stats(args: KnowledgeStatsInput, ctx: CallContext) -> KnowledgeStatsOutput:
     names = (
         [any_collection(args["collection"]).name]
         if args.get("collection")
@@ -164,30 +193,33 @@ async def knowledge_stats(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     )
     store = await get_store(ctx.settings)
     infos = [await store.info(name) for name in names]
-    return {
-        "backend": store.backend,
-        "location": store.location,
-        "embedding": {
-            "provider": store.embedder.provider,
-            "model": store.embedder.model,
-            "dimensions": store.embedder.dimensions,
+    return cast(
+        "KnowledgeStatsOutput",
+        {
+            "backend": store.backend,
+            "location": store.location,
+            "embedding": {
+                "provider": store.embedder.provider,
+                "model": store.embedder.model,
+                "dimensions": store.embedder.dimensions,
+            },
+            "collections": [
+                {
+                    "name": info.name,
+                    "what": citations.WHAT.get(info.name, info.name),
+                    "count": info.count,
+                    "embedding_model": info.embedding_model,
+                    "dimensions": info.dimensions,
+                    "compatible": info.compatible,
+                }
+                for info in infos
+            ],
+            "total": sum(info.count for info in infos),
         },
-        "collections": [
-            {
-                "name": info.name,
-                "what": citations.WHAT.get(info.name, info.name),
-                "count": info.count,
-                "embedding_model": info.embedding_model,
-                "dimensions": info.dimensions,
-                "compatible": info.compatible,
-            }
-            for info in infos
-        ],
-        "total": sum(info.count for info in infos),
-    }
+    )
 
 
-async def knowledge_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def knowledge_ingest(args: KnowledgeIngestInput, ctx: CallContext) -> KnowledgeIngestOutput:
     collection = knowledge_collection(args["collection"]).name
     properties = {"source_tool": "knowledge_ingest", **args["properties"]}
     store = await get_store(ctx.settings)
@@ -207,7 +239,9 @@ async def knowledge_ingest(args: dict[str, Any], ctx: CallContext) -> dict[str, 
     }
 
 
-async def knowledge_reembed(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def knowledge_reembed(
+    args: KnowledgeReembedInput, ctx: CallContext
+) -> KnowledgeReembedOutput:
     """Re-embed one collection, or (no collection named) every collection whose vectors
     another model made: switching models is one call, with progress over all of them."""
     store = await get_store(ctx.settings)
@@ -257,24 +291,30 @@ async def knowledge_reembed(args: dict[str, Any], ctx: CallContext) -> dict[str,
             "embedding_model": store.embedder.identity,
             "dimensions": store.embedder.dimensions,
         }
-    return {
-        **summary,
-        "reembedded": sum(r["reembedded"] for r in results),
-        "collections": results,
-    }
+    return cast(
+        "KnowledgeReembedOutput",
+        {
+            **summary,
+            "reembedded": sum(r["reembedded"] for r in results),
+            "collections": results,
+        },
+    )
 
 
-async def knowledge_ask(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def knowledge_ask(args: KnowledgeAskInput, ctx: CallContext) -> KnowledgeAskOutput:
     question = args["question"].strip()
     if not question:
         raise invalid_input("question is empty.", hint="Ask a question in a sentence.")
-    return await ask.answer(
-        question,
-        collections=args.get("collections"),
-        limit=args["limit"],
-        alpha=args["alpha"],
-        gemini_api_key=ctx.settings.gemini_api_key.get_secret_value(),
-        progress=ctx.report_progress,
+    return cast(
+        "KnowledgeAskOutput",
+        await ask.answer(
+            question,
+            collections=args.get("collections"),
+            limit=args["limit"],
+            alpha=args["alpha"],
+            gemini_api_key=ctx.settings.gemini_api_key.get_secret_value(),
+            progress=ctx.report_progress,
+        ),
     )
 
 
@@ -291,7 +331,7 @@ OPERATORS: dict[str, list[str]] = {
 }
 
 
-async def knowledge_fetch(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def knowledge_fetch(args: KnowledgeFetchInput, ctx: CallContext) -> KnowledgeFetchOutput:
     wanted = list(dict.fromkeys(normalise_uuid(i) for i in args["object_ids"]))
     names = (
         [any_collection(args["collection"]).name]
@@ -318,10 +358,13 @@ async def knowledge_fetch(args: dict[str, Any], ctx: CallContext) -> dict[str, A
                 "properties": properties,
                 **({"omitted": omitted} if omitted else {}),
             }
-    return {
-        "objects": [found[i] for i in wanted if i in found],
-        "not_found": [i for i in wanted if i not in found],
-    }
+    return cast(
+        "KnowledgeFetchOutput",
+        {
+            "objects": [found[i] for i in wanted if i in found],
+            "not_found": [i for i in wanted if i not in found],
+        },
+    )
 
 
 def _kind(name: str) -> str:
@@ -330,31 +373,34 @@ def _kind(name: str) -> str:
     return "transcripts" if name.startswith("Transcript") else "documents"
 
 
-async def knowledge_schema(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def knowledge_schema(args: KnowledgeSchemaInput, ctx: CallContext) -> KnowledgeSchemaOutput:
     definitions = (
         [any_collection(args["collection"])] if args.get("collection") else registered_collections()
     )
-    return {
-        "collections": [
-            {
-                "name": d.name,
-                "description": d.description,
-                "group": _kind(d.name),
-                "searched_by_knowledge_search": d.name in SEARCHED_COLLECTIONS,
-                "searched_by_knowledge_ask": d.name in SEARCHED_COLLECTIONS,
-                "properties": [
-                    {
-                        "name": p.name,
-                        "type": p.data_type.value,
-                        "filterable": p.filterable,
-                        "searchable": p.in_bm25,
-                        "vectorized": p.vectorize,
-                        "description": p.description,
-                    }
-                    for p in d.properties
-                ],
-            }
-            for d in definitions
-        ],
-        "filter_operators": {t.value: OPERATORS[t.value] for t in DataType},
-    }
+    return cast(
+        "KnowledgeSchemaOutput",
+        {
+            "collections": [
+                {
+                    "name": d.name,
+                    "description": d.description,
+                    "group": _kind(d.name),
+                    "searched_by_knowledge_search": d.name in SEARCHED_COLLECTIONS,
+                    "searched_by_knowledge_ask": d.name in SEARCHED_COLLECTIONS,
+                    "properties": [
+                        {
+                            "name": p.name,
+                            "type": p.data_type.value,
+                            "filterable": p.filterable,
+                            "searchable": p.in_bm25,
+                            "vectorized": p.vectorize,
+                            "description": p.description,
+                        }
+                        for p in d.properties
+                    ],
+                }
+                for d in definitions
+            ],
+            "filter_operators": {t.value: OPERATORS[t.value] for t in DataType},
+        },
+    )

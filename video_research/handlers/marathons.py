@@ -2,25 +2,37 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from video_research.catalog import changes, marathons
 from video_research.catalog.db import get_db
 from video_research.handlers.context import CallContext
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        MarathonCreateInput,
+        MarathonCreateOutput,
+        MarathonDeleteInput,
+        MarathonDeleteOutput,
+        MarathonGetInput,
+        MarathonGetOutput,
+        MarathonListInput,
+        MarathonListOutput,
+    )
 
-async def marathon_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+
+async def marathon_list(args: MarathonListInput, ctx: CallContext) -> MarathonListOutput:
     found = await get_db().read(
         lambda conn: marathons.list_all(conn, include_past=args["include_past"])
     )
-    return {"marathons": found}
+    return cast("MarathonListOutput", {"marathons": found})
 
 
-async def marathon_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    return await get_db().read(marathons.get, args["marathon_id"])
+async def marathon_get(args: MarathonGetInput, ctx: CallContext) -> MarathonGetOutput:
+    return cast("MarathonGetOutput", await get_db().read(marathons.get, args["marathon_id"]))
 
 
-async def marathon_create(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def marathon_create(args: MarathonCreateInput, ctx: CallContext) -> MarathonCreateOutput:
     result = await get_db().write(
         lambda conn: marathons.create(
             conn,
@@ -32,10 +44,10 @@ async def marathon_create(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         )
     )
     await changes.announce(changes.CATALOG_STATS)
-    return result
+    return cast("MarathonCreateOutput", result)
 
 
-async def marathon_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def marathon_delete(args: MarathonDeleteInput, ctx: CallContext) -> MarathonDeleteOutput:
     result = await get_db().write(marathons.delete, args["marathon_id"])
     await changes.announce(changes.CATALOG_STATS)
-    return result
+    return cast("MarathonDeleteOutput", result)

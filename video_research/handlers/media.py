@@ -10,15 +10,27 @@ into progress (percent of the range's duration). A cancelled call kills its work
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.handlers.context import CallContext
 from video_research.media.limits import MediaLimits, worker_limits
 from video_research.support import paths
 from video_research.support.isolation import MEDIA_POOL, WorkerProgress, parse_isolated
 from video_research.support.progress import Stages
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        MediaContactSheetInput,
+        MediaContactSheetOutput,
+        MediaFramesInput,
+        MediaFramesOutput,
+        MediaScenesInput,
+        MediaScenesOutput,
+        MediaScreenTextInput,
+        MediaScreenTextOutput,
+    )
 
 
 def file_uri_time(given: str) -> tuple[str, float | None]:
@@ -39,7 +51,7 @@ def file_uri_time(given: str) -> tuple[str, float | None]:
     return unquote(parsed.path), seconds
 
 
-async def _confined(args: dict[str, Any], ctx: CallContext) -> tuple[str, MediaLimits]:
+async def _confined(args: Mapping[str, Any], ctx: CallContext) -> tuple[str, MediaLimits]:
     from video_research.media.probe import check_suffix
 
     given, _ = file_uri_time(args["path"])
@@ -99,7 +111,7 @@ async def _measured(ctx: CallContext, path: str, limits: MediaLimits) -> tuple[f
     return info.duration_seconds, coverage
 
 
-def _read_end(args: dict[str, Any], coverage: Any) -> float | None:
+def _read_end(args: Mapping[str, Any], coverage: Any) -> float | None:
     """The end of the range to read: the one asked for, else where a partial file ends
     (None: the end of the file), so a cut file's frames and scenes are spread over what
     it holds."""
@@ -126,7 +138,7 @@ def _image_items(
     return described
 
 
-async def media_frames(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def media_frames(args: MediaFramesInput, ctx: CallContext) -> MediaFramesOutput:
     from video_research.media.frames import extract_frames
 
     path, limits = await _confined(args, ctx)
@@ -162,17 +174,22 @@ async def media_frames(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
         scene_threshold=args.get("scene_threshold") or ctx.settings.media_scene_threshold,
         tick=_ticker(ctx, start, end or duration, "frames"),
     )
-    return {
-        "path": paths.printable(path),
-        "duration_seconds": found["duration_seconds"],
-        **_said(coverage),
-        "media": found["media"].to_dict(),
-        "frames": _image_items(ctx, path, found["frames"]),
-        "omitted": found["omitted"],
-    }
+    return cast(
+        "MediaFramesOutput",
+        {
+            "path": paths.printable(path),
+            "duration_seconds": found["duration_seconds"],
+            **_said(coverage),
+            "media": found["media"].to_dict(),
+            "frames": _image_items(ctx, path, found["frames"]),
+            "omitted": found["omitted"],
+        },
+    )
 
 
-async def media_contact_sheet(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def media_contact_sheet(
+    args: MediaContactSheetInput, ctx: CallContext
+) -> MediaContactSheetOutput:
     from video_research.media.sheet import contact_sheet
 
     path, limits = await _confined(args, ctx)
@@ -196,17 +213,20 @@ async def media_contact_sheet(args: dict[str, Any], ctx: CallContext) -> dict[st
     )
     sheet = found["sheet"]
     ctx.attach_image(sheet.data, sheet.mime_type)
-    return {
-        "path": paths.printable(path),
-        "duration_seconds": found["duration_seconds"],
-        **_said(coverage),
-        "media": found["media"].to_dict(),
-        "sheet": {**sheet.describe(), "link": link(path, sheet.requested), "content_index": 2},
-        "cells": [{**cell, "link": link(path, cell["time"])} for cell in found["cells"]],
-    }
+    return cast(
+        "MediaContactSheetOutput",
+        {
+            "path": paths.printable(path),
+            "duration_seconds": found["duration_seconds"],
+            **_said(coverage),
+            "media": found["media"].to_dict(),
+            "sheet": {**sheet.describe(), "link": link(path, sheet.requested), "content_index": 2},
+            "cells": [{**cell, "link": link(path, cell["time"])} for cell in found["cells"]],
+        },
+    )
 
 
-async def media_scenes(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def media_scenes(args: MediaScenesInput, ctx: CallContext) -> MediaScenesOutput:
     from video_research.media.scenes import detect_scenes
 
     path, limits = await _confined(args, ctx)
@@ -226,18 +246,21 @@ async def media_scenes(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]
     )
     scenes = found["scenes"]
     limit = args.get("limit", 200)
-    return {
-        "path": paths.printable(path),
-        "duration_seconds": found["duration_seconds"],
-        **_said(coverage),
-        "scene_count": len(scenes),
-        "scenes": [{**scene, "link": link(path, scene["start"])} for scene in scenes[:limit]],
-        "frames_compared": found["frames_compared"],
-        "truncated": len(scenes) > limit,
-    }
+    return cast(
+        "MediaScenesOutput",
+        {
+            "path": paths.printable(path),
+            "duration_seconds": found["duration_seconds"],
+            **_said(coverage),
+            "scene_count": len(scenes),
+            "scenes": [{**scene, "link": link(path, scene["start"])} for scene in scenes[:limit]],
+            "frames_compared": found["frames_compared"],
+            "truncated": len(scenes) > limit,
+        },
+    )
 
 
-async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def media_screen_text(args: MediaScreenTextInput, ctx: CallContext) -> MediaScreenTextOutput:
     from video_research.media.ocr import read_screen_text
     from video_research.media.scenes import detect_scenes
 
@@ -286,16 +309,19 @@ async def media_screen_text(args: dict[str, Any], ctx: CallContext) -> dict[str,
         if args.get("index"):
             await stages.stage(90, 99, f"index: {len(found['spans'])} lines shown")
             indexed = await _index_screen_text(path, args, found["spans"], coverage)
-    return {
-        "path": paths.printable(path),
-        "duration_seconds": found["duration_seconds"],
-        **_said(coverage),
-        "spans": spans,
-        "overlays": found["overlays"],
-        "keyframes_read": found["keyframes_read"],
-        "ms_per_keyframe": found["ms_per_keyframe"],
-        "indexed": indexed,
-    }
+    return cast(
+        "MediaScreenTextOutput",
+        {
+            "path": paths.printable(path),
+            "duration_seconds": found["duration_seconds"],
+            **_said(coverage),
+            "spans": spans,
+            "overlays": found["overlays"],
+            "keyframes_read": found["keyframes_read"],
+            "ms_per_keyframe": found["ms_per_keyframe"],
+            "indexed": indexed,
+        },
+    )
 
 
 def _stage_tick(stages: Stages, start: float, end: float, what: str) -> WorkerProgress:
@@ -309,7 +335,7 @@ def _stage_tick(stages: Stages, start: float, end: float, what: str) -> WorkerPr
 
 
 async def _index_screen_text(
-    path: str, args: dict[str, Any], spans: list[dict[str, Any]], coverage: Any
+    path: str, args: Mapping[str, Any], spans: list[dict[str, Any]], coverage: Any
 ) -> dict[str, Any]:
     """Write the timeline to the transcript index under the ID a transcript of the same
     file would get (`sources.identify`: yt-dlp's `Title [ID]`, else the file's name), so

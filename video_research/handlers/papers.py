@@ -4,18 +4,35 @@ knowledge collection (`stored` says how many), so knowledge_search finds it late
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
 from video_research.papers import api
 from video_research.support.errors import invalid_input
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        ResearchAuthorSearchInput,
+        ResearchAuthorSearchOutput,
+        ResearchPaperCitationsInput,
+        ResearchPaperCitationsOutput,
+        ResearchPaperDetailsInput,
+        ResearchPaperDetailsOutput,
+        ResearchPaperRecommendationsInput,
+        ResearchPaperRecommendationsOutput,
+        ResearchPaperSearchInput,
+        ResearchPaperSearchOutput,
+    )
+
+
 SEARCH_WINDOW = 1000
 """The relevance search ranks at most this many results (offset + limit)."""
 
 
-async def research_paper_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_paper_search(
+    args: ResearchPaperSearchInput, ctx: CallContext
+) -> ResearchPaperSearchOutput:
     query = args["query"].strip()
     if not query:
         raise invalid_input("query is empty.", hint="Say what the papers are about in a few words.")
@@ -35,34 +52,42 @@ async def research_paper_search(args: dict[str, Any], ctx: CallContext) -> dict[
         query, limit=args["limit"], offset=args["offset"], filters=filters
     )
     stored = await writethrough.store_papers(found["papers"], "research_paper_search")
-    return {"query": query, **found, "stored": stored}
+    return cast("ResearchPaperSearchOutput", {"query": query, **found, "stored": stored})
 
 
-async def research_paper_details(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_paper_details(
+    args: ResearchPaperDetailsInput, ctx: CallContext
+) -> ResearchPaperDetailsOutput:
     paper = await api.paper_details(args["paper_id"])
     stored = await writethrough.store_papers([paper], "research_paper_details")
-    return {**paper, "stored": stored}
+    return cast("ResearchPaperDetailsOutput", {**paper, "stored": stored})
 
 
-async def research_paper_citations(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_paper_citations(
+    args: ResearchPaperCitationsInput, ctx: CallContext
+) -> ResearchPaperCitationsOutput:
     page = await api.citations(
         args["paper_id"], direction=args["direction"], limit=args["limit"], offset=args["offset"]
     )
     stored = await writethrough.store_papers(
         [item["paper"] for item in page["items"]], "research_paper_citations"
     )
-    return {**page, "stored": stored}
+    return cast("ResearchPaperCitationsOutput", {**page, "stored": stored})
 
 
-async def research_paper_recommendations(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_paper_recommendations(
+    args: ResearchPaperRecommendationsInput, ctx: CallContext
+) -> ResearchPaperRecommendationsOutput:
     found = await api.recommendations(args["paper_id"], limit=args["limit"], pool=args["pool"])
     stored = await writethrough.store_papers(found["papers"], "research_paper_recommendations")
-    return {**found, "stored": stored}
+    return cast("ResearchPaperRecommendationsOutput", {**found, "stored": stored})
 
 
-async def research_author_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_author_search(
+    args: ResearchAuthorSearchInput, ctx: CallContext
+) -> ResearchAuthorSearchOutput:
     query = args["query"].strip()
     if not query:
         raise invalid_input("query is empty.", hint="Give an author's name.")
     found = await api.search_authors(query, limit=args["limit"], offset=args["offset"])
-    return {"query": query, **found}
+    return cast("ResearchAuthorSearchOutput", {"query": query, **found})

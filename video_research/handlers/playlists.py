@@ -2,22 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from video_research.catalog import changes, playlists
 from video_research.catalog.db import get_db
 from video_research.handlers.context import CallContext
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        PlaylistCreateInput,
+        PlaylistCreateOutput,
+        PlaylistDeleteInput,
+        PlaylistDeleteOutput,
+        PlaylistGetInput,
+        PlaylistGetOutput,
+        PlaylistListInput,
+        PlaylistListOutput,
+        PlaylistUpdateInput,
+        PlaylistUpdateOutput,
+    )
 
-async def playlist_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    return {"playlists": await get_db().read(playlists.list_all)}
+
+async def playlist_list(args: PlaylistListInput, ctx: CallContext) -> PlaylistListOutput:
+    return cast("PlaylistListOutput", {"playlists": await get_db().read(playlists.list_all)})
 
 
-async def playlist_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    return await get_db().read(playlists.get, args["playlist_id"])
+async def playlist_get(args: PlaylistGetInput, ctx: CallContext) -> PlaylistGetOutput:
+    return cast("PlaylistGetOutput", await get_db().read(playlists.get, args["playlist_id"]))
 
 
-async def playlist_create(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def playlist_create(args: PlaylistCreateInput, ctx: CallContext) -> PlaylistCreateOutput:
     result = await get_db().write(
         lambda conn: playlists.create(
             conn,
@@ -28,10 +42,10 @@ async def playlist_create(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         )
     )
     await changes.announce(changes.PLAYLIST_INDEX, changes.CATALOG_STATS)
-    return result
+    return cast("PlaylistCreateOutput", result)
 
 
-async def playlist_update(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def playlist_update(args: PlaylistUpdateInput, ctx: CallContext) -> PlaylistUpdateOutput:
     result = await get_db().write(
         lambda conn: playlists.update(
             conn,
@@ -42,11 +56,11 @@ async def playlist_update(args: dict[str, Any], ctx: CallContext) -> dict[str, A
         )
     )
     await changes.playlists_changed([args["playlist_id"]])
-    return result
+    return cast("PlaylistUpdateOutput", result)
 
 
-async def playlist_delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def playlist_delete(args: PlaylistDeleteInput, ctx: CallContext) -> PlaylistDeleteOutput:
     result = await get_db().write(playlists.delete, args["playlist_id"])
     await changes.playlists_changed([args["playlist_id"]])
     await changes.announce(changes.CATALOG_STATS)
-    return result
+    return cast("PlaylistDeleteOutput", result)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.catalog import changes, playlists
 from video_research.catalog import queue as q
@@ -10,16 +10,37 @@ from video_research.catalog.db import get_db
 from video_research.handlers.context import CallContext
 from video_research.support.errors import ErrorCategory, ToolFailure, not_found
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.catalog import QueueWrite
+    from video_research.support.schema_types.tools import (
+        QueueAddVideoInput,
+        QueueAddVideoOutput,
+        QueueAddVideosInput,
+        QueueAddVideosOutput,
+        QueueAdvanceInput,
+        QueueAdvanceOutput,
+        QueueApplyPlaylistInput,
+        QueueApplyPlaylistOutput,
+        QueueClearInput,
+        QueueClearOutput,
+        QueueMoveInput,
+        QueueMoveOutput,
+        QueueRemoveInput,
+        QueueRemoveOutput,
+        QueueStatusInput,
+        QueueStatusOutput,
+    )
+
 
 def _actor(ctx: CallContext) -> dict[str, str]:
     return {"username": ctx.caller.username, "role": ctx.caller.role}
 
 
-async def _apply(ctx: CallContext, fn: Any, cmd: q.Command) -> dict[str, Any]:
+async def _apply(ctx: CallContext, fn: Any, cmd: q.Command) -> QueueWrite:
     """Run one change on the backend, tell subscribers, and answer with the common fields."""
     state, revision, published = await q.backend(ctx.settings).change(fn, cmd)
     await changes.announce(changes.QUEUE_CURRENT)
-    result: dict[str, Any] = {
+    result: QueueWrite = {
         "status": "ok",
         "correlation_id": cmd["correlation_id"],
         "queue_length": len(state["items"]),
@@ -34,16 +55,19 @@ QUEUE_ACTIONS = ("queue_advance", "queue_move", "queue_remove", "queue_add_video
 """What a queue board may offer: skip, reorder, remove, add."""
 
 
-async def queue_status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def queue_status(args: QueueStatusInput, ctx: CallContext) -> QueueStatusOutput:
     state, revision = await q.backend(ctx.settings).read()
-    return {
-        **q.status(state, revision),
-        "backend": q.backend(ctx.settings).name,
-        "actions": ctx.allowed(QUEUE_ACTIONS),
-    }
+    return cast(
+        "QueueStatusOutput",
+        {
+            **q.status(state, revision),
+            "backend": q.backend(ctx.settings).name,
+            "actions": ctx.allowed(QUEUE_ACTIONS),
+        },
+    )
 
 
-async def queue_add_video(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def queue_add_video(args: QueueAddVideoInput, ctx: CallContext) -> QueueAddVideoOutput:
     items, _ = await q.items_for([args["video_id"]], ctx.caller.username)
     if not items:
         raise not_found(
@@ -55,20 +79,25 @@ async def queue_add_video(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     return {**result, "uid": items[0]["uid"], "position": args["position"]}
 
 
-async def queue_add_videos(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def queue_add_videos(args: QueueAddVideosInput, ctx: CallContext) -> QueueAddVideosOutput:
     items, failed = await q.items_for(args["video_ids"], ctx.caller.username)
     q.require_items(items, failed)
     cmd = q.command("add", _actor(ctx), position=args["position"], items=items)
     result = await _apply(ctx, lambda s: q.add(s, items, args["position"], cmd), cmd)
-    return {
-        **result,
-        "enqueued_count": len(items),
-        "uids": [i["uid"] for i in items],
-        "failed": failed,
-    }
+    return cast(
+        "QueueAddVideosOutput",
+        {
+            **result,
+            "enqueued_count": len(items),
+            "uids": [i["uid"] for i in items],
+            "failed": failed,
+        },
+    )
 
 
-async def queue_apply_playlist(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def queue_apply_playlist(
+    args: QueueApplyPlaylistInput, ctx: CallContext
+) -> QueueApplyPlaylistOutput:
     mode = args["mode"]
     if mode == "hard_replace" and not ctx.caller.has_role("admin"):
         raise ToolFailure(
@@ -86,16 +115,19 @@ async def queue_apply_playlist(args: dict[str, Any], ctx: CallContext) -> dict[s
         "apply_playlist", _actor(ctx), mode=mode, playlist_id=playlist["playlist_id"], items=items
     )
     result = await _apply(ctx, lambda s: q.apply_playlist(s, items, mode, cmd), cmd)
-    return {
-        **result,
-        "mode": mode,
-        "playlist_id": playlist["playlist_id"],
-        "enqueued_count": len(items),
-        "failed": failed,
-    }
+    return cast(
+        "QueueApplyPlaylistOutput",
+        {
+            **result,
+            "mode": mode,
+            "playlist_id": playlist["playlist_id"],
+            "enqueued_count": len(items),
+            "failed": failed,
+        },
+    )
 
 
-async def queue_advance(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def queue_advance(args: QueueAdvanceInput, ctx: CallContext) -> QueueAdvanceOutput:
     cmd = q.command("advance", _actor(ctx))
     holder: dict[str, Any] = {}
 
@@ -106,15 +138,18 @@ async def queue_advance(args: dict[str, Any], ctx: CallContext) -> dict[str, Any
 
     result = await _apply(ctx, step, cmd)
     current = holder.get("current")
-    return {
-        **result,
-        "now_playing": None
-        if current is None
-        else {k: current[k] for k in ("uid", "video_id", "title", "duration_seconds")},
-    }
+    return cast(
+        "QueueAdvanceOutput",
+        {
+            **result,
+            "now_playing": None
+            if current is None
+            else {k: current[k] for k in ("uid", "video_id", "title", "duration_seconds")},
+        },
+    )
 
 
-async def queue_clear(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def queue_clear(args: QueueClearInput, ctx: CallContext) -> QueueClearOutput:
     cmd = q.command("clear", _actor(ctx))
     holder: dict[str, int] = {}
 
@@ -126,13 +161,13 @@ async def queue_clear(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     return {**result, "removed_count": holder["removed"]}
 
 
-async def queue_remove(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def queue_remove(args: QueueRemoveInput, ctx: CallContext) -> QueueRemoveOutput:
     cmd = q.command("remove", _actor(ctx), uid=args["uid"])
     result = await _apply(ctx, lambda s: q.remove(s, args["uid"], cmd), cmd)
     return {**result, "uid": args["uid"]}
 
 
-async def queue_move(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def queue_move(args: QueueMoveInput, ctx: CallContext) -> QueueMoveOutput:
     uid, to_position = args["uid"], args["to_position"]
     cmd = q.command("move", _actor(ctx), uid=uid, to_position=to_position)
     holder: dict[str, int] = {}

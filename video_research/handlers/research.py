@@ -9,7 +9,7 @@ to the research as `read_url` so the research package needs no content analysis 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
@@ -20,22 +20,45 @@ from video_research.research import reports
 from video_research.support import url_policy
 from video_research.support.errors import invalid_input
 
-
-async def research_deep(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    gemini.require_api_key(ctx.settings)
-    return await reports.research_topic(
-        args["topic"], args["scope"], args["thinking_level"], ctx.report_progress
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        ResearchAssessEvidenceInput,
+        ResearchAssessEvidenceOutput,
+        ResearchDeepInput,
+        ResearchDeepOutput,
+        ResearchDocumentInput,
+        ResearchDocumentOutput,
+        ResearchPlanInput,
+        ResearchPlanOutput,
     )
 
 
-async def research_plan(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_deep(args: ResearchDeepInput, ctx: CallContext) -> ResearchDeepOutput:
     gemini.require_api_key(ctx.settings)
-    return await reports.plan(args["topic"], args["scope"], args["available_agents"])
+    return cast(
+        "ResearchDeepOutput",
+        await reports.research_topic(
+            args["topic"], args["scope"], args["thinking_level"], ctx.report_progress
+        ),
+    )
 
 
-async def research_assess_evidence(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_plan(args: ResearchPlanInput, ctx: CallContext) -> ResearchPlanOutput:
     gemini.require_api_key(ctx.settings)
-    return await reports.assess_evidence(args["claim"], args["sources"], args["context"])
+    return cast(
+        "ResearchPlanOutput",
+        await reports.plan(args["topic"], args["scope"], args["available_agents"]),
+    )
+
+
+async def research_assess_evidence(
+    args: ResearchAssessEvidenceInput, ctx: CallContext
+) -> ResearchAssessEvidenceOutput:
+    gemini.require_api_key(ctx.settings)
+    return cast(
+        "ResearchAssessEvidenceOutput",
+        await reports.assess_evidence(args["claim"], args["sources"], args["context"]),
+    )
 
 
 async def _read_url(url: str, question: str) -> tuple[str, list[str]]:
@@ -48,7 +71,9 @@ async def _read_url(url: str, question: str) -> tuple[str, list[str]]:
     return str(data.get("title") or "").strip(), quotes
 
 
-async def research_document(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def research_document(
+    args: ResearchDocumentInput, ctx: CallContext
+) -> ResearchDocumentOutput:
     question = args["question"].strip()
     files, urls = args.get("file_paths") or [], args.get("urls") or []
     if not question:
@@ -61,13 +86,16 @@ async def research_document(args: dict[str, Any], ctx: CallContext) -> dict[str,
     gemini.require_api_key(ctx.settings)
     # URLs pass the URL policy before anything is billed.
     urls = [await url_policy.check_url(url, ctx.settings) for url in urls]
-    return await reports.research_sources(
-        question,
-        file_paths=files,
-        urls=urls,
-        scope=args["scope"],
-        thinking=args["thinking_level"],
-        knowledge_passages=args["knowledge_passages"],
-        ctx=ctx,
-        read_url=_read_url,
+    return cast(
+        "ResearchDocumentOutput",
+        await reports.research_sources(
+            question,
+            file_paths=files,
+            urls=urls,
+            scope=args["scope"],
+            thinking=args["thinking_level"],
+            knowledge_passages=args["knowledge_passages"],
+            ctx=ctx,
+            read_url=_read_url,
+        ),
     )

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
 from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        WebSearchInput,
+    )
+    from video_research.support.schema_types.tools.web_search_output import Source, WebSearchOutput
 
-def grounding_sources(grounding: dict[str, Any], limit: int) -> list[dict[str, str]]:
+
+def grounding_sources(grounding: dict[str, Any], limit: int) -> list[Source]:
     """Distinct (title, url) pairs from groundingMetadata.groundingChunks, in order."""
-    sources: list[dict[str, str]] = []
+    sources: list[Source] = []
     seen: set[str] = set()
     for chunk in grounding.get("grounding_chunks", []) or []:
         web = chunk.get("web") or {}
@@ -26,7 +32,7 @@ def grounding_sources(grounding: dict[str, Any], limit: int) -> list[dict[str, s
     return sources
 
 
-async def web_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def web_search(args: WebSearchInput, ctx: CallContext) -> WebSearchOutput:
     settings = ctx.settings
     gemini.require_api_key(settings)
     query = args["query"]
@@ -36,7 +42,7 @@ async def web_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         tools=("google_search",),
         thinking_level="low",
     )
-    result = {
+    result: WebSearchOutput = {
         "query": query,
         "response": generation.text,
         "sources": grounding_sources(generation.grounding, args["num_results"]),

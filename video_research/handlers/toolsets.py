@@ -9,31 +9,48 @@ streamable-HTTP client gets it without a standalone GET stream).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from video_research.handlers.context import CallContext
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        ToolCallInput,
+        ToolCallOutput,
+        ToolDescribeInput,
+        ToolDescribeOutput,
+        ToolSearchInput,
+        ToolSearchOutput,
+        ToolsetDisableInput,
+        ToolsetDisableOutput,
+        ToolsetEnableInput,
+        ToolsetEnableOutput,
+        ToolsetListInput,
+        ToolsetListOutput,
+    )
 
-async def tool_search(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+
+async def tool_search(args: ToolSearchInput, ctx: CallContext) -> ToolSearchOutput:
     return {
         "tools": ctx.toolsets.search(args["query"], args["limit"]),
         "served": len(ctx.toolsets.served()),
     }
 
 
-async def tool_describe(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    return ctx.toolsets.describe(args["name"])
+async def tool_describe(args: ToolDescribeInput, ctx: CallContext) -> ToolDescribeOutput:
+    return cast("ToolDescribeOutput", ctx.toolsets.describe(args["name"]))
 
 
-async def tool_call(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    return await ctx.toolsets.call(args["name"], args.get("arguments") or {}, ctx)
+async def tool_call(args: ToolCallInput, ctx: CallContext) -> ToolCallOutput:
+    result = await ctx.toolsets.call(args["name"], args.get("arguments") or {}, ctx)
+    return cast("ToolCallOutput", result)
 
 
-async def toolset_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def toolset_list(args: ToolsetListInput, ctx: CallContext) -> ToolsetListOutput:
     return {"toolsets": ctx.toolsets.overview(), "listed": ctx.toolsets.listed()}
 
 
-async def toolset_enable(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def toolset_enable(args: ToolsetEnableInput, ctx: CallContext) -> ToolsetEnableOutput:
     added = ctx.toolsets.enable(args["toolset"])
     if added:
         await ctx.notify_tools_changed()
@@ -45,7 +62,7 @@ async def toolset_enable(args: dict[str, Any], ctx: CallContext) -> dict[str, An
     }
 
 
-async def toolset_disable(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def toolset_disable(args: ToolsetDisableInput, ctx: CallContext) -> ToolsetDisableOutput:
     removed = ctx.toolsets.disable(args["toolset"])
     if removed:
         await ctx.notify_tools_changed()

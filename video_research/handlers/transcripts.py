@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.handlers.context import CallContext
 from video_research.knowledge import guidance, relevance
@@ -39,6 +41,33 @@ from video_research.transcripts import (
 from video_research.transcripts import files as transcript_files
 from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import is_youtube_id, printable
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        DeleteIndexedVideoInput,
+        DeleteIndexedVideoOutput,
+        GetAllChannelTranscriptsInput,
+        GetAllChannelTranscriptsOutput,
+        GetIndexedVideosInput,
+        GetIndexedVideosOutput,
+        IndexChannelTranscriptsInput,
+        IndexChannelTranscriptsOutput,
+        IndexMediaFilesInput,
+        IndexMediaFilesOutput,
+        IndexTranscriptFilesInput,
+        IndexTranscriptFilesOutput,
+        NameSpeakerInput,
+        NameSpeakerOutput,
+        SemanticSearchTranscriptsInput,
+        SemanticSearchTranscriptsOutput,
+        TranscriptGetInput,
+        TranscriptGetOutput,
+        VerifyCitationInput,
+        VerifyCitationOutput,
+        VideoChaptersInput,
+        VideoChaptersOutput,
+    )
+
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -83,7 +112,9 @@ def _video_id(ref: str) -> str:
 # ----------------------------------------------------------------------------- tools
 
 
-async def index_channel_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def index_channel_transcripts(
+    args: IndexChannelTranscriptsInput, ctx: CallContext
+) -> IndexChannelTranscriptsOutput:
     found, batch = await youtube_index.index_channel(
         args["channel_id"],
         args["max_videos"],
@@ -91,10 +122,15 @@ async def index_channel_transcripts(args: dict[str, Any], ctx: CallContext) -> d
         force=args["force_reindex"],
         progress=ctx.report_progress,
     )
-    return {"channel_id": args["channel_id"], "videos_found": found, "batch": batch}
+    return cast(
+        "IndexChannelTranscriptsOutput",
+        {"channel_id": args["channel_id"], "videos_found": found, "batch": batch},
+    )
 
 
-async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def index_transcript_files(
+    args: IndexTranscriptFilesInput, ctx: CallContext
+) -> IndexTranscriptFilesOutput:
     roots, client_roots = await paths.readable_roots(ctx)
     root = paths.confine_to(args["path"], roots, client_roots)
     files = await asyncio.to_thread(
@@ -122,14 +158,19 @@ async def index_transcript_files(args: dict[str, Any], ctx: CallContext) -> dict
         "failed": run.failed,
         "chunk_count": sum(item["chunk_count"] for item in run.indexed),
     }
-    return {
-        "path": printable(root),
-        "files_found": len(files),
-        "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
-    }
+    return cast(
+        "IndexTranscriptFilesOutput",
+        {
+            "path": printable(root),
+            "files_found": len(files),
+            "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
+        },
+    )
 
 
-async def get_all_channel_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def get_all_channel_transcripts(
+    args: GetAllChannelTranscriptsInput, ctx: CallContext
+) -> GetAllChannelTranscriptsOutput:
     channel_id = args["channel_id"]
     scope = ["channel", channel_id, args["page_size"]]
     offset = _offset(args.get("cursor"), scope)
@@ -146,16 +187,21 @@ async def get_all_channel_transcripts(args: dict[str, Any], ctx: CallContext) ->
     )
     for video in videos:
         video["preview"] = await reading.preview(video["video_id"], args["preview_chars"])
-    return {
-        "channel_id": channel_id,
-        "total_videos": total,
-        "videos": videos,
-        "next_cursor": _cursor(next_offset, scope),
-        "fetch": fetch,
-    }
+    return cast(
+        "GetAllChannelTranscriptsOutput",
+        {
+            "channel_id": channel_id,
+            "total_videos": total,
+            "videos": videos,
+            "next_cursor": _cursor(next_offset, scope),
+            "fetch": fetch,
+        },
+    )
 
 
-async def get_indexed_videos(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def get_indexed_videos(
+    args: GetIndexedVideosInput, ctx: CallContext
+) -> GetIndexedVideosOutput:
     conditions: list[FilterNode] = []
     if args.get("channel_id"):
         conditions.append(Filter.eq("channel_id", args["channel_id"]))
@@ -174,20 +220,25 @@ async def get_indexed_videos(args: dict[str, Any], ctx: CallContext) -> dict[str
     videos, total, next_offset = await indexer.list_videos(
         where, args["limit"], _offset(args.get("cursor"), scope)
     )
-    return {"total": total, "videos": videos, "next_cursor": _cursor(next_offset, scope)}
+    return cast(
+        "GetIndexedVideosOutput",
+        {"total": total, "videos": videos, "next_cursor": _cursor(next_offset, scope)},
+    )
 
 
-async def delete_indexed_video(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def delete_indexed_video(
+    args: DeleteIndexedVideoInput, ctx: CallContext
+) -> DeleteIndexedVideoOutput:
     video_id = _video_id(args["video_id"])
     existed, chunks = await indexer.delete_video(video_id)
     return {"video_id": video_id, "deleted": existed or chunks > 0, "chunks_deleted": chunks}
 
 
-async def name_speaker(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def name_speaker(args: NameSpeakerInput, ctx: CallContext) -> NameSpeakerOutput:
     return await speakers.name_speaker(_video_id(args["video_id"]), args["speaker"], args["name"])
 
 
-async def transcript_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def transcript_get(args: TranscriptGetInput, ctx: CallContext) -> TranscriptGetOutput:
     video_id = _video_id(args["video_id"])
     record = await indexer.get_video(video_id)
     if record is None and args["auto_index"] and is_youtube_id(video_id):
@@ -208,10 +259,13 @@ async def transcript_get(args: dict[str, Any], ctx: CallContext) -> dict[str, An
         start_time=args.get("start_time"),
         max_segments=args["max_segments"],
     )
-    return {"video": video, "segments": segments, "next_cursor": _cursor(next_offset, scope)}
+    return cast(
+        "TranscriptGetOutput",
+        {"video": video, "segments": segments, "next_cursor": _cursor(next_offset, scope)},
+    )
 
 
-async def video_chapters(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def video_chapters(args: VideoChaptersInput, ctx: CallContext) -> VideoChaptersOutput:
     video_id = _video_id(args["video_id"])
     record = await indexer.get_video(video_id)
     if record is None:
@@ -226,17 +280,22 @@ async def video_chapters(args: dict[str, Any], ctx: CallContext) -> dict[str, An
         for chapter in chapters.stored(record)
     ]
     evidence = found[0]["evidence"] if found else None
-    return {
-        "video_id": video_id,
-        "video_title": record.get("video_title") or "",
-        "video_url": link,
-        "duration_seconds": record.get("duration_seconds") or 0.0,
-        "evidence": evidence,
-        "chapters": found,
-    }
+    return cast(
+        "VideoChaptersOutput",
+        {
+            "video_id": video_id,
+            "video_title": record.get("video_title") or "",
+            "video_url": link,
+            "duration_seconds": record.get("duration_seconds") or 0.0,
+            "evidence": evidence,
+            "chapters": found,
+        },
+    )
 
 
-async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def semantic_search_transcripts(
+    args: SemanticSearchTranscriptsInput, ctx: CallContext
+) -> SemanticSearchTranscriptsOutput:
     query = args["query"].strip()
     if not query:
         raise invalid_input("query is empty.", hint="Say what was said, in a few words.")
@@ -296,7 +355,7 @@ async def semantic_search_transcripts(args: dict[str, Any], ctx: CallContext) ->
         )
         if weak:
             out["notes"] = [weak]
-    return out
+    return cast("SemanticSearchTranscriptsOutput", out)
 
 
 THUMBNAILS_MAX = 5
@@ -348,7 +407,7 @@ async def _attach_thumbnails(results: list[dict[str, Any]], ctx: CallContext) ->
         moment["thumbnail"] = {"content_index": 1 + attached, "time": round(frame.time, 3)}
 
 
-async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def index_media_files(args: IndexMediaFilesInput, ctx: CallContext) -> IndexMediaFilesOutput:
     from video_research.media import download as media_download
     from video_research.media import speakers as speaker_pass
     from video_research.media import speech
@@ -358,15 +417,16 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
 
     settings = ctx.settings
     files: list[Path] = []
-    confine = None
+    confine: Callable[[Path], Path] | None = None
     if args.get("paths"):
         roots, client_roots = await paths.readable_roots(ctx)
 
-        def confine(file: Path) -> Path:
+        def confine_to_roots(file: str | os.PathLike[str]) -> Path:
             return paths.confine_to(file, roots, client_roots)
 
+        confine = confine_to_roots
         for given in args["paths"]:
-            root = confine(given)
+            root = confine_to_roots(given)
             files += await asyncio.to_thread(
                 media_index.find_media,
                 root,
@@ -539,15 +599,18 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
         "failed": run.failed,
         "chunk_count": sum(item["chunk_count"] for item in run.indexed),
     }
-    return {
-        "files_found": len(files),
-        "urls": len(urls),
-        "speech_model": tools.model,
-        "transcribed_count": run.transcribed,
-        "screen_chunk_count": run.screen_chunks,
-        "speech_seconds": round(run.speech_seconds, 1),
-        "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
-    }
+    return cast(
+        "IndexMediaFilesOutput",
+        {
+            "files_found": len(files),
+            "urls": len(urls),
+            "speech_model": tools.model,
+            "transcribed_count": run.transcribed,
+            "screen_chunk_count": run.screen_chunks,
+            "speech_seconds": round(run.speech_seconds, 1),
+            "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
+        },
+    )
 
 
 # ----------------------------------------------------------------------------- citations
@@ -555,7 +618,7 @@ async def index_media_files(args: dict[str, Any], ctx: CallContext) -> dict[str,
 ELSEWHERE_RESULTS = 5
 
 
-async def verify_citation(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def verify_citation(args: VerifyCitationInput, ctx: CallContext) -> VerifyCitationOutput:
     """Does the cited moment say the quoted words (transcripts.citation)?"""
     quote = args["quote"].strip()
     if not citation.words(quote):
@@ -583,31 +646,34 @@ async def verify_citation(args: dict[str, Any], ctx: CallContext) -> dict[str, A
     link = ""
     if match.start is not None:
         link = indexer.timestamp_url(video_id, (record or {}).get("video_url") or "", match.start)
-    return {
-        "verdict": match.verdict,
-        "quote": quote,
-        "video_id": video_id,
-        "time": seconds,
-        "window": {"start": start, "end": end},
-        "checked": {
-            "lines": len(lines),
-            "speech": sum(line.evidence != "screen" for line in lines),
-            "screen": sum(line.evidence == "screen" for line in lines),
+    return cast(
+        "VerifyCitationOutput",
+        {
+            "verdict": match.verdict,
+            "quote": quote,
+            "video_id": video_id,
+            "time": seconds,
+            "window": {"start": start, "end": end},
+            "checked": {
+                "lines": len(lines),
+                "speech": sum(line.evidence != "screen" for line in lines),
+                "screen": sum(line.evidence == "screen" for line in lines),
+            },
+            "evidence": None
+            if match.verdict == "not_there"
+            else {
+                "said": match.said,
+                "time": round(match.start or 0.0, 1),
+                "timestamp_url": link,
+                "similarity": match.similarity,
+                "differences": match.differences,
+            },
+            "found_elsewhere": found,
         },
-        "evidence": None
-        if match.verdict == "not_there"
-        else {
-            "said": match.said,
-            "time": round(match.start or 0.0, 1),
-            "timestamp_url": link,
-            "similarity": match.similarity,
-            "differences": match.differences,
-        },
-        "found_elsewhere": found,
-    }
+    )
 
 
-async def _cited(args: dict[str, Any]) -> tuple[str, float]:
+async def _cited(args: Mapping[str, Any]) -> tuple[str, float]:
     video_id = args.get("video_id")
     seconds = args.get("time")
     if args.get("link"):

@@ -7,7 +7,8 @@ arguments and shape results.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
@@ -19,8 +20,20 @@ from video_research.video import input as video_input
 from video_research.video import sessions as video_sessions
 from video_research.video.input import Sampling
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        VideoAnalyzeInput,
+        VideoAnalyzeOutput,
+        VideoBatchAnalyzeInput,
+        VideoBatchAnalyzeOutput,
+        VideoContinueSessionInput,
+        VideoContinueSessionOutput,
+        VideoCreateSessionInput,
+        VideoCreateSessionOutput,
+    )
 
-def _request(args: dict[str, Any]) -> video_analysis.Request:
+
+def _request(args: Mapping[str, Any]) -> video_analysis.Request:
     output_schema = args.get("output_schema")
     if output_schema is not None:
         contracts.check_caller_schema(output_schema, "output_schema")
@@ -29,33 +42,48 @@ def _request(args: dict[str, Any]) -> video_analysis.Request:
     )
 
 
-async def video_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def video_analyze(args: VideoAnalyzeInput, ctx: CallContext) -> VideoAnalyzeOutput:
     request = _request(args)
     source = await video_input.resolve(args.get("url"), args.get("file_path"), ctx)
-    return await video_analysis.analyze(
-        source, request, use_cache=args["use_cache"], tool="video_analyze"
+    return cast(
+        "VideoAnalyzeOutput",
+        await video_analysis.analyze(
+            source, request, use_cache=args["use_cache"], tool="video_analyze"
+        ),
     )
 
 
-async def video_batch_analyze(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    return await video_batch.analyze_directory(
-        args["directory"],
-        _request(args),
-        instruction=args["instruction"],
-        glob_pattern=args["glob_pattern"],
-        max_files=args["max_files"],
-        delivery=args.get("delivery", "direct"),
-        ctx=ctx,
+async def video_batch_analyze(
+    args: VideoBatchAnalyzeInput, ctx: CallContext
+) -> VideoBatchAnalyzeOutput:
+    return cast(
+        "VideoBatchAnalyzeOutput",
+        await video_batch.analyze_directory(
+            args["directory"],
+            _request(args),
+            instruction=args["instruction"],
+            glob_pattern=args["glob_pattern"],
+            max_files=args["max_files"],
+            delivery=args.get("delivery", "direct"),
+            ctx=ctx,
+        ),
     )
 
 
-async def video_create_session(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def video_create_session(
+    args: VideoCreateSessionInput, ctx: CallContext
+) -> VideoCreateSessionOutput:
     sampling = Sampling.from_args(args)
     source = await video_input.resolve(args.get("url"), args.get("file_path"), ctx)
-    return await video_sessions.create(source, args["description"], sampling)
+    return cast(
+        "VideoCreateSessionOutput",
+        await video_sessions.create(source, args["description"], sampling),
+    )
 
 
-async def video_continue_session(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+async def video_continue_session(
+    args: VideoContinueSessionInput, ctx: CallContext
+) -> VideoContinueSessionOutput:
     session, generation, context = await video_sessions.turn(args["session_id"], args["prompt"])
     await writethrough.store_session_turn(
         session.session_id,
@@ -78,4 +106,4 @@ async def video_continue_session(args: dict[str, Any], ctx: CallContext) -> dict
     }
     if is_youtube_url(session.source) and session.content_id:
         result["video_id"] = session.content_id
-    return result
+    return cast("VideoContinueSessionOutput", result)

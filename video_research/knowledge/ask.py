@@ -10,7 +10,7 @@ Without a Gemini key the answer is the ranked passages, saying that none was gen
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from video_research.clients.gemini import client as gemini
@@ -27,7 +27,7 @@ Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 async def answer(
     question: str,
     *,
-    collections: list[str] | None,
+    collections: Sequence[str] | None,
     limit: int,
     alpha: float,
     gemini_api_key: str,

@@ -27,7 +27,7 @@ values (dates to the canonical UTC form) before a backend sees it; `from_json` r
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -182,7 +182,7 @@ def bind(node: FilterNode | None, definition: CollectionDef) -> FilterNode | Non
     return Condition(prop.name, node.op, value)
 
 
-def from_json(items: Sequence[dict[str, Any]] | None) -> FilterNode | None:
+def from_json(items: Sequence[Mapping[str, Any]] | None) -> FilterNode | None:
     """The tools' filter list `[{"property", "op", "value"}, ...]`, all required to match."""
     if not items:
         return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,7 +127,7 @@ async def search_each(
 
 
 async def retrieve(
-    question: str, *, collections: list[str] | None, limit: int, alpha: float
+    question: str, *, collections: Sequence[str] | None, limit: int, alpha: float
 ) -> Retrieval:
     """The `limit` best passages for `question` over `collections` (default ANSWER_COLLECTIONS)."""
     names = list(dict.fromkeys(collections or ANSWER_COLLECTIONS))

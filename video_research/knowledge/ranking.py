@@ -189,7 +189,8 @@ def exact_run(words: QueryWords, text: str) -> int:
     at: dict[str, list[int]] = {}
     for index, token in enumerate(run):
         at.setdefault(token, []).append(index)
-    best, previous = 0, {}
+    best = 0
+    previous: dict[int, int] = {}
     for token in token_list(text):
         if token in STOPWORDS:
             continue

@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid as uuid_lib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from video_research.knowledge.collections import coerce, get_collection
@@ -307,7 +307,9 @@ async def store_content_analysis(
     )
 
 
-async def store_web_search(query: str, response: str, sources: list[dict[str, Any]]) -> str | None:
+async def store_web_search(
+    query: str, response: str, sources: Sequence[Mapping[str, Any]]
+) -> str | None:
     return await _write(
         "WebSearchResults",
         [
@@ -367,7 +369,7 @@ async def store_papers(papers: list[dict[str, Any]], source_tool: str) -> int:
     return 0 if written is None else len(unique)
 
 
-async def store_deep_research(task: dict[str, Any]) -> str | None:
+async def store_deep_research(task: Mapping[str, Any]) -> str | None:
     """A finished Deep Research report (research_web_status) as one ResearchFindings object."""
     return await _write(
         "ResearchFindings",

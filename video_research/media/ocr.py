@@ -178,11 +178,11 @@ def build_timeline(
         )
     named_overlays = []
     for k in sorted(overlays):
-        variants: Counter[str] = Counter()
+        readings: Counter[str] = Counter()
         for span in spans:
             if span["key"] == k:
-                variants.update(span["variants"])
-        text = max(variants, key=lambda v: (variants[v], v.count(" "), len(v)))
+                readings.update(span["variants"])
+        text = max(readings, key=lambda v: (readings[v], v.count(" "), len(v)))
         named_overlays.append({"text": text, "seconds_on_screen": round(on_screen[k], 3)})
     return {"spans": timeline, "overlays": named_overlays}
 

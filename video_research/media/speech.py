@@ -279,9 +279,9 @@ def bundled_files() -> dict[str, bytes]:
             "Reinstall video-research (pip install -e .), or set SPEECH_MODEL to a model "
             "directory or size name.",
         )
-    dirs = [
-        Path(importlib.util.find_spec(name).origin).parent / "data" for name in BUNDLED_PACKAGES
-    ]  # type: ignore[union-attr]
+    # bundled_installed() found every package: each has a spec and an origin
+    specs = [importlib.util.find_spec(name) for name in BUNDLED_PACKAGES]
+    dirs = [Path(spec.origin).parent / "data" for spec in specs if spec and spec.origin]
     files: dict[str, bytes] = {}
     model = bytearray()
     for number, folder in enumerate(dirs, start=1):

@@ -27,10 +27,13 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.support import clock
 from video_research.support.services import current_settings
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.infra_cache_output import Entry, Stats
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +133,7 @@ class Cache:
                 continue
         return removed
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> Stats:
         now = clock.wall()
         files = self._files()
         sizes = []
@@ -151,11 +154,11 @@ class Cache:
 
     def list_entries(
         self, content_id: str | None = None, limit: int = 100
-    ) -> tuple[list[dict[str, Any]], int]:
+    ) -> tuple[list[Entry], int]:
         """(entries, total matching) newest first (in the order they were written: by
         their stamped mtime, module docstring); `limit` bounds the list, not the total."""
         now = clock.wall()
-        entries = []
+        entries: list[Entry] = []
         written: dict[str, int] = {}
         for path in self._files():
             envelope = _read_envelope(path)

@@ -34,12 +34,13 @@ Two more duties for every tool that reads local files:
 from __future__ import annotations
 
 import fnmatch
+import io
 import logging
 import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from video_research.config import Settings
@@ -312,7 +313,7 @@ def check_regular(path: str | os.PathLike[str]) -> os.stat_result:
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+def open_regular(path: str | os.PathLike[str]) -> io.BufferedReader:
     """`path` opened for binary reading, refused unless it is a regular file.
 
     Checked before the open (a stat: a device is never even opened) and after it (an

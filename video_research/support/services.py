@@ -149,7 +149,7 @@ class Services:
                     found = self._find(resource, key)
                 if found is not _MISSING:
                     return found
-                made = await resource.open(settings)  # type: ignore[misc]
+                made = await resource.open(settings)
                 with self._lock:
                     stale = self._keep(resource, key, made)
         for closer in stale:

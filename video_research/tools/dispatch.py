@@ -22,7 +22,7 @@ import asyncio
 import importlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -68,7 +68,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-Handler = Callable[[dict[str, Any], CallContext], Awaitable[dict[str, Any]]]
+Handler = Callable[[Any, CallContext], Awaitable[Mapping[str, Any]]]
+"""A handler: its tool's input TypedDict (support/schema_types, validated before the call)
+and context in, its output TypedDict out. The arguments are typed Any here because each
+handler takes its own tool's shape."""
 
 
 @cache
@@ -77,7 +80,8 @@ def resolve_handler(ref: str) -> Handler:
     if "." not in module_name:
         module_name = f"video_research.handlers.{module_name}"
     module = importlib.import_module(module_name)
-    return getattr(module, function)
+    handler: Handler = getattr(module, function)
+    return handler
 
 
 @dataclass
@@ -158,7 +162,9 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
         return Outcome(error=_invalid(spec, problems))
     try:
         handler = resolve_handler(spec.handler)
-        result = await handler(arguments, ctx)
+        # Any: what a handler returns is checked against its output contract below (a
+        # handler that breaks it, returning a list or None, is answered as internal_error)
+        result: Any = await handler(arguments, ctx)
     except ToolFailure as failure:
         return Outcome(error=failure.to_tool_error())
     except Exception as exc:
@@ -176,9 +182,9 @@ async def _call(spec: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> 
                 details={"errors": problems},
             ).to_tool_error()
         )
-    failure = batches.all_failed(spec.name, result)
-    if failure is not None:
-        return Outcome(error=failure.to_tool_error())
+    every_item_failed = batches.all_failed(spec.name, result)
+    if every_item_failed is not None:
+        return Outcome(error=every_item_failed.to_tool_error())
     return Outcome(result=_flag_injections(spec, result, arguments), images=list(ctx.images))
 
 

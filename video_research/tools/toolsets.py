@@ -523,7 +523,8 @@ class SessionControl:
         if outcome.error is not None:
             raise _Relayed(outcome.error)
         ctx.images.extend(outcome.images)
-        return outcome.result
+        result: dict[str, Any] = outcome.result
+        return result
 
     def _served_spec(self, name: str) -> ToolSpec:
         spec = reachable(name, self.settings) if name in TOOLS else None

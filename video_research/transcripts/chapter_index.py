@@ -12,7 +12,7 @@ computing chapters costs no extra model call.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -97,7 +97,7 @@ def make_chapters(
 
 
 def chapter_objects(
-    found: Sequence[chaptering.VideoChapter], common: dict[str, Any], link_for: Any
+    found: Sequence[chaptering.VideoChapter], common: Mapping[str, Any], link_for: Any
 ) -> list[dict[str, Any]]:
     """The chunks that make chapter titles searchable: one per chapter."""
     return [

@@ -202,14 +202,14 @@ def _split_cue(
     span, length = cue.end - cue.start, max(len(text), 1)
     if until is not None:
         span = max(0.0, min(span, until - cue.start))
-    pieces: list[tuple[Cue, int]] = []
+    parts: list[tuple[Cue, int]] = []
     low = 0
-    for high, tokens in cuts:
+    for high, count in cuts:
         piece = text[low:high].strip()
         if piece:
             start = round(cue.start + span * low / length, 3)
             end = cue.end if high == len(text) else round(cue.start + span * high / length, 3)
-            pieces.append(
+            parts.append(
                 (
                     Cue(
                         start,
@@ -219,11 +219,11 @@ def _split_cue(
                         language=cue.language,
                         language_probability=cue.language_probability,
                     ),
-                    tokens,
+                    count,
                 )
             )
         low = high
-    return pieces
+    return parts
 
 
 def fit_cues(

@@ -72,7 +72,8 @@ def parse_link(link: str) -> tuple[str | None, str | None, float | None]:
         return None, unquote(parts.path), seconds
     video_id = parse_video_id(link)
     query = parse_qs(parts.query)
-    raw = (query.get("t") or query.get("start") or [None])[0]
+    given = query.get("t") or query.get("start")
+    raw = given[0] if given else None
     if raw is None and parts.fragment.startswith("t="):
         raw = parts.fragment[2:]
     return video_id, None, _seconds(raw) if raw else None

@@ -16,7 +16,7 @@ import json
 import logging
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -63,7 +63,7 @@ NOT_TRANSCRIPTS = (".info.json", ".live_chat.json")
 class FileOptions:
     """What the caller says about the files of one index_transcript_files call."""
 
-    videos: dict[str, dict[str, Any]]
+    videos: Mapping[str, Mapping[str, Any]]
     """Metadata per file, keyed by its path relative to the directory, its name or its stem."""
     channel_id: str | None
     channel_title: str | None
@@ -116,7 +116,7 @@ async def index(
 class _Loaded:
     file: Path
     transcript: Transcript
-    given: dict[str, Any]
+    given: Mapping[str, Any]
     stamps: dict[str, str]
     budget: Budget
     options: FileOptions
@@ -140,7 +140,7 @@ class FileRun:
         self.options = options
         self.confine = confine
         self.progress = progress
-        self.overrides: dict[str, dict[str, Any]] = options.videos
+        self.overrides: Mapping[str, Mapping[str, Any]] = options.videos
         self.seen: dict[str, Path] = {}
         self.indexed: list[dict[str, Any]] = []
         self.skipped: list[str] = []
@@ -340,7 +340,9 @@ def _transcript_files(root: Path, pattern: str, limit: int) -> list[Path]:
     return files
 
 
-def _override(overrides: dict[str, dict[str, Any]], name: str, file: Path) -> dict[str, Any]:
+def _override(
+    overrides: Mapping[str, Mapping[str, Any]], name: str, file: Path
+) -> Mapping[str, Any]:
     """The caller's metadata of a file: keyed by its relative path, its name or its stem."""
     return overrides.get(name) or overrides.get(file.name) or overrides.get(file.stem) or {}
 
@@ -423,7 +425,7 @@ def _sha256(file: Path) -> str:
     return digest.hexdigest()
 
 
-def _metadata_sha256(given: dict[str, Any], options: FileOptions) -> str:
+def _metadata_sha256(given: Mapping[str, Any], options: FileOptions) -> str:
     """SHA-256 of what the caller says about a file, so a changed `videos` entry re-indexes it.
 
     Stored with each indexed file: the same statements must always hash the same."""
@@ -450,7 +452,7 @@ def _unchanged(records: list[dict[str, Any]], stamps: dict[str, str]) -> str | N
 _STATED_OPTIONS = ("channel_id", "channel_title", "language")
 
 
-def _statements_json(given: dict[str, Any], options: FileOptions) -> str:
+def _statements_json(given: Mapping[str, Any], options: FileOptions) -> str:
     """What the caller said of a file (its `videos` entry, and the call's channel and
     language), stored with it so a later call that leaves them out keeps them."""
     said = {"videos": given, **{k: getattr(options, k) for k in _STATED_OPTIONS}}
@@ -458,8 +460,8 @@ def _statements_json(given: dict[str, Any], options: FileOptions) -> str:
 
 
 def _kept(
-    given: dict[str, Any], options: FileOptions, records: list[dict[str, Any]]
-) -> tuple[dict[str, Any], FileOptions]:
+    given: Mapping[str, Any], options: FileOptions, records: list[dict[str, Any]]
+) -> tuple[Mapping[str, Any], FileOptions]:
     """(`videos` entry, options) of a file with what an earlier call said of it filled in
     where this call is silent: a field left out keeps its stored value; a field given
     (an empty string or list included) replaces it (docs/updates.md)."""
@@ -473,7 +475,9 @@ def _kept(
             break
     if not isinstance(earlier, dict) or not earlier:
         return given, options
-    stored = earlier.get("videos") if isinstance(earlier.get("videos"), dict) else {}
+    stored = earlier.get("videos")
+    if not isinstance(stored, dict):
+        stored = {}
     merged = {**stored, **given}
     filled = {
         key: earlier[key]

@@ -28,7 +28,7 @@ import logging
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
 from video_research.config import Settings
 from video_research.knowledge.collections import (
@@ -43,7 +43,7 @@ from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.services import current_settings
 from video_research.support.youtube_urls import watch_url
 from video_research.transcripts import chapter_index, windows
-from video_research.transcripts.chunker import Chapter, chunk_cues
+from video_research.transcripts.chunker import Chapter, Chunk, chunk_cues
 from video_research.transcripts.parsers import Budget, Cue, TranscriptTooLarge
 from video_research.transcripts.sources import (
     Transcript,
@@ -53,11 +53,17 @@ from video_research.transcripts.sources import (
     is_youtube_id,
 )
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcript_chunk import (
+        TranscriptChunk,
+        VideoFields,
+    )
+
 logger = logging.getLogger(__name__)
 
 CHUNKS = "TranscriptChunks"
 VIDEOS = "TranscriptVideos"
-SPEECH = "speech"
+SPEECH: Final = "speech"
 SCREEN = "screen"
 CHAPTER = chapter_index.CHAPTER
 EVIDENCE_KINDS = (SPEECH, SCREEN, CHAPTER)
@@ -305,38 +311,8 @@ async def index_transcript(
             f"{MAX_CHUNKS // 85} hours of speech); split the transcript"
         )
     link = info.link
-    common = {
-        "video_id": info.video_id,
-        "video_title": info.title,
-        "channel_id": info.channel_id,
-        "channel_title": info.channel_title,
-        "video_url": link,
-        "published_at": info.published_at,
-        "language": transcript.language,
-        "is_generated": transcript.is_generated,
-        "source": transcript.source,
-    }
-    objects = [
-        {
-            **common,
-            **_chunk_language(cues[chunk.first_cue : chunk.last_cue + 1], transcript.language),
-            "chapter": chunk.chapter,
-            "text": chunk.text,
-            "start_time": chunk.start,
-            "end_time": chunk.end,
-            "timestamp_url": timestamp_url(info.video_id, link, chunk.start),
-            "chunk_index": chunk.index,
-            "evidence": SPEECH,
-            **({"speaker": chunk.speaker} if chunk.speaker else {}),
-            "first_cue": chunk.first_cue,
-            "last_cue": chunk.last_cue,
-            "cue_starts": json.dumps(
-                [round(cue.start, 2) for cue in cues[chunk.first_cue : chunk.last_cue + 1]]
-            ),
-            "complete": bool((media or {}).get("complete", True)),
-        }
-        for chunk in chunks
-    ]
+    common = _transcript_common(info, transcript)
+    objects = chunk_properties(info, transcript, chunks, cues, media)
     await store.replace_where(
         CHUNKS,
         Filter.all_of(Filter.eq("video_id", info.video_id), SPEECH_CHUNKS),
@@ -410,14 +386,80 @@ async def _speaker_names(store: Any, video_id: str) -> dict[str, Any]:
     return {key: found.properties.get(key) for key in ("speaker_names_json", "speaker_names")}
 
 
-def _chunk_language(cues: Sequence[Cue], language: str) -> dict[str, Any]:
+def video_common(info: VideoInfo, *, language: str, is_generated: bool, source: str) -> VideoFields:
+    """The video's fields that each of its chunks and its record carry."""
+    return {
+        "video_id": info.video_id,
+        "video_title": info.title,
+        "channel_id": info.channel_id,
+        "channel_title": info.channel_title,
+        "video_url": info.link,
+        "published_at": info.published_at,
+        "language": language,
+        "is_generated": is_generated,
+        "source": source,
+    }
+
+
+def _transcript_common(info: VideoInfo, transcript: Transcript) -> VideoFields:
+    return video_common(
+        info,
+        language=transcript.language,
+        is_generated=transcript.is_generated,
+        source=transcript.source,
+    )
+
+
+def chunk_properties(
+    info: VideoInfo,
+    transcript: Transcript,
+    chunks: Sequence[Chunk],
+    cues: Sequence[Cue],
+    media: dict[str, Any] | None = None,
+) -> list[TranscriptChunk]:
+    """What is stored for each speech chunk (schemas/common/transcript_chunk.json): what a
+    search hit's properties hold, so tests build hits through it, never by hand."""
+    link = info.link
+    objects: list[TranscriptChunk] = []
+    for chunk in chunks:
+        lines = cues[chunk.first_cue : chunk.last_cue + 1]
+        props: TranscriptChunk = {
+            **_transcript_common(info, transcript),
+            **_chunk_language(lines, transcript.language),
+            "chapter": chunk.chapter,
+            "text": chunk.text,
+            "start_time": chunk.start,
+            "end_time": chunk.end,
+            "timestamp_url": timestamp_url(info.video_id, link, chunk.start),
+            "chunk_index": chunk.index,
+            "evidence": SPEECH,
+            "first_cue": chunk.first_cue,
+            "last_cue": chunk.last_cue,
+            "cue_starts": json.dumps([round(cue.start, 2) for cue in lines]),
+            "complete": bool((media or {}).get("complete", True)),
+        }
+        if chunk.speaker:
+            props["speaker"] = chunk.speaker
+        objects.append(props)
+    return objects
+
+
+class _Language(TypedDict):
+    language: str
+    language_probability: NotRequired[float]
+
+
+def _chunk_language(cues: Sequence[Cue], language: str) -> _Language:
     """A moment's language: its lines' own (the chunker keeps one language to a moment)
     with the least sure of their confidences, else the transcript's."""
     own = next((cue.language for cue in cues if cue.language), "")
     if not own:
         return {"language": language}
+    found: _Language = {"language": own}
     sure = [cue.language_probability for cue in cues if cue.language_probability is not None]
-    return {"language": own, **({"language_probability": min(sure)} if sure else {})}
+    if sure:
+        found["language_probability"] = min(sure)
+    return found
 
 
 def video_fields(props: dict[str, Any]) -> dict[str, Any]:

@@ -622,9 +622,10 @@ async def _write(
 ) -> dict[str, Any]:
     """Index one transcript whole: shielded, so a cancel never splits chunks and record."""
     with anyio.CancelScope(shield=True):
-        return await indexer.index_transcript(
+        written = await indexer.index_transcript(
             transcript, info, stamps=stamps, cuts=cuts, media=media
         )
+    return written
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -32,6 +32,7 @@ from video_research.transcripts.indexer import (
     VideoInfo,
     coverage_fields,
     timestamp_url,
+    video_common,
     video_summary,
     video_uuid,
 )
@@ -66,15 +67,7 @@ async def index_screen_text(
     link = info.link
     objects = [
         {
-            "video_id": info.video_id,
-            "video_title": info.title,
-            "channel_id": info.channel_id,
-            "channel_title": info.channel_title,
-            "video_url": link,
-            "published_at": info.published_at,
-            "language": "",
-            "is_generated": True,
-            "source": "file",
+            **video_common(info, language="", is_generated=True, source="file"),
             "evidence": SCREEN,
             "chapter": "",
             "text": "\n".join(group["lines"]),
@@ -111,15 +104,7 @@ async def record_screen_only(
     module docstring); `stamps` as for speech, so an unchanged file is skipped next time;
     `media` as for `indexer.index_transcript` (its duration, whether it is whole)."""
     record = {
-        "video_id": info.video_id,
-        "video_title": info.title,
-        "channel_id": info.channel_id,
-        "channel_title": info.channel_title,
-        "video_url": info.link,
-        "published_at": info.published_at,
-        "language": "",
-        "is_generated": True,
-        "source": SCREEN,
+        **video_common(info, language="", is_generated=True, source=SCREEN),
         "source_path": source_path,
         "chunk_count": chunk_count,
         "segment_count": 0,

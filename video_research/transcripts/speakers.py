@@ -14,12 +14,15 @@ import bisect
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.knowledge.store import get_store
 from video_research.support.errors import invalid_input, not_found
 from video_research.transcripts import indexer
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.name_speaker_output import NameSpeakerOutput
 
 LABEL = re.compile(r"S[1-9][0-9]{0,2}")
 NAME_CHARS = 80
@@ -47,7 +50,7 @@ def labels_of(record: dict[str, Any]) -> list[str]:
     return list(seen)
 
 
-async def name_speaker(video_id: str, speaker: str, name: str) -> dict[str, Any]:
+async def name_speaker(video_id: str, speaker: str, name: str) -> NameSpeakerOutput:
     """Name (or with an empty name, unname) one of a video's speakers."""
     speaker = speaker.strip()
     name = " ".join(name.split())

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -226,7 +227,7 @@ class Sampling:
     media_resolution: str | None = None
 
     @classmethod
-    def from_args(cls, args: dict[str, Any]) -> Sampling:
+    def from_args(cls, args: Mapping[str, Any]) -> Sampling:
         """The sampling a tool call asked for; invalid_input for an impossible clip."""
         start = args.get("start_offset")
         end = args.get("end_offset")

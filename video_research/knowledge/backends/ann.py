@@ -347,7 +347,8 @@ class VectorIndex(GraphBuilding, GraphFiles):
                 else:
                     found[row] = 1.0 - float(np.frombuffer(blob, dtype=np.float32) @ query)
         ranked = sorted(found.items(), key=lambda item: (item[1], item[0]))[:k]
-        return [Candidate(row, float(distance)) for row, distance in ranked]
+        # every distance is known by now: the unknown ones were read above or dropped
+        return [Candidate(row, distance) for row, distance in ranked if distance is not None]
 
     def _graph_rows(self, allowed: Any) -> list[int]:
         """The rows of `allowed` in the graph (those `_graph_candidates` ranks when a
@@ -383,7 +384,10 @@ class VectorIndex(GraphBuilding, GraphFiles):
             selector = faiss.IDSelectorBitmap(len(self.rows), faiss.swig_ptr(bits))
         else:
             bits, selector = None, None
-        params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, want), sel=selector)
+        # SWIG-made, missing from the annotations faiss ships
+        params = faiss.SearchParametersHNSW(  # type: ignore[attr-defined]
+            efSearch=max(self.ef_search, want), sel=selector
+        )
         _, positions = self.hnsw.search(query[None, :], want, params=params)
         del bits  # the bitmap must outlive the search: faiss holds a raw pointer to it
         return [int(self.rows[p]) for p in positions[0] if p >= 0 and self.rows[p] >= 0]

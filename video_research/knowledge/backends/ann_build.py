@@ -271,7 +271,10 @@ def _new_graph(dimensions: int, vectors: Any) -> Any:
     import numpy as np
 
     hnsw = faiss.IndexHNSWSQ(
-        dimensions, faiss.ScalarQuantizer.QT_8bit, HNSW_M, faiss.METRIC_INNER_PRODUCT
+        dimensions,
+        faiss.ScalarQuantizer.QT_8bit,  # type: ignore[arg-type]  # faiss's SWIG stubs: an int
+        HNSW_M,
+        faiss.METRIC_INNER_PRODUCT,
     )
     hnsw.hnsw.efConstruction = EF_CONSTRUCTION
     hnsw.train(np.ascontiguousarray(vectors[:100_000]))

@@ -49,6 +49,7 @@ class GraphFiles:
         meta_path = self._meta_path()
         if meta_path is None or not meta_path.exists():
             return False
+        directory = meta_path.parent
         reading = meta_path  # the file named if the load fails: the one found damaged
         try:
             import faiss
@@ -59,9 +60,9 @@ class GraphFiles:
                 logger.info("vector index file %s is stale (%s): rebuilding", meta_path, meta)
                 return False
             gen = int(meta["generation"])
-            reading = self.directory / f"{self.name}.{gen}.faiss"
+            reading = directory / f"{self.name}.{gen}.faiss"
             hnsw = faiss.read_index(str(reading))
-            reading = self.directory / f"{self.name}.{gen}.rows.npy"
+            reading = directory / f"{self.name}.{gen}.rows.npy"
             rows = np.load(reading, allow_pickle=False)
             if hnsw.ntotal != len(rows) or hnsw.d != self.dimensions:
                 raise ValueError(f"graph of {hnsw.ntotal} vectors but {len(rows)} row ids")
@@ -89,13 +90,14 @@ class GraphFiles:
         with self.lock:
             if meta_path is None or self.hnsw is None or self.flat_count:
                 return False
+            directory = meta_path.parent
             import faiss
 
             try:
-                self.directory.mkdir(parents=True, exist_ok=True)
+                directory.mkdir(parents=True, exist_ok=True)
                 gen = time.time_ns()
-                graph = self.directory / f"{self.name}.{gen}.faiss"
-                rows = self.directory / f"{self.name}.{gen}.rows.npy"
+                graph = directory / f"{self.name}.{gen}.faiss"
+                rows = directory / f"{self.name}.{gen}.rows.npy"
                 faiss.write_index(self.hnsw, str(graph))
                 with open(rows, "wb") as out:
                     np.save(out, self.rows, allow_pickle=False)
@@ -113,7 +115,7 @@ class GraphFiles:
                 tmp.write_text(json.dumps(meta))
                 _fsync(tmp)
                 os.replace(tmp, meta_path)
-                _fsync_dir(self.directory)
+                _fsync_dir(directory)
             except OSError as exc:
                 logger.warning(
                     "cannot save the vector index of %s in %s (%s); it stays in memory and "
@@ -124,7 +126,7 @@ class GraphFiles:
                 )
                 return False
             self.saved_changes = 0
-            for stale in self.directory.glob(f"{self.name}.*"):
+            for stale in directory.glob(f"{self.name}.*"):
                 if stale.name.startswith(f"{self.name}.{gen}.") or stale == meta_path:
                     continue
                 if stale.suffix in (".faiss", ".npy"):

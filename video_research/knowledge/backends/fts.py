@@ -154,7 +154,8 @@ def plan(
     if sum(df for df, _ in ranked) * scale <= POSTINGS_BUDGET:
         return [t for _, t in ranked], 1.0  # cheap already: exactly the exhaustive query
     useful = [(df, t) for df, t in ranked if df < size / 2] or ranked[:1]
-    kept, postings = [], 0.0
+    kept: list[str] = []
+    postings = 0.0
     for df, term in useful[:MAX_KEPT_TERMS]:
         cost = df * scale
         if kept and postings + cost > POSTINGS_BUDGET:

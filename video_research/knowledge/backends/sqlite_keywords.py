@@ -54,24 +54,25 @@ class KeywordSearch:
         index = self._keyword_index(name)
         # A damaged index (a process killed inside Tantivy's commit) is rebuilt from
         # SQLite and asked again, once.
-        for attempt in range(2) if index is not None else ():
-            try:
-                index.catch_up()
-                found = self._keyword_from_index(conn, index, name, query, where, k)
-                if found is not None:
-                    return found, True
-                break
-            except Busy as busy:
-                logger.debug("keyword index of %s not usable now (%s): FTS5", name, busy)
-                break
-            except Exception as exc:  # noqa: BLE001 - a damaged index is rebuilt, not fatal
-                logger.warning(
-                    "keyword index of %s failed (%s): rebuilding it%s",
-                    name,
-                    exc,
-                    "" if attempt == 0 else " on the next search",
-                )
-                index.invalidate()
+        if index is not None:
+            for attempt in range(2):
+                try:
+                    index.catch_up()
+                    found = self._keyword_from_index(conn, index, name, query, where, k)
+                    if found is not None:
+                        return found, True
+                    break
+                except Busy as busy:
+                    logger.debug("keyword index of %s not usable now (%s): FTS5", name, busy)
+                    break
+                except Exception as exc:  # noqa: BLE001 - a damaged index is rebuilt, not fatal
+                    logger.warning(
+                        "keyword index of %s failed (%s): rebuilding it%s",
+                        name,
+                        exc,
+                        "" if attempt == 0 else " on the next search",
+                    )
+                    index.invalidate()
         return fts.keyword_search(conn, name, query, where, k, self._allowed_ids), False
 
     def _keyword_index(self, name: str) -> KeywordIndex | None:
@@ -154,7 +155,8 @@ class KeywordSearch:
 
     def _index_changed(self, name: str) -> None:
         """After a commit: loaded indexes (vectors, keywords) take the change in now."""
-        super()._index_changed(name)
+        # a mixin: the next class in SqliteStore's order (VectorSearch) defines it
+        super()._index_changed(name)  # type: ignore[misc]
         index = self._keyword_indexes.get(name)
         if index is not None and index.applied >= 0:
             # Busy: the next search catches up (or falls back to FTS5).

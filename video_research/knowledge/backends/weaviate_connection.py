@@ -15,6 +15,7 @@ server, so the tests check it without one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
@@ -92,7 +93,7 @@ def connect(settings: Settings) -> Any:
             hint="Set WEAVIATE_API_KEY to the cluster's API key.",
         )
     kwargs["additional_config"] = AdditionalConfig(timeout=Timeout(init=20, query=60, insert=120))
-    connectors = {
+    connectors: dict[str, Callable[..., Any]] = {
         "local": weaviate.connect_to_local,
         "cloud": weaviate.connect_to_weaviate_cloud,
         "custom": weaviate.connect_to_custom,

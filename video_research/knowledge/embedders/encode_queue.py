@@ -95,7 +95,8 @@ class EncodeQueue:
             limit = 1 if self._after_idle else self.QUERY_BATCH
             self._after_idle = False
             if self._queries:
-                taken, count = [], 0
+                taken: list[tuple[_Request, list[int]]] = []
+                count = 0
                 while self._queries and (not taken or count + len(self._queries[0].texts) <= limit):
                     request = self._queries.popleft()
                     if request.future.cancelled():

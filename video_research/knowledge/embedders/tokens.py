@@ -59,7 +59,7 @@ class TokenCounter(ABC):
     def count(self, text: str) -> int:
         return self.counts([text])[0] if text else 0
 
-    def load(self) -> None:  # noqa: B027 - optional: a counter with nothing to load does nothing
+    def load(self) -> object:  # noqa: B027 - optional: a counter with nothing to load does nothing
         """Do the one-time load now (a worker thread calls it, so a first chunking does not
         pay for it)."""
 

@@ -22,7 +22,7 @@ TARGET_DBFS = -30.0
 """resemblyzer raises each utterance to this loudness (never lowers it) before the mel."""
 
 
-def _hz_to_mel(freq: np.ndarray) -> np.ndarray:
+def _hz_to_mel(freq: np.ndarray | float) -> np.ndarray:
     """Slaney's mel scale (librosa's default, htk=False): linear below 1 kHz, log above."""
     freq = np.asarray(freq, np.float64)
     mels = freq / (200.0 / 3)

@@ -89,7 +89,7 @@ def _front_matter(block: str) -> dict[str, Any]:
     import yaml
 
     class NoAliasLoader(yaml.SafeLoader):
-        def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 raise yaml.YAMLError("aliases are not allowed in front matter")
             return super().compose_node(parent, index)

@@ -150,7 +150,7 @@ def _ttml_time(value: str | None, rates: dict[str, float]) -> float | None:
     clock = _CLOCK.match(value)
     if clock:
         hours, minutes, seconds, separator, fraction = clock.groups()
-        total = int(hours) * 3600 + int(minutes) * 60 + int(seconds)
+        total = float(int(hours) * 3600 + int(minutes) * 60 + int(seconds))
         if fraction and separator == ".":
             total += float(f"0.{fraction}")
         elif fraction:

@@ -1,0 +1,14 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from typing_extensions import TypedDict
+
+VideoId: TypeAlias = str
+
+
+class CatalogRemoveInput(TypedDict, closed=True):
+    video_ids: list[VideoId]

@@ -1,0 +1,17 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import NotRequired
+
+from typing_extensions import TypedDict
+
+from ..common import defs
+
+
+class InfraConfigureInput(TypedDict, closed=True):
+    preset: NotRequired[defs.ModelPreset]
+    model: NotRequired[str]
+    thinking_level: NotRequired[defs.ThinkingLevel]
+    temperature: NotRequired[float]

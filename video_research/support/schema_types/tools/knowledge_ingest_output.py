@@ -1,0 +1,18 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
+
+from ..common import defs
+
+
+class KnowledgeIngestOutput(TypedDict, closed=True):
+    injections: NotRequired[defs.Injections]
+    collection: str
+    object_id: str
+    replaced: bool
+    properties: dict[str, Any]

@@ -1,0 +1,16 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import NotRequired
+
+from typing_extensions import TypedDict
+
+from ..common import defs
+
+
+class KnowledgeRelatedInput(TypedDict, closed=True):
+    object_id: defs.ObjectId
+    collection: defs.StoredCollection
+    limit: NotRequired[int]

@@ -1,0 +1,15 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+from ..common import defs
+
+
+class MarathonDeleteOutput(TypedDict):
+    injections: NotRequired[defs.Injections]
+    marathon_id: str
+    name: NotRequired[str]
+    deleted: bool

@@ -1,0 +1,13 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+from ..common import catalog, defs
+
+
+class PlaylistListOutput(TypedDict):
+    injections: NotRequired[defs.Injections]
+    playlists: list[catalog.PlaylistSummary]

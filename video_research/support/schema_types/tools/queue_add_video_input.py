@@ -1,0 +1,15 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+from ..common import catalog
+
+
+class QueueAddVideoInput(TypedDict, closed=True):
+    video_id: catalog.VideoId
+    position: NotRequired[Literal["end", "next"]]

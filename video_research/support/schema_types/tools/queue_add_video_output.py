@@ -1,0 +1,15 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired
+
+from ..common import defs
+from ..common.catalog import QueueWrite
+
+
+class QueueAddVideoOutput(QueueWrite):
+    injections: NotRequired[defs.Injections]
+    uid: str
+    position: NotRequired[Literal["end", "next"]]

@@ -1,0 +1,11 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing_extensions import TypedDict
+
+
+class QueueMoveInput(TypedDict, closed=True):
+    uid: str
+    to_position: int

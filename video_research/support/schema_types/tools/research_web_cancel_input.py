@@ -1,0 +1,12 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing_extensions import TypedDict
+
+from ..common import deep_research
+
+
+class ResearchWebCancelInput(TypedDict, closed=True):
+    task_id: deep_research.TaskId

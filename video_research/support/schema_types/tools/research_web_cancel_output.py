@@ -1,0 +1,18 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import NotRequired
+
+from typing_extensions import TypedDict
+
+from ..common import defs
+
+
+class ResearchWebCancelOutput(TypedDict, closed=True):
+    injections: NotRequired[defs.Injections]
+    task_id: str
+    status: str
+    cancelled: bool
+    done: bool

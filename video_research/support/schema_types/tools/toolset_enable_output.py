@@ -1,0 +1,23 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+from ..common import defs
+
+
+class AddedItem(TypedDict, closed=True):
+    name: str
+    summary: str
+
+
+class ToolsetEnableOutput(TypedDict, closed=True):
+    injections: NotRequired[defs.Injections]
+    toolset: str
+    state: Literal["on", "partly", "off"]
+    added: list[AddedItem]
+    listed: int

@@ -1,0 +1,24 @@
+# Generated from schemas/ by `make types` (tests/generate_schema_types.py,
+# datamodel-code-generator). Do not edit: change the schema and regenerate.
+
+from __future__ import annotations
+
+from typing import NotRequired
+
+from typing_extensions import TypedDict
+
+from ..common import defs
+
+
+class Source(TypedDict):
+    title: str
+    url: str
+
+
+class WebSearchOutput(TypedDict, closed=True):
+    injections: NotRequired[defs.Injections]
+    query: str
+    response: str
+    sources: list[Source]
+    search_queries: list[str]
+    model: str
