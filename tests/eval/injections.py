@@ -16,8 +16,13 @@ Neither enters the repository.
 The speech: every moment (the indexer's chunks, `chunk_cues`) of the real transcripts in
 shared/data/transcripts (FIT_TRANSCRIPTS) and of the large eval corpus
 (EVAL_CORPUS/transcripts, `make eval-corpus`). No one in them addresses an agent, so
-every flag there is a false flag. They are split by video: the large corpus's held-out
-videos (`large_corpus.held_out`, less any also in the shared transcripts) are measured
+every flag there is a false flag. And speech in the languages the set has injections in
+but the corpus has no speech in: 3Blue1Brown's German, Spanish and French captions
+(github.com/3b1b/captions, one file a video, community.srt else auto_generated.srt, up
+to 80 videos a language, the newest), read from TRANSLATED_SPEECH (default
+~/.cache/video-research/injection-sets/3b1b-translations/<language>/<year>-<slug>.srt).
+They are split by video: the held-out videos (`large_corpus.held_out` of the video id,
+less any also in the shared transcripts; of the file name for the captions) are measured
 and never fitted on; of the rest, a quarter of the videos set the thresholds
 (calibration) and three quarters are the fit's negatives.
 
