@@ -175,7 +175,8 @@ eval-speakers: install
 
 # Injection flags: recall on a public set of prompt injections and false flags on every
 # moment of the real transcripts (tests/eval/injections.py says where each comes from);
-# EVAL_INJECTIONS=--fit refits video_research/support/injection_weights.json first.
+# EVAL_INJECTIONS=--fit refits video_research/support/injection_weights.json and
+# injection_classifier.npz first.
 eval-injections: install
 	$(PY) -m tests.eval.injections $(EVAL_INJECTIONS)
 

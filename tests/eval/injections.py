@@ -1,38 +1,59 @@
-"""Injection flags: recall on a public set of prompt injections, false flags on real speech.
+"""Injection flags: recall on public sets of prompt injections, false flags on real speech.
 
     python -m tests.eval.injections          # measure (make eval-injections)
-    python -m tests.eval.injections --fit    # fit the weights, write injection_weights.json
+    python -m tests.eval.injections --fit    # fit both readers, write their files
 
 The injections: deepset/prompt-injections (662 English and German prompts, 263 of them
 injections, in its own train and test splits), read from a local JSONL file of
 {"text", "label", "split"} lines (INJECTION_SET, default
 ~/.cache/video-research/injection-sets/deepset/prompt-injections.jsonl; the parquet
 files of github.com/sinanw/llm-security-prompt-injection `data/raw/`, one JSON line per
-row). It never enters the repository.
+row). Also, measured only, never fitted on: the attack instructions of BIPIA
+(github.com/microsoft/BIPIA, `benchmark/{text,code}_attack_test.json`, 125 of them), read
+from BIPIA_SET (default ~/.cache/video-research/injection-sets/bipia) when present.
+Neither enters the repository.
 
 The speech: every moment (the indexer's chunks, `chunk_cues`) of the real transcripts in
 shared/data/transcripts (FIT_TRANSCRIPTS) and of the large eval corpus
 (EVAL_CORPUS/transcripts, `make eval-corpus`). No one in them addresses an agent, so
-every flag there is a false flag.
+every flag there is a false flag. And speech in the languages the set has injections in
+but the corpus has no speech in: 3Blue1Brown's German, Spanish and French captions
+(github.com/3b1b/captions, one file a video, community.srt else auto_generated.srt, up
+to 80 videos a language, the newest), read from TRANSLATED_SPEECH (default
+~/.cache/video-research/injection-sets/3b1b-translations/<language>/<year>-<slug>.srt).
+They are split by video: the held-out videos (`large_corpus.held_out` of the video id,
+less any also in the shared transcripts; of the file name for the captions) are measured
+and never fitted on; of the rest, a quarter of the videos set the thresholds
+(calibration) and three quarters are the fit's negatives.
 
-The fit sees only the set's train split and the shared transcripts; recall is reported
-on the test split apart, false flags on the large corpus (which the fit never sees).
-Weights: each cue's smoothed log-odds of appearing in an injection rather than in
-benign text, at least 0; threshold: the lowest score whose false flags on the fit's
-moments stay at or under TARGET_FALSE_FLAGS / 2 (a margin for unseen speech).
+The fit: the cue weights (each cue's smoothed log-odds of appearing in an injection
+rather than in benign text, at least 0), their threshold (the lowest that flags at most
+CUE_FALSE_FLAGS of the training moments), the classifier (tests/eval/injection_fit.py),
+and its threshold: the lowest at which both readers together flag at most
+CALIBRATED_FALSE_FLAGS of the calibration moments. The report gives each reader alone
+too (the ablation), and the time to scan a result of ten moments.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from tests.eval import injection_fit
+from tests.eval.large_corpus import held_out
 from tests.helpers import shared_data
 from video_research.support import injection
+from video_research.support import injection_classifier as classifier
 from video_research.support.injection_cues import CUES
 
 INJECTION_SET = Path(
@@ -49,8 +70,20 @@ FIT_TRANSCRIPTS = Path(
 EVAL_CORPUS = Path(
     os.environ.get("VIDEO_RESEARCH_EVAL_CORPUS", Path.home() / ".cache/video-research/eval-corpus")
 )
+BIPIA = Path(
+    os.environ.get("BIPIA_SET", Path.home() / ".cache/video-research/injection-sets/bipia")
+)
+TRANSLATIONS = Path(
+    os.environ.get(
+        "TRANSLATED_SPEECH", Path.home() / ".cache/video-research/injection-sets/3b1b-translations"
+    )
+)
 TARGET_RECALL = 0.9
 TARGET_FALSE_FLAGS = 0.005
+CALIBRATED_FALSE_FLAGS = 0.004
+"""Both readers together may flag this share of the calibration moments (a margin)."""
+CUE_FALSE_FLAGS = 0.0005
+"""The cue phrases alone may flag this share of the training moments."""
 WINDOW = 240
 SMOOTHING = 0.5
 
@@ -61,12 +94,13 @@ def load_set(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def moments(folder: Path) -> list[str]:
-    """The text of every moment the indexer would store for the transcripts in `folder`."""
+def moments_by_video(folder: Path, by_language: bool = False) -> dict[str, list[str]]:
+    """The text of every moment the indexer would store, per transcript file (one video;
+    `by_language`: keyed language/video, a folder per language)."""
     from video_research.transcripts.chunker import chunk_cues
     from video_research.transcripts.parsers import SUPPORTED_SUFFIXES, parse_file
 
-    texts: list[str] = []
+    out: dict[str, list[str]] = {}
     for file in sorted(folder.rglob("*")):
         if file.suffix.lower() not in SUPPORTED_SUFFIXES or file.name.lower() == "readme.md":
             continue
@@ -75,8 +109,56 @@ def moments(folder: Path) -> list[str]:
         except Exception:
             continue
         chunks, _ = chunk_cues(parsed.cues)
-        texts.extend(chunk.text for chunk in chunks)
-    return texts
+        video = f"{file.parent.name}/{file.stem}" if by_language else file.stem
+        out.setdefault(video, []).extend(chunk.text for chunk in chunks)
+    return out
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The moments, split by video so that nothing measured was fitted on."""
+
+    train: list[str]
+    """Negatives the classifier and the cue weights are fitted on."""
+    calibrate: list[str]
+    """Moments of other videos, never trained on: the thresholds are set on them."""
+    measure: list[str]
+    """The large corpus's held-out videos (large_corpus.held_out), never seen by the fit."""
+    every_large: list[str]
+    measure_translated: list[str]
+    """Held-out videos of the German, Spanish and French captions."""
+
+
+def split_videos(
+    shared: dict[str, list[str]], large: dict[str, list[str]], translated: dict[str, list[str]]
+) -> Parts:
+    fitted = {v: m for v, m in large.items() if not held_out(v) or v in shared} | shared
+    fitted |= {v: m for v, m in translated.items() if not held_out(v.split("/")[-1])}
+
+    def calibrating(video: str) -> bool:
+        return int(hashlib.sha256(f"calibrate {video}".encode()).hexdigest(), 16) % 4 == 0
+
+    return Parts(
+        train=[t for v, m in fitted.items() if not calibrating(v) for t in m],
+        calibrate=[t for v, m in fitted.items() if calibrating(v) for t in m],
+        measure=[t for v, m in large.items() if held_out(v) and v not in shared for t in m],
+        every_large=[t for m in large.values() for t in m],
+        measure_translated=[
+            t for v, m in translated.items() if held_out(v.split("/")[-1]) for t in m
+        ],
+    )
+
+
+def load_bipia(split: str) -> list[str]:
+    """BIPIA's attack instructions (text and code tasks) for `split`, if present."""
+    found = [BIPIA / f"{kind}_attack_{split}.json" for kind in ("text", "code")]
+    return [
+        attack
+        for path in found
+        if path.exists()
+        for group in json.loads(path.read_text(encoding="utf-8")).values()
+        for attack in group
+    ]
 
 
 def cue_sets(texts: list[str]) -> list[list[set[str]]]:
@@ -91,7 +173,7 @@ def best(runs: list[set[str]], weights: dict[str, float]) -> float:
     return max((sum(weights.get(c, 0.0) for c in run) for run in runs), default=0.0)
 
 
-def fit(positives: list[str], negatives: list[str], speech: list[str]) -> dict:
+def fit_cues(positives: list[str], negatives: list[str], speech: list[str]) -> dict:
     pos, neg, talk = cue_sets(positives), cue_sets(negatives), cue_sets(speech)
 
     def count(rows: list[list[set[str]]], cue: str) -> int:
@@ -108,7 +190,7 @@ def fit(positives: list[str], negatives: list[str], speech: list[str]) -> dict:
         if seen == 0:
             unseen.append(cue.id)
     speech_scores = sorted(best(runs, weights) for runs in talk)
-    allowed = int(len(speech_scores) * TARGET_FALSE_FLAGS / 2)
+    allowed = int(len(speech_scores) * CUE_FALSE_FLAGS)
     # the lowest threshold with at most `allowed` moments at or above it
     above = speech_scores[len(speech_scores) - allowed - 1] if speech_scores else 0.0
     threshold = round(above + 1e-3, 3)
@@ -140,67 +222,121 @@ def fit(positives: list[str], negatives: list[str], speech: list[str]) -> dict:
     }
 
 
-def rate(texts: list[str], fitted: injection.Model) -> tuple[int, int]:
-    return sum(bool(injection.spans(t, fitted)) for t in texts), len(texts)
+def fit_all(train: list[dict], parts: Parts) -> None:
+    """Fit both readers and write their files; the classifier's threshold is the lowest
+    that keeps both together at CALIBRATED_FALSE_FLAGS of the calibration moments."""
+    positives = [r["text"] for r in train if r["label"] == 1]
+    benign = [r["text"] for r in train if r["label"] == 0]
+    cues = fit_cues(positives, benign, parts.train)
+    injection.WEIGHTS_FILE.write_text(json.dumps(cues, indent=2) + "\n", encoding="utf-8")
+    injection.model.cache_clear()
+    fitted = injection_fit.fit_classifier(positives, benign, parts.train)
+    by_cues = np.array([bool(injection.cue_spans(t)) for t in parts.calibrate])
+    scores = np.array([classifier.text_score(t, fitted) for t in parts.calibrate])
+    allowed = int(len(scores) * CALIBRATED_FALSE_FLAGS) - int(by_cues.sum())
+    free = np.sort(scores[~by_cues])[::-1]
+    threshold = float(free[max(allowed, 0)]) + 1e-6 if len(free) > max(allowed, 0) else 0.0
+    injection_fit.save(fitted, threshold)
+    print(
+        f"wrote {injection.WEIGHTS_FILE.name} and {classifier.CLASSIFIER_FILE.name}",
+        file=sys.stderr,
+    )
+
+
+def rate(texts: list[str], flag: Callable[[str], bool]) -> tuple[int, int]:
+    return sum(flag(t) for t in texts), len(texts)
+
+
+def channels() -> dict[str, Callable[[str], bool]]:
+    """The shipped detector and each of its two parts alone (the ablation)."""
+    cues = injection.model()
+    return {
+        "shipped": injection.flagged,
+        "classifier alone": lambda t: bool(classifier.flagged_windows(t)),
+        "cue rules alone": lambda t: bool(injection.cue_spans(t, cues)),
+    }
+
+
+def time_per_result(texts: list[str], per_result: int = 10) -> dict[str, float]:
+    """Milliseconds to scan a result of `per_result` moments (a page of search hits) and
+    per 10,000 characters, over the given moments."""
+    results = [
+        {"results": [{"text": t, "video_id": "x", "start": 0.0} for t in texts[i : i + per_result]]}
+        for i in range(0, len(texts), per_result)
+    ]
+    injection.scan_result(results[0])
+    began = time.perf_counter()
+    for result in results:
+        injection.scan_result(result)
+    spent = time.perf_counter() - began
+    chars = sum(len(t) for t in texts)
+    return {
+        f"ms_per_result_of_{per_result}_moments": round(1000 * spent / len(results), 3),
+        "ms_per_10k_chars": round(1000 * spent / chars * 10_000, 3),
+        "results": len(results),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fit", action="store_true", help="refit and write the weights file")
-    parser.add_argument("--misses", type=int, default=0, help="print this many missed injections")
+    parser.add_argument("--fit", action="store_true", help="refit and write the weights files")
+    parser.add_argument(
+        "--misses", type=int, default=0, help="print this many misses and false flags"
+    )
     args = parser.parse_args(argv)
     rows = load_set(INJECTION_SET)
     train = [r for r in rows if r["split"] == "train"]
     test = [r for r in rows if r["split"] == "test"]
     if not FIT_TRANSCRIPTS.is_dir():
         sys.exit(f"no transcripts at {FIT_TRANSCRIPTS}; set FIT_TRANSCRIPTS")
-    fit_speech = moments(FIT_TRANSCRIPTS)
-    if args.fit:
-        fitted = fit(
-            [r["text"] for r in train if r["label"] == 1],
-            [r["text"] for r in train if r["label"] == 0],
-            fit_speech,
-        )
-        injection.WEIGHTS_FILE.write_text(json.dumps(fitted, indent=2) + "\n", encoding="utf-8")
-        injection.model.cache_clear()
-        print(f"wrote {injection.WEIGHTS_FILE} (threshold {fitted['threshold']})")
-    fitted_model = injection.model()
-    report = {}
-    for name, part in (("train (fitted on)", train), ("test (held out)", test)):
-        hits, total = rate([r["text"] for r in part if r["label"] == 1], fitted_model)
-        fp, benign = rate([r["text"] for r in part if r["label"] == 0], fitted_model)
-        report[f"deepset {name}"] = {
-            "recall": round(hits / total, 3),
-            "injections": total,
-            "benign_prompts_flagged": f"{fp}/{benign}",
-        }
-    flags, total = rate(fit_speech, fitted_model)
-    report["shared transcripts (fitted on)"] = {
-        "false_flags": round(flags / max(total, 1), 4),
-        "moments": total,
-    }
     large = EVAL_CORPUS / "transcripts"
-    if large.exists():
-        large_speech = moments(large)
-        flags, total = rate(large_speech, fitted_model)
-        report["large eval corpus (held out)"] = {
-            "false_flags": round(flags / max(total, 1), 4),
-            "flagged": flags,
-            "moments": total,
-        }
-        if args.misses:
-            for text in [t for t in large_speech if injection.spans(t, fitted_model)][
-                : args.misses
-            ]:
-                print("FALSE FLAG:", text[:200].replace("\n", " "))
-    else:
-        report["large eval corpus (held out)"] = f"absent ({large}); run make eval-corpus"
+    if not large.is_dir():
+        sys.exit(f"no large eval corpus at {large}; run make eval-corpus")
+    translated = moments_by_video(TRANSLATIONS, by_language=True) if TRANSLATIONS.is_dir() else {}
+    parts = split_videos(moments_by_video(FIT_TRANSCRIPTS), moments_by_video(large), translated)
+    if args.fit:
+        fit_all(train, parts)
+    report: dict[str, object] = {}
+    for name, flag in channels().items():
+        part_report: dict[str, object] = {}
+        for label, split in (
+            ("deepset train (fitted on)", train),
+            ("deepset test (held out)", test),
+        ):
+            hits, total = rate([r["text"] for r in split if r["label"] == 1], flag)
+            fp, benign = rate([r["text"] for r in split if r["label"] == 0], flag)
+            part_report[label] = {
+                "recall": round(hits / total, 3),
+                "injections": total,
+                "benign_prompts_flagged": f"{fp}/{benign}",
+            }
+        bipia = load_bipia("test")
+        if bipia:
+            hits, total = rate(bipia, flag)
+            part_report["BIPIA attacks, test (held out, never fitted on)"] = {
+                "recall": round(hits / total, 3),
+                "injections": total,
+            }
+        for label, texts in (
+            ("calibration moments (threshold set on)", parts.calibrate),
+            ("large corpus, held-out videos (never fitted on)", parts.measure),
+            ("large corpus, every moment", parts.every_large),
+            ("de/es/fr captions, held-out videos (never fitted on)", parts.measure_translated),
+        ):
+            flags, total = rate(texts, flag)
+            part_report[label] = {
+                "false_flags": round(flags / max(total, 1), 4),
+                "flagged": flags,
+                "moments": total,
+            }
+        report[name] = part_report
+    print(f"moments: train {len(parts.train)}, calibrate {len(parts.calibrate)}", file=sys.stderr)
+    report["time"] = time_per_result(parts.measure)
+    report["parameters"] = int(classifier.classifier().weights.size) + 2
     if args.misses:
-        missed = [
-            r["text"]
-            for r in rows
-            if r["label"] == 1 and not injection.spans(r["text"], fitted_model)
-        ]
+        for text in [t for t in parts.measure if injection.flagged(t)][: args.misses]:
+            print("FALSE FLAG:", text[:200].replace("\n", " "))
+        missed = [r["text"] for r in test if r["label"] == 1 and not injection.flagged(r["text"])]
         for text in missed[: args.misses]:
             print("MISSED:", text[:160].replace("\n", " "))
     report["targets"] = {"recall": TARGET_RECALL, "false_flags": TARGET_FALSE_FLAGS}

@@ -7,16 +7,19 @@ result that carries one gets an `injections` list: where in which string (a JSON
 and character offsets into that string), what kind of address it is, and a note that
 it is quoted material, not an instruction. Nothing else about the call changes.
 
-How: the cues of `injection_cues.py` are found in each string; cues closer than
-`window` characters form one span; a span whose cues' weights add up to `threshold`
-is flagged. The weights and the threshold are fitted by
-`python -m tests.eval.injections --fit` and read from injection_weights.json beside
-this module (recall and false flags are in docs/, not here).
+How: two readers, either of which flags. The classifier of `injection_classifier.py`
+scores every run of one to three sentences of each string (hashed character n-grams,
+fitted on a public set of injections against real speech), and flags the sentence that
+carries the address. The cues of `injection_cues.py` (phrases in five languages, the
+classifier's public set has two) are found in each string; cues closer than `window`
+characters form one span, flagged when their weights add up to `threshold`; they also
+name each flagged span's kinds. Weights and thresholds are fitted by
+`python -m tests.eval.injections --fit` and read from injection_weights.json and
+injection_classifier.npz beside this module (recall and false flags are in docs/).
 """
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from collections.abc import Iterator
@@ -25,6 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from video_research.support import injection_classifier
 from video_research.support.injection_cues import CUES, UNFITTED_WEIGHT, Cue
 
 WEIGHTS_FILE = Path(__file__).with_name("injection_weights.json")
@@ -127,11 +131,13 @@ def score(run: list[tuple[int, int, Cue]], weights: dict[str, float]) -> float:
     return sum(weights.get(cue_id, UNFITTED_WEIGHT) for cue_id in {c.id for _, _, c in run})
 
 
-def spans(text: str, fitted: Model | None = None) -> list[Span]:
-    """The flagged spans of one string."""
+def cue_spans(
+    text: str, fitted: Model | None = None, found: list[tuple[int, int, Cue]] | None = None
+) -> list[Span]:
+    """The spans the cue phrases flag in one string (`found`: its matches, if known)."""
     fitted = fitted or model()
     out = []
-    for run in groups(matches(text), fitted.window):
+    for run in groups(matches(text) if found is None else found, fitted.window):
         total = score(run, fitted.weights)
         if total < fitted.threshold:
             continue
@@ -147,6 +153,31 @@ def spans(text: str, fitted: Model | None = None) -> list[Span]:
             )
         )
     return out
+
+
+def spans(text: str) -> list[Span]:
+    """The flagged spans of one string: each sentence window the classifier flags (named
+    by the cues inside it, or `address` when none is), and each cue span outside them."""
+    if len(text) < MIN_CHARS:
+        return []
+    found = matches(text)
+    out = []
+    for start, end, value in injection_classifier.flagged_windows(text):
+        inside = [c for s, e, c in found if s < end and e > start]
+        out.append(
+            Span(
+                start=start,
+                end=end,
+                score=round(value, 3),
+                kinds=tuple(sorted({c.kind for c in inside})) or ("address",),
+                languages=tuple(sorted({c.language for c in inside})),
+                cues=tuple(sorted({c.id for c in inside})),
+            )
+        )
+    for span in cue_spans(text, found=found):
+        if all(span.end <= s.start or span.start >= s.end for s in out):
+            out.append(span)
+    return sorted(out, key=lambda s: s.start)
 
 
 def flagged(text: str) -> bool:
@@ -182,36 +213,15 @@ def scan_result(result: dict[str, Any], echoes: Any = None) -> list[dict[str, An
     in `echoes` (the call's own arguments: a query echoed back) are the caller's words,
     not the media's, and are not flagged.
 
-    One pass of all the cues over all the strings at once (joined by NUL, which no cue
-    crosses) finds the few strings worth weighing; most results have none, and a page of
-    a transcript costs about as much as its characters, not its strings.
+    Every string of prose is read; the classifier's cost is about that of the string's
+    characters (one numpy pass), so a page of a transcript costs little more than one.
     """
     said_by_caller = {text for _, text in _strings(echoes, "$")} if echoes else set()
-    strings = [
-        (path, text)
-        for path, text in _strings(result, "$")
-        if text not in said_by_caller and _worth_reading(text)
-    ]
-    if not strings:
-        return []
-    lowered = [_lowered(text) for _, text in strings]
-    candidates = {n for n, (_, fold) in enumerate(lowered) if fold}
-    joined = "\x00".join(subject for subject, fold in lowered if not fold)
-    ends = []
-    at = 0
-    fast = [n for n, (_, fold) in enumerate(lowered) if not fold]
-    for n in fast:
-        at += len(lowered[n][0])
-        ends.append(at)
-        at += 1
-    candidates |= {fast[bisect.bisect_left(ends, m.start())] for m in _any_cue().finditer(joined)}
-    if not candidates:
-        return []
     out: list[dict[str, Any]] = []
-    fitted = model()
-    for index in sorted(candidates):
-        path, text = strings[index]
-        for span in spans(text, fitted):
+    for path, text in _strings(result, "$"):
+        if text in said_by_caller or not _worth_reading(text):
+            continue
+        for span in spans(text):
             out.append(
                 {
                     "path": path,
