@@ -149,6 +149,8 @@ async def fill_with_copies(store, sources: list, needed: int, **extra) -> None:
             }
             for props, _ in batch
         ]
-        uuids = [generate_uuid5(f"{o['video_id']}#{o['chunk_index']}", "bench") for o in objects]
+        # By place in `sources`, not chunk_index: a video's chapter chunks number from 0
+        # beside its spoken ones.
+        uuids = [generate_uuid5(f"{o['video_id']}#{n}", "bench") for n, o in enumerate(objects)]
         await store.insert_many(CHUNKS, objects, uuids=uuids, vectors=[v for _, v in batch])
         written += len(batch)
