@@ -59,6 +59,11 @@ class Candidate:
     cosine: float | None = None
     """Exact cosine to the query vector (None: the search had no vector)."""
     vector_rank: int | None = None
+    nearest: float | None = None
+    """The cosine of the object's nearest part (a transcript chunk's sentence), set by
+    the caller that read the parts: fusion's vector side reads the larger of it and
+    `cosine`; relevance reads `cosine` alone, the object's own, so a hit's relevance
+    never depends on which parts were read beside it."""
     text: str = ""
     """The object's searchable text (what the keyword side read)."""
     fused: float = 0.0
@@ -129,10 +134,17 @@ def fuse(
     else:
         weight = fitted.alpha if alpha is None else alpha
         keyword = _min_max([c.keyword for c in candidates])
-        vector = _min_max([c.cosine if c.vector_rank is not None else None for c in candidates])
+        vector = _min_max([_nearness(c) if c.vector_rank is not None else None for c in candidates])
         for candidate, kw, vec in zip(candidates, keyword, vector, strict=True):
             candidate.fused = (1.0 - weight) * kw + weight * vec
     return sorted(candidates, key=_order)
+
+
+def _nearness(candidate: Candidate) -> float | None:
+    """What the vector side ranks by: the object's cosine, or its nearest part's."""
+    if candidate.nearest is None or candidate.cosine is None:
+        return candidate.cosine
+    return max(candidate.cosine, candidate.nearest)
 
 
 def _order(candidate: Candidate) -> tuple[float, int, str]:

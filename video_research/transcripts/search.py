@@ -2,8 +2,8 @@
 few whole sentences, at most 30 s), with moments.
 
 1. Candidates: the store's keyword and vector sides over `TranscriptChunks`, a fixed
-   number each (`ranking.CANDIDATES`), under the caller's filter. A spoken chunk is as
-   near the query as its nearest part (`by_sentences`): its own vector or that of one
+   number each (`ranking.CANDIDATES`), under the caller's filter. A spoken chunk ranks
+   as near the query as its nearest part (`by_sentences`): its own vector or that of one
    of its sentences (stored with the transcript, `windows`), whichever is nearer; a
    question about one sentence of a 30 s chunk is nearer that sentence than the chunk's
    average. A chapter is found by its words only (`by_words`): its title is a few
@@ -126,17 +126,16 @@ def moments_of(
 
 
 def by_sentences(found: list[ranking.Candidate], sentences: Sentences) -> list[ranking.Candidate]:
-    """`found` with each spoken candidate's cosine the nearest of its own and its
-    sentences' (see the module docstring); fusion and relevance read it."""
+    """`found` with each spoken candidate's nearest sentence's cosine (`nearest`, see the
+    module docstring), which fusion reads; relevance reads the chunk's own cosine, since
+    which sentences are read depends on the other candidates."""
     for candidate in found:
         props = candidate.properties
         own = sentences.get(props["video_id"]) if candidate.cosine is not None else None
         if not own or (props.get("evidence") or "speech") != "speech":
             continue
         first, last = float(props["start_time"]) - SENTENCE_SLACK, float(props["end_time"])
-        nearest = max((s.cosine for s in own if first <= s.start <= last), default=None)
-        if nearest is not None and candidate.cosine is not None:
-            candidate.cosine = max(candidate.cosine, nearest)
+        candidate.nearest = max((s.cosine for s in own if first <= s.start <= last), default=None)
     return found
 
 
