@@ -28,7 +28,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from video_research.support import injection_classifier
 from video_research.support.injection_cues import CUES, UNFITTED_WEIGHT, Cue
 
 WEIGHTS_FILE = Path(__file__).with_name("injection_weights.json")
@@ -162,6 +161,10 @@ def spans(text: str) -> list[Span]:
         return []
     found = matches(text)
     out = []
+    # Here, not at the top: the classifier needs numpy (0.2 s), and this module is
+    # imported when the server starts.
+    from video_research.support import injection_classifier
+
     for start, end, value in injection_classifier.flagged_windows(text):
         inside = [c for s, e, c in found if s < end and e > start]
         out.append(
