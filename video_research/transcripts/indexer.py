@@ -685,14 +685,4 @@ async def index_youtube_videos(
 
 
 def cues_of(record: dict[str, Any]) -> list[Cue]:
-    return [
-        Cue(
-            c["start"],
-            c["end"],
-            c["text"],
-            speaker=c.get("speaker") or "",
-            language=c.get("language") or "",
-            language_probability=c.get("language_probability"),
-        )
-        for c in json.loads(record["segments_json"])
-    ]
+    return [Cue.from_dict(c) for c in json.loads(record["segments_json"])]

@@ -568,18 +568,7 @@ async def _transcribe_and_index(
     await report.stages.flush()
     run.transcribed += 1
     run.speech_seconds += float(result.get("duration") or 0.0)
-    cues = [
-        Cue(
-            s["start"],
-            s["end"],
-            s["text"],
-            speaker=s.get("speaker") or "",
-            language=s.get("language") or "",
-            language_probability=s.get("language_probability"),
-        )
-        for s in result["segments"]
-        if s["text"]
-    ]
+    cues = [Cue.from_dict(s) for s in result["segments"] if s["text"]]
     if result.get("speaker_note"):
         run.notes.append(result["speaker_note"])
     if not cues:

@@ -77,7 +77,7 @@ SENTENCES = 100
 """Stored sentences read for one search: the nearest the query inside the spoken
 candidates, a fixed number like the candidates (never derived from k). A chunk with none
 of them keeps its own cosine; the nearest are the ones that could lift a chunk, and
-reading them all (~800 at 18k chunks) cost more than the rest of the search."""
+reading them all cost more than the rest of the search (docs/ranking.md)."""
 
 
 async def ranked_moments(

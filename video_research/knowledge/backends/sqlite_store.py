@@ -374,7 +374,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, Kn
         with self._search_slots, self._transaction(immediate=False) as conn:
             rows = self._knn(conn, state, vector, where, limit + offset)[offset:]
         # Built without validation: every field comes from this store's own rows, already
-        # typed, and a search linking moments builds hundreds (a third of its time).
+        # typed, and a transcript search builds a hundred of them for its sentences.
         return [
             SearchHit.model_construct(
                 uuid=uuid,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +64,18 @@ class Cue:
             if self.language_probability is not None:
                 out["language_probability"] = self.language_probability
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Cue:
+        """A cue from `to_dict`'s shape (a stored segment, a transcribed sentence)."""
+        return cls(
+            data["start"],
+            data["end"],
+            data["text"],
+            speaker=data.get("speaker") or "",
+            language=data.get("language") or "",
+            language_probability=data.get("language_probability"),
+        )
 
 
 @dataclass
