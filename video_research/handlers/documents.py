@@ -185,7 +185,7 @@ async def document_delete(args: DocumentDeleteInput, ctx: CallContext) -> Docume
     if paths:
         selectors.append(Filter.in_("source_path", list(paths)))
     if args.get("path_prefix"):
-        selectors.append(library.where(path_prefix=args["path_prefix"]))  # type: ignore[arg-type]
+        selectors.append(library.under_path(args["path_prefix"]))
     store = await get_store(ctx.settings)
     condition = Filter.any_of(*selectors)
     # Round by round: the first page of what still matches, then delete it. Paging by
