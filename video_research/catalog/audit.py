@@ -24,13 +24,17 @@ import logging
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.catalog.db import get_db, now_iso
 from video_research.catalog.registry import fingerprint
 from video_research.support import printable
 from video_research.support.redact import redact
 from video_research.support.services import current_settings
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.catalog import AuditEntry
+    from video_research.support.schema_types.tools import AuditLogOutput
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +49,11 @@ def _scrub(arguments: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _bounded(result: dict[str, Any]) -> dict[str, Any]:
+def _bounded(result: dict[str, Any] | None) -> dict[str, Any] | None:
     """`result` itself, or a short summary of it when its JSON exceeds MAX_RESULT_CHARS
     (inputs are bounded the same way: a refused call's arguments were never validated)."""
     text = json.dumps(result, default=str)
-    if len(text) <= MAX_RESULT_CHARS:
+    if result is None or len(text) <= MAX_RESULT_CHARS:
         return result
     return {"truncated": True, "chars": len(text), "keys": sorted(result)}
 
@@ -152,8 +156,9 @@ def query(
     failed_only: bool,
     limit: int,
     before_id: int | None,
-) -> dict[str, Any]:
-    where, params = [], []
+) -> AuditLogOutput:
+    where: list[str] = []
+    params: list[str | int] = []
     for column, value in (("tool", tool), ("username", username)):
         if value:
             where.append(f"{column} = ?")
@@ -170,7 +175,7 @@ def query(
     rows = conn.execute(
         f"SELECT * FROM audit_log {clause} ORDER BY id DESC LIMIT ?", [*params, limit + 1]
     ).fetchall()
-    entries = [
+    entries: list[AuditEntry] = [
         {
             "id": r["id"],
             "timestamp": r["timestamp"],

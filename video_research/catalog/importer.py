@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -26,6 +26,9 @@ from video_research.catalog.videos import VideoRecord
 from video_research.support import paths, printable
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.support.youtube_urls import VIDEO_ID, watch_url
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.catalog import FailedRow
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 _CATEGORY_SPLIT = re.compile(r"[;|,]")
@@ -264,10 +267,10 @@ def _row_id(row: Row) -> str:
     return printable.one_line(str(value)[:200]) if isinstance(value, str | int | float) else ""
 
 
-def read_file(path: Path) -> tuple[list[tuple[int, VideoRecord]], list[dict[str, Any]]]:
+def read_file(path: Path) -> tuple[list[tuple[int, VideoRecord]], list[FailedRow]]:
     """(row number, record) for every good row, and {row, video_id, error} for every bad one."""
     good: list[tuple[int, VideoRecord]] = []
-    failed: list[dict[str, Any]] = []
+    failed: list[FailedRow] = []
     for number, row in enumerate(_rows(path), start=1):
         try:
             if "_bad" in row:

@@ -10,19 +10,23 @@ from __future__ import annotations
 import secrets
 import sqlite3
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
 from video_research.catalog import playlists
 from video_research.catalog.db import add_seconds, ids_by_prefix, iso, now_iso, parse_time
 from video_research.support import clock
 from video_research.support.errors import invalid_input, not_found
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.catalog import Marathon, Playlist
+    from video_research.support.schema_types.tools import MarathonDeleteOutput
 
-def _load(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
+
+def _load(conn: sqlite3.Connection, row: sqlite3.Row) -> Marathon:
     # Stored start times were checked on the way in; read them without the year bounds
     # so an old row never breaks the listing.
     starts = parse_time(row["starts_at"], "starts_at", sane_range=False)
-    schedule = []
+    schedule: list[Playlist] = []
     cursor = starts
     unknown = total = 0
     for entry in conn.execute(
@@ -59,7 +63,7 @@ def _load(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
-def _status(starts: datetime, ends: datetime) -> str:
+def _status(starts: datetime, ends: datetime) -> Literal["scheduled", "running", "past"]:
     # The schedule is in wall time by its nature (a marathon starts at 20:00): its status
     # follows the wall clock, read where a test can step it; its order is the stored
     # start times', never the time a marathon was created.
@@ -69,7 +73,7 @@ def _status(starts: datetime, ends: datetime) -> str:
     return "running" if now < ends else "past"
 
 
-def list_all(conn: sqlite3.Connection, *, include_past: bool) -> list[dict[str, Any]]:
+def list_all(conn: sqlite3.Connection, *, include_past: bool) -> list[Marathon]:
     rows = conn.execute("SELECT * FROM marathons ORDER BY starts_at, name").fetchall()
     loaded = [_load(conn, row) for row in rows]
     return [m for m in loaded if include_past or m["status"] != "past"]
@@ -80,7 +84,7 @@ def ids_matching(conn: sqlite3.Connection, prefix: str, limit: int = 100) -> lis
     return ids_by_prefix(conn, "marathons", "marathon_id", prefix, "starts_at", limit)
 
 
-def get(conn: sqlite3.Connection, marathon_id: str) -> dict[str, Any]:
+def get(conn: sqlite3.Connection, marathon_id: str) -> Marathon:
     row = conn.execute("SELECT * FROM marathons WHERE marathon_id = ?", (marathon_id,)).fetchone()
     if row is None:
         raise not_found(
@@ -98,7 +102,7 @@ def create(
     playlist_ids: list[str],
     description: str,
     created_by: str,
-) -> dict[str, Any]:
+) -> Marathon:
     if not name.strip():
         raise invalid_input("The marathon name is blank.", hint="Give the marathon a name.")
     starts = parse_time(starts_at, "starts_at")
@@ -117,7 +121,7 @@ def create(
     return get(conn, marathon_id)
 
 
-def delete(conn: sqlite3.Connection, marathon_id: str) -> dict[str, Any]:
+def delete(conn: sqlite3.Connection, marathon_id: str) -> MarathonDeleteOutput:
     marathon = get(conn, marathon_id)
     conn.execute("DELETE FROM marathons WHERE marathon_id = ?", (marathon_id,))
     return {"marathon_id": marathon_id, "name": marathon["name"], "deleted": True}

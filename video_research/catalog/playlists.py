@@ -9,17 +9,26 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING
 
 from video_research.catalog.db import ids_by_prefix, now_iso
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, not_found
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.catalog import PlaylistSummary
+    from video_research.support.schema_types.tools import (
+        PlaylistCreateOutput,
+        PlaylistDeleteOutput,
+        PlaylistGetOutput,
+        PlaylistUpdateOutput,
+    )
 
 
 def new_id() -> str:
     return "pl_" + secrets.token_hex(5)
 
 
-def _summary(row: sqlite3.Row) -> dict[str, Any]:
+def _summary(row: sqlite3.Row) -> PlaylistSummary:
     return {
         "playlist_id": row["playlist_id"],
         "name": row["name"],
@@ -41,7 +50,7 @@ LEFT JOIN videos AS v ON v.video_id = i.video_id
 """
 
 
-def list_all(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+def list_all(conn: sqlite3.Connection) -> list[PlaylistSummary]:
     rows = conn.execute(
         _SUMMARY_SQL + " GROUP BY p.playlist_id ORDER BY p.name COLLATE NOCASE"
     ).fetchall()
@@ -53,7 +62,7 @@ def ids_matching(conn: sqlite3.Connection, prefix: str, limit: int = 100) -> lis
     return ids_by_prefix(conn, "playlists", "playlist_id", prefix, "name COLLATE NOCASE", limit)
 
 
-def get(conn: sqlite3.Connection, playlist_id: str) -> dict[str, Any]:
+def get(conn: sqlite3.Connection, playlist_id: str) -> PlaylistGetOutput:
     """The playlist with its items in order; not_found when it does not exist."""
     row = conn.execute(
         _SUMMARY_SQL + " WHERE p.playlist_id = ? GROUP BY p.playlist_id", (playlist_id,)
@@ -69,19 +78,29 @@ def get(conn: sqlite3.Connection, playlist_id: str) -> dict[str, Any]:
         " WHERE i.playlist_id = ? ORDER BY i.position",
         (playlist_id,),
     ).fetchall()
-    playlist = _summary(row)
-    playlist["items"] = [
-        {
-            "video_id": r["video_id"],
-            "title": r["title"],
-            "duration_seconds": r["duration_seconds"],
-            "manifest_url": r["manifest_url"],
-            "thumbnail_url": r["thumbnail_url"],
-        }
-        for r in items
-    ]
-    playlist["unknown_duration_count"] = sum(1 for r in items if r["duration_seconds"] is None)
-    return playlist
+    # Built whole, not from _summary: a summary may lack created_by and created_at, the
+    # view of one playlist always has them.
+    return {
+        "playlist_id": row["playlist_id"],
+        "name": row["name"],
+        "description": row["description"],
+        "item_count": row["item_count"],
+        "total_duration_seconds": row["total_duration_seconds"],
+        "created_by": row["created_by"],
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
+        "items": [
+            {
+                "video_id": r["video_id"],
+                "title": r["title"],
+                "duration_seconds": r["duration_seconds"],
+                "manifest_url": r["manifest_url"],
+                "thumbnail_url": r["thumbnail_url"],
+            }
+            for r in items
+        ],
+        "unknown_duration_count": sum(1 for r in items if r["duration_seconds"] is None),
+    }
 
 
 def _check_videos(conn: sqlite3.Connection, video_ids: list[str]) -> None:
@@ -126,7 +145,7 @@ def create(
     video_ids: list[str],
     created_by: str,
     description: str = "",
-) -> dict[str, Any]:
+) -> PlaylistCreateOutput:
     name = name.strip()
     if not name:
         raise invalid_input("The playlist name is blank.", hint="Give the playlist a name.")
@@ -150,7 +169,7 @@ def update(
     name: str | None,
     description: str | None,
     video_ids: list[str] | None,
-) -> dict[str, Any]:
+) -> PlaylistUpdateOutput:
     get(conn, playlist_id)  # not_found first
     changes: list[str] = []
     if name is not None:
@@ -184,7 +203,7 @@ def update(
     }
 
 
-def delete(conn: sqlite3.Connection, playlist_id: str) -> dict[str, Any]:
+def delete(conn: sqlite3.Connection, playlist_id: str) -> PlaylistDeleteOutput:
     playlist = get(conn, playlist_id)
     used = [
         r["marathon_id"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from video_research.catalog.db import get_db, now_iso, parse_time
 from video_research.config import Settings
@@ -31,10 +31,16 @@ from video_research.support.errors import invalid_input, not_found
 from video_research.support.services import current_settings
 from video_research.support.youtube_urls import YouTubeUrlError, parse_video_id
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.catalog import FailedItem, Video
+    from video_research.support.schema_types.tools import QueueStatusOutput
+    from video_research.support.schema_types.tools.queue_status_output import CurrentVideo, Item
+
 logger = logging.getLogger(__name__)
 
 Position = Literal["end", "next"]
 Mode = Literal["append", "preserve_current", "hard_replace"]
+BackendName = Literal["sqlite", "nats"]
 RECENT_COMMANDS = 20
 # Most upcoming items a queue holds (on both backends): the whole queue is one document,
 # and on NATS one KV value, which must stay under the server's max_payload (1 MB).
@@ -51,7 +57,7 @@ def empty_state(channel: str) -> dict[str, Any]:
     }
 
 
-def media_of(video: dict[str, Any]) -> dict[str, str]:
+def media_of(video: Video) -> dict[str, str]:
     """How CyTube names the media: a YouTube ID ("yt") or a custom manifest URL ("cm").
 
     The YouTube ID comes from the manifest URL, which is what plays: a catalog entry's own
@@ -63,7 +69,7 @@ def media_of(video: dict[str, Any]) -> dict[str, str]:
         return {"type": "cm", "id": video["manifest_url"]}
 
 
-def make_item(video: dict[str, Any], added_by: str) -> dict[str, Any]:
+def make_item(video: Video, added_by: str) -> dict[str, Any]:
     return {
         "uid": "q_" + secrets.token_hex(6),
         "video_id": video["video_id"],
@@ -178,10 +184,10 @@ def move(state: dict[str, Any], uid: str, to_position: int, cmd: Command) -> dic
     return _stamp(state, cmd)
 
 
-def status(state: dict[str, Any], revision: int) -> dict[str, Any]:
+def status(state: dict[str, Any], revision: int) -> QueueStatusOutput:
     """The queue_status view: current video with elapsed time, upcoming items, totals."""
     current = state.get("current")
-    view_current = None
+    view_current: CurrentVideo | None = None
     if current is not None:
         started = parse_time(current["started_at"], "started_at", sane_range=False)
         # Never below 0: a wall clock stepped back after the video started (NTP, an
@@ -196,7 +202,7 @@ def status(state: dict[str, Any], revision: int) -> dict[str, Any]:
             "elapsed_seconds": min(elapsed, duration) if duration is not None else elapsed,
             "started_at": current["started_at"],
         }
-    items = [
+    items: list[Item] = [
         {
             "uid": i["uid"],
             "video_id": i["video_id"],
@@ -222,7 +228,7 @@ def status(state: dict[str, Any], revision: int) -> dict[str, Any]:
 
 
 class QueueBackend(Protocol):
-    name: str
+    name: BackendName
 
     async def read(self) -> tuple[dict[str, Any], int]: ...
 
@@ -235,7 +241,7 @@ class QueueBackend(Protocol):
 class SqliteQueue:
     """The queue as one row of the catalog database's queue_state table."""
 
-    name = "sqlite"
+    name: BackendName = "sqlite"
 
     def __init__(self, settings: Settings) -> None:
         self.channel = settings.queue_channel
@@ -274,7 +280,7 @@ def command_subject(settings: Settings) -> str:
 class NatsQueue:
     """The queue as the key <channel> of the KV bucket NATS_QUEUE_BUCKET."""
 
-    name = "nats"
+    name: BackendName = "nats"
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -322,12 +328,13 @@ def backend(settings: Settings | None = None) -> QueueBackend:
 
 async def items_for(
     video_ids: list[str], added_by: str
-) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+) -> tuple[list[dict[str, Any]], list[FailedItem]]:
     """Queue items for catalog videos, in order; unknown IDs come back as failures."""
     from video_research.catalog import videos
 
     found = await get_db().read(videos.get_many, video_ids)
-    items, failed = [], []
+    items: list[dict[str, Any]] = []
+    failed: list[FailedItem] = []
     for video_id in video_ids:
         if video_id in found:
             items.append(make_item(found[video_id], added_by))
@@ -336,7 +343,7 @@ async def items_for(
     return items, failed
 
 
-def require_items(items: list[dict[str, Any]], failed: list[dict[str, str]]) -> None:
+def require_items(items: list[dict[str, Any]], failed: list[FailedItem]) -> None:
     if not items:
         raise invalid_input(
             "None of the videos are in the catalog; nothing was queued.",

@@ -21,13 +21,16 @@ from __future__ import annotations
 import hashlib
 import logging
 from datetime import timedelta
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from video_research.catalog.db import get_db, iso, now_iso, parse_time
 from video_research.config import ROLE_RANK, Settings
 from video_research.support import clock
 from video_research.support.errors import ToolFailure
 from video_research.support.services import current_settings
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.catalog import Session
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +78,7 @@ def _expired(record: dict[str, Any]) -> bool:
     return parse_time(expires, "expires_at", sane_range=False) <= clock.now()
 
 
-def _public(key: str, record: dict[str, Any]) -> dict[str, Any]:
+def _public(key: str, record: dict[str, Any]) -> Session:
     expires = record.get("expires_at")
     return {
         "fingerprint": key[:12],
@@ -107,7 +110,7 @@ async def _nats_record(kv: Any, key: str, settings: Settings) -> Any:
 
 async def register(
     session_id: str, *, username: str, role: str, ttl_seconds: int | None, created_by: str
-) -> dict[str, Any]:
+) -> Session:
     settings = current_settings()
     expires = iso(clock.now() + timedelta(seconds=ttl_seconds)) if ttl_seconds else None
     record = {
@@ -154,7 +157,7 @@ async def revoke(session_id: str) -> bool:
     return cursor.rowcount > 0
 
 
-async def list_all() -> list[dict[str, Any]]:
+async def list_all() -> list[Session]:
     settings = current_settings()
     if settings.nats_url:
         from video_research.catalog import nats_kv
@@ -174,7 +177,7 @@ async def list_all() -> list[dict[str, Any]]:
     else:
         rows = await get_db().read(lambda conn: conn.execute("SELECT * FROM sessions").fetchall())
         records = [(row["session_key"], dict(row)) for row in rows]
-    found = []
+    found: list[Session] = []
     for key, record in records:
         problem = _malformed(record)
         if problem is None:

@@ -14,12 +14,15 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import BaseModel, Field, field_validator
 
 from video_research.catalog import fields
 from video_research.catalog.db import escape_like, now_iso, snapshot_id
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.catalog import Video
 
 # The YouTube Data API's standard video categories (videoCategories.list, regionCode=US):
 # a YouTube video enters the catalog under its category's name.
@@ -105,7 +108,15 @@ class VideoRecord(BaseModel):
         return list(seen.values())
 
 
-def _row_to_video(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
+class VideoPage(TypedDict):
+    """One page of `search`: the matching entries, how many match, the catalog snapshot."""
+
+    items: list[Video]
+    total: int
+    snapshot_id: str
+
+
+def _row_to_video(conn: sqlite3.Connection, row: sqlite3.Row) -> Video:
     return {
         "video_id": row["video_id"],
         "title": row["title"],
@@ -201,21 +212,22 @@ def upsert(
 
 def remove(conn: sqlite3.Connection, video_ids: Iterable[str]) -> tuple[list[str], list[str]]:
     """Delete videos (and their playlist entries); (removed, not_found)."""
-    removed, missing = [], []
+    removed: list[str] = []
+    missing: list[str] = []
     for video_id in dict.fromkeys(video_ids):
         cursor = conn.execute("DELETE FROM videos WHERE video_id = ?", (video_id,))
         (removed if cursor.rowcount else missing).append(video_id)
     return removed, missing
 
 
-def get(conn: sqlite3.Connection, video_id: str) -> dict[str, Any] | None:
+def get(conn: sqlite3.Connection, video_id: str) -> Video | None:
     row = conn.execute("SELECT * FROM videos WHERE video_id = ?", (video_id,)).fetchone()
     return None if row is None else _row_to_video(conn, row)
 
 
-def get_many(conn: sqlite3.Connection, video_ids: list[str]) -> dict[str, dict[str, Any]]:
+def get_many(conn: sqlite3.Connection, video_ids: list[str]) -> dict[str, Video]:
     """The catalog entries among `video_ids`, by ID (missing ones are absent)."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, Video] = {}
     for video_id in dict.fromkeys(video_ids):
         video = get(conn, video_id)
         if video is not None:
@@ -242,7 +254,7 @@ def search(
     categories: list[str],
     limit: int,
     offset: int,
-) -> dict[str, Any]:
+) -> VideoPage:
     """One page of matching videos, best first, with the total and the catalog snapshot."""
     where: list[str] = []
     params: list[Any] = []

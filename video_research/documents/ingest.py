@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from video_research.config import Settings
 from video_research.documents import library
@@ -52,6 +52,13 @@ from video_research.support.errors import ErrorCategory, ToolFailure, invalid_in
 from video_research.support.isolation import parse_isolated
 from video_research.support.services import current_settings
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.documents import (
+        DocumentType as DocumentTypeName,
+    )
+    from video_research.support.schema_types.common.documents import FileError
+    from video_research.support.schema_types.tools.document_ingest_output import File
+
 logger = logging.getLogger(__name__)
 
 Status = Literal["ingested", "updated", "unchanged", "failed"]
@@ -68,19 +75,50 @@ class IngestRequest:
     max_files: int = 1000
 
 
+class _Identity(TypedDict, total=False):
+    document_id: str
+    title: str
+    document_type: DocumentTypeName
+
+
+class _Extent(TypedDict, total=False):
+    pages: int
+    error: FileError
+
+
 @dataclass
 class FileResult:
     path: str
     status: Status
     document_id: str | None = None
     title: str | None = None
-    document_type: str | None = None
+    document_type: DocumentType | None = None
     chunks: int = 0
     pages: int | None = None
-    error: dict[str, Any] | None = None
+    error: FileError | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+    def to_dict(self) -> File:
+        """The file's entry in document_ingest's `files`: the fields in this order, the
+        unset (None) ones left out."""
+        identity: _Identity = {}
+        if self.document_id is not None:
+            identity["document_id"] = self.document_id
+        if self.title is not None:
+            identity["title"] = self.title
+        if self.document_type is not None:
+            identity["document_type"] = self.document_type.value
+        extent: _Extent = {}
+        if self.pages is not None:
+            extent["pages"] = self.pages
+        if self.error is not None:
+            extent["error"] = self.error
+        return {
+            "path": self.path,
+            "status": self.status,
+            **identity,
+            "chunks": self.chunks,
+            **extent,
+        }
 
 
 @dataclass
@@ -194,7 +232,8 @@ def _failed(path: str, exc: BaseException) -> FileResult:
         status="failed",
         error={
             "error": error.error,
-            "category": error.category,
+            # A ToolError's category is always one of ErrorCategory's values.
+            "category": ErrorCategory(error.category).value,
             "hint": error.hint,
             "retryable": error.retryable,
         },
@@ -246,7 +285,7 @@ async def _ingest_file(
             status="unchanged",
             document_id=props["document_id"],
             title=props.get("title"),
-            document_type=document_type.value,
+            document_type=document_type,
             chunks=props.get("chunk_count", 0),
             pages=props.get("page_count"),
         )
@@ -281,7 +320,7 @@ async def _ingest_file(
         status="updated" if head is not None else "ingested",
         document_id=facts.document_id,
         title=facts.title,
-        document_type=facts.document_type,
+        document_type=document_type,
         chunks=len(chunks),
         pages=facts.page_count,
     )

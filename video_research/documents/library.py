@@ -210,11 +210,16 @@ def where(
     if document_ids:
         conditions.append(Filter.in_("document_id", list(document_ids)))
     if path_prefix:
-        root = resolved(path_prefix)
-        # A directory prefix matches the files under it, not its siblings that share letters.
-        under = root if root.endswith(os.sep) else root + os.sep
-        conditions.append(Filter.eq("source_path", root) | Filter.prefix("source_path", under))
+        conditions.append(under_path(path_prefix))
     return Filter.all_of(*conditions) if conditions else None
+
+
+def under_path(path_prefix: str) -> FilterNode:
+    """The documents of the file `path_prefix`, or of the files under that directory."""
+    root = resolved(path_prefix)
+    # A directory prefix matches the files under it, not its siblings that share letters.
+    under = root if root.endswith(os.sep) else root + os.sep
+    return Filter.eq("source_path", root) | Filter.prefix("source_path", under)
 
 
 async def search(

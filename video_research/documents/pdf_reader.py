@@ -194,12 +194,14 @@ def _pdf_blocks(
     for line in lines:
         kind, level = _pdf_role(line, body, levels, body_bold)
         box = (line.page, line.box)
+        # (current is not None again below: mypy does not carry it over from in_box)
         in_box = current is not None and box == current_box
-        if kind == "text" and in_box and current.kind == "list":
+        if kind == "text" and in_box and current is not None and current.kind == "list":
             kind = "list"  # a wrapped list item continues its bullet
         elif (
             kind == "list"
             and in_box
+            and current is not None
             and current.kind == "text"
             and not _GLYPH_BULLET.match(line.text)
         ):

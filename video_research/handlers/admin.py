@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from video_research.catalog import audit, registry
 from video_research.catalog.db import get_db, iso, parse_time
@@ -25,33 +25,28 @@ async def audit_log(args: AuditLogInput, ctx: CallContext) -> AuditLogOutput:
     since = args.get("since")
     if since:
         since = iso(parse_time(since, "since"))
-    return cast(
-        "AuditLogOutput",
-        await get_db().read(
-            lambda conn: audit.query(
-                conn,
-                tool=args.get("tool"),
-                username=args.get("username"),
-                since=since,
-                failed_only=args["failed_only"],
-                limit=args["limit"],
-                before_id=args.get("before_id"),
-            )
-        ),
+    return await get_db().read(
+        lambda conn: audit.query(
+            conn,
+            tool=args.get("tool"),
+            username=args.get("username"),
+            since=since,
+            failed_only=args["failed_only"],
+            limit=args["limit"],
+            before_id=args.get("before_id"),
+        )
     )
 
 
 async def session_register(args: SessionRegisterInput, ctx: CallContext) -> SessionRegisterOutput:
-    return cast(
-        "SessionRegisterOutput",
-        await registry.register(
-            args["session_id"],
-            username=args["username"].strip(),
-            role=args["role"],
-            ttl_seconds=args.get("ttl_seconds"),
-            created_by=ctx.caller.username,
-        ),
+    session = await registry.register(
+        args["session_id"],
+        username=args["username"].strip(),
+        role=args["role"],
+        ttl_seconds=args.get("ttl_seconds"),
+        created_by=ctx.caller.username,
     )
+    return {**session}  # as the tool's output type (which adds `injections`)
 
 
 async def session_revoke(args: SessionRevokeInput, ctx: CallContext) -> SessionRevokeOutput:
@@ -60,10 +55,7 @@ async def session_revoke(args: SessionRevokeInput, ctx: CallContext) -> SessionR
 
 
 async def session_list(args: SessionListInput, ctx: CallContext) -> SessionListOutput:
-    return cast(
-        "SessionListOutput",
-        {
-            "sessions": await registry.list_all(),
-            "registry": "nats" if ctx.settings.nats_url else "sqlite",
-        },
-    )
+    return {
+        "sessions": await registry.list_all(),
+        "registry": "nats" if ctx.settings.nats_url else "sqlite",
+    }

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from video_research.catalog import changes, importer, playlists
 from video_research.catalog import videos as catalog
 from video_research.catalog.db import get_db, snapshot_id
+from video_research.catalog.videos import VideoRecord
 from video_research.handlers.context import CallContext
 from video_research.support.errors import invalid_input, not_found
 from video_research.support.paths import confine
 
 if TYPE_CHECKING:
+    from video_research.support.schema_types.common.catalog import FailedRow, Video
     from video_research.support.schema_types.tools import (
         CatalogAddInput,
         CatalogAddOutput,
@@ -30,20 +32,19 @@ if TYPE_CHECKING:
         CatalogSearchInput,
         CatalogSearchOutput,
     )
+    from video_research.support.schema_types.tools.catalog_search_output import Item
 
 
-_PUBLIC_FIELDS = (
-    "video_id",
-    "title",
-    "categories",
-    "duration_seconds",
-    "thumbnail_url",
-    "manifest_url",
-)
-
-
-def public_video(video: dict[str, Any]) -> dict[str, Any]:
-    return {key: video[key] for key in _PUBLIC_FIELDS}
+def public_video(video: Video) -> Item:
+    """A catalog entry as a search lists it: without its source and timestamps."""
+    return {
+        "video_id": video["video_id"],
+        "title": video["title"],
+        "categories": video["categories"],
+        "duration_seconds": video["duration_seconds"],
+        "thumbnail_url": video["thumbnail_url"],
+        "manifest_url": video["manifest_url"],
+    }
 
 
 async def catalog_search(args: CatalogSearchInput, ctx: CallContext) -> CatalogSearchOutput:
@@ -56,10 +57,14 @@ async def catalog_search(args: CatalogSearchInput, ctx: CallContext) -> CatalogS
             offset=args["offset"],
         )
     )
-    page["items"] = [public_video(v) for v in page["items"]]
-    page["has_more"] = args["offset"] + len(page["items"]) < page["total"]
-    page["actions"] = ctx.allowed(("queue_add_video",))
-    return cast("CatalogSearchOutput", page)
+    items = [public_video(v) for v in page["items"]]
+    return {
+        "items": items,
+        "total": page["total"],
+        "snapshot_id": page["snapshot_id"],
+        "has_more": args["offset"] + len(items) < page["total"],
+        "actions": ctx.allowed(("queue_add_video",)),
+    }
 
 
 async def catalog_categories(
@@ -79,7 +84,7 @@ async def catalog_get_video(args: CatalogGetVideoInput, ctx: CallContext) -> Cat
             f"No video {args['video_id']!r} in the catalog.",
             hint="Find videos with catalog_search; video IDs are case-sensitive.",
         )
-    return cast("CatalogGetVideoOutput", video)
+    return {**video}  # the entry, as the tool's output type (which adds `injections`)
 
 
 async def _catalog_changed() -> None:
@@ -97,17 +102,20 @@ async def catalog_add(args: CatalogAddInput, ctx: CallContext) -> CatalogAddOutp
             str(exc), hint="Pass manifest_url: the URL the video plays from."
         ) from None
 
-    def write(conn: sqlite3.Connection) -> dict[str, Any]:
+    def write(conn: sqlite3.Connection) -> CatalogAddOutput:
         created = catalog.upsert(conn, record, source="catalog_add")
-        return {"created": created, "video": catalog.get(conn, record.video_id)}
+        video = catalog.get(conn, record.video_id)
+        if video is None:  # upserted just above, in this transaction
+            raise RuntimeError(f"catalog_add: {record.video_id!r} vanished on write")
+        return {"created": created, "video": video}
 
     result = await get_db().write(write)
     await _catalog_changed()
-    return cast("CatalogAddOutput", result)
+    return result
 
 
 async def catalog_remove(args: CatalogRemoveInput, ctx: CallContext) -> CatalogRemoveOutput:
-    def write(conn: sqlite3.Connection) -> dict[str, Any]:
+    def write(conn: sqlite3.Connection) -> CatalogRemoveOutput:
         affected = sorted(
             {
                 r["playlist_id"]
@@ -128,18 +136,19 @@ async def catalog_remove(args: CatalogRemoveInput, ctx: CallContext) -> CatalogR
     result = await get_db().write(write)
     await _catalog_changed()
     await changes.playlists_changed(result["playlists_affected"])
-    return cast("CatalogRemoveOutput", result)
+    return result
 
 
 async def _records_from_youtube(
     url: str, max_items: int
-) -> tuple[list[tuple[int, Any]], list[dict[str, Any]], str]:
+) -> tuple[list[tuple[int, VideoRecord]], list[FailedRow], str]:
     from video_research.catalog.feed import record_from_youtube
     from video_research.clients import youtube
     from video_research.support.youtube_urls import parse_playlist_id
 
     playlist = await youtube.get_playlist(parse_playlist_id(url), max_items)
-    good, failed = [], []
+    good: list[tuple[int, VideoRecord]] = []
+    failed: list[FailedRow] = []
     for number, item in enumerate(playlist["items"], start=1):
         if not item.get("available", True):
             failed.append(
@@ -182,25 +191,22 @@ async def catalog_import(args: CatalogImportInput, ctx: CallContext) -> CatalogI
         source = "catalog_import:youtube"
     playlist_name = args.get("playlist_name")
     if args["dry_run"]:
-        return cast(
-            "CatalogImportOutput",
-            {
-                "dry_run": True,
-                "imported": len(good),
-                "created": 0,
-                "updated": 0,
-                "failed": failed,
-                "video_ids": [r.video_id for _, r in good],
-            },
-        )
+        return {
+            "dry_run": True,
+            "imported": len(good),
+            "created": 0,
+            "updated": 0,
+            "failed": failed,
+            "video_ids": [r.video_id for _, r in good],
+        }
 
-    def write(conn: sqlite3.Connection) -> dict[str, Any]:
+    def write(conn: sqlite3.Connection) -> CatalogImportOutput:
         created = sum(
             catalog.upsert(conn, record, source=source, extra_categories=extra)
             for _, record in good
         )
         ids = list(dict.fromkeys(r.video_id for _, r in good))
-        out: dict[str, Any] = {
+        out: CatalogImportOutput = {
             "dry_run": False,
             "imported": len(good),
             "created": created,
@@ -223,4 +229,4 @@ async def catalog_import(args: CatalogImportInput, ctx: CallContext) -> CatalogI
     await _catalog_changed()
     if "playlist_id" in result:
         await changes.announce(changes.PLAYLIST_INDEX)
-    return cast("CatalogImportOutput", result)
+    return result

@@ -11,11 +11,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.config import ROLE_RANK, Role, Settings
 from video_research.support.progress import Forward
 from video_research.support.services import Services, current_services
+
+if TYPE_CHECKING:
+    from video_research.handlers.toolset_control import ToolsetControl
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +71,7 @@ class CallContext:
     answered_roots: list[str] | None = None
     """The root URIs the client answered in this request's input-required round trip
     (MCP 2026-07-28, which has no roots/list request of its own); None when not asked."""
-    toolsets: Any = None
+    toolsets: ToolsetControl | None = None
     """This session's toolsets for the toolset meta-tools (`tools.toolsets.SessionControl`),
     set by the dispatcher for every call."""
     images: list[ImageAttachment] = field(default_factory=list, init=False)
@@ -88,8 +91,7 @@ class CallContext:
         that would work (all of them outside a server, where no role is checked)."""
         if self.toolsets is None:
             return list(tools)
-        callable_now: list[str] = self.toolsets.callable_by(self.caller, tools)
-        return callable_now
+        return self.toolsets.callable_by(self.caller, tools)
 
     @property
     def settings(self) -> Settings:

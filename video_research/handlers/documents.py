@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from video_research.documents import library
 from video_research.documents.blocks import DocumentType
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
         DocumentSearchInput,
         DocumentSearchOutput,
     )
+    from video_research.support.schema_types.tools.document_list_output import Document
+    from video_research.support.schema_types.tools.document_search_output import Result
 
 
 DELETE_PAGE = 500
@@ -66,22 +68,20 @@ async def document_ingest(args: DocumentIngestInput, ctx: CallContext) -> Docume
         max_files=args["max_files"],
     )
     report = await ingest(request, ctx)
-    counts = {status: 0 for status in ("ingested", "updated", "unchanged", "failed")}
-    for item in report.files:
-        counts[item.status] += 1
-    return cast(
-        "DocumentIngestOutput",
-        {
-            "files": [item.to_dict() for item in report.files],
-            **counts,
-            "skipped_unsupported": report.skipped_unsupported,
-            "files_found": report.files_found,
-            "truncated": report.truncated,
-            "chunks_written": sum(
-                item.chunks for item in report.files if item.status in ("ingested", "updated")
-            ),
-        },
-    )
+    statuses = [item.status for item in report.files]
+    return {
+        "files": [item.to_dict() for item in report.files],
+        "ingested": statuses.count("ingested"),
+        "updated": statuses.count("updated"),
+        "unchanged": statuses.count("unchanged"),
+        "failed": statuses.count("failed"),
+        "skipped_unsupported": report.skipped_unsupported,
+        "files_found": report.files_found,
+        "truncated": report.truncated,
+        "chunks_written": sum(
+            item.chunks for item in report.files if item.status in ("ingested", "updated")
+        ),
+    }
 
 
 async def document_search(args: DocumentSearchInput, ctx: CallContext) -> DocumentSearchOutput:
@@ -97,7 +97,7 @@ async def document_search(args: DocumentSearchInput, ctx: CallContext) -> Docume
         condition=_condition(args.get("filters")),
         min_score=args.get("min_score"),
     )
-    results = []
+    results: list[Result] = []
     for hit in hits:
         props = hit.properties
         results.append(
@@ -120,7 +120,12 @@ async def document_search(args: DocumentSearchInput, ctx: CallContext) -> Docume
                 "tags": props.get("tags") or [],
             }
         )
-    out = {"query": query, "alpha": args["alpha"], "results": results, "total": len(results)}
+    out: DocumentSearchOutput = {
+        "query": query,
+        "alpha": args["alpha"],
+        "results": results,
+        "total": len(results),
+    }
     if not results:
         empty = await guidance.empty_state(store, [library.COLLECTION], ctx.toolset_of)
         if empty:
@@ -129,10 +134,10 @@ async def document_search(args: DocumentSearchInput, ctx: CallContext) -> Docume
         weak = relevance.note_if_all_weak([(repr(r["citation"]), r["relevance"]) for r in results])
         if weak:
             out["notes"] = [weak]
-    return cast("DocumentSearchOutput", out)
+    return out
 
 
-def _document(head: StoredObject, exists: bool) -> dict[str, Any]:
+def _document(head: StoredObject, exists: bool) -> Document:
     props = head.properties
     return {
         "document_id": props["document_id"],
@@ -164,16 +169,11 @@ async def document_list(args: DocumentListInput, ctx: CallContext) -> DocumentLi
     exists = await asyncio.to_thread(
         lambda: [os.path.isfile(head.properties["source_path"]) for head in page.objects]
     )
-    return cast(
-        "DocumentListOutput",
-        {
-            "documents": [
-                _document(head, ok) for head, ok in zip(page.objects, exists, strict=True)
-            ],
-            "total": total,
-            "next_offset": next_offset,
-        },
-    )
+    return {
+        "documents": [_document(head, ok) for head, ok in zip(page.objects, exists, strict=True)],
+        "total": total,
+        "next_offset": next_offset,
+    }
 
 
 async def document_delete(args: DocumentDeleteInput, ctx: CallContext) -> DocumentDeleteOutput:
@@ -185,7 +185,7 @@ async def document_delete(args: DocumentDeleteInput, ctx: CallContext) -> Docume
     if paths:
         selectors.append(Filter.in_("source_path", list(paths)))
     if args.get("path_prefix"):
-        selectors.append(library.where(path_prefix=args["path_prefix"]))  # type: ignore[arg-type]
+        selectors.append(library.under_path(args["path_prefix"]))
     store = await get_store(ctx.settings)
     condition = Filter.any_of(*selectors)
     # Round by round: the first page of what still matches, then delete it. Paging by

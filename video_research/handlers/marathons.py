@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from video_research.catalog import changes, marathons
 from video_research.catalog.db import get_db
@@ -25,11 +25,12 @@ async def marathon_list(args: MarathonListInput, ctx: CallContext) -> MarathonLi
     found = await get_db().read(
         lambda conn: marathons.list_all(conn, include_past=args["include_past"])
     )
-    return cast("MarathonListOutput", {"marathons": found})
+    return {"marathons": found}
 
 
 async def marathon_get(args: MarathonGetInput, ctx: CallContext) -> MarathonGetOutput:
-    return cast("MarathonGetOutput", await get_db().read(marathons.get, args["marathon_id"]))
+    marathon = await get_db().read(marathons.get, args["marathon_id"])
+    return {**marathon}  # as the tool's output type (which adds `injections`)
 
 
 async def marathon_create(args: MarathonCreateInput, ctx: CallContext) -> MarathonCreateOutput:
@@ -44,10 +45,10 @@ async def marathon_create(args: MarathonCreateInput, ctx: CallContext) -> Marath
         )
     )
     await changes.announce(changes.CATALOG_STATS)
-    return cast("MarathonCreateOutput", result)
+    return {**result}
 
 
 async def marathon_delete(args: MarathonDeleteInput, ctx: CallContext) -> MarathonDeleteOutput:
     result = await get_db().write(marathons.delete, args["marathon_id"])
     await changes.announce(changes.CATALOG_STATS)
-    return cast("MarathonDeleteOutput", result)
+    return result

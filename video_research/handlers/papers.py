@@ -4,7 +4,8 @@ knowledge collection (`stored` says how many), so knowledge_search finds it late
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
@@ -12,6 +13,7 @@ from video_research.papers import api
 from video_research.support.errors import invalid_input
 
 if TYPE_CHECKING:
+    from video_research.support.schema_types.common.papers import Paper
     from video_research.support.schema_types.tools import (
         ResearchAuthorSearchInput,
         ResearchAuthorSearchOutput,
@@ -28,6 +30,11 @@ if TYPE_CHECKING:
 
 SEARCH_WINDOW = 1000
 """The relevance search ranks at most this many results (offset + limit)."""
+
+
+def _plain(papers: Sequence[Paper]) -> list[dict[str, Any]]:
+    """The papers as the plain dicts writethrough.store_papers takes (it reads them only)."""
+    return [dict(p) for p in papers]
 
 
 async def research_paper_search(
@@ -51,16 +58,16 @@ async def research_paper_search(
     found = await api.search_papers(
         query, limit=args["limit"], offset=args["offset"], filters=filters
     )
-    stored = await writethrough.store_papers(found["papers"], "research_paper_search")
-    return cast("ResearchPaperSearchOutput", {"query": query, **found, "stored": stored})
+    stored = await writethrough.store_papers(_plain(found["papers"]), "research_paper_search")
+    return {"query": query, **found, "stored": stored}
 
 
 async def research_paper_details(
     args: ResearchPaperDetailsInput, ctx: CallContext
 ) -> ResearchPaperDetailsOutput:
     paper = await api.paper_details(args["paper_id"])
-    stored = await writethrough.store_papers([paper], "research_paper_details")
-    return cast("ResearchPaperDetailsOutput", {**paper, "stored": stored})
+    stored = await writethrough.store_papers(_plain([paper]), "research_paper_details")
+    return {**paper, "stored": stored}
 
 
 async def research_paper_citations(
@@ -70,17 +77,19 @@ async def research_paper_citations(
         args["paper_id"], direction=args["direction"], limit=args["limit"], offset=args["offset"]
     )
     stored = await writethrough.store_papers(
-        [item["paper"] for item in page["items"]], "research_paper_citations"
+        _plain([item["paper"] for item in page["items"]]), "research_paper_citations"
     )
-    return cast("ResearchPaperCitationsOutput", {**page, "stored": stored})
+    return {**page, "stored": stored}
 
 
 async def research_paper_recommendations(
     args: ResearchPaperRecommendationsInput, ctx: CallContext
 ) -> ResearchPaperRecommendationsOutput:
     found = await api.recommendations(args["paper_id"], limit=args["limit"], pool=args["pool"])
-    stored = await writethrough.store_papers(found["papers"], "research_paper_recommendations")
-    return cast("ResearchPaperRecommendationsOutput", {**found, "stored": stored})
+    stored = await writethrough.store_papers(
+        _plain(found["papers"]), "research_paper_recommendations"
+    )
+    return {**found, "stored": stored}
 
 
 async def research_author_search(
@@ -90,4 +99,4 @@ async def research_author_search(
     if not query:
         raise invalid_input("query is empty.", hint="Give an author's name.")
     found = await api.search_authors(query, limit=args["limit"], offset=args["offset"])
-    return cast("ResearchAuthorSearchOutput", {"query": query, **found})
+    return {"query": query, **found}

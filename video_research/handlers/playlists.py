@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from video_research.catalog import changes, playlists
 from video_research.catalog.db import get_db
@@ -24,11 +24,11 @@ if TYPE_CHECKING:
 
 
 async def playlist_list(args: PlaylistListInput, ctx: CallContext) -> PlaylistListOutput:
-    return cast("PlaylistListOutput", {"playlists": await get_db().read(playlists.list_all)})
+    return {"playlists": await get_db().read(playlists.list_all)}
 
 
 async def playlist_get(args: PlaylistGetInput, ctx: CallContext) -> PlaylistGetOutput:
-    return cast("PlaylistGetOutput", await get_db().read(playlists.get, args["playlist_id"]))
+    return await get_db().read(playlists.get, args["playlist_id"])
 
 
 async def playlist_create(args: PlaylistCreateInput, ctx: CallContext) -> PlaylistCreateOutput:
@@ -42,7 +42,7 @@ async def playlist_create(args: PlaylistCreateInput, ctx: CallContext) -> Playli
         )
     )
     await changes.announce(changes.PLAYLIST_INDEX, changes.CATALOG_STATS)
-    return cast("PlaylistCreateOutput", result)
+    return result
 
 
 async def playlist_update(args: PlaylistUpdateInput, ctx: CallContext) -> PlaylistUpdateOutput:
@@ -56,11 +56,11 @@ async def playlist_update(args: PlaylistUpdateInput, ctx: CallContext) -> Playli
         )
     )
     await changes.playlists_changed([args["playlist_id"]])
-    return cast("PlaylistUpdateOutput", result)
+    return result
 
 
 async def playlist_delete(args: PlaylistDeleteInput, ctx: CallContext) -> PlaylistDeleteOutput:
     result = await get_db().write(playlists.delete, args["playlist_id"])
     await changes.playlists_changed([args["playlist_id"]])
     await changes.announce(changes.CATALOG_STATS)
-    return cast("PlaylistDeleteOutput", result)
+    return result

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from video_research.catalog import changes, playlists
 from video_research.catalog import queue as q
@@ -57,14 +57,10 @@ QUEUE_ACTIONS = ("queue_advance", "queue_move", "queue_remove", "queue_add_video
 
 async def queue_status(args: QueueStatusInput, ctx: CallContext) -> QueueStatusOutput:
     state, revision = await q.backend(ctx.settings).read()
-    return cast(
-        "QueueStatusOutput",
-        {
-            **q.status(state, revision),
-            "backend": q.backend(ctx.settings).name,
-            "actions": ctx.allowed(QUEUE_ACTIONS),
-        },
-    )
+    view = q.status(state, revision)
+    view["backend"] = q.backend(ctx.settings).name
+    view["actions"] = ctx.allowed(QUEUE_ACTIONS)
+    return view
 
 
 async def queue_add_video(args: QueueAddVideoInput, ctx: CallContext) -> QueueAddVideoOutput:
@@ -84,15 +80,12 @@ async def queue_add_videos(args: QueueAddVideosInput, ctx: CallContext) -> Queue
     q.require_items(items, failed)
     cmd = q.command("add", _actor(ctx), position=args["position"], items=items)
     result = await _apply(ctx, lambda s: q.add(s, items, args["position"], cmd), cmd)
-    return cast(
-        "QueueAddVideosOutput",
-        {
-            **result,
-            "enqueued_count": len(items),
-            "uids": [i["uid"] for i in items],
-            "failed": failed,
-        },
-    )
+    return {
+        **result,
+        "enqueued_count": len(items),
+        "uids": [i["uid"] for i in items],
+        "failed": failed,
+    }
 
 
 async def queue_apply_playlist(
@@ -115,16 +108,13 @@ async def queue_apply_playlist(
         "apply_playlist", _actor(ctx), mode=mode, playlist_id=playlist["playlist_id"], items=items
     )
     result = await _apply(ctx, lambda s: q.apply_playlist(s, items, mode, cmd), cmd)
-    return cast(
-        "QueueApplyPlaylistOutput",
-        {
-            **result,
-            "mode": mode,
-            "playlist_id": playlist["playlist_id"],
-            "enqueued_count": len(items),
-            "failed": failed,
-        },
-    )
+    return {
+        **result,
+        "mode": mode,
+        "playlist_id": playlist["playlist_id"],
+        "enqueued_count": len(items),
+        "failed": failed,
+    }
 
 
 async def queue_advance(args: QueueAdvanceInput, ctx: CallContext) -> QueueAdvanceOutput:
@@ -138,15 +128,17 @@ async def queue_advance(args: QueueAdvanceInput, ctx: CallContext) -> QueueAdvan
 
     result = await _apply(ctx, step, cmd)
     current = holder.get("current")
-    return cast(
-        "QueueAdvanceOutput",
-        {
-            **result,
-            "now_playing": None
-            if current is None
-            else {k: current[k] for k in ("uid", "video_id", "title", "duration_seconds")},
+    return {
+        **result,
+        "now_playing": None
+        if current is None
+        else {
+            "uid": current["uid"],
+            "video_id": current["video_id"],
+            "title": current["title"],
+            "duration_seconds": current["duration_seconds"],
         },
-    )
+    }
 
 
 async def queue_clear(args: QueueClearInput, ctx: CallContext) -> QueueClearOutput:

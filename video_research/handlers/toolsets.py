@@ -9,11 +9,12 @@ streamable-HTTP client gets it without a standalone GET stream).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from video_research.handlers.context import CallContext
 
 if TYPE_CHECKING:
+    from video_research.handlers.toolset_control import ToolsetControl
     from video_research.support.schema_types.tools import (
         ToolCallInput,
         ToolCallOutput,
@@ -30,45 +31,55 @@ if TYPE_CHECKING:
     )
 
 
+def _control(ctx: CallContext) -> ToolsetControl:
+    """This session's tools: the dispatcher sets them on every call it runs."""
+    if ctx.toolsets is None:
+        raise RuntimeError("the meta-tools run through the dispatcher, which sets ctx.toolsets")
+    return ctx.toolsets
+
+
 async def tool_search(args: ToolSearchInput, ctx: CallContext) -> ToolSearchOutput:
+    control = _control(ctx)
     return {
-        "tools": ctx.toolsets.search(args["query"], args["limit"]),
-        "served": len(ctx.toolsets.served()),
+        "tools": control.search(args["query"], args["limit"]),
+        "served": len(control.served()),
     }
 
 
 async def tool_describe(args: ToolDescribeInput, ctx: CallContext) -> ToolDescribeOutput:
-    return cast("ToolDescribeOutput", ctx.toolsets.describe(args["name"]))
+    return _control(ctx).describe(args["name"])
 
 
 async def tool_call(args: ToolCallInput, ctx: CallContext) -> ToolCallOutput:
-    result = await ctx.toolsets.call(args["name"], args.get("arguments") or {}, ctx)
-    return cast("ToolCallOutput", result)
+    return await _control(ctx).call(args["name"], args.get("arguments") or {}, ctx)
 
 
 async def toolset_list(args: ToolsetListInput, ctx: CallContext) -> ToolsetListOutput:
-    return {"toolsets": ctx.toolsets.overview(), "listed": ctx.toolsets.listed()}
+    control = _control(ctx)
+    return {"toolsets": control.overview(), "listed": control.listed()}
 
 
 async def toolset_enable(args: ToolsetEnableInput, ctx: CallContext) -> ToolsetEnableOutput:
-    added = ctx.toolsets.enable(args["toolset"])
+    control = _control(ctx)
+    added = control.enable(args["toolset"])
     if added:
         await ctx.notify_tools_changed()
     return {
         "toolset": args["toolset"],
-        "state": ctx.toolsets.state_of(args["toolset"]),
+        "state": control.state_of(args["toolset"]),
         "added": added,
-        "listed": ctx.toolsets.listed(),
+        "listed": control.listed(),
     }
 
 
 async def toolset_disable(args: ToolsetDisableInput, ctx: CallContext) -> ToolsetDisableOutput:
-    removed = ctx.toolsets.disable(args["toolset"])
+    control = _control(ctx)
+    removed = control.disable(args["toolset"])
     if removed:
         await ctx.notify_tools_changed()
     return {
         "toolset": args["toolset"],
-        "state": ctx.toolsets.state_of(args["toolset"]),
+        "state": control.state_of(args["toolset"]),
         "removed": removed,
-        "listed": ctx.toolsets.listed(),
+        "listed": control.listed(),
     }

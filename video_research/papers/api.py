@@ -7,10 +7,17 @@ tools return, with a missing value as null or an empty list, never a missing key
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from video_research.clients import semantic_scholar as client
 from video_research.papers import ids
+from video_research.support.schema_types.common.papers import Paper
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.research_author_search_output import Author
+    from video_research.support.schema_types.tools.research_paper_citations_output import (
+        Item as Citation,
+    )
 
 GRAPH = "/graph/v1"
 RECOMMENDATIONS = "/recommendations/v1"
@@ -29,6 +36,69 @@ ABSTRACT_CHARS = 3000
 """Abstracts are cut here in lists: a page of 100 full abstracts is mostly noise."""
 
 
+class ListedPaper(Paper):
+    """A paper as the tools return it: the contract's fields (Paper) and the others the
+    API gives, which the contracts leave open."""
+
+    publication_date: str | None
+    reference_count: int | None
+    influential_citation_count: int | None
+    is_open_access: bool | None
+    open_access_pdf: str | None
+    fields_of_study: list[str]
+    publication_types: list[str]
+    doi: str | None
+    arxiv_id: str | None
+
+
+class PaperDetails(Paper):
+    """What research_paper_details declares of one paper; `detailed` builds it with the
+    fields of a ListedPaper too."""
+
+    external_ids: dict[str, Any]
+    journal: dict[str, Any] | None
+    tldr: str | None
+    bibtex: str | None
+
+
+class DetailedPaper(ListedPaper, PaperDetails):
+    """A paper with everything research_paper_details returns."""
+
+
+class PageInfo(TypedDict):
+    offset: int
+    next_offset: int | None
+    total: int | None
+
+
+class PaperPage(PageInfo):
+    papers: list[Paper]
+
+
+class AuthorPage(PageInfo):
+    authors: list[Author]
+
+
+class CitationPage(TypedDict):
+    """What research_paper_citations declares of a page of citations."""
+
+    paper_id: str
+    direction: str
+    items: list[Citation]
+    offset: int
+    next_offset: int | None
+
+
+class _CitationPageWithTotal(CitationPage):
+    # The API's total rides along on the wire, undeclared by the contract.
+    total: int | None
+
+
+class Recommendations(TypedDict):
+    paper_id: str
+    papers: list[Paper]
+
+
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -37,14 +107,19 @@ def _texts(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def paper(raw: dict[str, Any], *, full: bool = False) -> dict[str, Any]:
-    """A Graph API paper as the tools return it (`full` keeps journal, TL;DR, BibTeX)."""
-    external = raw.get("externalIds") if isinstance(raw.get("externalIds"), dict) else {}
-    pdf = raw.get("openAccessPdf") if isinstance(raw.get("openAccessPdf"), dict) else {}
+def _object(value: Any) -> dict[str, Any]:
+    """`value` when the API gave an object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def paper(raw: dict[str, Any], *, full: bool = False) -> ListedPaper:
+    """A Graph API paper as the tools list it (`full` keeps the whole abstract)."""
+    external = _object(raw.get("externalIds"))
+    pdf = _object(raw.get("openAccessPdf"))
     abstract = raw.get("abstract") if isinstance(raw.get("abstract"), str) else None
     if abstract and not full and len(abstract) > ABSTRACT_CHARS:
         abstract = abstract[:ABSTRACT_CHARS].rstrip() + "…"
-    out: dict[str, Any] = {
+    return {
         "paper_id": str(raw.get("paperId") or ""),
         "title": str(raw.get("title") or ""),
         "abstract": abstract,
@@ -76,18 +151,25 @@ def paper(raw: dict[str, Any], *, full: bool = False) -> dict[str, Any]:
             else None
         ),
     }
-    if full:
-        journal = raw.get("journal") if isinstance(raw.get("journal"), dict) else {}
-        tldr = raw.get("tldr") if isinstance(raw.get("tldr"), dict) else {}
-        styles = raw.get("citationStyles") if isinstance(raw.get("citationStyles"), dict) else {}
-        out["external_ids"] = {str(k): str(v) for k, v in external.items() if v is not None}
-        out["journal"] = {k: v for k, v in journal.items() if isinstance(v, str)} or None
-        out["tldr"] = tldr.get("text") or None
-        out["bibtex"] = styles.get("bibtex") or None
+
+
+def detailed(raw: dict[str, Any]) -> PaperDetails:
+    """A Graph API paper with its whole abstract, journal, TL;DR, BibTeX and external IDs."""
+    external = _object(raw.get("externalIds"))
+    journal = _object(raw.get("journal"))
+    tldr = _object(raw.get("tldr"))
+    styles = _object(raw.get("citationStyles"))
+    out: DetailedPaper = {
+        **paper(raw, full=True),
+        "external_ids": {str(k): str(v) for k, v in external.items() if v is not None},
+        "journal": {k: v for k, v in journal.items() if isinstance(v, str)} or None,
+        "tldr": tldr.get("text") or None,
+        "bibtex": styles.get("bibtex") or None,
+    }
     return out
 
 
-def author(raw: dict[str, Any]) -> dict[str, Any]:
+def author(raw: dict[str, Any]) -> Author:
     return {
         "author_id": str(raw.get("authorId") or ""),
         "name": str(raw.get("name") or ""),
@@ -105,7 +187,7 @@ def author(raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _page(body: dict[str, Any], offset: int) -> dict[str, Any]:
+def _page(body: dict[str, Any], offset: int) -> PageInfo:
     """offset/next/total of a paged answer; `next` is absent on the last page."""
     nxt = body.get("next")
     total = body.get("total")
@@ -122,7 +204,7 @@ def _data(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 async def search_papers(
     query: str, *, limit: int, offset: int, filters: dict[str, Any]
-) -> dict[str, Any]:
+) -> PaperPage:
     body = await client.get(
         f"{GRAPH}/paper/search",
         {"query": query, "limit": limit, "offset": offset, "fields": LIST_FIELDS, **filters},
@@ -131,15 +213,15 @@ async def search_papers(
     return {"papers": [paper(p) for p in _data(body)], **_page(body, offset)}
 
 
-async def paper_details(paper_id: str) -> dict[str, Any]:
+async def paper_details(paper_id: str) -> PaperDetails:
     pid = ids.normalise(paper_id)
     body = await client.get(
         f"{GRAPH}/paper/{ids.path_segment(pid)}", {"fields": DETAIL_FIELDS}, f"paper {pid}"
     )
-    return paper(body, full=True)
+    return detailed(body)
 
 
-async def citations(paper_id: str, *, direction: str, limit: int, offset: int) -> dict[str, Any]:
+async def citations(paper_id: str, *, direction: str, limit: int, offset: int) -> CitationPage:
     """Papers citing `paper_id` (direction "citations") or cited by it ("references")."""
     pid = ids.normalise(paper_id)
     body = await client.get(
@@ -148,7 +230,7 @@ async def citations(paper_id: str, *, direction: str, limit: int, offset: int) -
         f"{direction} of paper {pid}",
     )
     inner = "citingPaper" if direction == "citations" else "citedPaper"
-    items = []
+    items: list[Citation] = []
     for edge in _data(body):
         linked = edge.get(inner)
         if not isinstance(linked, dict) or not linked.get("paperId"):
@@ -161,10 +243,16 @@ async def citations(paper_id: str, *, direction: str, limit: int, offset: int) -
                 "is_influential": edge.get("isInfluential") is True,
             }
         )
-    return {"paper_id": pid, "direction": direction, "items": items, **_page(body, offset)}
+    page: _CitationPageWithTotal = {
+        "paper_id": pid,
+        "direction": direction,
+        "items": items,
+        **_page(body, offset),
+    }
+    return page
 
 
-async def recommendations(paper_id: str, *, limit: int, pool: str) -> dict[str, Any]:
+async def recommendations(paper_id: str, *, limit: int, pool: str) -> Recommendations:
     pid = ids.normalise(paper_id)
     body = await client.get(
         f"{RECOMMENDATIONS}/papers/forpaper/{ids.path_segment(pid)}",
@@ -175,7 +263,7 @@ async def recommendations(paper_id: str, *, limit: int, pool: str) -> dict[str, 
     return {"paper_id": pid, "papers": [paper(p) for p in found]}
 
 
-async def search_authors(query: str, *, limit: int, offset: int) -> dict[str, Any]:
+async def search_authors(query: str, *, limit: int, offset: int) -> AuthorPage:
     body = await client.get(
         f"{GRAPH}/author/search",
         {"query": query, "limit": limit, "offset": offset, "fields": AUTHOR_FIELDS},

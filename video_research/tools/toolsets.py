@@ -25,14 +25,21 @@ import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from video_research.config import ConfigError, Settings
+from video_research.handlers.toolset_control import ToolsetState
 from video_research.support.errors import ErrorCategory, ToolError, ToolFailure
 from video_research.tools import session_state
 from video_research.tools.table import TOOLS, ToolSpec
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import ToolCallOutput, ToolDescribeOutput
+    from video_research.support.schema_types.tools.tool_search_output import Tool
+    from video_research.support.schema_types.tools.toolset_enable_output import AddedItem
+    from video_research.support.schema_types.tools.toolset_list_output import Toolset
 
 META_TOOLSET = "toolsets"
 """The meta-tools that turn toolsets on and off; never itself turned off."""
@@ -331,7 +338,7 @@ def off_tool_error(
     ).to_tool_error()
 
 
-def state_of(toolset: str, visible: frozenset[str]) -> str:
+def state_of(toolset: str, visible: frozenset[str]) -> ToolsetState:
     tools = toolset_tools(toolset)
     shown = sum(1 for name in tools if name in visible)
     if shown == len(tools):
@@ -339,7 +346,7 @@ def state_of(toolset: str, visible: frozenset[str]) -> str:
     return "off" if shown == 0 else "partly"
 
 
-def overview(settings: Settings, toolsets: SessionToolsets) -> list[dict[str, Any]]:
+def overview(settings: Settings, toolsets: SessionToolsets) -> list[Toolset]:
     """Every toolset a client can turn on or off: name, one line, state, tools."""
     visible = visible_names(settings, toolsets)
     return [
@@ -401,14 +408,14 @@ class SessionControl:
     stateless: bool = False
     runner: Callable[[ToolSpec, Any, Any], Awaitable[Any]] | None = None
 
-    def overview(self) -> list[dict[str, Any]]:
+    def overview(self) -> list[Toolset]:
         return overview(self.settings, self.toolsets)
 
     def listed(self) -> int:
         """How many tools this session lists."""
         return len(visible_names(self.settings, self.toolsets))
 
-    def state_of(self, toolset: str) -> str:
+    def state_of(self, toolset: str) -> ToolsetState:
         return state_of(toolset, visible_names(self.settings, self.toolsets))
 
     def _keeps_state(self, tool: str) -> None:
@@ -428,7 +435,7 @@ class SessionControl:
                 details={"stateless": True},
             )
 
-    def enable(self, toolset: str) -> list[dict[str, str]]:
+    def enable(self, toolset: str) -> list[AddedItem]:
         """Turn `toolset` on; the tools it added, each with its one-line summary."""
         self._keeps_state("toolset_enable")
         added = enable(self.settings, self.toolsets, toolset)
@@ -466,7 +473,7 @@ class SessionControl:
         """Every tool this server serves to a caller (listed or one tool_call away)."""
         return [name for name in TOOLS if reachable(name, self.settings) is not None]
 
-    def search(self, query: str, limit: int) -> list[dict[str, Any]]:
+    def search(self, query: str, limit: int) -> list[Tool]:
         from video_research.tools import catalogue
 
         visible = visible_names(self.settings, self.toolsets)
@@ -484,7 +491,7 @@ class SessionControl:
         """The served tools but the meta-tools, which every list here shows already."""
         return tuple(name for name in self.served() if TOOLS[name].toolset != META_TOOLSET)
 
-    def describe(self, name: str) -> dict[str, Any]:
+    def describe(self, name: str) -> ToolDescribeOutput:
         spec = self._served_spec(name)
         return {
             "name": spec.name,
@@ -506,7 +513,7 @@ class SessionControl:
             ),
         }
 
-    async def call(self, name: str, arguments: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    async def call(self, name: str, arguments: dict[str, Any], ctx: Any) -> ToolCallOutput:
         """Run tool `name` with `arguments` as if it had been called directly: its own
         roles, contracts, audit and result (images included, attached to `ctx`)."""
         spec = self._served_spec(name)
@@ -523,7 +530,9 @@ class SessionControl:
         if outcome.error is not None:
             raise _Relayed(outcome.error)
         ctx.images.extend(outcome.images)
-        result: dict[str, Any] = outcome.result
+        # Any tool's result, checked against its own contract; every one is an object
+        # that may carry `injections`, which is all tool_call's contract says.
+        result: ToolCallOutput = outcome.result
         return result
 
     def _served_spec(self, name: str) -> ToolSpec:
