@@ -39,6 +39,7 @@ from pathlib import Path
 
 from tests.eval import large_corpus
 from tests.eval.baselines import Bm25, Cosine, windows
+from tests.eval.calls import call_tool
 from tests.eval.metrics import (
     MOMENT_SECONDS,
     NOTES,
@@ -49,7 +50,6 @@ from tests.eval.metrics import (
     subset,
     table,
 )
-from tests.eval.tool_call import call_tool
 from tests.helpers import DATA, shared_data
 
 DEFAULT_EMBEDDERS = ("all-MiniLM-L6-v2", "use-multilingual")

@@ -48,7 +48,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.eval.tool_call import call_tool
+from tests.eval.calls import call_tool
 
 QUERIES = Path(__file__).parent / "mixed_media_queries.jsonl"
 STYLES = ("literal", "slide", "paraphrase", "cross-language", "chinese", "no-answer")

@@ -169,7 +169,7 @@ async def latency(corpus: str, model: str, queries: list[Query], count: int = 10
 
     from tests.bench.common import percentile
     from tests.eval import distractors
-    from tests.eval.tool_call import call_tool
+    from tests.eval.calls import call_tool
     from video_research.knowledge.store import get_store
     from video_research.transcripts import search
     from video_research.transcripts.indexer import CHUNKS

@@ -27,9 +27,9 @@ from pathlib import Path
 
 from tests.bench.common import percentile
 from tests.eval import large_corpus
+from tests.eval.calls import call_tool
 from tests.eval.distractors import store_services
 from tests.eval.metrics import load_queries
-from tests.eval.tool_call import call_tool
 
 
 async def _index(model: str, files: Path, scratch: Path) -> str:
