@@ -39,6 +39,7 @@ from pathlib import Path
 
 from tests.eval import large_corpus
 from tests.eval.baselines import Bm25, Cosine, windows
+from tests.eval.calls import call_tool
 from tests.eval.metrics import (
     MOMENT_SECONDS,
     NOTES,
@@ -73,17 +74,6 @@ def _say(text: str = "") -> None:
     print(text, flush=True)
 
 
-async def _call(tool: str, arguments: dict) -> dict:
-    from video_research.handlers.context import CallContext, Caller
-    from video_research.tools import dispatch
-
-    ctx = CallContext(tool=tool, caller=Caller(username="eval", role="admin", verified=True))
-    outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
-    if outcome.error is not None:
-        raise RuntimeError(f"{tool}: {outcome.error.to_json_dict()}")
-    return outcome.result
-
-
 async def _index(shared: Path) -> tuple[int, float]:
     started = time.perf_counter()
     chunks = 0
@@ -93,7 +83,7 @@ async def _index(shared: Path) -> tuple[int, float]:
         jobs = [(shared, pattern) for pattern in SHARED_GLOBS]
         jobs.append((DATA / "transcripts" / "formats", "*"))
     for folder, pattern in jobs:
-        result = await _call(
+        result = await call_tool(
             "index_transcript_files",
             {
                 "path": str(folder),
@@ -124,7 +114,7 @@ async def _transcripts() -> dict[str, list[tuple[float, str]]]:
 
 async def _ask(query: Query, arguments: dict, scores: Scores) -> None:
     started, cpu = time.perf_counter(), time.process_time()
-    result = await _call(
+    result = await call_tool(
         "semantic_search_transcripts",
         {"query": query.query, "k": 10, "auto_index": False, **arguments},
     )

@@ -48,6 +48,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.eval.calls import call_tool
+
 QUERIES = Path(__file__).parent / "mixed_media_queries.jsonl"
 STYLES = ("literal", "slide", "paraphrase", "cross-language", "chinese", "no-answer")
 LINK_SECONDS = 2.0
@@ -344,20 +346,11 @@ def misses(mixed: MixedSet, metrics: dict, results_by_query: dict[str, list[dict
 # --- running through the real tools --------------------------------------------------
 
 
-async def _call(tool: str, arguments: dict) -> dict:
-    from video_research.handlers.context import CallContext, Caller
-    from video_research.tools import dispatch
-
-    ctx = CallContext(tool=tool, caller=Caller(username="eval", role="admin", verified=True))
-    outcome = await dispatch.call(dispatch.TOOLS[tool], arguments, ctx)
-    if outcome.error is not None:
-        raise RuntimeError(f"{tool}: {outcome.error.to_json_dict()}")
-    return outcome.result
-
-
 async def index(mixed: MixedSet) -> dict:
     """index_media_files over the set's folder (speech, captions beside, screen text)."""
-    return await _call("index_media_files", {"paths": [str(mixed.folder)], "glob_pattern": "*.mp4"})
+    return await call_tool(
+        "index_media_files", {"paths": [str(mixed.folder)], "glob_pattern": "*.mp4"}
+    )
 
 
 async def ask(mixed: MixedSet, arguments: dict | None = None) -> dict[str, list[dict]]:
@@ -365,7 +358,7 @@ async def ask(mixed: MixedSet, arguments: dict | None = None) -> dict[str, list[
     `arguments`): each query's results by its id."""
     found = {}
     for query in mixed.queries:
-        result = await _call(
+        result = await call_tool(
             "semantic_search_transcripts",
             {"query": query.query, "auto_index": False, **(arguments or {})},
         )

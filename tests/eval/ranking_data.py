@@ -169,7 +169,7 @@ async def latency(corpus: str, model: str, queries: list[Query], count: int = 10
 
     from tests.bench.common import percentile
     from tests.eval import distractors
-    from tests.eval.__main__ import _call
+    from tests.eval.calls import call_tool
     from video_research.knowledge.store import get_store
     from video_research.transcripts import search
     from video_research.transcripts.indexer import CHUNKS
@@ -190,7 +190,7 @@ async def latency(corpus: str, model: str, queries: list[Query], count: int = 10
                 await search.search(query.query, k=10, alpha=None, where=None, min_score=None)
                 tool.append(time.perf_counter() - started)
                 started = time.perf_counter()
-                await _call(SEARCH_TOOL, {"query": query.query, "k": 10, "auto_index": False})
+                await call_tool(SEARCH_TOOL, {"query": query.query, "k": 10, "auto_index": False})
                 whole.append(time.perf_counter() - started)
         finally:
             await services.aclose()

@@ -72,72 +72,28 @@ def speak(text: str, voice: tuple[str, int, int], work: Path) -> np.ndarray:
 
 def _bed(seconds: float, work: Path) -> np.ndarray:
     """A music bed: sox synth chords, quiet under the talk."""
-    out = work / "bed.wav"
-    subprocess.run(
-        [
-            "sox",
-            "-n",
-            "-r",
-            str(RATE),
-            "-c",
-            "1",
-            "-b",
-            "16",
-            "-e",
-            "signed-integer",
-            str(out),
-            "synth",
-            f"{seconds:.2f}",
-            "pluck",
-            "C3",
-            "pluck",
-            "E3",
-            "pluck",
-            "G3",
-            "vol",
-            "0.5",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    out2 = work / "bed2.wav"
-    subprocess.run(
-        [
-            "sox",
-            "-n",
-            "-r",
-            str(RATE),
-            "-c",
-            "1",
-            "-b",
-            "16",
-            "-e",
-            "signed-integer",
-            str(out2),
-            "synth",
-            f"{seconds:.2f}",
-            "sine",
-            "220",
-            "sine",
-            "277",
-            "sine",
-            "330",
-            "tremolo",
-            "2",
-            "60",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    tracks = []
-    for file in (out, out2):
-        with wave.open(str(file)) as w:
-            tracks.append(np.frombuffer(w.readframes(w.getnframes()), np.int16) / 32768)
+    tracks = [
+        _synth(work / "bed.wav", seconds, "pluck C3 pluck E3 pluck G3 vol 0.5"),
+        _synth(work / "bed2.wav", seconds, "sine 220 sine 277 sine 330 tremolo 2 60"),
+    ]
     size = int(seconds * RATE)
     bed = np.zeros(size, np.float32)
     for track in tracks:
         bed[: min(size, track.size)] += track[:size].astype(np.float32)
     return bed / max(1e-9, float(np.abs(bed).max())) * 0.08
+
+
+def _synth(out: Path, seconds: float, effects: str) -> np.ndarray:
+    """`sox -n ... synth` of `seconds` with `effects` (sox's words for the tones and what
+    shapes them), written to `out` as 16-bit mono at RATE and read back in [-1, 1)."""
+    subprocess.run(
+        ["sox", "-n", "-r", str(RATE), "-c", "1", "-b", "16", "-e", "signed-integer"]
+        + [str(out), "synth", f"{seconds:.2f}", *effects.split()],
+        check=True,
+        capture_output=True,
+    )
+    with wave.open(str(out)) as w:
+        return np.frombuffer(w.readframes(w.getnframes()), np.int16) / 32768
 
 
 def make(

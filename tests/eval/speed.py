@@ -27,14 +27,9 @@ from pathlib import Path
 
 from tests.bench.common import percentile
 from tests.eval import large_corpus
+from tests.eval.calls import call_tool
 from tests.eval.distractors import store_services
 from tests.eval.metrics import load_queries
-
-
-async def _call(tool: str, arguments: dict) -> dict:
-    from tests.eval.__main__ import _call as call
-
-    return await call(tool, arguments)
 
 
 async def _index(model: str, files: Path, scratch: Path) -> str:
@@ -47,7 +42,7 @@ async def _index(model: str, files: Path, scratch: Path) -> str:
             store = await get_store()
             await store.embedder.embed(["warm up"], "document")  # the model's load is apart
             started = time.perf_counter()
-            await _call(
+            await call_tool(
                 "index_transcript_files",
                 {"path": str(files), "glob_pattern": "*", "fetch_metadata": False},
             )
@@ -75,12 +70,12 @@ async def _latency(stores: dict[str, Path], count: int) -> None:
     try:
         for found in services.values():  # warm: the model, the indexes
             with use_services(found):
-                await _call("semantic_search_transcripts", {"query": "warm up", "k": 10})
+                await call_tool("semantic_search_transcripts", {"query": "warm up", "k": 10})
         for query in queries:
             for model, found in services.items():
                 with use_services(found):
                     started = time.perf_counter()
-                    await _call(
+                    await call_tool(
                         "semantic_search_transcripts",
                         {"query": query.query, "k": 10, "auto_index": False},
                     )

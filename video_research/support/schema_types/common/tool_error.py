@@ -7,33 +7,6 @@ from typing import Any, Literal, NotRequired, TypeAlias
 
 from typing_extensions import TypedDict
 
-
-class ToolError(TypedDict, closed=True):
-    error: str
-    message: str
-    category: Literal[
-        "invalid_input",
-        "unsupported_format",
-        "too_large",
-        "not_found",
-        "conflict",
-        "unauthorized",
-        "forbidden",
-        "rate_limited",
-        "network",
-        "timeout",
-        "unavailable",
-        "store_error",
-        "config_error",
-        "internal_error",
-        "cancelled",
-    ]
-    hint: str
-    retryable: bool
-    retry_after_seconds: NotRequired[int | None]
-    details: NotRequired[dict[str, Any]]
-
-
 Category: TypeAlias = Literal[
     "invalid_input",
     "unsupported_format",
@@ -51,3 +24,13 @@ Category: TypeAlias = Literal[
     "internal_error",
     "cancelled",
 ]
+
+
+class ToolError(TypedDict, closed=True):
+    error: str
+    message: str
+    category: Category
+    hint: str
+    retryable: bool
+    retry_after_seconds: NotRequired[int | None]
+    details: NotRequired[dict[str, Any]]
