@@ -391,6 +391,7 @@ def hearing(mixed: MixedSet, spoken: dict[str, str], results: dict[str, list[dic
     lines += [f"  misheard: {q.id} {q.query!r} ({q.video_id})" for q in lost]
     shown = [q for q in mixed.queries if q.slide]
     misread = []
+    misread_ids = set()
     for query in shown:
         read = " ".join(
             r["text"]
@@ -401,9 +402,20 @@ def hearing(mixed: MixedSet, spoken: dict[str, str], results: dict[str, list[dic
         )
         if _fold(query.query) not in _fold(read):
             misread.append(f"  misread or not listed: {query.id} {query.query!r} as {read!r}")
+            misread_ids.add(query.id)
     lines.append(
         f"- slide queries whose slide, as read and listed, holds their words: "
         f"{len(shown) - len(misread)} of {len(shown)}"
+    )
+    held = [
+        q
+        for q in mixed.queries
+        if q.exact and q not in lost and q.id not in misread_ids and q.id in results
+    ]
+    weak = [q for q in held if judge(q, results[q.id]).weak]
+    lines.append(
+        f"- exact queries whose words the index holds as said or shown, flagged weak: "
+        f"{len(weak)} of {len(held)}" + "".join(f" {q.id}" for q in weak)
     )
     return "\n".join(lines + misread)
 

@@ -48,7 +48,7 @@ class Variant:
     """One way to run the stages after the candidates."""
 
     fusion: str = "fitted"
-    """fitted | alpha | rrf | keywords | vectors"""
+    """fitted | alpha | rrf | relevance | keywords | vectors"""
     alpha: float = 0.5
     fold: bool = True
     link_words: bool = True
@@ -129,6 +129,8 @@ def replay(
         alpha = 1.0
     elif variant.fusion == "rrf":
         fitted = replace(fitted, fusion="rrf")
+    elif variant.fusion == "cosine":
+        fitted = replace(fitted, fusion="cosine", alpha=variant.alpha)
     elif variant.fusion == "alpha":
         alpha = variant.alpha
     text = sample.query.query
@@ -214,10 +216,14 @@ def objective(scores: Scores) -> float:
 # ---------------------------------------------------------------- fitting
 
 
-FUSION_GRID = [Variant(fusion="alpha", alpha=a / 10) for a in range(0, 11)] + [
-    Variant(fusion="rrf")
-]
-"""The fusion methods the fit chooses among: a fixed weight 0.0-1.0 or RRF."""
+FUSION_GRID = (
+    [Variant(fusion="alpha", alpha=a / 10) for a in range(0, 11)]
+    + [Variant(fusion="rrf")]
+    + [Variant(fusion="cosine", alpha=a / 20) for a in range(10, 20)]
+)
+"""The fusion methods the fit chooses among: a fixed weight 0.0-1.0 over both sides'
+normalised scores, RRF, or a weight 0.50-0.95 of the cosine itself against the
+normalised keyword score (ties keep the first)."""
 
 
 def choose(samples: Sequence[Sample], grid: Sequence[Variant] = FUSION_GRID) -> Variant:
@@ -277,6 +283,8 @@ def link_rate(scores: Scores) -> float:
 def describe(variant: Variant) -> str:
     if variant.fusion == "alpha":
         return f"alpha {variant.alpha:.1f}"
+    if variant.fusion == "cosine":
+        return f"cosine {variant.alpha:.2f}"
     return variant.fusion
 
 

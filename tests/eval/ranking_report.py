@@ -89,13 +89,29 @@ def baselines(sets: dict[str, list[Sample]]) -> None:
     _say("\nn per set: " + ", ".join(f"{label} {len(part)}" for label, part in sets.items()))
 
 
+def fitted_ablation(model: str) -> dict[str, Variant]:
+    """The row that removes the fitted method's own part: the cosine min-max normalised
+    like the keyword score (a fixed weight, the fitted one, over both)."""
+    from video_research.knowledge import ranking
+
+    fitted = ranking.params(model)
+    if fitted.fusion != "cosine":
+        return {}
+    return {
+        f"cosine normalised too (fixed alpha {fitted.alpha:.2f})": Variant(
+            fusion="alpha", alpha=fitted.alpha
+        )
+    }
+
+
 def ablation(sets: dict[str, list[Sample]]) -> None:
+    model = next(s.model for part in sets.values() for s in part)
     _say(
         "\n### ablation: each stage removed in turn "
         f"(moment@5 / MRR@10 / link within {ranking_eval.LINK_SECONDS:.0f} s)\n"
     )
     rows = {}
-    for name, variant in ABLATION.items():
+    for name, variant in {**ABLATION, **fitted_ablation(model)}.items():
         rows[name] = {}
         for label, part in sets.items():
             scores = score(part, variant)

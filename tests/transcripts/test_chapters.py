@@ -143,6 +143,20 @@ async def test_chapters_from_the_container_a_chapter_file_and_the_slides(tmp_pat
     for chapter, slide in zip(slides["chapters"], LECTURE["slides"], strict=True):
         assert abs(chapter["start"] - slide["start"]) <= 2.5 and "slide" in chapter["signals"]
 
+    # A chapter is found by its words, never by a title's few words' vector alone: a
+    # question on the topic of "Earth and space" that shares none of its words lists none.
+    drift = await call_ok(
+        "semantic_search_transcripts",
+        {"query": "how fast do continents drift apart", "k": 20, "auto_index": False},
+    )
+    assert drift["results"] and all(r["evidence"] != "chapter" for r in drift["results"])
+    titled = await call_ok(
+        "semantic_search_transcripts", {"query": "earth and space", "auto_index": False}
+    )
+    assert ("boxed", "chapter", 24) in [
+        (r["video_id"], r["evidence"], r["start_time"]) for r in titled["results"]
+    ]
+
 
 async def test_video_chapters_refuses_what_is_not_indexed():
     missing = await call_error("video_chapters", {"video_id": "never_indexed"})

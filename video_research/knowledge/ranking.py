@@ -9,8 +9,12 @@ Read top to bottom, a search is four stages:
    is fixed, never derived from how many results were asked for, so the first k results
    are the first k of any larger k.
 2. **Fusion** (`fuse`): one score per candidate from its two sides, by the method in
-   the fitted `Params` (a fixed weight over min-max normalised scores, or reciprocal
-   rank fusion). A caller's own `alpha` always means the fixed weight.
+   the fitted `Params`: a weight of the cosine itself against the keyword score min-max
+   normalised ("cosine": a cosine means the same from query to query, while normalising
+   it lifts the best of a poor lot to 1, level with the keyword side's best); a fixed
+   weight over both sides' min-max normalised scores ("alpha"); or reciprocal rank
+   fusion. A caller's own `alpha` always means the fixed weight over both normalised
+   sides.
 3. **Moments** (transcripts only, `transcripts.search`): each fused hit a moment,
    linked to the sentence that matched: where the query's words are spoken, else the
    moment's sentence nearest the query by meaning.
@@ -64,6 +68,9 @@ class Candidate:
     the caller that read the parts: fusion's vector side reads the larger of it and
     `cosine`; relevance reads `cosine` alone, the object's own, so a hit's relevance
     never depends on which parts were read beside it."""
+    by_meaning: bool = True
+    """Whether fusion may rank it by its cosine, whichever side found it (False: by its
+    words only, `transcripts.search.by_words`)."""
     text: str = ""
     """The object's searchable text (what the keyword side read)."""
     fused: float = 0.0
@@ -83,9 +90,9 @@ class Fit:
 class Params:
     """The fitted numbers of one embedding model (see the module docstring)."""
 
-    fusion: Literal["alpha", "rrf"] = "alpha"
+    fusion: Literal["alpha", "rrf", "cosine"] = "alpha"
     alpha: float = 0.5
-    """The vector side's weight when `fusion` is "alpha"."""
+    """The vector side's weight when `fusion` is "alpha" or "cosine"."""
     rrf_k: float = 60.0
     """Reciprocal rank fusion's constant when `fusion` is "rrf" (the usual 60, not fitted)."""
     relevance: Fit = Fit(0.0, 10.0, -6.0)
@@ -124,7 +131,12 @@ def fuse(
 ) -> list[Candidate]:
     """`candidates` best first, each with its `fused` score. `alpha` (the caller's) is a
     fixed weight of the vector side; None uses the fitted method."""
-    if alpha is None and fitted.fusion == "rrf":
+    if alpha is None and fitted.fusion == "cosine":
+        keyword = _min_max([c.keyword for c in candidates])
+        for candidate, kw in zip(candidates, keyword, strict=True):
+            near = _nearness(candidate) if candidate.by_meaning else None
+            candidate.fused = fitted.alpha * (near or 0.0) + (1.0 - fitted.alpha) * kw
+    elif alpha is None and fitted.fusion == "rrf":
         for candidate in candidates:
             candidate.fused = sum(
                 1.0 / (fitted.rrf_k + rank + 1)

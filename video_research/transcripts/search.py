@@ -141,14 +141,15 @@ def by_sentences(found: list[ranking.Candidate], sentences: Sentences) -> list[r
 
 def by_words(found: list[ranking.Candidate]) -> list[ranking.Candidate]:
     """`found` with each chapter taken as found by its words only: one the keyword side
-    did not return is dropped, and the vector side's rank of one it did is forgotten (its
-    cosine stays: relevance reads it). See the module docstring for why."""
+    did not return is dropped, and fusion forgets the vector side's rank and cosine of
+    one it did (the cosine stays for relevance). See the module docstring for why."""
     kept = []
     for candidate in found:
         if candidate.properties.get("evidence") == "chapter":
             if candidate.keyword_rank is None:
                 continue
             candidate.vector_rank = None
+            candidate.by_meaning = False
         kept.append(candidate)
     return kept
 
