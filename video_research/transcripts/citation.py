@@ -25,8 +25,8 @@ from video_research.knowledge.store import get_store
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.youtube_urls import parse_video_id
 from video_research.transcripts import indexer
-from video_research.transcripts.indexer import CHUNKS
 from video_research.transcripts.moments import cue_starts
+from video_research.transcripts.records import CHUNKS
 
 CLOSE_RATIO = 0.75
 """A run of the window's words this alike to the quote (difflib's ratio over words) is a

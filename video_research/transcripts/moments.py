@@ -21,8 +21,8 @@ from typing import Any
 
 from video_research.knowledge import relevance
 from video_research.knowledge.store import SearchHit
-from video_research.transcripts.indexer import timestamp_url, video_fields
 from video_research.transcripts.line_position import LONG_LINE_SECONDS, lasting, said_at
+from video_research.transcripts.records import timestamp_url, video_fields
 
 MAX_TERMS = 32
 """Query terms pinpointing looks for: a long query costs no more than this."""

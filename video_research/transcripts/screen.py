@@ -23,7 +23,7 @@ from typing import Any
 
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import generate_uuid5, get_store, now_utc
-from video_research.transcripts.indexer import (
+from video_research.transcripts.records import (
     CHUNKS,
     MAX_CHUNKS,
     SCREEN,

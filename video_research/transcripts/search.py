@@ -33,7 +33,6 @@ from video_research.knowledge.collections import get_collection
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.store import SearchHit, get_store
 from video_research.transcripts import windows
-from video_research.transcripts.indexer import CHUNKS
 from video_research.transcripts.moments import (
     Moment,
     TermMatcher,
@@ -41,6 +40,7 @@ from video_research.transcripts.moments import (
     fold_repeats,
     query_terms,
 )
+from video_research.transcripts.records import CHUNKS
 
 
 async def search(
