@@ -346,7 +346,7 @@ async def compare(
         )
     schema = (
         analysis.output_schema
-        if analysis.custom
+        if analysis.output_schema is not None
         else contracts.gemini_definition(COMPARISON, "comparison")
     )
     instruction = prompts.render(

@@ -223,10 +223,10 @@ async def gather(
     if knowledge_passages:
         from video_research.knowledge.passages import retrieve
 
-        found = await retrieve(
+        retrieved = await retrieve(
             question, collections=list(KNOWLEDGE_COLLECTIONS), limit=knowledge_passages, alpha=0.5
         )
-        for passage in found.passages:
+        for passage in retrieved.passages:
             cite = passage.citation
             props = passage.properties
             evidence.add(
@@ -239,7 +239,7 @@ async def gather(
                 collection=passage.collection,
                 object_id=passage.object_id,
             )
-        evidence.consulted["knowledge_passages"] = len(found.passages)
+        evidence.consulted["knowledge_passages"] = len(retrieved.passages)
     _fit(evidence, question)
     return evidence
 
