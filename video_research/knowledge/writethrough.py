@@ -188,7 +188,7 @@ async def store_session_turn(
     )
 
 
-async def store_video_metadata(metadata: dict[str, Any]) -> str | None:
+async def store_video_metadata(metadata: Mapping[str, Any]) -> str | None:
     """Deterministic UUID from metadata["video_id"]: a repeated fetch updates, never duplicates."""
     video_id = metadata.get("video_id")
     if not video_id:

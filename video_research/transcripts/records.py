@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
@@ -227,7 +227,7 @@ class VideoInfo:
     chapters: list[Chapter] = field(default_factory=list)
 
     @classmethod
-    def from_metadata(cls, video: dict[str, Any]) -> VideoInfo:
+    def from_metadata(cls, video: Mapping[str, Any]) -> VideoInfo:
         """From `youtube.get_videos` metadata; chapters read from the description."""
         from video_research.transcripts.chunker import parse_chapters
 
