@@ -19,7 +19,8 @@ stops a transcript from being fetched or indexed later (which replaces the recor
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import generate_uuid5, get_store, now_utc
@@ -37,14 +38,17 @@ from video_research.transcripts.records import (
     video_uuid,
 )
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.media_screen_text_output import Indexed
+
 
 def screen_chunk_uuid(video_id: str, index: int) -> str:
     return generate_uuid5(f"{video_id}#screen#{index}", "transcript-chunk")
 
 
-def group_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def group_spans(spans: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Spans shown over the same stretch of time, as one group: {start, end, lines}."""
-    groups: dict[tuple[float, float], list[dict[str, Any]]] = {}
+    groups: dict[tuple[float, float], list[Mapping[str, Any]]] = {}
     for span in spans:
         groups.setdefault((span["appeared"], span["disappeared"]), []).append(span)
     return [
@@ -55,11 +59,11 @@ def group_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def index_screen_text(
     info: VideoInfo,
-    spans: list[dict[str, Any]],
+    spans: Sequence[Mapping[str, Any]],
     *,
     source_path: str,
     coverage: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Indexed:
     """Store `spans` as the screen chunks of `info.video_id`; {"video_id", "chunk_count"}.
     `coverage`: what the file holds (`indexer.index_transcript`'s `media`), so a hit from
     a file cut short says `complete: false`."""
