@@ -15,7 +15,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.config import Settings
 from video_research.knowledge.filters import Filter, FilterNode
@@ -53,6 +53,9 @@ from video_research.transcripts.sources import (
     fetch_youtube,
 )
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Video
+
 logger = logging.getLogger(__name__)
 
 
@@ -65,7 +68,7 @@ async def index_transcript(
     budget: Budget | None = None,
     cuts: Sequence[float] = (),
     media: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Video:
     """Chunk and store one video's transcript, replacing what was indexed for it before.
 
     `cuts`: the video's scene cuts (seconds), which no chunk spans. `media`: what the media
@@ -204,7 +207,7 @@ async def delete_video(video_id: str) -> tuple[bool, int]:
 
 async def list_videos(
     where: FilterNode | None, limit: int, offset: int
-) -> tuple[list[dict[str, Any]], int, int | None]:
+) -> tuple[list[Video], int, int | None]:
     """(video summaries newest first, total matching, next offset)."""
     store = await get_store()
     page = await store.fetch(
@@ -303,7 +306,7 @@ async def index_youtube_videos(
     """
     settings = current_settings()
     already = set() if force else await indexed_ids([info.video_id for info in infos])
-    indexed: list[dict[str, Any]] = []
+    indexed: list[Video] = []
     failed: list[dict[str, Any]] = []
     skipped = [info.video_id for info in infos if info.video_id in already]
     todo = [info for info in infos if info.video_id not in already]

@@ -27,7 +27,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired, TypedDict
 
 from video_research.knowledge.collections import (
     CollectionDef,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         TranscriptChunk,
         VideoFields,
     )
+    from video_research.support.schema_types.common.transcripts import Video
 
 CHUNKS = "TranscriptChunks"
 VIDEOS = "TranscriptVideos"
@@ -346,7 +347,25 @@ def _chunk_language(cues: Sequence[Cue], language: str) -> _Language:
     return found
 
 
-def video_fields(props: dict[str, Any]) -> dict[str, Any]:
+class VideoIdentity(TypedDict):
+    """The video's own fields, as chunks and video records both carry them."""
+
+    video_id: str
+    video_title: str
+    channel_id: str
+    channel_title: str
+    video_url: str
+    published_at: str | None
+    language: str
+
+
+COVERAGE_KEYS: tuple[Literal["seconds_read", "seconds_claimed"], ...] = (
+    "seconds_read",
+    "seconds_claimed",
+)
+
+
+def video_fields(props: Mapping[str, Any]) -> VideoIdentity:
     """The video's own fields, as chunks and video records both carry them."""
     return {
         "video_id": props["video_id"],
@@ -359,9 +378,9 @@ def video_fields(props: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def video_summary(record: dict[str, Any]) -> dict[str, Any]:
+def video_summary(record: Mapping[str, Any]) -> Video:
     """A stored video as the tools show it (without the cue list)."""
-    return {
+    summary: Video = {
         **video_fields(record),
         "is_generated": bool(record.get("is_generated")),
         "source": record.get("source") or "youtube",
@@ -370,11 +389,15 @@ def video_summary(record: dict[str, Any]) -> dict[str, Any]:
         "segment_count": record.get("segment_count") or 0,
         "duration_seconds": record.get("duration_seconds") or 0.0,
         "indexed_at": record.get("indexed_at"),
-        **({"speech_model": record["speech_model"]} if record.get("speech_model") else {}),
-        "complete": record.get("complete") is not False,
-        **{key: record[key] for key in ("seconds_read", "seconds_claimed") if key in record},
     }
+    if record.get("speech_model"):
+        summary["speech_model"] = record["speech_model"]
+    summary["complete"] = record.get("complete") is not False
+    for key in COVERAGE_KEYS:
+        if key in record:
+            summary[key] = record[key]
+    return summary
 
 
-def cues_of(record: dict[str, Any]) -> list[Cue]:
+def cues_of(record: Mapping[str, Any]) -> list[Cue]:
     return [Cue.from_dict(c) for c in json.loads(record["segments_json"])]

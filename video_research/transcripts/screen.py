@@ -39,6 +39,7 @@ from video_research.transcripts.records import (
 )
 
 if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Video
     from video_research.support.schema_types.tools.media_screen_text_output import Indexed
 
 
@@ -103,7 +104,7 @@ async def record_screen_only(
     source_path: str,
     stamps: dict[str, str],
     media: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Video:
     """The TranscriptVideos record of a video indexed by its on-screen text alone (see the
     module docstring); `stamps` as for speech, so an unchanged file is skipped next time;
     `media` as for `indexer.index_transcript` (its duration, whether it is whole)."""
