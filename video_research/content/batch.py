@@ -43,15 +43,6 @@ if TYPE_CHECKING:
     from video_research.support.schema_types.common.gemini import BatchJob
     from video_research.support.schema_types.tools.content_batch_analyze_output import Item
 
-
-class Extra(TypedDict, total=False):
-    """The result fields a mode adds to content_batch_analyze's counts and items."""
-
-    comparison: dict[str, Any]
-    model: str
-    batch_job: BatchJob
-
-
 logger = logging.getLogger(__name__)
 
 Mode = Literal["individual", "compare"]
@@ -84,6 +75,14 @@ class FileSet:
     targets: list[Target]
     skipped: list[str]
     directory: str | None
+
+
+class Extra(TypedDict, total=False):
+    """The result fields a mode adds to content_batch_analyze's counts and items."""
+
+    comparison: dict[str, Any]
+    model: str
+    batch_job: BatchJob
 
 
 @dataclass(frozen=True)
