@@ -17,8 +17,9 @@ video ID): its metadata, chapters and the full cue list for `transcript_get`. A 
 record also keeps the SHA-256 of the file and of the metadata it was indexed with, so
 an unchanged file is skipped on the next run.
 
-Kept apart from the indexing so that the readers of the index (search, reading, screen
-text, citations) depend on the shapes alone, not on the code that fetches and writes.
+Kept apart from the indexing so that what only reads the index or writes beside it
+(search, moments, screen text) imports the shapes without the code that fetches and
+indexes transcripts.
 """
 
 from __future__ import annotations
