@@ -14,6 +14,7 @@ thumbnail it lacks is filled in (`videos.upsert(fill_only=True)`).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -25,7 +26,7 @@ from video_research.support.youtube_urls import watch_url
 logger = logging.getLogger(__name__)
 
 
-def record_from_youtube(video: dict[str, Any]) -> VideoRecord:
+def record_from_youtube(video: Mapping[str, Any]) -> VideoRecord:
     """The catalog entry for one YouTube video dict (raises ValidationError when unusable)."""
     categories = list(video.get("categories") or [])
     if video.get("category"):
@@ -45,7 +46,7 @@ def record_from_youtube(video: dict[str, Any]) -> VideoRecord:
     )
 
 
-async def from_youtube(videos: list[dict[str, Any]], *, source_tool: str) -> int:
+async def from_youtube(videos: Sequence[Mapping[str, Any]], *, source_tool: str) -> int:
     """Add new videos to the catalog (existing ones only gain a missing duration or
     thumbnail); returns how many were processed."""
     from video_research.catalog import db

@@ -20,14 +20,30 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from video_research.config import Settings
 from video_research.support.errors import COMMENTS_OFF_HINT, ErrorCategory, ToolFailure
 from video_research.support.retrying import call_with_backoff
 from video_research.support.services import Resource, current_services, current_settings
 from video_research.support.youtube_urls import watch_url
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.video_comments_output import (
+        Comment,
+        VideoCommentsOutput,
+    )
+    from video_research.support.schema_types.tools.video_metadata_output import (
+        VideoMetadataOutput as VideoMetadata,
+    )
+    from video_research.support.schema_types.tools.video_playlist_output import (
+        Item as PlaylistItem,
+    )
+    from video_research.support.schema_types.tools.video_playlist_output import (
+        VideoPlaylistOutput,
+    )
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +104,7 @@ def _best_thumbnail(thumbnails: dict[str, Any] | None) -> str | None:
     return None
 
 
-def video_from_resource(item: dict[str, Any]) -> dict[str, Any]:
+def video_from_resource(item: Mapping[str, Any]) -> VideoMetadata:
     """The project's video metadata dict from a videos.list resource."""
     snippet = item.get("snippet") or {}
     details = item.get("contentDetails") or {}
@@ -168,8 +184,9 @@ def _service(settings: Settings) -> Any:
 
 def _http_status(exc: BaseException) -> int | None:
     resp = getattr(exc, "resp", None)
+    status: Any = getattr(resp, "status", None)
     try:
-        return int(getattr(resp, "status", None))
+        return int(status)
     except (TypeError, ValueError):
         return None
 
@@ -291,9 +308,9 @@ async def _execute(
 # ----------------------------------------------------------------------------- API
 
 
-async def get_videos(video_ids: list[str]) -> list[dict[str, Any]]:
+async def get_videos(video_ids: list[str]) -> list[VideoMetadata]:
     """Metadata of many videos (batched 50 per request), in the order given; unknown IDs skipped."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, VideoMetadata] = {}
     for start in range(0, len(video_ids), 50):
         batch = video_ids[start : start + 50]
         body = await _execute(
@@ -307,7 +324,7 @@ async def get_videos(video_ids: list[str]) -> list[dict[str, Any]]:
     return [found[v] for v in video_ids if v in found]
 
 
-async def get_video(video_id: str) -> dict[str, Any]:
+async def get_video(video_id: str) -> VideoMetadata:
     """Metadata of one video (the video_metadata output shape)."""
     videos = await get_videos([video_id])
     if not videos:
@@ -344,7 +361,7 @@ async def _playlist_items(
     return items[:max_items], total
 
 
-async def get_playlist(playlist_id: str, max_items: int) -> dict[str, Any]:
+async def get_playlist(playlist_id: str, max_items: int) -> VideoPlaylistOutput:
     """A playlist and up to max_items of its videos (the video_playlist output shape)."""
     listing = await _execute(
         lambda s: s.playlists().list(part="snippet,contentDetails", id=playlist_id, maxResults=1),
@@ -365,23 +382,24 @@ async def get_playlist(playlist_id: str, max_items: int) -> dict[str, Any]:
         for item in raw_items
     ]
     details = {v["video_id"]: v for v in await get_videos([v for v in video_ids if v])}
-    items = []
+    items: list[PlaylistItem] = []
     for position, (item, video_id) in enumerate(zip(raw_items, video_ids, strict=True)):
         item_snippet = item.get("snippet") or {}
         video = details.get(video_id or "")
+        known: Mapping[str, Any] = video or {}
         items.append(
             {
                 "video_id": video_id or "",
                 "position": item_snippet.get("position", position),
-                "title": (video or {}).get("title") or item_snippet.get("title", ""),
+                "title": known.get("title") or item_snippet.get("title", ""),
                 "url": watch_url(video_id) if video_id else "",
-                "channel_title": (video or {}).get("channel_title")
+                "channel_title": known.get("channel_title")
                 or item_snippet.get("videoOwnerChannelTitle", ""),
-                "published_at": (video or {}).get("published_at")
+                "published_at": known.get("published_at")
                 or (item.get("contentDetails") or {}).get("videoPublishedAt", ""),
                 "added_at": item_snippet.get("publishedAt", ""),
-                "duration_seconds": (video or {}).get("duration_seconds"),
-                "thumbnail_url": (video or {}).get("thumbnail_url")
+                "duration_seconds": known.get("duration_seconds"),
+                "thumbnail_url": known.get("thumbnail_url")
                 or _best_thumbnail(item_snippet.get("thumbnails")),
                 "available": video is not None,
             }
@@ -401,7 +419,7 @@ async def get_playlist(playlist_id: str, max_items: int) -> dict[str, Any]:
     }
 
 
-async def list_channel_videos(channel_id: str, max_videos: int) -> list[dict[str, Any]]:
+async def list_channel_videos(channel_id: str, max_videos: int) -> list[VideoMetadata]:
     """A channel's most recent uploads, newest first, as video metadata dicts."""
     body = await _execute(
         lambda s: s.channels().list(part="contentDetails,snippet", id=channel_id, maxResults=1),
@@ -424,7 +442,31 @@ async def list_channel_videos(channel_id: str, max_videos: int) -> list[dict[str
     return sorted(videos, key=lambda v: v.get("published_at") or "", reverse=True)
 
 
-def _comment(snippet: dict[str, Any], comment_id: str, video_id: str) -> dict[str, Any]:
+class _CommentFields(TypedDict):
+    """What a top-level comment and a reply both carry."""
+
+    comment_id: str
+    author: str
+    author_channel_id: str | None
+    author_channel_url: str | None
+    text: str
+    like_count: int
+    published_at: str
+    updated_at: str | None
+    url: str | None
+
+
+if TYPE_CHECKING:
+
+    class _ThreadComment(Comment):
+        """A thread's top comment: the contract's fields, and the author's channel link
+        and the edit time, which the contract allows without naming."""
+
+        author_channel_url: str | None
+        updated_at: str | None
+
+
+def _comment(snippet: Mapping[str, Any], comment_id: str, video_id: str) -> _CommentFields:
     """One comment (top-level or reply) from its commentThreads/comments snippet."""
     channel = (snippet.get("authorChannelId") or {}).get("value")
     return {
@@ -440,17 +482,20 @@ def _comment(snippet: dict[str, Any], comment_id: str, video_id: str) -> dict[st
     }
 
 
-def comment_thread(item: dict[str, Any], video_id: str) -> dict[str, Any]:
+def comment_thread(item: Mapping[str, Any], video_id: str) -> _ThreadComment:
     """A commentThreads resource as the video_comments output lists it."""
     snippet = item.get("snippet") or {}
     top = snippet.get("topLevelComment") or {}
-    comment = _comment(top.get("snippet") or {}, top.get("id") or item.get("id", ""), video_id)
-    comment["thread_id"] = item.get("id", "")
-    comment["reply_count"] = _count(snippet.get("totalReplyCount")) or 0
+    comment: _ThreadComment = {
+        **_comment(top.get("snippet") or {}, top.get("id") or item.get("id", ""), video_id),
+        "thread_id": item.get("id", ""),
+        "reply_count": _count(snippet.get("totalReplyCount")) or 0,
+    }
     replies = (item.get("replies") or {}).get("comments")
     if replies is not None:
         comment["replies"] = [
-            _comment(reply.get("snippet") or {}, reply.get("id", ""), video_id) for reply in replies
+            dict(_comment(reply.get("snippet") or {}, reply.get("id", ""), video_id))
+            for reply in replies
         ]
     return comment
 
@@ -463,7 +508,7 @@ async def get_comments(
     page_token: str | None = None,
     include_replies: bool = False,
     search_terms: str | None = None,
-) -> dict[str, Any]:
+) -> VideoCommentsOutput:
     """One page of a video's comment threads (commentThreads.list, 1 quota unit).
 
     Comments turned off is `forbidden`, never an empty page; an unknown video is
@@ -481,7 +526,7 @@ async def get_comments(
         ),
         f"video {video_id}",
     )
-    comments = [comment_thread(item, video_id) for item in body.get("items", [])]
+    comments: list[Comment] = [comment_thread(item, video_id) for item in body.get("items", [])]
     return {
         "video_id": video_id,
         "url": watch_url(video_id),

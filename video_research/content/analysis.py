@@ -15,13 +15,19 @@ import hashlib
 import json
 import logging
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
 from video_research.knowledge import writethrough
 from video_research.support import contracts, paths
 from video_research.support.errors import ErrorCategory, ToolFailure
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        ContentAnalyzeOutput,
+        ContentExtractOutput,
+    )
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +104,13 @@ def read_file(path: Path, file_path: str) -> tuple[Any, str, str]:
     )
 
 
+def _checked(result: dict[str, Any]) -> ContentAnalyzeOutput:
+    """An analysis as content_analyze returns it: Gemini's answer passed `result_schema`
+    in gemini.generate_json (the content result's, or the caller's own, an object the
+    contract leaves open), and `source` and `source_type` are ours."""
+    return cast("ContentAnalyzeOutput", result)
+
+
 def file_request(part: Any, instruction: str, custom: bool) -> list[Any]:
     """The Gemini contents for analysing one file or text (its part, then the instruction).
 
@@ -151,17 +164,17 @@ async def ask_about_url(
 
 async def analyze_url(
     url: str, instruction: str, output_schema: dict[str, Any] | None, thinking: str
-) -> dict[str, Any]:
+) -> ContentAnalyzeOutput:
     """A web page analysed (the URL already checked against the URL policy)."""
     data, generation = await ask_about_url(
         url, instruction, result_schema(output_schema), output_schema is not None, thinking
     )
     if output_schema is not None:
-        return data
+        return _checked(data)
     result = {**data, "source": url, "source_type": "url"}
     result["retrieved_urls"] = list(generation.url_context.get("url_metadata", []) or [])
     await _store(result, url, instruction, "url:" + url, generation)
-    return result
+    return _checked(result)
 
 
 async def analyze_file(
@@ -170,7 +183,7 @@ async def analyze_file(
     instruction: str,
     output_schema: dict[str, Any] | None,
     thinking: str,
-) -> dict[str, Any]:
+) -> ContentAnalyzeOutput:
     """A PDF or text file analysed; `path` is `file_path` already confined to the roots."""
     part, source, content_key = await asyncio.to_thread(read_file, path, file_path)
     return await _analyze_part(
@@ -180,7 +193,7 @@ async def analyze_file(
 
 async def analyze_text(
     text: str, instruction: str, output_schema: dict[str, Any] | None, thinking: str
-) -> dict[str, Any]:
+) -> ContentAnalyzeOutput:
     """A text given inline analysed."""
     content_key = "text:" + digest(text.encode("utf-8", "surrogatepass"))
     return await _analyze_part(
@@ -196,7 +209,7 @@ async def _analyze_part(
     instruction: str,
     output_schema: dict[str, Any] | None,
     thinking: str,
-) -> dict[str, Any]:
+) -> ContentAnalyzeOutput:
     custom = output_schema is not None
     data, generation = await gemini.generate_json(
         file_request(part, instruction, custom),
@@ -204,10 +217,10 @@ async def _analyze_part(
         thinking_level=thinking,
     )
     if custom:
-        return data
+        return _checked(data)
     result = {**data, "source": source, "source_type": source_type}
     await _store(result, source, instruction, content_key, generation)
-    return result
+    return _checked(result)
 
 
 async def _store(
@@ -222,7 +235,7 @@ async def _store(
     )
 
 
-async def extract(content: str, schema: dict[str, Any]) -> dict[str, Any]:
+async def extract(content: str, schema: dict[str, Any]) -> ContentExtractOutput:
     """Data of the caller's (already checked) JSON Schema extracted from `content`."""
     description = schema.get("description") or json.dumps(schema, indent=1)[:4000]
     data, _ = await gemini.generate_json(
@@ -230,4 +243,5 @@ async def extract(content: str, schema: dict[str, Any]) -> dict[str, Any]:
         schema=schema,
         thinking_level="low",
     )
-    return data
+    # it passed the caller's schema in gemini.generate_json: an object the contract leaves open
+    return cast("ContentExtractOutput", data)

@@ -22,7 +22,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict
 
 from video_research.clients.gemini import batch as gemini_batch
 from video_research.clients.gemini import client as gemini
@@ -38,6 +38,10 @@ from video_research.content.analysis import (
 from video_research.knowledge import writethrough
 from video_research.support import contracts, paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.gemini import BatchJob
+    from video_research.support.schema_types.tools.content_batch_analyze_output import Item
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +75,14 @@ class FileSet:
     targets: list[Target]
     skipped: list[str]
     directory: str | None
+
+
+class Extra(TypedDict, total=False):
+    """The result fields a mode adds to content_batch_analyze's counts and items."""
+
+    comparison: dict[str, Any]
+    model: str
+    batch_job: BatchJob
 
 
 @dataclass(frozen=True)
@@ -158,16 +170,19 @@ async def find_files(
     return FileSet(targets, skipped, named)
 
 
-def _failed(item: dict[str, Any], exc: BaseException) -> dict[str, Any]:
-    item["status"] = "error"
-    item["error"] = make_tool_error(exc).to_json_dict()
-    logger.warning("content batch: %s failed: %s", item["file_name"], item["error"]["error"])
-    return item
+def _ok(file_path: str, file_name: str, result: dict[str, Any]) -> Item:
+    return {"file_path": file_path, "file_name": file_name, "status": "ok", "result": result}
+
+
+def _failed(file_path: str, file_name: str, exc: BaseException) -> Item:
+    error = make_tool_error(exc).to_json_dict()
+    logger.warning("content batch: %s failed: %s", file_name, error["error"])
+    return {"file_path": file_path, "file_name": file_name, "status": "error", "error": error}
 
 
 async def analyze_each(
     files: FileSet, analysis: FileAnalysis, ctx: Any, *, concurrency: int
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[Item], Extra]:
     """`individual` mode, direct: each file one content_analyze-shaped analysis,
     `concurrency` at a time, written through; (items, extra result fields)."""
     targets = files.targets
@@ -176,9 +191,9 @@ async def analyze_each(
     semaphore = asyncio.Semaphore(concurrency)
     done = 0
 
-    async def one(raw: str, path: Path | None, refused: ToolFailure | None) -> dict[str, Any]:
+    async def one(raw: str, path: Path | None, refused: ToolFailure | None) -> Item:
         nonlocal done
-        item: dict[str, Any] = {"file_path": str(path or raw), "file_name": Path(raw).name}
+        file_path, file_name = str(path or raw), Path(raw).name
         async with semaphore:
             try:
                 if refused is not None:
@@ -200,11 +215,11 @@ async def analyze_each(
                         model=generation.model,
                         source_tool="content_batch_analyze",
                     )
-                item.update(status="ok", result=data)
+                item = _ok(file_path, file_name, data)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                _failed(item, exc)
+                item = _failed(file_path, file_name, exc)
         done += 1
         await ctx.report_progress(done, len(targets), f"{item['file_name']}: {item['status']}")
         return item
@@ -215,7 +230,7 @@ async def analyze_each(
 
 async def analyze_each_in_job(
     files: FileSet, analysis: FileAnalysis, ctx: Any
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[Item], Extra]:
     """`individual` mode through one Batch API job: read every file (progress per file),
     submit the readable ones, then collect and write through each answer."""
     targets = files.targets
@@ -225,12 +240,13 @@ async def analyze_each_in_job(
         response_schema=schema, thinking_level=analysis.thinking_level
     )
     job_parts = _JobParts()
-    items: list[dict[str, Any]] = []
+    # each file's item by its number: a file that cannot be read fails now, the others
+    # when their answers come back (one per request), and the items keep the files' order
+    items: dict[int, Item] = {}
     requests: list[gemini_batch.BatchRequest] = []
-    pending: dict[str, tuple[dict[str, Any], str, str]] = {}
+    pending: dict[str, tuple[int, str, str, str, str]] = {}
     for number, (raw, path, refused) in enumerate(targets, start=1):
-        item: dict[str, Any] = {"file_path": str(path or raw), "file_name": Path(raw).name}
-        items.append(item)
+        file_path, file_name = str(path or raw), Path(raw).name
         try:
             if refused is not None:
                 raise refused
@@ -243,11 +259,11 @@ async def analyze_each_in_job(
                     key, file_request(part, analysis.instruction, custom), config
                 )
             )
-            pending[key] = (item, source, content_key)
-            message = f"prepared {item['file_name']} for the batch job"
+            pending[key] = (number, file_path, file_name, source, content_key)
+            message = f"prepared {file_name} for the batch job"
         except Exception as exc:
-            _failed(item, exc)
-            message = f"{item['file_name']}: error"
+            items[number] = _failed(file_path, file_name, exc)
+            message = f"{file_name}: error"
         await ctx.report_progress(number, None, message)
     run = await gemini_batch.run_batch(
         requests,
@@ -256,7 +272,7 @@ async def analyze_each_in_job(
         display_name=_display_name(files.directory, len(targets)),
     )
     for outcome in run.results:
-        item, source, content_key = pending[outcome.key]
+        number, file_path, file_name, source, content_key = pending[outcome.key]
         try:
             if outcome.error is not None or outcome.generation is None:
                 raise outcome.error or ToolFailure(ErrorCategory.INTERNAL_ERROR, "No answer.")
@@ -271,11 +287,11 @@ async def analyze_each_in_job(
                     model=outcome.generation.model,
                     source_tool="content_batch_analyze",
                 )
-            item.update(status="ok", result=data)
+            items[number] = _ok(file_path, file_name, data)
         except Exception as exc:
-            _failed(item, exc)
+            items[number] = _failed(file_path, file_name, exc)
     job = run.summary()
-    return items, {} if job is None else {"batch_job": job}
+    return [items[n] for n in sorted(items)], {} if job is None else {"batch_job": job}
 
 
 async def _compare_job(
@@ -284,7 +300,7 @@ async def _compare_job(
     analysis: FileAnalysis,
     ctx: Any,
     **kw: Any,
-) -> tuple[dict[str, Any], gemini.Generation, dict[str, Any]]:
+) -> tuple[dict[str, Any], gemini.Generation, BatchJob]:
     """One comparison as a one-request Batch API job: (answer, generation, batch_job)."""
     request = gemini_batch.BatchRequest(
         "compare",
@@ -300,9 +316,7 @@ async def _compare_job(
     return gemini.parse_structured(outcome.generation, schema), outcome.generation, job
 
 
-async def compare(
-    files: FileSet, analysis: FileAnalysis, ctx: Any
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+async def compare(files: FileSet, analysis: FileAnalysis, ctx: Any) -> tuple[list[Item], Extra]:
     """`compare` mode: the readable files to Gemini together, each introduced by its name,
     for one comparison (directly, or as a one-request Batch API job); (items, extra
     result fields: comparison, model, batch_job)."""
@@ -310,11 +324,11 @@ async def compare(
     batch = analysis.delivery == "batch"
     total = None if batch else len(targets) + 1
     job_parts = _JobParts() if batch else None
-    items: list[dict[str, Any]] = []
+    items: list[Item] = []
     parts: list[Any] = []
     budget = COMPARE_BYTES
     for done, (raw, path, refused) in enumerate(targets, start=1):
-        item: dict[str, Any] = {"file_path": str(path or raw), "file_name": Path(raw).name}
+        file_path, file_name = str(path or raw), Path(raw).name
         try:
             if refused is not None:
                 raise refused
@@ -331,10 +345,10 @@ async def compare(
             if job_parts is not None:
                 part = await job_parts.part(part, path, content_key)
             budget -= size
-            parts += [gemini.text_part(f"File: {item['file_name']}"), part]
-            item["status"] = "ok"
+            parts += [gemini.text_part(f"File: {file_name}"), part]
+            item: Item = {"file_path": file_path, "file_name": file_name, "status": "ok"}
         except Exception as exc:
-            _failed(item, exc)
+            item = _failed(file_path, file_name, exc)
         items.append(item)
         await ctx.report_progress(done, total, f"read {item['file_name']}: {item['status']}")
     readable = [item for item in items if item["status"] == "ok"]
@@ -346,7 +360,7 @@ async def compare(
         )
     schema = (
         analysis.output_schema
-        if analysis.custom
+        if analysis.output_schema is not None
         else contracts.gemini_definition(COMPARISON, "comparison")
     )
     instruction = prompts.render(

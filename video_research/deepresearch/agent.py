@@ -13,10 +13,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.clients.gemini import client as gemini
 from video_research.support.services import current_settings
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.deep_research import Source
 
 REPORT_CHARS = 200_000
 """A report longer than this is cut (with a note): tool results must stay bounded."""
@@ -76,7 +79,7 @@ def _texts(interaction: Any) -> list[Any]:
     return blocks
 
 
-def read_report(interaction: Any) -> tuple[str, list[dict[str, Any]]]:
+def read_report(interaction: Any) -> tuple[str, list[Source]]:
     """(report text, sources [{url, title}]) of a finished interaction."""
     blocks = _texts(interaction)
     text = getattr(interaction, "output_text", None) or "\n\n".join(
@@ -84,7 +87,7 @@ def read_report(interaction: Any) -> tuple[str, list[dict[str, Any]]]:
     )
     if len(text) > REPORT_CHARS:
         text = text[:REPORT_CHARS] + "\n\n[report cut at 200,000 characters]"
-    sources: dict[str, dict[str, Any]] = {}
+    sources: dict[str, Source] = {}
     for block in blocks:
         for note in getattr(block, "annotations", None) or []:
             url = getattr(note, "url", None)

@@ -19,11 +19,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.config import Settings
 from video_research.support import migrations
 from video_research.support.services import Resource, current_services
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.deep_research import Source
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tasks (
@@ -65,7 +68,7 @@ class Task:
     updated_at: float = 0.0
     finished_at: float | None = None
     report: str | None = None
-    sources: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     followups: list[dict[str, Any]] = field(default_factory=list)

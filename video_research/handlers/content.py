@@ -7,7 +7,7 @@ key and the URL policy, confine paths to the caller's roots, and shape the batch
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from video_research.clients.gemini import client as gemini
 from video_research.content import analysis
@@ -42,28 +42,19 @@ async def content_analyze(args: ContentAnalyzeInput, ctx: CallContext) -> Conten
     instruction, thinking = args["instruction"], args["thinking_level"]
     if given[0] == "url":
         url = await url_policy.check_url(args["url"], ctx.settings)
-        return cast(
-            "ContentAnalyzeOutput",
-            await analysis.analyze_url(url, instruction, output_schema, thinking),
-        )
+        return await analysis.analyze_url(url, instruction, output_schema, thinking)
     if given[0] == "file_path":
         confined = await paths.confine(args["file_path"], ctx)
-        return cast(
-            "ContentAnalyzeOutput",
-            await analysis.analyze_file(
-                confined, args["file_path"], instruction, output_schema, thinking
-            ),
+        return await analysis.analyze_file(
+            confined, args["file_path"], instruction, output_schema, thinking
         )
-    return cast(
-        "ContentAnalyzeOutput",
-        await analysis.analyze_text(args["text"], instruction, output_schema, thinking),
-    )
+    return await analysis.analyze_text(args["text"], instruction, output_schema, thinking)
 
 
 async def content_extract(args: ContentExtractInput, ctx: CallContext) -> ContentExtractOutput:
     schema = contracts.check_caller_schema(args["schema"], "schema")
     gemini.require_api_key(ctx.settings)
-    return cast("ContentExtractOutput", await analysis.extract(args["content"], schema))
+    return await analysis.extract(args["content"], schema)
 
 
 async def content_batch_analyze(
@@ -99,7 +90,7 @@ async def content_batch_analyze(
             files, request, ctx, concurrency=ctx.settings.batch_concurrency
         )
     succeeded = sum(1 for item in items if item["status"] == "ok")
-    result = {
+    result: ContentBatchAnalyzeOutput = {
         "mode": args["mode"],
         "delivery": args["delivery"],
         "instruction": args["instruction"],
@@ -108,8 +99,14 @@ async def content_batch_analyze(
         "failed": len(items) - succeeded,
         "skipped": files.skipped,
         "items": items,
-        **extra,
     }
+    # what the mode adds, in the order it adds it
+    if "comparison" in extra:
+        result["comparison"] = extra["comparison"]
+    if "model" in extra:
+        result["model"] = extra["model"]
+    if "batch_job" in extra:
+        result["batch_job"] = extra["batch_job"]
     if files.directory is not None:
         result["directory"] = files.directory
-    return cast("ContentBatchAnalyzeOutput", result)
+    return result

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from video_research.clients.gemini import client as gemini
 from video_research.config import Settings
@@ -41,21 +41,19 @@ if TYPE_CHECKING:
     )
 
 
-def _iso(moment: float | None) -> str | None:
-    if moment is None:
-        return None
+def _iso(moment: float) -> str:
     return datetime.fromtimestamp(moment, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _view(task: Task) -> ResearchWebOutput:
-    out: dict[str, Any] = {
+    out: ResearchWebOutput = {
         "task_id": task.task_id,
         "status": task.status,
         "done": task.done,
         "topic": task.topic,
         "agent": task.agent,
         "created_at": _iso(task.created_at),
-        "finished_at": _iso(task.finished_at),
+        "finished_at": None if task.finished_at is None else _iso(task.finished_at),
         "elapsed_seconds": round((task.finished_at or time.time()) - task.created_at),
         "report": task.report,
         "sources": task.sources,
@@ -68,7 +66,7 @@ def _view(task: Task) -> ResearchWebOutput:
             "Still researching (Deep Research usually takes 5-20 minutes). Call "
             "research_web_status again, or pass wait_seconds to wait here."
         )
-    return cast("ResearchWebOutput", out)
+    return out
 
 
 async def _task(task_id: str, settings: Settings) -> Task:

@@ -3,7 +3,7 @@ runtime configuration."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.config import PRESETS, ConfigError, Settings, with_overrides
 from video_research.handlers.context import CallContext
@@ -42,13 +42,10 @@ async def _contexts(
     from video_research.clients.gemini import client as gemini
 
     if action == "context_list":
-        return cast(
-            "InfraCacheOutput",
-            {
-                "action": action,
-                "contexts": await gemini_caching.list_caches(settings, content_id=content_id),
-            },
-        )
+        return {
+            "action": action,
+            "contexts": await gemini_caching.list_caches(settings, content_id=content_id),
+        }
     gemini.require_api_key(settings)
     removed = await gemini_caching.clear_caches(settings, content_id=content_id)
     return {"action": action, "removed": removed, "content_id": content_id}

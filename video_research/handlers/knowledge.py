@@ -17,7 +17,7 @@ result, a transcript's every cue) are left out of fetched objects unless `full`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.handlers.context import CallContext
 from video_research.knowledge import ask, citations, filters, guidance, passages, relevance
@@ -34,6 +34,7 @@ from video_research.knowledge.store import SearchHit, get_store, normalise_uuid
 from video_research.support.errors import ToolFailure, invalid_input
 
 if TYPE_CHECKING:
+    from video_research.support.schema_types.common.defs import KnowledgeHit
     from video_research.support.schema_types.tools import (
         KnowledgeAskInput,
         KnowledgeAskOutput,
@@ -52,6 +53,12 @@ if TYPE_CHECKING:
         KnowledgeStatsInput,
         KnowledgeStatsOutput,
     )
+    from video_research.support.schema_types.tools.knowledge_fetch_output import (
+        Object as FetchedObject,
+    )
+    from video_research.support.schema_types.tools.knowledge_reembed_output import (
+        Collection as Reembedded,
+    )
 
 
 HIDDEN_PROPERTIES = frozenset({"raw_result", "segments_json", "cue_starts"})
@@ -63,9 +70,9 @@ def _shown(properties: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in properties.items() if k not in HIDDEN_PROPERTIES}
 
 
-def _hit(hit: SearchHit) -> dict[str, Any]:
+def _hit(hit: SearchHit) -> KnowledgeHit:
     """A hit as the tools show it: what it is and where it points, then its properties."""
-    out: dict[str, Any] = {
+    out: KnowledgeHit = {
         "collection": hit.collection,
         "object_id": hit.uuid,
         "score": round(hit.score, 6),
@@ -152,18 +159,15 @@ async def knowledge_search(args: KnowledgeSearchInput, ctx: CallContext) -> Know
         if weak:
             notes.append(weak)
     results = [_hit(hit) for hit in hits]
-    return cast(
-        "KnowledgeSearchOutput",
-        {
-            "query": query,
-            "alpha": args["alpha"],
-            "collections_searched": searched,
-            "collections_skipped": skipped,
-            "results": results,
-            "total": len(results),
-            "notes": notes,
-        },
-    )
+    return {
+        "query": query,
+        "alpha": args["alpha"],
+        "collections_searched": searched,
+        "collections_skipped": skipped,
+        "results": results,
+        "total": len(results),
+        "notes": notes,
+    }
 
 
 async def knowledge_related(
@@ -174,15 +178,12 @@ async def knowledge_related(
     hits = await store.near_object(collection, args["object_id"], limit=args["limit"])
     hits.sort(key=lambda hit: hit.distance if hit.distance is not None else 2.0)
     results = [_hit(hit) for hit in hits]
-    return cast(
-        "KnowledgeRelatedOutput",
-        {
-            "object_id": args["object_id"],
-            "collection": collection,
-            "results": results,
-            "total": len(results),
-        },
-    )
+    return {
+        "object_id": args["object_id"],
+        "collection": collection,
+        "results": results,
+        "total": len(results),
+    }
 
 
 async def knowledge_stats(args: KnowledgeStatsInput, ctx: CallContext) -> KnowledgeStatsOutput:
@@ -193,30 +194,27 @@ async def knowledge_stats(args: KnowledgeStatsInput, ctx: CallContext) -> Knowle
     )
     store = await get_store(ctx.settings)
     infos = [await store.info(name) for name in names]
-    return cast(
-        "KnowledgeStatsOutput",
-        {
-            "backend": store.backend,
-            "location": store.location,
-            "embedding": {
-                "provider": store.embedder.provider,
-                "model": store.embedder.model,
-                "dimensions": store.embedder.dimensions,
-            },
-            "collections": [
-                {
-                    "name": info.name,
-                    "what": citations.WHAT.get(info.name, info.name),
-                    "count": info.count,
-                    "embedding_model": info.embedding_model,
-                    "dimensions": info.dimensions,
-                    "compatible": info.compatible,
-                }
-                for info in infos
-            ],
-            "total": sum(info.count for info in infos),
+    return {
+        "backend": store.backend,
+        "location": store.location,
+        "embedding": {
+            "provider": store.embedder.provider,
+            "model": store.embedder.model,
+            "dimensions": store.embedder.dimensions,
         },
-    )
+        "collections": [
+            {
+                "name": info.name,
+                "what": citations.WHAT.get(info.name, info.name),
+                "count": info.count,
+                "embedding_model": info.embedding_model,
+                "dimensions": info.dimensions,
+                "compatible": info.compatible,
+            }
+            for info in infos
+        ],
+        "total": sum(info.count for info in infos),
+    }
 
 
 async def knowledge_ingest(args: KnowledgeIngestInput, ctx: CallContext) -> KnowledgeIngestOutput:
@@ -263,7 +261,8 @@ async def knowledge_reembed(
         )
 
     await ctx.report_progress(0, total, f"re-embedding {', '.join(todo) or 'nothing'}")
-    results = []
+    results: list[Reembedded] = []
+    status: Literal["reembedded", "current", "empty"]
     for name in names:
         if name in todo:
             count = await store.reembed(name, progress)
@@ -284,37 +283,30 @@ async def knowledge_reembed(
         )
     if len(names) == 1 and args.get("collection"):
         one = results[0]
-        summary = {k: one[k] for k in ("collection", "embedding_model", "dimensions")}
+        collection, model, dimensions = one["collection"], one["embedding_model"], one["dimensions"]
     else:
-        summary = {
-            "collection": "all",
-            "embedding_model": store.embedder.identity,
-            "dimensions": store.embedder.dimensions,
-        }
-    return cast(
-        "KnowledgeReembedOutput",
-        {
-            **summary,
-            "reembedded": sum(r["reembedded"] for r in results),
-            "collections": results,
-        },
-    )
+        collection = "all"
+        model, dimensions = store.embedder.identity, store.embedder.dimensions
+    return {
+        "collection": collection,
+        "embedding_model": model,
+        "dimensions": dimensions,
+        "reembedded": sum(r["reembedded"] for r in results),
+        "collections": results,
+    }
 
 
 async def knowledge_ask(args: KnowledgeAskInput, ctx: CallContext) -> KnowledgeAskOutput:
     question = args["question"].strip()
     if not question:
         raise invalid_input("question is empty.", hint="Ask a question in a sentence.")
-    return cast(
-        "KnowledgeAskOutput",
-        await ask.answer(
-            question,
-            collections=args.get("collections"),
-            limit=args["limit"],
-            alpha=args["alpha"],
-            gemini_api_key=ctx.settings.gemini_api_key.get_secret_value(),
-            progress=ctx.report_progress,
-        ),
+    return await ask.answer(
+        question,
+        collections=args.get("collections"),
+        limit=args["limit"],
+        alpha=args["alpha"],
+        gemini_api_key=ctx.settings.gemini_api_key.get_secret_value(),
+        progress=ctx.report_progress,
     )
 
 
@@ -339,7 +331,7 @@ async def knowledge_fetch(args: KnowledgeFetchInput, ctx: CallContext) -> Knowle
         else [c.name for c in registered_collections()]
     )
     store = await get_store(ctx.settings)
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, FetchedObject] = {}
     for name in names:
         for object_id in wanted:
             if object_id in found:
@@ -352,22 +344,21 @@ async def knowledge_fetch(args: KnowledgeFetchInput, ctx: CallContext) -> Knowle
             if not args["full"]:
                 omitted = sorted(k for k in properties if k in BULKY_PROPERTIES)
                 properties = {k: v for k, v in properties.items() if k not in BULKY_PROPERTIES}
-            found[object_id] = {
+            fetched: FetchedObject = {
                 "collection": name,
                 "object_id": object_id,
                 "properties": properties,
-                **({"omitted": omitted} if omitted else {}),
             }
-    return cast(
-        "KnowledgeFetchOutput",
-        {
-            "objects": [found[i] for i in wanted if i in found],
-            "not_found": [i for i in wanted if i not in found],
-        },
-    )
+            if omitted:
+                fetched["omitted"] = omitted
+            found[object_id] = fetched
+    return {
+        "objects": [found[i] for i in wanted if i in found],
+        "not_found": [i for i in wanted if i not in found],
+    }
 
 
-def _kind(name: str) -> str:
+def _kind(name: str) -> Literal["knowledge", "transcripts", "documents"]:
     if name in KNOWLEDGE_COLLECTIONS:
         return "knowledge"
     return "transcripts" if name.startswith("Transcript") else "documents"
@@ -377,30 +368,27 @@ async def knowledge_schema(args: KnowledgeSchemaInput, ctx: CallContext) -> Know
     definitions = (
         [any_collection(args["collection"])] if args.get("collection") else registered_collections()
     )
-    return cast(
-        "KnowledgeSchemaOutput",
-        {
-            "collections": [
-                {
-                    "name": d.name,
-                    "description": d.description,
-                    "group": _kind(d.name),
-                    "searched_by_knowledge_search": d.name in SEARCHED_COLLECTIONS,
-                    "searched_by_knowledge_ask": d.name in SEARCHED_COLLECTIONS,
-                    "properties": [
-                        {
-                            "name": p.name,
-                            "type": p.data_type.value,
-                            "filterable": p.filterable,
-                            "searchable": p.in_bm25,
-                            "vectorized": p.vectorize,
-                            "description": p.description,
-                        }
-                        for p in d.properties
-                    ],
-                }
-                for d in definitions
-            ],
-            "filter_operators": {t.value: OPERATORS[t.value] for t in DataType},
-        },
-    )
+    return {
+        "collections": [
+            {
+                "name": d.name,
+                "description": d.description,
+                "group": _kind(d.name),
+                "searched_by_knowledge_search": d.name in SEARCHED_COLLECTIONS,
+                "searched_by_knowledge_ask": d.name in SEARCHED_COLLECTIONS,
+                "properties": [
+                    {
+                        "name": p.name,
+                        "type": p.data_type.value,
+                        "filterable": p.filterable,
+                        "searchable": p.in_bm25,
+                        "vectorized": p.vectorize,
+                        "description": p.description,
+                    }
+                    for p in d.properties
+                ],
+            }
+            for d in definitions
+        ],
+        "filter_operators": {t.value: OPERATORS[t.value] for t in DataType},
+    }

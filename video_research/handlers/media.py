@@ -10,9 +10,9 @@ into progress (percent of the range's duration). A cancelled call kills its work
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from video_research.handlers.context import CallContext
 from video_research.media.limits import MediaLimits, worker_limits
@@ -21,6 +21,9 @@ from video_research.support.isolation import MEDIA_POOL, WorkerProgress, parse_i
 from video_research.support.progress import Stages
 
 if TYPE_CHECKING:
+    from video_research.media.coverage import Coverage
+    from video_research.media.frames import EncodedFrame
+    from video_research.support.schema_types.common import media as contract
     from video_research.support.schema_types.tools import (
         MediaContactSheetInput,
         MediaContactSheetOutput,
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
         MediaScreenTextInput,
         MediaScreenTextOutput,
     )
+    from video_research.support.schema_types.tools.media_screen_text_output import Indexed
 
 
 def file_uri_time(given: str) -> tuple[str, float | None]:
@@ -79,15 +83,18 @@ def _ticker(ctx: CallContext, start: float, end: float | None, what: str) -> Wor
     return WorkerProgress("tick", report)
 
 
+Found = TypeVar("Found")
+
+
 async def _in_worker(
     ctx: CallContext,
-    function: Callable[..., Any],
+    function: Callable[..., Found],
     path: str,
     *args: Any,
     work: str = "decode",
     tick: WorkerProgress | None = None,
     **kwargs: Any,
-) -> Any:
+) -> Found:
     """`function(path, *args, **kwargs)` in a media worker under the limits of `work`."""
     return await parse_isolated(
         paths.printable(Path(path).name),
@@ -101,7 +108,7 @@ async def _in_worker(
     )
 
 
-async def _measured(ctx: CallContext, path: str, limits: MediaLimits) -> tuple[float, Any]:
+async def _measured(ctx: CallContext, path: str, limits: MediaLimits) -> tuple[float, Coverage]:
     """(the file's duration, its `Coverage`): what it claims, and how much of it is there
     (a download cut short opens and claims its whole length)."""
     from video_research.media.probe import probe_measured, require_video
@@ -111,7 +118,7 @@ async def _measured(ctx: CallContext, path: str, limits: MediaLimits) -> tuple[f
     return info.duration_seconds, coverage
 
 
-def _read_end(args: Mapping[str, Any], coverage: Any) -> float | None:
+def _read_end(args: Mapping[str, Any], coverage: Coverage) -> float | None:
     """The end of the range to read: the one asked for, else where a partial file ends
     (None: the end of the file), so a cut file's frames and scenes are spread over what
     it holds."""
@@ -120,16 +127,21 @@ def _read_end(args: Mapping[str, Any], coverage: Any) -> float | None:
     return None if coverage.complete else max(coverage.seconds_read, 0.001)
 
 
-def _said(coverage: Any) -> dict[str, Any]:
+class _Said(TypedDict):
+    complete: bool
+    coverage: contract.Coverage
+
+
+def _said(coverage: Coverage) -> _Said:
     """What a media result says of the file's completeness (schemas/common/media.json)."""
     return {"complete": coverage.complete, "coverage": coverage.to_dict()}
 
 
 def _image_items(
-    ctx: CallContext, path: str, frames: list[Any], first_index: int = 2
-) -> list[dict[str, Any]]:
+    ctx: CallContext, path: str, frames: list[EncodedFrame], first_index: int = 2
+) -> list[contract.Image]:
     """Attach each frame as image content; their descriptions for the JSON result."""
-    described = []
+    described: list[contract.Image] = []
     for n, frame in enumerate(frames):
         ctx.attach_image(frame.data, frame.mime_type)
         described.append(
@@ -174,17 +186,14 @@ async def media_frames(args: MediaFramesInput, ctx: CallContext) -> MediaFramesO
         scene_threshold=args.get("scene_threshold") or ctx.settings.media_scene_threshold,
         tick=_ticker(ctx, start, end or duration, "frames"),
     )
-    return cast(
-        "MediaFramesOutput",
-        {
-            "path": paths.printable(path),
-            "duration_seconds": found["duration_seconds"],
-            **_said(coverage),
-            "media": found["media"].to_dict(),
-            "frames": _image_items(ctx, path, found["frames"]),
-            "omitted": found["omitted"],
-        },
-    )
+    return {
+        "path": paths.printable(path),
+        "duration_seconds": found["duration_seconds"],
+        **_said(coverage),
+        "media": found["media"].to_dict(),
+        "frames": _image_items(ctx, path, found["frames"]),
+        "omitted": found["omitted"],
+    }
 
 
 async def media_contact_sheet(
@@ -213,17 +222,14 @@ async def media_contact_sheet(
     )
     sheet = found["sheet"]
     ctx.attach_image(sheet.data, sheet.mime_type)
-    return cast(
-        "MediaContactSheetOutput",
-        {
-            "path": paths.printable(path),
-            "duration_seconds": found["duration_seconds"],
-            **_said(coverage),
-            "media": found["media"].to_dict(),
-            "sheet": {**sheet.describe(), "link": link(path, sheet.requested), "content_index": 2},
-            "cells": [{**cell, "link": link(path, cell["time"])} for cell in found["cells"]],
-        },
-    )
+    return {
+        "path": paths.printable(path),
+        "duration_seconds": found["duration_seconds"],
+        **_said(coverage),
+        "media": found["media"].to_dict(),
+        "sheet": {**sheet.describe(), "link": link(path, sheet.requested), "content_index": 2},
+        "cells": [{**cell, "link": link(path, cell["time"])} for cell in found["cells"]],
+    }
 
 
 async def media_scenes(args: MediaScenesInput, ctx: CallContext) -> MediaScenesOutput:
@@ -246,18 +252,15 @@ async def media_scenes(args: MediaScenesInput, ctx: CallContext) -> MediaScenesO
     )
     scenes = found["scenes"]
     limit = args.get("limit", 200)
-    return cast(
-        "MediaScenesOutput",
-        {
-            "path": paths.printable(path),
-            "duration_seconds": found["duration_seconds"],
-            **_said(coverage),
-            "scene_count": len(scenes),
-            "scenes": [{**scene, "link": link(path, scene["start"])} for scene in scenes[:limit]],
-            "frames_compared": found["frames_compared"],
-            "truncated": len(scenes) > limit,
-        },
-    )
+    return {
+        "path": paths.printable(path),
+        "duration_seconds": found["duration_seconds"],
+        **_said(coverage),
+        "scene_count": len(scenes),
+        "scenes": [{**scene, "link": link(path, scene["start"])} for scene in scenes[:limit]],
+        "frames_compared": found["frames_compared"],
+        "truncated": len(scenes) > limit,
+    }
 
 
 async def media_screen_text(args: MediaScreenTextInput, ctx: CallContext) -> MediaScreenTextOutput:
@@ -304,24 +307,23 @@ async def media_screen_text(args: MediaScreenTextInput, ctx: CallContext) -> Med
             work="ocr",
             tick=_stage_tick(stages, start, end, "on-screen text"),
         )
-        spans = [{**span, "link": link(path, span["appeared"])} for span in found["spans"]]
+        spans: list[contract.TextSpan] = [
+            {**span, "link": link(path, span["appeared"])} for span in found["spans"]
+        ]
         indexed = None
         if args.get("index"):
             await stages.stage(90, 99, f"index: {len(found['spans'])} lines shown")
             indexed = await _index_screen_text(path, args, found["spans"], coverage)
-    return cast(
-        "MediaScreenTextOutput",
-        {
-            "path": paths.printable(path),
-            "duration_seconds": found["duration_seconds"],
-            **_said(coverage),
-            "spans": spans,
-            "overlays": found["overlays"],
-            "keyframes_read": found["keyframes_read"],
-            "ms_per_keyframe": found["ms_per_keyframe"],
-            "indexed": indexed,
-        },
-    )
+    return {
+        "path": paths.printable(path),
+        "duration_seconds": found["duration_seconds"],
+        **_said(coverage),
+        "spans": spans,
+        "overlays": found["overlays"],
+        "keyframes_read": found["keyframes_read"],
+        "ms_per_keyframe": found["ms_per_keyframe"],
+        "indexed": indexed,
+    }
 
 
 def _stage_tick(stages: Stages, start: float, end: float, what: str) -> WorkerProgress:
@@ -335,8 +337,8 @@ def _stage_tick(stages: Stages, start: float, end: float, what: str) -> WorkerPr
 
 
 async def _index_screen_text(
-    path: str, args: Mapping[str, Any], spans: list[dict[str, Any]], coverage: Any
-) -> dict[str, Any]:
+    path: str, args: Mapping[str, Any], spans: Sequence[Mapping[str, Any]], coverage: Coverage
+) -> Indexed:
     """Write the timeline to the transcript index under the ID a transcript of the same
     file would get (`sources.identify`: yt-dlp's `Title [ID]`, else the file's name), so
     what was said and what was shown land on one video."""

@@ -9,7 +9,7 @@ to the research as `read_url` so the research package needs no content analysis 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
@@ -35,30 +35,21 @@ if TYPE_CHECKING:
 
 async def research_deep(args: ResearchDeepInput, ctx: CallContext) -> ResearchDeepOutput:
     gemini.require_api_key(ctx.settings)
-    return cast(
-        "ResearchDeepOutput",
-        await reports.research_topic(
-            args["topic"], args["scope"], args["thinking_level"], ctx.report_progress
-        ),
+    return await reports.research_topic(
+        args["topic"], args["scope"], args["thinking_level"], ctx.report_progress
     )
 
 
 async def research_plan(args: ResearchPlanInput, ctx: CallContext) -> ResearchPlanOutput:
     gemini.require_api_key(ctx.settings)
-    return cast(
-        "ResearchPlanOutput",
-        await reports.plan(args["topic"], args["scope"], args["available_agents"]),
-    )
+    return await reports.plan(args["topic"], args["scope"], args["available_agents"])
 
 
 async def research_assess_evidence(
     args: ResearchAssessEvidenceInput, ctx: CallContext
 ) -> ResearchAssessEvidenceOutput:
     gemini.require_api_key(ctx.settings)
-    return cast(
-        "ResearchAssessEvidenceOutput",
-        await reports.assess_evidence(args["claim"], args["sources"], args["context"]),
-    )
+    return await reports.assess_evidence(args["claim"], args["sources"], args["context"])
 
 
 async def _read_url(url: str, question: str) -> tuple[str, list[str]]:
@@ -86,16 +77,13 @@ async def research_document(
     gemini.require_api_key(ctx.settings)
     # URLs pass the URL policy before anything is billed.
     urls = [await url_policy.check_url(url, ctx.settings) for url in urls]
-    return cast(
-        "ResearchDocumentOutput",
-        await reports.research_sources(
-            question,
-            file_paths=files,
-            urls=urls,
-            scope=args["scope"],
-            thinking=args["thinking_level"],
-            knowledge_passages=args["knowledge_passages"],
-            ctx=ctx,
-            read_url=_read_url,
-        ),
+    return await reports.research_sources(
+        question,
+        file_paths=files,
+        urls=urls,
+        scope=args["scope"],
+        thinking=args["thinking_level"],
+        knowledge_passages=args["knowledge_passages"],
+        ctx=ctx,
+        read_url=_read_url,
     )

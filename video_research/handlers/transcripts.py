@@ -20,7 +20,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from video_research.handlers.context import CallContext
 from video_research.knowledge import guidance, relevance
@@ -43,6 +43,7 @@ from video_research.transcripts import search as transcript_search
 from video_research.transcripts.sources import is_youtube_id, printable
 
 if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Moment, VideoChapter
     from video_research.support.schema_types.tools import (
         DeleteIndexedVideoInput,
         DeleteIndexedVideoOutput,
@@ -66,6 +67,9 @@ if TYPE_CHECKING:
         VerifyCitationOutput,
         VideoChaptersInput,
         VideoChaptersOutput,
+    )
+    from video_research.support.schema_types.tools.verify_citation_output import (
+        FoundElsewhereItem,
     )
 
 
@@ -122,10 +126,7 @@ async def index_channel_transcripts(
         force=args["force_reindex"],
         progress=ctx.report_progress,
     )
-    return cast(
-        "IndexChannelTranscriptsOutput",
-        {"channel_id": args["channel_id"], "videos_found": found, "batch": batch},
-    )
+    return {"channel_id": args["channel_id"], "videos_found": found, "batch": batch}
 
 
 async def index_transcript_files(
@@ -158,14 +159,11 @@ async def index_transcript_files(
         "failed": run.failed,
         "chunk_count": sum(item["chunk_count"] for item in run.indexed),
     }
-    return cast(
-        "IndexTranscriptFilesOutput",
-        {
-            "path": printable(root),
-            "files_found": len(files),
-            "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
-        },
-    )
+    return {
+        "path": printable(root),
+        "files_found": len(files),
+        "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
+    }
 
 
 async def get_all_channel_transcripts(
@@ -187,16 +185,13 @@ async def get_all_channel_transcripts(
     )
     for video in videos:
         video["preview"] = await reading.preview(video["video_id"], args["preview_chars"])
-    return cast(
-        "GetAllChannelTranscriptsOutput",
-        {
-            "channel_id": channel_id,
-            "total_videos": total,
-            "videos": videos,
-            "next_cursor": _cursor(next_offset, scope),
-            "fetch": fetch,
-        },
-    )
+    return {
+        "channel_id": channel_id,
+        "total_videos": total,
+        "videos": videos,
+        "next_cursor": _cursor(next_offset, scope),
+        "fetch": fetch,
+    }
 
 
 async def get_indexed_videos(
@@ -220,10 +215,7 @@ async def get_indexed_videos(
     videos, total, next_offset = await indexer.list_videos(
         where, args["limit"], _offset(args.get("cursor"), scope)
     )
-    return cast(
-        "GetIndexedVideosOutput",
-        {"total": total, "videos": videos, "next_cursor": _cursor(next_offset, scope)},
-    )
+    return {"total": total, "videos": videos, "next_cursor": _cursor(next_offset, scope)}
 
 
 async def delete_indexed_video(
@@ -259,10 +251,7 @@ async def transcript_get(args: TranscriptGetInput, ctx: CallContext) -> Transcri
         start_time=args.get("start_time"),
         max_segments=args["max_segments"],
     )
-    return cast(
-        "TranscriptGetOutput",
-        {"video": video, "segments": segments, "next_cursor": _cursor(next_offset, scope)},
-    )
+    return {"video": video, "segments": segments, "next_cursor": _cursor(next_offset, scope)}
 
 
 async def video_chapters(args: VideoChaptersInput, ctx: CallContext) -> VideoChaptersOutput:
@@ -275,22 +264,19 @@ async def video_chapters(args: VideoChaptersInput, ctx: CallContext) -> VideoCha
             "for a YouTube ID), or list what is indexed with get_indexed_videos.",
         )
     link = record.get("video_url") or ""
-    found = [
+    found: list[VideoChapter] = [
         {**chapter, "timestamp_url": indexer.timestamp_url(video_id, link, chapter["start"])}
         for chapter in chapters.stored(record)
     ]
     evidence = found[0]["evidence"] if found else None
-    return cast(
-        "VideoChaptersOutput",
-        {
-            "video_id": video_id,
-            "video_title": record.get("video_title") or "",
-            "video_url": link,
-            "duration_seconds": record.get("duration_seconds") or 0.0,
-            "evidence": evidence,
-            "chapters": found,
-        },
-    )
+    return {
+        "video_id": video_id,
+        "video_title": record.get("video_title") or "",
+        "video_url": link,
+        "duration_seconds": record.get("duration_seconds") or 0.0,
+        "evidence": evidence,
+        "chapters": found,
+    }
 
 
 async def semantic_search_transcripts(
@@ -333,7 +319,12 @@ async def semantic_search_transcripts(
     )
     records = await moment_chapters.records_of(r["video_id"] for r in results)
     await speakers.label_results(results, records)
-    out = {"query": query, "result_count": len(results), "results": results, "indexing": indexing}
+    out: SemanticSearchTranscriptsOutput = {
+        "query": query,
+        "result_count": len(results),
+        "results": results,
+        "indexing": indexing,
+    }
     if spans := moment_chapters.by_video(records):
         out["chapters"] = spans
     if args.get("thumbnails"):
@@ -355,7 +346,7 @@ async def semantic_search_transcripts(
         )
         if weak:
             out["notes"] = [weak]
-    return cast("SemanticSearchTranscriptsOutput", out)
+    return out
 
 
 THUMBNAILS_MAX = 5
@@ -363,7 +354,7 @@ THUMBNAILS_MAX = 5
 THUMBNAIL_EDGE = 320
 
 
-async def _attach_thumbnails(results: list[dict[str, Any]], ctx: CallContext) -> None:
+async def _attach_thumbnails(results: list[Moment], ctx: CallContext) -> None:
     """A frame of each of the first moments that are in a local video file, attached as
     image content (after the JSON text); the moment's `thumbnail` names its place. A file
     that is gone or outside the roots now, or that fails to decode, just has no thumbnail:
@@ -599,18 +590,15 @@ async def index_media_files(args: IndexMediaFilesInput, ctx: CallContext) -> Ind
         "failed": run.failed,
         "chunk_count": sum(item["chunk_count"] for item in run.indexed),
     }
-    return cast(
-        "IndexMediaFilesOutput",
-        {
-            "files_found": len(files),
-            "urls": len(urls),
-            "speech_model": tools.model,
-            "transcribed_count": run.transcribed,
-            "screen_chunk_count": run.screen_chunks,
-            "speech_seconds": round(run.speech_seconds, 1),
-            "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
-        },
-    )
+    return {
+        "files_found": len(files),
+        "urls": len(urls),
+        "speech_model": tools.model,
+        "transcribed_count": run.transcribed,
+        "screen_chunk_count": run.screen_chunks,
+        "speech_seconds": round(run.speech_seconds, 1),
+        "batch": youtube_index.batch_summary(result, list(dict.fromkeys(run.notes))),
+    }
 
 
 # ----------------------------------------------------------------------------- citations
@@ -637,40 +625,37 @@ async def verify_citation(args: VerifyCitationInput, ctx: CallContext) -> Verify
             "or check the id with get_indexed_videos.",
         )
     match = citation.compare(quote, lines)
-    found = []
+    found: list[FoundElsewhereItem] = []
     if match.verdict != "exact":
         for place in await citation.elsewhere(quote, ELSEWHERE_RESULTS):
-            place["same_video"] = place["video_id"] == video_id
-            place["in_window"] = place["same_video"] and start <= place["time"] <= end
-            found.append(place)
+            same_video = place["video_id"] == video_id
+            in_window = same_video and start <= place["time"] <= end
+            found.append({**place, "same_video": same_video, "in_window": in_window})
     link = ""
     if match.start is not None:
         link = indexer.timestamp_url(video_id, (record or {}).get("video_url") or "", match.start)
-    return cast(
-        "VerifyCitationOutput",
-        {
-            "verdict": match.verdict,
-            "quote": quote,
-            "video_id": video_id,
-            "time": seconds,
-            "window": {"start": start, "end": end},
-            "checked": {
-                "lines": len(lines),
-                "speech": sum(line.evidence != "screen" for line in lines),
-                "screen": sum(line.evidence == "screen" for line in lines),
-            },
-            "evidence": None
-            if match.verdict == "not_there"
-            else {
-                "said": match.said,
-                "time": round(match.start or 0.0, 1),
-                "timestamp_url": link,
-                "similarity": match.similarity,
-                "differences": match.differences,
-            },
-            "found_elsewhere": found,
+    return {
+        "verdict": match.verdict,
+        "quote": quote,
+        "video_id": video_id,
+        "time": seconds,
+        "window": {"start": start, "end": end},
+        "checked": {
+            "lines": len(lines),
+            "speech": sum(line.evidence != "screen" for line in lines),
+            "screen": sum(line.evidence == "screen" for line in lines),
         },
-    )
+        "evidence": None
+        if match.verdict == "not_there"
+        else {
+            "said": match.said,
+            "time": round(match.start or 0.0, 1),
+            "timestamp_url": link,
+            "similarity": match.similarity,
+            "differences": match.differences,
+        },
+        "found_elsewhere": found,
+    }
 
 
 async def _cited(args: Mapping[str, Any]) -> tuple[str, float]:

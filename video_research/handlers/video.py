@@ -8,7 +8,7 @@ arguments and shape results.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from video_research.handlers.context import CallContext
 from video_research.knowledge import writethrough
@@ -45,28 +45,22 @@ def _request(args: Mapping[str, Any]) -> video_analysis.Request:
 async def video_analyze(args: VideoAnalyzeInput, ctx: CallContext) -> VideoAnalyzeOutput:
     request = _request(args)
     source = await video_input.resolve(args.get("url"), args.get("file_path"), ctx)
-    return cast(
-        "VideoAnalyzeOutput",
-        await video_analysis.analyze(
-            source, request, use_cache=args["use_cache"], tool="video_analyze"
-        ),
+    return await video_analysis.analyze(
+        source, request, use_cache=args["use_cache"], tool="video_analyze"
     )
 
 
 async def video_batch_analyze(
     args: VideoBatchAnalyzeInput, ctx: CallContext
 ) -> VideoBatchAnalyzeOutput:
-    return cast(
-        "VideoBatchAnalyzeOutput",
-        await video_batch.analyze_directory(
-            args["directory"],
-            _request(args),
-            instruction=args["instruction"],
-            glob_pattern=args["glob_pattern"],
-            max_files=args["max_files"],
-            delivery=args.get("delivery", "direct"),
-            ctx=ctx,
-        ),
+    return await video_batch.analyze_directory(
+        args["directory"],
+        _request(args),
+        instruction=args["instruction"],
+        glob_pattern=args["glob_pattern"],
+        max_files=args["max_files"],
+        delivery=args.get("delivery", "direct"),
+        ctx=ctx,
     )
 
 
@@ -75,10 +69,7 @@ async def video_create_session(
 ) -> VideoCreateSessionOutput:
     sampling = Sampling.from_args(args)
     source = await video_input.resolve(args.get("url"), args.get("file_path"), ctx)
-    return cast(
-        "VideoCreateSessionOutput",
-        await video_sessions.create(source, args["description"], sampling),
-    )
+    return await video_sessions.create(source, args["description"], sampling)
 
 
 async def video_continue_session(
@@ -93,7 +84,7 @@ async def video_continue_session(
         generation.text,
         session.source,
     )
-    result = {
+    result: VideoContinueSessionOutput = {
         "session_id": session.session_id,
         "response": generation.text,
         "turn_count": session.turn_count,
@@ -106,4 +97,4 @@ async def video_continue_session(
     }
     if is_youtube_url(session.source) and session.content_id:
         result["video_id"] = session.content_id
-    return cast("VideoContinueSessionOutput", result)
+    return result

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from video_research.catalog import feed
 from video_research.clients import youtube
@@ -25,25 +25,22 @@ async def video_metadata(args: VideoMetadataInput, ctx: CallContext) -> VideoMet
     metadata = await youtube.get_video(parse_video_id(args["url"]))
     await writethrough.store_video_metadata(metadata)
     await feed.from_youtube([metadata], source_tool="video_metadata")
-    return cast("VideoMetadataOutput", metadata)
+    return metadata
 
 
 async def video_playlist(args: VideoPlaylistInput, ctx: CallContext) -> VideoPlaylistOutput:
     playlist = await youtube.get_playlist(parse_playlist_id(args["url"]), args["max_items"])
     available = [item for item in playlist["items"] if item["available"]]
     await feed.from_youtube(available, source_tool="video_playlist")
-    return cast("VideoPlaylistOutput", playlist)
+    return playlist
 
 
 async def video_comments(args: VideoCommentsInput, ctx: CallContext) -> VideoCommentsOutput:
-    return cast(
-        "VideoCommentsOutput",
-        await youtube.get_comments(
-            parse_video_id(args["url"]),
-            order=args["order"],
-            max_results=args["max_results"],
-            page_token=args.get("page_token"),
-            include_replies=args["include_replies"],
-            search_terms=args.get("search_terms"),
-        ),
+    return await youtube.get_comments(
+        parse_video_id(args["url"]),
+        order=args["order"],
+        max_results=args["max_results"],
+        page_token=args.get("page_token"),
+        include_replies=args["include_replies"],
+        search_terms=args.get("search_terms"),
     )

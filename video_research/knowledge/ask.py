@@ -11,12 +11,33 @@ Without a Gemini key the answer is the ranked passages, saying that none was gen
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
 from video_research.knowledge import passages
 from video_research.support import contracts
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import KnowledgeAskOutput
+    from video_research.support.schema_types.tools.knowledge_ask_output import Source
+
+
+class _Searched(TypedDict):
+    """What every answer says of the search behind it."""
+
+    question: str
+    collections_searched: list[str]
+    passages_considered: int
+    notes: list[str]
+
+
+class _Ranked(TypedDict):
+    answer: None
+    answered_by: Literal["retrieval"]
+    sources: list[Source]
+    notes: list[str]
+
 
 ANSWER_SCHEMA = "common/knowledge_answer.json"
 
@@ -32,12 +53,12 @@ async def answer(
     alpha: float,
     gemini_api_key: str,
     progress: Progress,
-) -> dict[str, Any]:
+) -> KnowledgeAskOutput:
     """knowledge_ask's result for a non-empty `question`: Gemini's cited answer, the
     ranked passages when `gemini_api_key` is empty, or no answer when nothing matches."""
     await progress(0, 2, "searching the knowledge base")
     found = await passages.retrieve(question, collections=collections, limit=limit, alpha=alpha)
-    result: dict[str, Any] = {
+    result: _Searched = {
         "question": question,
         "collections_searched": found.searched,
         "passages_considered": len(found.passages),
@@ -81,14 +102,18 @@ async def answer(
     }
 
 
-def _ranked(found: list[passages.Passage], notes: list[str]) -> dict[str, Any]:
+def _with_text(n: int, passage: passages.Passage) -> Source:
+    source = passages.numbered_source(n, passage.to_source())
+    source["passage"] = passage.text
+    return source
+
+
+def _ranked(found: list[passages.Passage], notes: list[str]) -> _Ranked:
     """The retrieval-only answer: every passage, numbered best first, with its text."""
     return {
         "answer": None,
         "answered_by": "retrieval",
-        "sources": [
-            {"n": n, **p.to_source(), "passage": p.text} for n, p in enumerate(found, start=1)
-        ],
+        "sources": [_with_text(n, p) for n, p in enumerate(found, start=1)],
         "notes": [
             *notes,
             "GEMINI_API_KEY is not set, so no answer was generated: these are the "

@@ -15,7 +15,7 @@ import threading
 import uuid as uuid_lib
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from video_research.config import Settings
 from video_research.knowledge import ranking
@@ -44,7 +44,7 @@ Progress = Callable[[int, int], Awaitable[None]]
 class KnowledgeStore(ABC):
     """The interface both backends implement; see the module docstring for the contract."""
 
-    backend: ClassVar[str]
+    backend: ClassVar[Literal["sqlite", "weaviate"]]
 
     def __init__(self, settings: Settings, embedder: Embedder) -> None:
         self.settings = settings

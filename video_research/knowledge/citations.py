@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from video_research.support.youtube_urls import watch_url
 
@@ -49,7 +49,18 @@ WHAT: dict[str, str] = {
 }
 """What one object of a collection is, in a reader's words (a search hit's `what`)."""
 
-LOCATORS = ("video_id", "start_time", "end_time", "source_path", "page", "page_end", "paper_id")
+Locator = Literal[
+    "video_id", "start_time", "end_time", "source_path", "page", "page_end", "paper_id"
+]
+LOCATORS: tuple[Locator, ...] = (
+    "video_id",
+    "start_time",
+    "end_time",
+    "source_path",
+    "page",
+    "page_end",
+    "paper_id",
+)
 """The properties that say where in its source an object is, repeated beside a hit."""
 
 
@@ -63,7 +74,24 @@ def document_url(source_path: str | None, page: int | None = None) -> str | None
     return f"{url}#page={page}" if page else url
 
 
-def where(collection: str, props: dict[str, Any]) -> dict[str, Any]:
+class Where(TypedDict):
+    """What a hit is and where it points (the knowledge hit's fields besides its score
+    and properties, schemas/common/defs.json)."""
+
+    kind: str
+    what: str
+    label: str
+    url: str | None
+    video_id: NotRequired[str]
+    start_time: NotRequired[float]
+    end_time: NotRequired[float]
+    source_path: NotRequired[str]
+    page: NotRequired[int]
+    page_end: NotRequired[int]
+    paper_id: NotRequired[str]
+
+
+def where(collection: str, props: dict[str, Any]) -> Where:
     """What a hit is and where it points: {kind, what, label, url} and the locators it
     has (a transcript moment: video_id and start_time, its url the video at that second;
     a document passage: source_path and page, its url the file at that page)."""
@@ -71,7 +99,7 @@ def where(collection: str, props: dict[str, Any]) -> dict[str, Any]:
     url = cited["url"]
     if url is None and collection == "DocumentChunks":
         url = document_url(props.get("source_path"), props.get("page"))
-    out: dict[str, Any] = {
+    out: Where = {
         "kind": cited["kind"],
         "what": WHAT.get(collection, collection),
         "label": cited["label"],

@@ -16,13 +16,51 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from video_research.knowledge import citations, relevance
 from video_research.knowledge.collections import SEARCHED_COLLECTIONS, any_collection
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.store import KnowledgeStore, SearchHit, get_store
 from video_research.support.errors import ErrorCategory, ToolFailure
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.knowledge_ask_output import Source
+
+    class AnswerSource(Source):
+        """A source of knowledge_ask's answer, with the locators its contract leaves it
+        open to."""
+
+        video_id: NotRequired[str]
+        start_time: NotRequired[float]
+        source_path: NotRequired[str]
+        page: NotRequired[int]
+        paper_id: NotRequired[str]
+
+
+class Cited(TypedDict):
+    """A passage as an answer's sources list it, before its number."""
+
+    collection: str
+    object_id: str
+    kind: str
+    label: str
+    url: str | None
+    score: float
+    relevance: NotRequired[float]
+    weak: NotRequired[bool]
+    video_id: NotRequired[str]
+    start_time: NotRequired[float]
+    source_path: NotRequired[str]
+    page: NotRequired[int]
+    paper_id: NotRequired[str]
+
+
+SOURCE_LOCATORS: tuple[
+    Literal["video_id", "start_time", "source_path", "page", "paper_id"], ...
+] = ("video_id", "start_time", "source_path", "page", "paper_id")
+"""The locators a source repeats beside its citation (knowledge_ask's contract leaves
+its sources open to them)."""
 
 logger = logging.getLogger(__name__)
 
@@ -42,9 +80,9 @@ class Passage:
     relevance: float | None = None
     """Calibrated relevance (knowledge.relevance), comparable across queries."""
 
-    def to_source(self) -> dict[str, Any]:
+    def to_source(self) -> Cited:
         """The citation as the tools list it (no full properties: they can be fetched)."""
-        out = {
+        out: Cited = {
             "collection": self.collection,
             "object_id": self.object_id,
             "kind": self.citation["kind"],
@@ -55,7 +93,7 @@ class Passage:
         if self.relevance is not None:
             out["relevance"] = self.relevance
             out["weak"] = relevance.is_weak(self.relevance)
-        for key in ("video_id", "start_time", "source_path", "page", "paper_id"):
+        for key in SOURCE_LOCATORS:
             if self.properties.get(key) is not None:
                 out[key] = self.properties[key]
         return out
@@ -182,9 +220,12 @@ def numbered(passages: list[Passage]) -> str:
     )
 
 
-def renumber(
-    answer: str, cited: list[int], passages: list[Passage]
-) -> tuple[str, list[dict[str, Any]]]:
+def numbered_source(n: int, cited: Cited) -> AnswerSource:
+    """`cited` as the `n`th source of an answer."""
+    return {"n": n, **cited}
+
+
+def renumber(answer: str, cited: list[int], passages: list[Passage]) -> tuple[str, list[Source]]:
     """The answer with its markers renumbered 1..k in order of first use, and the k sources.
 
     A marker naming no passage is removed; a passage listed in `cited` but never marked
@@ -203,5 +244,7 @@ def renumber(
         return f"[{new_number[n]}]" if n in new_number else ""
 
     text = _MARKER.sub(replace, answer)
-    sources = [{"n": new_number[old], **passages[old - 1].to_source()} for old in order]
+    sources: list[Source] = [
+        numbered_source(new_number[old], passages[old - 1].to_source()) for old in order
+    ]
     return text, sources

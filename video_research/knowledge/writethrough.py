@@ -188,7 +188,7 @@ async def store_session_turn(
     )
 
 
-async def store_video_metadata(metadata: dict[str, Any]) -> str | None:
+async def store_video_metadata(metadata: Mapping[str, Any]) -> str | None:
     """Deterministic UUID from metadata["video_id"]: a repeated fetch updates, never duplicates."""
     video_id = metadata.get("video_id")
     if not video_id:
@@ -203,7 +203,7 @@ async def store_video_metadata(metadata: dict[str, Any]) -> str | None:
     return await _write("VideoMetadata", [properties], [generate_uuid5(video_id)])
 
 
-async def store_research_finding(report: dict[str, Any]) -> str | None:
+async def store_research_finding(report: Mapping[str, Any]) -> str | None:
     report_uuid = str(uuid_lib.uuid4())
     common = {
         "topic": report.get("topic"),
@@ -235,7 +235,7 @@ async def store_research_finding(report: dict[str, Any]) -> str | None:
     return await _write("ResearchFindings", objects, uuids)
 
 
-async def store_research_plan(plan: dict[str, Any]) -> str | None:
+async def store_research_plan(plan: Mapping[str, Any]) -> str | None:
     return await _write(
         "ResearchPlans",
         [
@@ -252,7 +252,7 @@ async def store_research_plan(plan: dict[str, Any]) -> str | None:
 
 
 async def store_evidence_assessment(
-    assessment: dict[str, Any], claim: str, sources: list[str]
+    assessment: Mapping[str, Any], claim: str, sources: list[str]
 ) -> str | None:
     return await _write(
         "ResearchFindings",
@@ -386,7 +386,7 @@ async def store_deep_research(task: Mapping[str, Any]) -> str | None:
     )
 
 
-async def store_document_research(report: dict[str, Any]) -> str | None:
+async def store_document_research(report: Mapping[str, Any]) -> str | None:
     """A research_document report and its cited findings, like store_research_finding."""
     report_uuid = str(uuid_lib.uuid4())
     labels = {c["id"]: c["label"] for c in report.get("sources") or []}

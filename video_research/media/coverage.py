@@ -17,8 +17,11 @@ longest stream's; a transcript without media falls back to its last cue (the ind
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common import media as contract
 
 TOLERANCE_SECONDS = 0.5
 """A stream that ends this close to its claimed end is whole (packet times are rounded,
@@ -52,8 +55,24 @@ class Coverage:
     note: str | None = None
     streams: list[StreamCoverage] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> contract.Coverage:
+        """As every media result reports it (its fields in order, as `asdict` gives them)."""
+        return {
+            "complete": self.complete,
+            "seconds_read": self.seconds_read,
+            "seconds_claimed": self.seconds_claimed,
+            "note": self.note,
+            "streams": [
+                {
+                    "kind": stream.kind,
+                    "index": stream.index,
+                    "seconds_read": stream.seconds_read,
+                    "seconds_claimed": stream.seconds_claimed,
+                    "complete": stream.complete,
+                }
+                for stream in self.streams
+            ],
+        }
 
     def fields(self) -> dict[str, Any]:
         """The flat fields a result or an index record carries."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from video_research.media.decode import Tick, frames_at, no_tick
 from video_research.media.limits import MediaLimits, check_range, clock
@@ -18,8 +18,32 @@ from video_research.media.probe import describe, open_container, require_video
 from video_research.media.scenes import detect_scenes
 from video_research.support.errors import invalid_input
 
+if TYPE_CHECKING:
+    from video_research.media.probe import MediaInfo
+    from video_research.support.schema_types.common.media import OmittedItem
+
 ImageFormat = Literal["jpeg", "png"]
 MIME = {"jpeg": "image/jpeg", "png": "image/png"}
+
+
+class FrameFields(TypedDict):
+    """A frame as results describe it (schemas/common/media.json's image, before its
+    link and its place among the call's content)."""
+
+    time: float
+    requested_time: NotRequired[float]
+    label: str
+    width: int
+    height: int
+    mime_type: str
+    bytes: int
+
+
+class FramesFound(TypedDict):
+    duration_seconds: float
+    frames: list[EncodedFrame]
+    omitted: list[OmittedItem]
+    media: MediaInfo
 
 
 @dataclass
@@ -31,7 +55,7 @@ class EncodedFrame:
     mime_type: str
     data: bytes
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> FrameFields:
         return {
             "time": self.time,
             "requested_time": round(self.requested, 3),
@@ -72,7 +96,7 @@ def extract_frames(
     image_format: ImageFormat = "jpeg",
     scene_threshold: float = 0.02,
     tick: Tick = no_tick,
-) -> dict[str, Any]:
+) -> FramesFound:
     """Frames of `path`: exactly one of `times`, `count`, `per_scene`.
 
     Returns {"duration_seconds", "frames": [EncodedFrame], "omitted": [{time, reason}]}.
@@ -103,7 +127,9 @@ def extract_frames(
                     hint="Give times within the media's duration (see media_scenes or "
                     "duration_seconds).",
                 )
-        omitted = [{"time": t, "reason": "max_frames"} for t in wanted[limits.max_frames :]]
+        omitted: list[OmittedItem] = [
+            {"time": t, "reason": "max_frames"} for t in wanted[limits.max_frames :]
+        ]
         wanted = wanted[: limits.max_frames]
         pictures = frames_at(container, info, wanted, limits, max_edge=edge, tick=tick)
     got = {picture.requested for picture in pictures}

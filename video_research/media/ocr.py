@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from video_research.media.decode import Tick, iter_frames_at, no_tick
 from video_research.media.limits import Deadline, MediaLimits, check_range
@@ -35,9 +35,37 @@ from video_research.media.probe import describe, open_container, require_video
 from video_research.media.scenes import (
     TEXT_CHANGED,
     THUMBNAIL,
+    SceneFields,
     detect_scenes,
     picture_change,
 )
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.media_screen_text_output import Overlay
+
+
+class Span(TypedDict):
+    """Text shown from `appeared` to `disappeared` (schemas/common/media.json's text
+    span, before its link)."""
+
+    text: str
+    appeared: float
+    disappeared: float
+    confidence: float
+    frames: int
+
+
+class Timeline(TypedDict):
+    spans: list[Span]
+    overlays: list[Overlay]
+
+
+class ScreenText(Timeline):
+    duration_seconds: float
+    scene_starts: list[float]
+    keyframes_read: int
+    ms_per_keyframe: float
+
 
 MAX_SAMPLES = 2000
 """Keyframes one call reads at most: at ~2 s of OCR each on two cores, about an hour."""
@@ -105,7 +133,7 @@ def key(text: str) -> str:
     return re.sub(r"\W+", "", text.casefold())
 
 
-def sample_times(scenes: list[dict[str, Any]], sample_seconds: float) -> list[Sample]:
+def sample_times(scenes: list[SceneFields], sample_seconds: float) -> list[Sample]:
     samples = []
     for scene in scenes:
         length = scene["end"] - scene["start"]
@@ -123,7 +151,7 @@ def sample_times(scenes: list[dict[str, Any]], sample_seconds: float) -> list[Sa
 
 def build_timeline(
     samples: list[Sample], overlay_fraction: float, keep_overlays: bool = False
-) -> dict[str, Any]:
+) -> Timeline:
     """Spans of text from OCR'd samples (in time order); overlays reported apart."""
     open_spans: dict[str, dict[str, Any]] = {}
     spans: list[dict[str, Any]] = []
@@ -160,7 +188,7 @@ def build_timeline(
     overlays = {k for k, seconds in on_screen.items() if seconds >= overlay_fraction * covered}
     if len(samples) < 3:
         overlays = set()  # too little seen to tell an overlay from one long slide
-    timeline = []
+    timeline: list[Span] = []
     for span in sorted(spans, key=lambda s: (s["appeared"], s["order"])):
         if span["key"] in overlays and not keep_overlays:
             continue
@@ -176,7 +204,7 @@ def build_timeline(
                 "frames": len(span["scores"]),
             }
         )
-    named_overlays = []
+    named_overlays: list[Overlay] = []
     for k in sorted(overlays):
         readings: Counter[str] = Counter()
         for span in spans:
@@ -199,8 +227,8 @@ def read_screen_text(
     keep_overlays: bool = False,
     scene_threshold: float = 0.02,
     tick: Tick = no_tick,
-    scenes: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+    scenes: list[SceneFields] | None = None,
+) -> ScreenText:
     """The on-screen text timeline of `path` between `start` and `end`.
 
     Returns {"duration_seconds", "spans", "overlays", "scene_starts" (the cuts, seconds),

@@ -10,8 +10,8 @@ declares, never by allocating what it declares.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from video_research.media.coverage import Coverage, measure
 from video_research.media.coverage import duration as _duration
@@ -24,6 +24,9 @@ from video_research.media.limits import (
     unsupported,
 )
 from video_research.support.paths import check_regular, printable
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common import media as contract
 
 OPEN_OPTIONS = {"probesize": str(5 * 1024 * 1024), "analyzeduration": str(5_000_000)}
 """How much of a file FFmpeg reads to learn its streams: 5 MB and 5 s of media, enough
@@ -62,8 +65,36 @@ class MediaInfo:
     attached_pictures: int = 0
     notes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> contract.Media:
+        """As the media tools report it (its fields in order, as `asdict` gives them)."""
+        video, audio = self.video, self.audio
+        return {
+            "path": self.path,
+            "container": self.container,
+            "size_bytes": self.size_bytes,
+            "duration_seconds": self.duration_seconds,
+            "stream_count": self.stream_count,
+            "video": None
+            if video is None
+            else {
+                "index": video.index,
+                "codec": video.codec,
+                "width": video.width,
+                "height": video.height,
+                "fps": video.fps,
+                "frames": video.frames,
+            },
+            "audio": None
+            if audio is None
+            else {
+                "index": audio.index,
+                "codec": audio.codec,
+                "sample_rate": audio.sample_rate,
+                "channels": audio.channels,
+            },
+            "attached_pictures": self.attached_pictures,
+            "notes": list(self.notes),
+        }
 
 
 def open_container(path: str, limits: MediaLimits) -> Any:

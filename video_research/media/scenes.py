@@ -22,8 +22,8 @@ slow fades and dissolves spread their change over many frames and may be missed.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypedDict
 
 from video_research.media.decode import Tick, no_tick, walk
 from video_research.media.limits import MediaLimits, check_range
@@ -40,6 +40,22 @@ SAMPLE_FPS = 8.0
 second a caller needs to land on a scene, at a third of the cost of every frame at 25 fps."""
 
 
+class SceneFields(TypedDict):
+    """A scene as results carry it (schemas/common/media.json's scene, before its link)."""
+
+    index: int
+    start: float
+    end: float
+    score: float
+    keyframe_time: float
+
+
+class ScenesFound(TypedDict):
+    duration_seconds: float
+    scenes: list[SceneFields]
+    frames_compared: int
+
+
 @dataclass
 class Scene:
     index: int
@@ -53,8 +69,14 @@ class Scene:
     def middle(self) -> float:
         return round((self.start + self.end) / 2, 3)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "keyframe_time": self.middle}
+    def to_dict(self) -> SceneFields:
+        return {
+            "index": self.index,
+            "start": self.start,
+            "end": self.end,
+            "score": self.score,
+            "keyframe_time": self.middle,
+        }
 
 
 PIXEL_CHANGED = 20
@@ -129,7 +151,7 @@ def detect_scenes(
     end: float | None = None,
     min_scene_seconds: float = MIN_SCENE_SECONDS,
     tick: Tick = no_tick,
-) -> dict[str, Any]:
+) -> ScenesFound:
     """The scenes of `path` between `start` and `end` (seconds; None = the end).
 
     Returns {"duration_seconds", "scenes": [Scene.to_dict()], "frames_compared"}.

@@ -3,13 +3,31 @@ time of its frame burned in, so one image shows an agent the whole video's cours
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from video_research.media.decode import Tick, frames_at, no_tick, scaled_size
 from video_research.media.frames import MIME, EncodedFrame, ImageFormat, encode, spaced_times
 from video_research.media.limits import MediaLimits, check_range, clock
 from video_research.media.probe import describe, open_container, require_video
 from video_research.media.scenes import detect_scenes
+
+if TYPE_CHECKING:
+    from video_research.media.probe import MediaInfo
+
+
+class Cell(TypedDict):
+    time: float
+    label: str
+    row: int
+    column: int
+
+
+class SheetFound(TypedDict):
+    duration_seconds: float
+    sheet: EncodedFrame
+    cells: list[Cell]
+    media: MediaInfo
+
 
 GAP = 4
 """Pixels between cells."""
@@ -37,7 +55,7 @@ def contact_sheet(
     image_format: ImageFormat = "jpeg",
     scene_threshold: float = 0.05,
     tick: Tick = no_tick,
-) -> dict[str, Any]:
+) -> SheetFound:
     """One grid image of `count` frames evenly spaced in [start, end] (or one per scene,
     at most `count`), each cell labelled with its time. The sheet's longest edge and its
     bytes stay within the limits: cells shrink to fit.
@@ -73,7 +91,7 @@ def contact_sheet(
     )
     draw = ImageDraw.Draw(sheet)
     font = _font(max(10, cell_h // 9))
-    cells = []
+    cells: list[Cell] = []
     for n, picture in enumerate(pictures):
         row, column = divmod(n, columns)
         x, y = GAP + column * (cell_w + GAP), GAP + row * (cell_h + GAP)

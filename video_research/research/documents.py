@@ -29,14 +29,23 @@ import asyncio
 import logging
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, make_tool_error
 from video_research.support.isolation import parse_isolated
 from video_research.support.services import current_settings
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.research_document_output import (
+        Finding,
+        KeyInsight,
+    )
+
+Cited = TypeVar("Cited", "Finding", "KeyInsight")
 
 logger = logging.getLogger(__name__)
 
@@ -223,10 +232,10 @@ async def gather(
     if knowledge_passages:
         from video_research.knowledge.passages import retrieve
 
-        found = await retrieve(
+        retrieved = await retrieve(
             question, collections=list(KNOWLEDGE_COLLECTIONS), limit=knowledge_passages, alpha=0.5
         )
-        for passage in found.passages:
+        for passage in retrieved.passages:
             cite = passage.citation
             props = passage.properties
             evidence.add(
@@ -239,7 +248,7 @@ async def gather(
                 collection=passage.collection,
                 object_id=passage.object_id,
             )
-        evidence.consulted["knowledge_passages"] = len(found.passages)
+        evidence.consulted["knowledge_passages"] = len(retrieved.passages)
     _fit(evidence, question)
     return evidence
 
@@ -272,11 +281,11 @@ def _fit(evidence: Evidence, question: str) -> None:
         source.id = f"S{number}"
 
 
-def cited(items: list[dict[str, Any]], evidence: Evidence) -> tuple[list[dict[str, Any]], int]:
+def cited(items: list[Cited], evidence: Evidence) -> tuple[list[Cited], int]:
     """The items whose `citations` name passages that exist (unknown IDs removed), and how
     many items were dropped for citing nothing that exists."""
     known = evidence.by_id
-    kept = []
+    kept: list[Cited] = []
     for item in items:
         ids = [i.strip().strip("[]") for i in item.get("citations") or []]
         valid = list(dict.fromkeys(i for i in ids if i in known))
@@ -294,7 +303,7 @@ def strip_unknown_markers(text: str, evidence: Evidence) -> str:
     return _MARKER.sub(lambda m: m.group(0) if m.group(1) in known else "", text)
 
 
-def used_sources(report: dict[str, Any], evidence: Evidence) -> list[dict[str, Any]]:
+def used_sources(report: Mapping[str, Any], evidence: Evidence) -> list[dict[str, Any]]:
     """The sources the report cites, in order of first citation."""
     order: list[str] = []
     for item in [*report.get("findings", []), *report.get("key_insights", [])]:

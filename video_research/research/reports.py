@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import templates as prompts
@@ -27,6 +27,18 @@ from video_research.knowledge import writethrough
 from video_research.research import documents as document_research
 from video_research.support import contracts
 from video_research.support.errors import ErrorCategory, ToolFailure
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools import (
+        ResearchAssessEvidenceOutput,
+        ResearchDeepOutput,
+        ResearchDocumentOutput,
+        ResearchPlanOutput,
+    )
+    from video_research.support.schema_types.tools.research_document_output import (
+        Finding,
+        KeyInsight,
+    )
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +53,7 @@ ReadURL = Callable[[str, str], Awaitable[tuple[str, list[str]]]]
 
 async def research_topic(
     topic: str, scope: str, thinking: str, progress: Progress
-) -> dict[str, Any]:
+) -> ResearchDeepOutput:
     """A topic researched in three phases: scope, tiered evidence, synthesis."""
     system = prompts.render("research_system")
 
@@ -74,7 +86,7 @@ async def research_topic(
         thinking_level=thinking,
     )
     await progress(3, 3, "done")
-    report = {
+    report: ResearchDeepOutput = {
         "topic": topic,
         "scope": scope,
         "scope_definition": scoping.text,
@@ -90,15 +102,17 @@ async def research_topic(
     return report
 
 
-async def plan(topic: str, scope: str, agents: Any) -> dict[str, Any]:
+async def plan(topic: str, scope: str, agents: int) -> ResearchPlanOutput:
     """A research plan; when structured output fails, the plan as text (`structured` false)."""
     prompt = prompts.render("research_plan", topic=topic, scope=scope, available_agents=agents)
     base = {"topic": topic, "scope": scope, "available_agents": agents}
+    result: ResearchPlanOutput
     try:
         planned, _ = await gemini.generate_json(
             prompt, schema=contracts.gemini_definition(RESEARCH, "plan")
         )
-        result = {**base, **planned, "structured": True}
+        # `planned` passed research.json's plan in gemini.generate_json
+        result = cast("ResearchPlanOutput", {**base, **planned, "structured": True})
     except ToolFailure as failure:
         if failure.category is ErrorCategory.CONFIG_ERROR:
             raise
@@ -107,7 +121,9 @@ async def plan(topic: str, scope: str, agents: Any) -> dict[str, Any]:
         )
         generation = await gemini.generate(prompt)
         result = {
-            **base,
+            "topic": topic,
+            "scope": scope,
+            "available_agents": agents,
             "phases": [],
             "task_decomposition": [],
             "model_assignments": [],
@@ -118,7 +134,9 @@ async def plan(topic: str, scope: str, agents: Any) -> dict[str, Any]:
     return result
 
 
-async def assess_evidence(claim: str, sources: list[str], context: str) -> dict[str, Any]:
+async def assess_evidence(
+    claim: str, sources: list[str], context: str
+) -> ResearchAssessEvidenceOutput:
     """How well `sources` support `claim`, tier by tier."""
     sources_text = "\n".join(f"[{i}] {source}" for i, source in enumerate(sources, 1))
     assessment, _ = await gemini.generate_json(
@@ -131,12 +149,16 @@ async def assess_evidence(claim: str, sources: list[str], context: str) -> dict[
         schema=contracts.gemini_definition(RESEARCH, "assessment"),
         system_instruction=prompts.render("research_system"),
     )
-    result = {"claim": claim, **assessment, "sources_assessed": len(sources)}
+    # `assessment` passed research.json's assessment in gemini.generate_json
+    result = cast(
+        "ResearchAssessEvidenceOutput",
+        {"claim": claim, **assessment, "sources_assessed": len(sources)},
+    )
     await writethrough.store_evidence_assessment(result, claim, sources)
     return result
 
 
-def _findings_text(findings: list[dict[str, Any]]) -> str:
+def _findings_text(findings: list[Finding]) -> str:
     return "\n".join(
         f"- [{f['evidence_tier']}] {f['claim']} (cites {', '.join(f['citations'])}) — {f.get('reasoning', '')}"
         for f in findings
@@ -153,7 +175,7 @@ async def research_sources(
     knowledge_passages: int,
     ctx: Any,
     read_url: ReadURL,
-) -> dict[str, Any]:
+) -> ResearchDocumentOutput:
     """A question researched from given files and URLs (URLs already checked against the
     URL policy), every claim citing its passage. `ctx` is the call context: whose roots
     the files are confined to, and where progress goes."""
@@ -202,7 +224,10 @@ async def research_sources(
         system_instruction=system,
         thinking_level=thinking,
     )
-    findings, dropped = document_research.cited(found["findings"], evidence)
+    # Gemini's answers passed research_document.json's findings and synthesis in
+    # gemini.generate_json: their items are the contract's findings and key insights
+    drafted: list[Finding] = found["findings"]
+    findings, dropped = document_research.cited(drafted, evidence)
 
     await ctx.report_progress(3, DOCUMENT_PHASES, "Phase 4/4: synthesizing")
     synthesis, generation = await gemini.generate_json(
@@ -215,20 +240,19 @@ async def research_sources(
         system_instruction=system,
         thinking_level=thinking,
     )
-    insights, dropped_insights = document_research.cited(
-        synthesis.get("key_insights") or [], evidence
-    )
+    drafted_insights: list[KeyInsight] = synthesis.get("key_insights") or []
+    insights, dropped_insights = document_research.cited(drafted_insights, evidence)
     for finding in findings:
         if finding.get("contradicted_by"):
             known = evidence.by_id
             finding["contradicted_by"] = [i for i in finding["contradicted_by"] if i in known]
-    report = {
+    summary = document_research.strip_unknown_markers(synthesis["executive_summary"], evidence)
+    cited_in = {"findings": findings, "key_insights": insights, "executive_summary": summary}
+    report: ResearchDocumentOutput = {
         "question": question,
         "scope": scope,
         "scope_definition": scoping.text,
-        "executive_summary": document_research.strip_unknown_markers(
-            synthesis["executive_summary"], evidence
-        ),
+        "executive_summary": summary,
         "findings": findings,
         "key_insights": insights,
         "open_questions": synthesis.get("open_questions", []),
@@ -238,8 +262,8 @@ async def research_sources(
         "passages_trimmed": evidence.trimmed,
         "consulted": evidence.consulted,
         "model": generation.model,
+        "sources": document_research.used_sources(cited_in, evidence),
     }
-    report["sources"] = document_research.used_sources(report, evidence)
     await ctx.report_progress(DOCUMENT_PHASES, DOCUMENT_PHASES, "done")
     await writethrough.store_document_research(report)
     return report

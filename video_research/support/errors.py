@@ -14,11 +14,14 @@ from __future__ import annotations
 import re
 import socket
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, Field
 
 from video_research.support.redact import redact
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common import tool_error
 
 
 class ErrorCategory(StrEnum):
@@ -160,6 +163,12 @@ class ToolError(BaseModel):
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
+
+    def to_contract(self) -> tool_error.ToolError:
+        """`to_json_dict` typed as the contract's ToolError (schemas/common/tool_error.json),
+        for results that carry an error per item: this model's fields are that schema's
+        (tests/support check every error against it), which pydantic's dump cannot say."""
+        return cast("tool_error.ToolError", self.to_json_dict())
 
 
 class ToolFailure(Exception):

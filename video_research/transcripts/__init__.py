@@ -10,9 +10,9 @@ def register_with_knowledge() -> None:
     tools layer calls this on the knowledge layer's first lookup."""
     from video_research.knowledge import passages
     from video_research.knowledge.collections import register_collection
-    from video_research.transcripts import indexer, search, windows
+    from video_research.transcripts import records, search, windows
 
-    register_collection(indexer.CHUNKS_COLLECTION)
-    register_collection(indexer.VIDEOS_COLLECTION)
+    register_collection(records.CHUNKS_COLLECTION)
+    register_collection(records.VIDEOS_COLLECTION)
     register_collection(windows.WINDOWS_COLLECTION)
-    passages.register_pinpointer(indexer.CHUNKS, search.pinpoint_hits)
+    passages.register_pinpointer(records.CHUNKS, search.pinpoint_hits)

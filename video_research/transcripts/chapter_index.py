@@ -82,7 +82,7 @@ def make_chapters(
     are any, else computed ones. Blocking (numpy): run it in a thread."""
     duration = max((cue.end for cue in cues), default=0.0)
     if authored:
-        by_evidence: dict[str, list[Any]] = {}
+        by_evidence: dict[chaptering.Evidence, list[Any]] = {}
         for chapter in authored:
             by_evidence.setdefault(getattr(chapter, "evidence", chaptering.AUTHOR), []).append(
                 chapter

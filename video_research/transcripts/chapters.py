@@ -31,19 +31,25 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import numpy as np
 
 from video_research.transcripts.parsers import Cue
 
-AUTHOR = "author"
-CONTAINER = "container"
-FILE = "file"
-COMPUTED = "computed"
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import (
+        VideoChapter as ChapterShown,
+    )
+
+Evidence = Literal["author", "container", "file", "computed"]
+AUTHOR: Final = "author"
+CONTAINER: Final = "container"
+FILE: Final = "file"
+COMPUTED: Final = "computed"
 EVIDENCE = (AUTHOR, CONTAINER, FILE, COMPUTED)
 SIGNALS = ("topic", "pause", "scene", "slide")
 TITLE_MAX = 300
@@ -102,10 +108,10 @@ class VideoChapter:
     title: str
     start: float
     end: float
-    evidence: str
+    evidence: Evidence
     signals: tuple[str, ...] = field(default=())
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ChapterShown:
         return {
             "title": self.title,
             "start": round(self.start, 2),
@@ -116,7 +122,10 @@ class VideoChapter:
 
 
 def given(
-    chapters: Sequence[tuple[float, str]], duration: float, evidence: str, signals: Sequence[str]
+    chapters: Sequence[tuple[float, str]],
+    duration: float,
+    evidence: Evidence,
+    signals: Sequence[str],
 ) -> list[VideoChapter]:
     """Chapters someone made ((start, title) pairs) with their ends: each ends where the
     next starts, the last at `duration` (or at its own start when the length is unknown)."""
@@ -132,7 +141,7 @@ def given(
     return out
 
 
-def stored(record: dict[str, Any]) -> list[dict[str, Any]]:
+def stored(record: Mapping[str, Any]) -> list[ChapterShown]:
     """The chapters of a TranscriptVideos record as the tools show them; records written
     before chapters had ends and evidence ({start, title} pairs: an author's) get them."""
     try:

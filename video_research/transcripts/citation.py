@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from video_research.knowledge.filters import Filter
@@ -25,8 +25,11 @@ from video_research.knowledge.store import get_store
 from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.support.youtube_urls import parse_video_id
 from video_research.transcripts import indexer
-from video_research.transcripts.indexer import CHUNKS
 from video_research.transcripts.moments import cue_starts
+from video_research.transcripts.records import CHUNKS
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.verify_citation_output import Difference
 
 CLOSE_RATIO = 0.75
 """A run of the window's words this alike to the quote (difflib's ratio over words) is a
@@ -49,12 +52,26 @@ class Line:
 
 @dataclass(frozen=True)
 class Match:
-    verdict: str
-    """exact, close or not_there."""
+    verdict: Literal["exact", "close", "not_there"]
     similarity: float
     start: float | None
     said: str
-    differences: list[dict[str, str]]
+    differences: list[Difference]
+
+
+class Elsewhere(TypedDict):
+    """A place the store says the quote (verify_citation's found_elsewhere, before it
+    says whether it is the cited video and window)."""
+
+    video_id: str
+    video_title: str | None
+    time: float
+    timestamp_url: str
+    match: Literal["exact", "close", "meaning"]
+    similarity: float
+    text: str
+    evidence: str
+    differences: NotRequired[list[Difference]]
 
 
 def words(text: str) -> list[str]:
@@ -186,7 +203,7 @@ def compare_words(quoted: list[str], said: list[str], times: list[float]) -> Mat
     if ratio < CLOSE_RATIO:
         return Match("not_there", round(ratio, 3), None, "", [])
     matcher.set_seq1(run)
-    differences = [
+    differences: list[Difference] = [
         {"quoted": " ".join(quoted[j1:j2]), "said": " ".join(run[i1:i2])}
         for tag, i1, i2, j1, j2 in matcher.get_opcodes()
         if tag != "equal"
@@ -194,30 +211,30 @@ def compare_words(quoted: list[str], said: list[str], times: list[float]) -> Mat
     return Match("close", round(ratio, 3), times[i], " ".join(run), differences)
 
 
-async def elsewhere(quote: str, k: int) -> list[dict[str, Any]]:
+async def elsewhere(quote: str, k: int) -> list[Elsewhere]:
     """Where the store says the quote, by the existing search: each hit compared word by
     word, or kept as `meaning` when only its sense matches (a strong hit, no run of words)."""
     from video_research.transcripts.search import search
 
-    found = []
+    found: list[Elsewhere] = []
     for hit in await search(quote, k=k, alpha=None, where=None, min_score=None):
         match = compare_words(
             words(quote), words(hit["text"]), [float(hit["match_time"])] * len(words(hit["text"]))
         )
         if match.verdict == "not_there" and hit.get("weak"):
             continue
-        found.append(
-            {
-                "video_id": hit["video_id"],
-                "video_title": hit.get("video_title"),
-                "time": round(float(hit["match_time"]), 1),
-                "timestamp_url": hit["timestamp_url"],
-                "match": match.verdict if match.verdict != "not_there" else "meaning",
-                "similarity": match.similarity,
-                "text": hit["text"],
-                "evidence": hit.get("evidence") or "speech",
-                **({"differences": match.differences} if match.differences else {}),
-            }
-        )
+        place: Elsewhere = {
+            "video_id": hit["video_id"],
+            "video_title": hit.get("video_title"),
+            "time": round(float(hit["match_time"]), 1),
+            "timestamp_url": hit["timestamp_url"],
+            "match": "meaning" if match.verdict == "not_there" else match.verdict,
+            "similarity": match.similarity,
+            "text": hit["text"],
+            "evidence": hit.get("evidence") or "speech",
+        }
+        if match.differences:
+            place["differences"] = match.differences
+        found.append(place)
     order = {"exact": 0, "close": 1, "meaning": 2}
     return sorted(found, key=lambda f: (order[f["match"]], -f["similarity"]))

@@ -19,7 +19,7 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.knowledge.collections import canonical_date
 from video_research.support import paths
@@ -42,6 +42,9 @@ from video_research.transcripts.sources import (
     read_file,
     sidecar_name,
 )
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Video
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +145,7 @@ class FileRun:
         self.progress = progress
         self.overrides: Mapping[str, Mapping[str, Any]] = options.videos
         self.seen: dict[str, Path] = {}
-        self.indexed: list[dict[str, Any]] = []
+        self.indexed: list[Video] = []
         self.skipped: list[str] = []
         self.failed: list[dict[str, Any]] = []
         self.notes: list[str] = []

@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -44,6 +44,9 @@ from video_research.transcripts.sources import (
     printable,
     read_file,
 )
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Video
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +148,7 @@ class MediaOptions:
 class MediaRun:
     """What each item of one index_media_files call came to."""
 
-    indexed: list[dict[str, Any]] = field(default_factory=list)
+    indexed: list[Video] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -608,7 +611,7 @@ async def _write(
     stamps: dict[str, str] | None,
     cuts: tuple[float, ...] = (),
     media: Measured | None = None,
-) -> dict[str, Any]:
+) -> Video:
     """Index one transcript whole: shielded, so a cancel never splits chunks and record."""
     with anyio.CancelScope(shield=True):
         written = await indexer.index_transcript(

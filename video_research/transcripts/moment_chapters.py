@@ -9,9 +9,14 @@ call per video. Compact: no `signals`, no links (`video_chapters` has those).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.transcripts import chapters, indexer
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.semantic_search_transcripts_output import (
+        Chapter,
+    )
 
 Records = Mapping[str, dict[str, Any] | None]
 
@@ -26,7 +31,7 @@ async def records_of(video_ids: Iterable[str]) -> dict[str, dict[str, Any] | Non
     return records
 
 
-def spans(record: dict[str, Any]) -> list[dict[str, Any]]:
+def spans(record: dict[str, Any]) -> list[Chapter]:
     """The record's chapters as {title, start, end, evidence}, times to a tenth of a second."""
     return [
         {
@@ -39,7 +44,7 @@ def spans(record: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def by_video(records: Records) -> dict[str, list[dict[str, Any]]]:
+def by_video(records: Records) -> dict[str, list[Chapter]]:
     """{video_id: its chapters} for the videos that have any."""
     found = {video_id: spans(record) for video_id, record in records.items() if record}
     return {video_id: parts for video_id, parts in found.items() if parts}

@@ -17,12 +17,16 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.knowledge import relevance
 from video_research.knowledge.store import SearchHit
-from video_research.transcripts.indexer import timestamp_url, video_fields
 from video_research.transcripts.line_position import LONG_LINE_SECONDS, lasting, said_at
+from video_research.transcripts.records import timestamp_url, video_fields
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Moment as Result
+    from video_research.support.schema_types.common.transcripts import Repeat, Scores
 
 MAX_TERMS = 32
 """Query terms pinpointing looks for: a long query costs no more than this."""
@@ -176,14 +180,14 @@ class Moment:
                 return hit
         return self.hits[0]
 
-    def to_result(self, match_time: float | None) -> dict[str, Any]:
+    def to_result(self, match_time: float | None) -> Result:
         props = self.props
         focus = props["start_time"] if match_time is None else match_time
         # The result speaks for the sentence it links to: its text, span and scores are
         # that chunk's, so its relevance is a function of the query and that chunk alone
         # (never of k, a filter, or the neighbours merged into the moment).
         home = self.home(focus)
-        scores = {
+        scores: Scores = {
             "fused": round(home.score, 6),
             "relevance": _rounded(home.relevance),
             "cosine": _rounded(None if home.distance is None else 1.0 - home.distance),
@@ -191,7 +195,7 @@ class Moment:
             "share": _rounded(home.keyword_share),
         }
         own = home.relevance if home.relevance is not None else 0.0
-        return {
+        result: Result = {
             "scores": scores,
             "relevance": own,
             "weak": relevance.is_weak(own),
@@ -207,14 +211,15 @@ class Moment:
             "chapter": props.get("chapter"),
             "chunks": len(self.hits),
             "evidence": props.get("evidence") or "speech",
-            # a chunk of a file cut short says so (older chunks hold no such property)
-            **({"complete": False} if home.properties.get("complete") is False else {}),
-            **(
-                {"repeats": [repeat.as_repeat() for repeat in self.repeats]} if self.repeats else {}
-            ),
         }
+        # a chunk of a file cut short says so (older chunks hold no such property)
+        if home.properties.get("complete") is False:
+            result["complete"] = False
+        if self.repeats:
+            result["repeats"] = [repeat.as_repeat() for repeat in self.repeats]
+        return result
 
-    def as_repeat(self) -> dict[str, Any]:
+    def as_repeat(self) -> Repeat:
         """Where a folded moment is said: its video and its best chunk's span."""
         props = self.props
         return {

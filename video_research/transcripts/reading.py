@@ -5,22 +5,28 @@ search's criteria."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from video_research.knowledge.filters import Filter, FilterNode
 from video_research.support import windows
 from video_research.transcripts import chapters, indexer, speakers
+from video_research.transcripts.parsers import Cue
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Video
+    from video_research.support.schema_types.tools.transcript_get_output import Segment
 
 
 def transcript_page(
-    record: dict[str, Any],
+    record: Mapping[str, Any],
     video_id: str,
     *,
     start: int | None,
     start_time: float | None,
     max_segments: int,
-) -> tuple[dict[str, Any], list[dict[str, Any]], int | None]:
+) -> tuple[Video, list[Segment], int | None]:
     """(the video with its chapters, up to `max_segments` segments, the offset of the next
     page or None) from the segment `start`, else the first still running at `start_time`,
     else the first."""
@@ -36,26 +42,34 @@ def transcript_page(
     link = video["video_url"]
     names = speakers.names_of(record)
     segments = [
-        {
-            "index": start + n,
-            "start": cue.start,
-            "end": cue.end,
-            "text": cue.text,
-            "timestamp_url": indexer.timestamp_url(video_id, link, cue.start),
-            **_speaker(cue.speaker, names),
-            **({"language": cue.language} if cue.language else {}),
-            **(
-                {"language_probability": cue.language_probability}
-                if cue.language_probability is not None
-                else {}
-            ),
-        }
+        _segment(start + n, cue, indexer.timestamp_url(video_id, link, cue.start), names)
         for n, cue in enumerate(page)
     ]
     return video, segments, end if end < len(cues) else None
 
 
-def _speaker(label: str, names: dict[str, str]) -> dict[str, str]:
+def _segment(index: int, cue: Cue, link: str, names: dict[str, str]) -> Segment:
+    segment: Segment = {
+        "index": index,
+        "start": cue.start,
+        "end": cue.end,
+        "text": cue.text,
+        "timestamp_url": link,
+        **_speaker(cue.speaker, names),
+    }
+    if cue.language:
+        segment["language"] = cue.language
+    if cue.language_probability is not None:
+        segment["language_probability"] = cue.language_probability
+    return segment
+
+
+class _Speaker(TypedDict):
+    speaker: NotRequired[str]
+    speaker_label: NotRequired[str]
+
+
+def _speaker(label: str, names: dict[str, str]) -> _Speaker:
     """A segment's speaker: its name when given (and the label beside it), else the label."""
     if not label:
         return {}

@@ -19,11 +19,12 @@ stops a transcript from being fetched or indexed later (which replaces the recor
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from video_research.knowledge.filters import Filter
 from video_research.knowledge.store import generate_uuid5, get_store, now_utc
-from video_research.transcripts.indexer import (
+from video_research.transcripts.records import (
     CHUNKS,
     MAX_CHUNKS,
     SCREEN,
@@ -37,14 +38,18 @@ from video_research.transcripts.indexer import (
     video_uuid,
 )
 
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Video
+    from video_research.support.schema_types.tools.media_screen_text_output import Indexed
+
 
 def screen_chunk_uuid(video_id: str, index: int) -> str:
     return generate_uuid5(f"{video_id}#screen#{index}", "transcript-chunk")
 
 
-def group_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def group_spans(spans: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Spans shown over the same stretch of time, as one group: {start, end, lines}."""
-    groups: dict[tuple[float, float], list[dict[str, Any]]] = {}
+    groups: dict[tuple[float, float], list[Mapping[str, Any]]] = {}
     for span in spans:
         groups.setdefault((span["appeared"], span["disappeared"]), []).append(span)
     return [
@@ -55,11 +60,11 @@ def group_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def index_screen_text(
     info: VideoInfo,
-    spans: list[dict[str, Any]],
+    spans: Sequence[Mapping[str, Any]],
     *,
     source_path: str,
     coverage: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Indexed:
     """Store `spans` as the screen chunks of `info.video_id`; {"video_id", "chunk_count"}.
     `coverage`: what the file holds (`indexer.index_transcript`'s `media`), so a hit from
     a file cut short says `complete: false`."""
@@ -99,7 +104,7 @@ async def record_screen_only(
     source_path: str,
     stamps: dict[str, str],
     media: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Video:
     """The TranscriptVideos record of a video indexed by its on-screen text alone (see the
     module docstring); `stamps` as for speech, so an unchanged file is skipped next time;
     `media` as for `indexer.index_transcript` (its duration, whether it is whole)."""

@@ -25,7 +25,7 @@ one filtered vector search for the nearest sentences of the spoken candidates.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.knowledge import ranking
 from video_research.knowledge.base import score_hit, to_hit
@@ -33,7 +33,6 @@ from video_research.knowledge.collections import get_collection
 from video_research.knowledge.filters import FilterNode
 from video_research.knowledge.store import SearchHit, get_store
 from video_research.transcripts import windows
-from video_research.transcripts.indexer import CHUNKS
 from video_research.transcripts.moments import (
     Moment,
     TermMatcher,
@@ -41,6 +40,10 @@ from video_research.transcripts.moments import (
     fold_repeats,
     query_terms,
 )
+from video_research.transcripts.records import CHUNKS
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Moment as Result
 
 
 async def search(
@@ -51,7 +54,7 @@ async def search(
     where: FilterNode | None,
     min_score: float | None,
     pinpoint: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[Result]:
     """The k best moments for `query` (see the module docstring); with `pinpoint`, each
     linked to the sentence that answers, else to its best chunk's start."""
     store = await get_store()

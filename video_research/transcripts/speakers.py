@@ -22,13 +22,14 @@ from video_research.support.errors import invalid_input, not_found
 from video_research.transcripts import indexer
 
 if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Moment
     from video_research.support.schema_types.tools.name_speaker_output import NameSpeakerOutput
 
 LABEL = re.compile(r"S[1-9][0-9]{0,2}")
 NAME_CHARS = 80
 
 
-def names_of(record: dict[str, Any]) -> dict[str, str]:
+def names_of(record: Mapping[str, Any]) -> dict[str, str]:
     """{label: name} the users gave this video's speakers."""
     try:
         said = json.loads(record.get("speaker_names_json") or "{}")
@@ -123,7 +124,7 @@ async def speaker_filter(speaker: str) -> FilterNode:
 
 
 async def label_results(
-    results: list[dict[str, Any]], records: Mapping[str, dict[str, Any] | None] | None = None
+    results: list[Moment], records: Mapping[str, dict[str, Any] | None] | None = None
 ) -> None:
     """Each search result gets `speaker` (the name when given, else the label) of the
     sentence at its match time, when its video's speakers are labelled. `records`: the

@@ -9,7 +9,8 @@ tool goes on without it (a search, a channel listing that pages what is already 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.config import Settings
 from video_research.knowledge.filters import Filter
@@ -17,26 +18,38 @@ from video_research.support.errors import ErrorCategory, ToolFailure
 from video_research.transcripts import indexer
 from video_research.transcripts.sources import fetch_youtube, is_youtube_id
 
-BATCH_FIELDS = ("video_id", "video_title", "language", "chunk_count")
-"""What the summary keeps of each indexed video (the rest can be had from get_indexed_videos)."""
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.transcripts import Batch, IndexedItem
+
 
 CHANNEL_AUTO_INDEX_VIDEOS = 50
 """How many of a channel's newest uploads a search indexes when nothing of it is indexed."""
 
 
-COVERAGE_FIELDS = ("duration_seconds", "complete", "seconds_read", "seconds_claimed")
+COVERAGE_FIELDS: tuple[
+    Literal["duration_seconds", "complete", "seconds_read", "seconds_claimed"], ...
+] = ("duration_seconds", "complete", "seconds_read", "seconds_claimed")
 """What an item read from a media file says of it: its one duration, and whether the file
 held all it claims (a download cut short does not)."""
 
 
-def _batch_item(video: dict[str, Any]) -> dict[str, Any]:
-    item = {k: video[k] for k in BATCH_FIELDS}
+def _batch_item(video: Mapping[str, Any]) -> IndexedItem:
+    """What the summary keeps of an indexed video (the rest can be had from
+    get_indexed_videos)."""
+    item: IndexedItem = {
+        "video_id": video["video_id"],
+        "video_title": video["video_title"],
+        "language": video["language"],
+        "chunk_count": video["chunk_count"],
+    }
     if "seconds_claimed" in video:  # read from a media file
-        item |= {k: video[k] for k in COVERAGE_FIELDS if k in video}
+        for key in COVERAGE_FIELDS:
+            if key in video:
+                item[key] = video[key]
     return item
 
 
-def batch_summary(result: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+def batch_summary(result: Mapping[str, Any], notes: list[str]) -> Batch:
     """The batch every indexing tool reports, from an indexer result ("indexed", "skipped",
     "failed", "chunk_count"); public because index_transcript_files reports its files alike."""
     return {
@@ -51,7 +64,7 @@ def batch_summary(result: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     }
 
 
-def empty_batch() -> dict[str, Any]:
+def empty_batch() -> Batch:
     """The summary of a batch that indexed nothing (a search that indexed nothing first)."""
     return batch_summary({"indexed": [], "skipped": [], "failed": [], "chunk_count": 0}, [])
 
@@ -70,7 +83,7 @@ async def index_videos(
     languages: list[str] | None,
     force: bool,
     progress: indexer.Progress,
-) -> dict[str, Any]:
+) -> Batch:
     """Fetch and index the transcripts of YouTube videos, with their metadata when the Data
     API gives it (a note says when it does not)."""
     infos, note = await indexer.video_infos(video_ids)
@@ -87,7 +100,7 @@ async def index_channel(
     languages: list[str] | None,
     force: bool,
     progress: indexer.Progress,
-) -> tuple[int, dict[str, Any]]:
+) -> tuple[int, Batch]:
     """List a channel's uploads and index them incrementally: (videos found, batch)."""
     from video_research.clients import youtube
 
@@ -106,7 +119,7 @@ async def refresh_channel(
     *,
     languages: list[str] | None,
     progress: indexer.Progress,
-) -> dict[str, Any]:
+) -> Batch:
     """Index a channel's new uploads before listing it. Without the Data API a channel
     with something indexed is listed as it is, with a note; one with nothing fails."""
     try:
@@ -138,7 +151,7 @@ async def auto_index(
     *,
     languages: list[str] | None,
     progress: indexer.Progress,
-) -> dict[str, Any]:
+) -> Batch:
     """Index listed YouTube videos that are missing, and channels with nothing indexed.
 
     A failure here is a note: the search still runs on what is indexed."""
@@ -169,9 +182,12 @@ async def auto_index(
             if failure.category is ErrorCategory.CONFIG_ERROR:
                 break
             continue
-        for key in ("indexed", "skipped", "failed", "notes"):
-            batch[key] = batch[key] + channel[key]
+        batch["indexed"] = batch["indexed"] + channel["indexed"]
+        batch["skipped"] = batch["skipped"] + channel["skipped"]
+        batch["failed"] = batch["failed"] + channel["failed"]
+        batch["notes"] = batch["notes"] + channel["notes"]
         batch["chunk_count"] += channel["chunk_count"]
-    for key in ("indexed", "skipped", "failed"):
-        batch[f"{key}_count"] = len(batch[key])
+    batch["indexed_count"] = len(batch["indexed"])
+    batch["skipped_count"] = len(batch["skipped"])
+    batch["failed_count"] = len(batch["failed"])
     return batch

@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from video_research.clients.gemini import batch as gemini_batch
 from video_research.clients.gemini import caching as gemini_caching
@@ -27,6 +27,10 @@ from video_research.support.errors import ToolFailure
 from video_research.support.services import current_settings
 from video_research.video import input as video_input
 from video_research.video.input import Sampling, VideoSource
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.gemini import ContextCache
+    from video_research.support.schema_types.tools import VideoAnalyzeOutput
 
 logger = logging.getLogger(__name__)
 
@@ -88,16 +92,17 @@ def make_request(
     return Request(instruction, output_schema, thinking_level, sampling, settings.default_model)
 
 
-def cached_result(source: VideoSource, request: Request) -> dict[str, Any] | None:
+def cached_result(source: VideoSource, request: Request) -> VideoAnalyzeOutput | None:
     hit = get_cache().load(
         source.content_id, CACHE_TOOL, request.model, instruction=request.key_instruction
     )
-    return None if hit is None else {**hit, "cached": True}
+    # what `finish` saved under this request's key, read back as the JSON it was
+    return None if hit is None else cast("VideoAnalyzeOutput", {**hit, "cached": True})
 
 
 async def analyze(
     source: VideoSource, request: Request, *, use_cache: bool, tool: str
-) -> dict[str, Any]:
+) -> VideoAnalyzeOutput:
     """One video through cache -> Gemini -> cache -> knowledge store."""
     if use_cache:
         hit = await asyncio.to_thread(cached_result, source, request)
@@ -106,7 +111,7 @@ async def analyze(
     gemini.require_api_key()
     video_uri, mime_type = await _remote_video(source)
     generation: gemini.Generation | None = None
-    context: dict[str, Any] = {"state": "off"}
+    context: ContextCache = {"state": "off"}
     if video_uri is not None:
         generation, context = await _from_context_cache(video_uri, request)
     if generation is None:
@@ -134,8 +139,8 @@ async def finish(
     generation: gemini.Generation,
     *,
     tool: str,
-    context: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    context: ContextCache | None = None,
+) -> VideoAnalyzeOutput:
     """Save a fresh analysis (cache, knowledge store) and return it as the tool reports it."""
     if request.output_schema is None:
         data = {
@@ -165,13 +170,15 @@ async def finish(
     )
     result = {**data, "cached": False}
     if request.output_schema is None:
-        usage = dict(generation.tokens)
+        usage = generation.tokens.copy()
         if generation.usage.get("batch"):
             usage["batch"] = True
         result["usage"] = usage
         if context is not None:
             result["context_cache"] = context
-    return result
+    # `data` passed `request.schema` in gemini.parse_structured: the analysis contract's
+    # video result, or the caller's own output_schema (an object the contract leaves open)
+    return cast("VideoAnalyzeOutput", result)
 
 
 async def _remote_video(source: VideoSource) -> tuple[str | None, str]:
@@ -187,7 +194,7 @@ async def _remote_video(source: VideoSource) -> tuple[str | None, str]:
 
 async def _from_context_cache(
     video_uri: str, request: Request
-) -> tuple[gemini.Generation | None, dict[str, Any]]:
+) -> tuple[gemini.Generation | None, ContextCache]:
     """The analysis from a live context cache of this video (a session's), if any."""
     key = gemini_caching.cache_key(
         video_uri=video_uri,
@@ -224,7 +231,7 @@ class BatchItem:
 
     key: str
     source: VideoSource | None = None
-    result: dict[str, Any] | None = None
+    result: VideoAnalyzeOutput | None = None
     error: BaseException | None = None
 
 

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.clients.gemini import client as gemini
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, make_tool_error
 from video_research.video import analysis as video_analysis
 from video_research.video import input as video_input
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.gemini import BatchJob, Usage
+    from video_research.support.schema_types.tools import VideoBatchAnalyzeOutput
+    from video_research.support.schema_types.tools.video_batch_analyze_output import Item
 
 logger = logging.getLogger(__name__)
 
@@ -30,9 +36,9 @@ async def analyze_directory(
     instruction: str,
     glob_pattern: str,
     max_files: int,
-    delivery: str,
+    delivery: Literal["direct", "batch"],
     ctx: Any,
-) -> dict[str, Any]:
+) -> VideoBatchAnalyzeOutput:
     """video_batch_analyze's result for the directory `given`, confined to what the caller
     of `ctx` (the call's context: settings, readable roots, progress) may read."""
     settings = ctx.settings
@@ -47,7 +53,7 @@ async def analyze_directory(
     else:
         items, job = await _direct_mode(files, request, ctx, settings.batch_concurrency), None
     succeeded = sum(1 for i in items if i["status"] == "ok")
-    result: dict[str, Any] = {
+    result: VideoBatchAnalyzeOutput = {
         "directory": str(directory),
         "instruction": instruction,
         "delivery": delivery,
@@ -59,9 +65,18 @@ async def analyze_directory(
     }
     if job is not None:
         result["batch_job"] = job
-    usages = [i["result"]["usage"] for i in items if i["status"] == "ok" and "usage" in i["result"]]
+    usages: list[Usage] = [
+        i["result"]["usage"] for i in items if i["status"] == "ok" and "usage" in i["result"]
+    ]
     if usages:
-        total = {k: sum(u.get(k, 0) for u in usages) for k in usages[0] if k != "batch"}
+        total: Usage = {
+            "prompt_tokens": sum(u["prompt_tokens"] for u in usages),
+            "cached_tokens": sum(u["cached_tokens"] for u in usages),
+            "uncached_prompt_tokens": sum(u["uncached_prompt_tokens"] for u in usages),
+            "output_tokens": sum(u["output_tokens"] for u in usages),
+            "thoughts_tokens": sum(u["thoughts_tokens"] for u in usages),
+            "total_tokens": sum(u["total_tokens"] for u in usages),
+        }
         if delivery == "batch":
             total["batch"] = True
         result["usage"] = total
@@ -78,25 +93,26 @@ def _batch_files(directory: Path, pattern: str, max_files: int) -> tuple[list[Pa
     return videos[:max_files], skipped
 
 
-def _item(path: Path, result: dict[str, Any] | None, error: BaseException | None) -> dict:
-    item: dict[str, Any] = {"file_path": str(path), "file_name": path.name}
+def _item(path: Path, result: Mapping[str, Any] | None, error: BaseException | None) -> Item:
     if error is None and result is not None:
-        item.update(status="ok", result=result)
-    else:
-        item.update(
-            status="error", error=make_tool_error(error or RuntimeError("no result")).to_json_dict()
-        )
-        logger.warning("batch: %s failed: %s", path.name, item["error"]["error"])
-    return item
+        return {
+            "file_path": str(path),
+            "file_name": path.name,
+            "status": "ok",
+            "result": {**result},
+        }
+    failure = make_tool_error(error or RuntimeError("no result")).to_contract()
+    logger.warning("batch: %s failed: %s", path.name, failure["error"])
+    return {"file_path": str(path), "file_name": path.name, "status": "error", "error": failure}
 
 
 async def _direct_mode(
     files: list[Path], request: video_analysis.Request, ctx: Any, concurrency: int
-) -> list[dict[str, Any]]:
+) -> list[Item]:
     semaphore = asyncio.Semaphore(concurrency)
     done = 0
 
-    async def one(path: Path) -> dict[str, Any]:
+    async def one(path: Path) -> Item:
         nonlocal done
         result, error = None, None
         async with semaphore:
@@ -120,7 +136,7 @@ async def _direct_mode(
 
 async def _batch_mode(
     files: list[Path], request: video_analysis.Request, ctx: Any, directory: Path
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+) -> tuple[list[Item], BatchJob | None]:
     """Cache hits answer at once; everything else goes to Gemini as one Batch API job."""
     items = [video_analysis.BatchItem(key=str(n)) for n in range(len(files))]
     for item, path in zip(items, files, strict=True):

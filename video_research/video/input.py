@@ -21,13 +21,17 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.clients.gemini import client as gemini
 from video_research.clients.gemini import files as gemini_files
 from video_research.support import paths
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input
 from video_research.support.youtube_urls import normalize_youtube_url, parse_video_id
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.gemini import MediaResolution
+    from video_research.support.schema_types.common.gemini import Sampling as SamplingJson
 
 INLINE_LIMIT_BYTES = 20 * 1024 * 1024
 
@@ -224,7 +228,7 @@ class Sampling:
     start: float | None = None
     end: float | None = None
     fps: float | None = None
-    media_resolution: str | None = None
+    media_resolution: MediaResolution | None = None
 
     @classmethod
     def from_args(cls, args: Mapping[str, Any]) -> Sampling:
@@ -261,9 +265,9 @@ class Sampling:
             media_resolution=data.get("media_resolution"),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SamplingJson:
         """What was asked for, in the shape tool results report it (empty = whole video)."""
-        out: dict[str, Any] = {}
+        out: SamplingJson = {}
         if self.start is not None:
             out["start_seconds"] = self.start
         if self.end is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.clients.gemini import caching as gemini_caching
 from video_research.clients.gemini import client as gemini
@@ -29,6 +29,10 @@ from video_research.support.services import current_settings
 from video_research.video import input as video_input
 from video_research.video import session_store as sessions
 from video_research.video.input import Sampling, VideoSource
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.gemini import ContextCache
+    from video_research.support.schema_types.tools import VideoCreateSessionOutput
 
 logger = logging.getLogger(__name__)
 
@@ -59,8 +63,13 @@ def _cache_key(session: sessions.Session) -> str:
     )
 
 
-def _context(state: str, name: str = "", expires_at: float = 0.0, reason: str = "") -> dict:
-    out: dict[str, Any] = {"state": state}
+def _context(
+    state: Literal["used", "created", "off", "unavailable"],
+    name: str = "",
+    expires_at: float = 0.0,
+    reason: str = "",
+) -> ContextCache:
+    out: ContextCache = {"state": state}
     if name:
         out["name"] = name
     if expires_at:
@@ -81,7 +90,7 @@ def _too_short(session: sessions.Session) -> str:
     return ""
 
 
-async def _create_cache(session: sessions.Session) -> tuple[str, dict[str, Any]]:
+async def _create_cache(session: sessions.Session) -> tuple[str, ContextCache]:
     store = sessions.get_store()
     short = _too_short(session)
     if short:
@@ -109,7 +118,7 @@ async def _create_cache(session: sessions.Session) -> tuple[str, dict[str, Any]]
     return made.name, _context("created", made.name, made.expires_at)
 
 
-async def _session_cache(session: sessions.Session) -> tuple[str, dict[str, Any]]:
+async def _session_cache(session: sessions.Session) -> tuple[str, ContextCache]:
     """(cache name or "", context report) for this turn: renewed, recreated or created."""
     settings = current_settings()
     if not settings.context_cache_enabled:
@@ -135,7 +144,9 @@ async def _session_cache(session: sessions.Session) -> tuple[str, dict[str, Any]
     return await _create_cache(session)
 
 
-async def create(source: VideoSource, description: str, sampling: Sampling) -> dict[str, Any]:
+async def create(
+    source: VideoSource, description: str, sampling: Sampling
+) -> VideoCreateSessionOutput:
     """Open a session on `source`: upload (or reuse) the file, name it, cache the video."""
     settings = current_settings()
     gemini.require_api_key(settings)
@@ -158,11 +169,11 @@ async def create(source: VideoSource, description: str, sampling: Sampling) -> d
             description=description,
             content_id=source.content_id,
             model=settings.default_model,
-            sampling=sampling.to_json(),
+            sampling=dict(sampling.to_json()),
         )
     )
     _, context = await _session_cache(session)
-    result = {
+    result: VideoCreateSessionOutput = {
         "session_id": session.session_id,
         "video_title": session.video_title,
         "source": session.source,
@@ -200,7 +211,9 @@ async def _video_title(source: VideoSource, part: Any) -> str:
     return generation.text.strip().splitlines()[0][:300]
 
 
-async def turn(session_id: str, prompt: str) -> tuple[sessions.Session, gemini.Generation, dict]:
+async def turn(
+    session_id: str, prompt: str
+) -> tuple[sessions.Session, gemini.Generation, ContextCache]:
     """Ask one question in a session; (session after the turn, the answer, cache report)."""
     store = sessions.get_store()
     session = await store.get(session_id)

@@ -45,12 +45,15 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.clients.gemini.client import Generation, call_with_retry, client, interpret
 from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure, categorize_error
 from video_research.support.services import current_settings
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.gemini import BatchJob
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +91,7 @@ class BatchRun:
     """SUCCEEDED, FAILED, CANCELLED, EXPIRED (the job's final state)."""
     results: list[BatchResult] = field(default_factory=list)
 
-    def summary(self) -> dict[str, Any] | None:
+    def summary(self) -> BatchJob | None:
         """The job as tools report it (`batch_job`), or None when nothing was submitted."""
         if not self.name:
             return None

@@ -24,7 +24,7 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.clients.gemini.client import call_with_retry, client, user_content
 from video_research.clients.gemini.registry import CacheRow, account_of, get_registry
@@ -32,6 +32,11 @@ from video_research.config import Settings
 from video_research.support import clock
 from video_research.support.errors import RETRYABLE, ErrorCategory, ToolFailure
 from video_research.support.services import current_settings
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.infra_cache_output import (
+        Context as CacheListing,
+    )
 
 logger = logging.getLogger(__name__)
 
@@ -248,7 +253,7 @@ def is_gone(failure: ToolFailure) -> bool:
 
 async def list_caches(
     settings: Settings | None = None, *, content_id: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[CacheListing]:
     """The caches this server created (with this key), newest first."""
     settings = settings or current_settings()
     rows = await asyncio.to_thread(

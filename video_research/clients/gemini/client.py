@@ -22,7 +22,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.clients.gemini.parts import (
     MEDIA_RESOLUTIONS,
@@ -40,6 +40,9 @@ from video_research.clients.gemini.parts import (
 from video_research.config import Settings
 from video_research.support.errors import ErrorCategory, ToolFailure, categorize_error
 from video_research.support.services import Resource, current_services, current_settings
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.gemini import Usage
 
 # The request's parts are `parts`'; callers build and send through this module.
 __all__ = [
@@ -104,12 +107,12 @@ class Generation:
     content: dict[str, Any] | None = None
 
     @property
-    def tokens(self) -> dict[str, int]:
+    def tokens(self) -> Usage:
         """Billed tokens in the shape tool results report (see `usage_summary`)."""
         return usage_summary(self.usage)
 
 
-def usage_summary(usage: dict[str, Any]) -> dict[str, int]:
+def usage_summary(usage: dict[str, Any]) -> Usage:
     """Gemini's usageMetadata as tool results report it.
 
     `prompt_tokens` counts the whole input, `cached_tokens` the part of it served from a

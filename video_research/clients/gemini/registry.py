@@ -20,11 +20,16 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from video_research.config import Settings
 from video_research.support import clock, migrations
 from video_research.support.services import Resource, current_services
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.tools.infra_cache_output import (
+        Context as CacheListing,
+    )
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS uploads (
@@ -89,7 +94,7 @@ class CacheRow:
     expires_at: float
     created_at: float
 
-    def to_json(self, now: float | None = None) -> dict[str, Any]:
+    def to_json(self, now: float | None = None) -> CacheListing:
         now = clock.wall() if now is None else now
         return {
             "name": self.name,
