@@ -25,7 +25,6 @@ from video_research.support import injection_classifier as ic
 
 BITS = 18
 SIZES = (2, 3, 4, 5)
-WORDS = 2
 MAX_SENTENCES = 3
 SENTENCE_CHARS = 300
 WHOLE_CHARS = 600
@@ -45,7 +44,6 @@ def shape() -> ic.Classifier:
         threshold=0.0,
         bits=BITS,
         sizes=SIZES,
-        words=WORDS,
         max_sentences=MAX_SENTENCES,
         sentence_chars=SENTENCE_CHARS,
         whole_chars=WHOLE_CHARS,
@@ -54,8 +52,8 @@ def shape() -> ic.Classifier:
 
 def window_rows(text: str, spans: list[tuple[int, int]], fitted: ic.Classifier) -> list[np.ndarray]:
     """The n-gram buckets of each window, exactly the ones its score reads."""
-    found = ic.grams(text, fitted)
-    return [ic.window_ids(text, span, fitted, found) for span in spans]
+    grams = ic.buckets(ic.codes(" " + text + " "), fitted.bits, fitted.sizes)
+    return [ic.window_ids(text, span, fitted, grams) for span in spans]
 
 
 def matrix(rows: list[np.ndarray], bits: int) -> sparse.csr_matrix:
@@ -119,9 +117,9 @@ def fit_classifier(sources: list[list[str]], benign: list[str], speech: list[str
     at = 0
     for text in speech:
         spans = ic.windows(text, base)
-        found = ic.grams(text, base)
+        grams = ic.buckets(ic.codes(" " + text + " "), base.bits, base.sizes)
         for span in spans:
-            value = ic.exact_score(ic.window_ids(text, span, first, found), first)
+            value = ic.exact_score(ic.window_ids(text, span, first, grams), first)
             if at not in seen:
                 scored.append((float(value), text, span))
             at += 1
@@ -138,8 +136,8 @@ def fit_classifier(sources: list[list[str]], benign: list[str], speech: list[str
 def best_window(text: str, fitted: ic.Classifier) -> np.ndarray:
     """The n-gram buckets of the window of `text` that `fitted` scores highest."""
     spans = ic.windows(text, fitted)
-    found = ic.grams(text, fitted)
-    rows = [ic.window_ids(text, span, fitted, found) for span in spans]
+    grams = ic.buckets(ic.codes(" " + text + " "), fitted.bits, fitted.sizes)
+    rows = [ic.window_ids(text, span, fitted, grams) for span in spans]
     return max(rows, key=lambda ids: ic.exact_score(ids, fitted))
 
 
@@ -153,7 +151,6 @@ def _with(base: ic.Classifier, theta: np.ndarray) -> ic.Classifier:
         threshold=0.0,
         bits=base.bits,
         sizes=base.sizes,
-        words=base.words,
         max_sentences=base.max_sentences,
         sentence_chars=base.sentence_chars,
         whole_chars=base.whole_chars,
@@ -168,7 +165,6 @@ def save(fitted: ic.Classifier, threshold: float) -> None:
         threshold=np.float64(threshold),
         bits=np.int64(fitted.bits),
         sizes=np.array(fitted.sizes, dtype=np.int64),
-        words=np.int64(fitted.words),
         max_sentences=np.int64(fitted.max_sentences),
         sentence_chars=np.int64(fitted.sentence_chars),
         whole_chars=np.int64(fitted.whole_chars),
