@@ -5,7 +5,11 @@ Logistic regression over the classifier's own hashed n-gram windows, solved by L
 - positives: the public set's train-split injections, each read whole;
 - negatives: its benign prompts (weighted up: a question is not an attack), a seeded
   sample of the sentence windows of the training videos' moments, and then the windows
-  the first fit scored highest (hard negatives), after which it is fitted again.
+  the first fit scored highest (hard negatives), after which it is fitted again;
+- in that second fit, each positive too long to be read whole at scan time (a
+  jailbreak of a page) adds the window the first fit scored highest: a scan flags a
+  window, not a page, and most sentences of a long jailbreak are a story, not the
+  address, so only its most telling window is taught as one.
 
 The threshold is not set here: `tests.eval.injections` sets it on moments of videos the
 fit never saw.
@@ -54,6 +58,8 @@ def window_rows(text: str, spans: list[tuple[int, int]], fitted: ic.Classifier) 
 
 def matrix(rows: list[np.ndarray], bits: int) -> sparse.csr_matrix:
     """Counts scaled to unit length: the features whose dot product is a window's score."""
+    if not rows:
+        return sparse.csr_matrix((0, 1 << bits))
     data, indices, indptr = [], [], [0]
     for ids in rows:
         unique, counts = np.unique(ids, return_counts=True)
@@ -83,8 +89,12 @@ def logistic(
     return found.x
 
 
-def fit_classifier(positives: list[str], benign: list[str], speech: list[str]) -> ic.Classifier:
+def fit_classifier(sources: list[list[str]], benign: list[str], speech: list[str]) -> ic.Classifier:
+    """`sources`: the positives of each public set; each set weighs the same in all, so
+    the largest does not decide alone what an injection looks like."""
     base = shape()
+    positives = [text for source in sources for text in source]
+    share = [POSITIVE_SHARE / len(sources) / len(source) for source in sources for _ in source]
     rng = np.random.default_rng(SEED)
     speech_windows = [(t, w) for t in speech for w in ic.windows(t, base)]
     picked = rng.choice(len(speech_windows), min(SPEECH_SAMPLE, len(speech_windows)), replace=False)
@@ -93,7 +103,7 @@ def fit_classifier(positives: list[str], benign: list[str], speech: list[str]) -
     y = np.array([1.0] * len(positives) + [0.0] * (len(rows) - len(positives)))
     weight = np.concatenate(
         [
-            np.full(len(positives), POSITIVE_SHARE * len(picked) / len(positives)),
+            np.array(share) * len(picked),
             np.full(len(benign), BENIGN_WEIGHT),
             np.ones(len(picked)),
         ]
@@ -115,10 +125,20 @@ def fit_classifier(positives: list[str], benign: list[str], speech: list[str]) -
             at += 1
     scored.sort(key=lambda item: -item[0])
     hard = [window_rows(text, [span], base)[0] for _, text, span in scored[:HARD_NEGATIVES]]
-    x = sparse.vstack([x, matrix(hard, BITS)]).tocsr()
-    y = np.append(y, np.zeros(len(hard)))
-    weight = np.append(weight, np.ones(len(hard)))
+    long = [i for i, text in enumerate(positives) if len(text) > WHOLE_CHARS]
+    telling = [best_window(positives[i], first) for i in long]
+    x = sparse.vstack([x, matrix(hard, BITS), matrix(telling, BITS)]).tocsr()
+    y = np.concatenate([y, np.zeros(len(hard)), np.ones(len(telling))])
+    weight = np.concatenate([weight, np.ones(len(hard)), weight[long]])
     return _with(base, logistic(x, y, weight, theta))
+
+
+def best_window(text: str, fitted: ic.Classifier) -> np.ndarray:
+    """The n-gram buckets of the window of `text` that `fitted` scores highest."""
+    spans = ic.windows(text, fitted)
+    grams = ic.buckets(ic.codes(" " + text + " "), fitted.bits, fitted.sizes)
+    rows = [ic.window_ids(text, span, fitted, grams) for span in spans]
+    return max(rows, key=lambda ids: ic.exact_score(ids, fitted))
 
 
 def _with(base: ic.Classifier, theta: np.ndarray) -> ic.Classifier:

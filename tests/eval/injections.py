@@ -3,15 +3,31 @@
     python -m tests.eval.injections          # measure (make eval-injections)
     python -m tests.eval.injections --fit    # fit both readers, write their files
 
-The injections: deepset/prompt-injections (662 English and German prompts, 263 of them
-injections, in its own train and test splits), read from a local JSONL file of
-{"text", "label", "split"} lines (INJECTION_SET, default
-~/.cache/video-research/injection-sets/deepset/prompt-injections.jsonl; the parquet
-files of github.com/sinanw/llm-security-prompt-injection `data/raw/`, one JSON line per
-row). Also, measured only, never fitted on: the attack instructions of BIPIA
-(github.com/microsoft/BIPIA, `benchmark/{text,code}_attack_test.json`, 125 of them), read
-from BIPIA_SET (default ~/.cache/video-research/injection-sets/bipia) when present.
-Neither enters the repository.
+The injections, each read from a local file under ~/.cache/video-research/injection-sets
+(none enters the repository):
+
+- fitted on: deepset/prompt-injections (662 English and German prompts, 263 of them
+  injections, in its own train and test splits; its test split is measured), a JSONL
+  file of {"text", "label", "split"} lines (INJECTION_SET, default
+  deepset/prompt-injections.jsonl; the parquet files of
+  github.com/sinanw/llm-security-prompt-injection `data/raw/`, one JSON line per row);
+- fitted on: the in-the-wild jailbreak prompts of Shen et al. ("Do Anything Now",
+  github.com/verazuo/jailbreak_llms `data/prompts/jailbreak_prompts_2023_05_07.csv`,
+  666 rows, 653 distinct; copied from the copy in
+  github.com/kaif0102/Sentinel-AI-Defense-System- `data/raw/`, whose file holds it twice
+  between merge markers: the first copy), JAILBREAK_SET (default
+  jailbreak-llms/jailbreak_prompts_2023_05_07.csv); a quarter of them, by a hash of the
+  text (`jailbreak_split`), is never fitted on and is what the fit's settings were
+  chosen on;
+- held out, never fitted on, chosen as the held-out set before any fit: Tensor Trust's
+  hijacking and extraction attacks (github.com/HumanCompatibleAI/tensor-trust-data,
+  `benchmarks/{hijacking,extraction}-robustness/v1/*_robustness_dataset.jsonl`, the
+  `attack` of each row, 927 distinct), TENSOR_TRUST_SET (default tensor-trust/);
+- held out, never fitted on: the attack instructions of BIPIA (github.com/microsoft/BIPIA,
+  `benchmark/{text,code}_attack_test.json`, 125 of them), BIPIA_SET (default bipia/);
+- benign, measured only: NotInject (github.com/leolee99/InjecGuard,
+  `datasets/NotInject_{one,two,three}.json`, 339 prompts built around the words
+  injections use), NOT_INJECT_SET (default injecguard/).
 
 The speech: every moment (the indexer's chunks, `chunk_cues`) of the real transcripts in
 shared/data/transcripts (FIT_TRANSCRIPTS) and of the large eval corpus
@@ -29,14 +45,16 @@ and never fitted on; of the rest, a quarter of the videos set the thresholds
 The fit: the cue weights (each cue's smoothed log-odds of appearing in an injection
 rather than in benign text, at least 0), their threshold (the lowest that flags at most
 CUE_FALSE_FLAGS of the training moments), the classifier (tests/eval/injection_fit.py),
-and its threshold: the lowest at which both readers together flag at most
-CALIBRATED_FALSE_FLAGS of the calibration moments. The report gives each reader alone
+and its threshold: the lowest at which both readers together flag few enough of the
+calibration moments that the target holds at CONFIDENCE, and at most
+CALIBRATED_FALSE_FLAGS of the captions among them. The report gives each reader alone
 too (the ablation), and the time to scan a result of ten moments.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import hashlib
 import json
 import math
@@ -78,10 +96,21 @@ TRANSLATIONS = Path(
         "TRANSLATED_SPEECH", Path.home() / ".cache/video-research/injection-sets/3b1b-translations"
     )
 )
+_SETS = Path.home() / ".cache/video-research/injection-sets"
+TENSOR_TRUST = Path(os.environ.get("TENSOR_TRUST_SET", _SETS / "tensor-trust"))
+JAILBREAKS = Path(
+    os.environ.get("JAILBREAK_SET", _SETS / "jailbreak-llms/jailbreak_prompts_2023_05_07.csv")
+)
+NOT_INJECT = Path(os.environ.get("NOT_INJECT_SET", _SETS / "injecguard"))
 TARGET_RECALL = 0.9
 TARGET_FALSE_FLAGS = 0.005
 CALIBRATED_FALSE_FLAGS = 0.004
-"""Both readers together may flag this share of the calibration moments (a margin)."""
+"""Both readers together may flag this share of the translated calibration captions."""
+CONFIDENCE = 0.95
+"""On all the calibration moments, the false flags allowed are the most whose one-sided
+upper bound at this confidence (Clopper-Pearson) is still within TARGET_FALSE_FLAGS: a
+few dozen flags among a few thousand moments is a noisy count, and a fixed margin let
+the held-out videos run over the target while the calibration videos met it."""
 CUE_FALSE_FLAGS = 0.0005
 """The cue phrases alone may flag this share of the training moments."""
 WINDOW = 240
@@ -122,6 +151,8 @@ class Parts:
     """Negatives the classifier and the cue weights are fitted on."""
     calibrate: list[str]
     """Moments of other videos, never trained on: the thresholds are set on them."""
+    calibrate_translated: list[str]
+    """The German, Spanish and French captions among them (held to the margin alone)."""
     measure: list[str]
     """The large corpus's held-out videos (large_corpus.held_out), never seen by the fit."""
     every_large: list[str]
@@ -141,6 +172,9 @@ def split_videos(
     return Parts(
         train=[t for v, m in fitted.items() if not calibrating(v) for t in m],
         calibrate=[t for v, m in fitted.items() if calibrating(v) for t in m],
+        calibrate_translated=[
+            t for v, m in fitted.items() if v in translated and calibrating(v) for t in m
+        ],
         measure=[t for v, m in large.items() if held_out(v) and v not in shared for t in m],
         every_large=[t for m in large.values() for t in m],
         measure_translated=[
@@ -158,6 +192,46 @@ def load_bipia(split: str) -> list[str]:
         if path.exists()
         for group in json.loads(path.read_text(encoding="utf-8")).values()
         for attack in group
+    ]
+
+
+def load_tensor_trust() -> list[str]:
+    """Tensor Trust's hijacking and extraction attacks, each distinct text once; measured
+    only, never fitted on (the held-out set chosen before any fit)."""
+    found: dict[str, None] = {}
+    for name in ("hijacking", "extraction"):
+        path = TENSOR_TRUST / f"{name}_robustness_dataset.jsonl"
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                attack = json.loads(line)["attack"].strip() if line else ""
+                if attack:
+                    found.setdefault(attack)
+    return list(found)
+
+
+def jailbreak_split(text: str) -> str:
+    """A quarter of the jailbreak prompts are measured, never fitted on (by a hash of the
+    text, so near-copies of one prompt may fall on both sides)."""
+    return "test" if int(hashlib.sha256(text.encode()).hexdigest(), 16) % 4 == 0 else "train"
+
+
+def load_jailbreaks(split: str) -> list[str]:
+    """The in-the-wild jailbreak prompts of `split`, each distinct text once, if present."""
+    if not JAILBREAKS.exists():
+        return []
+    with JAILBREAKS.open(encoding="utf-8", newline="") as file:
+        prompts = dict.fromkeys(row["prompt"].strip() for row in csv.DictReader(file))
+    return [p for p in prompts if p and jailbreak_split(p) == split]
+
+
+def load_not_inject() -> list[str]:
+    """NotInject's benign prompts, each built around words injections use ("ignore",
+    "bypass"): what flagging the words alone would cost."""
+    return [
+        row["prompt"]
+        for name in ("one", "two", "three")
+        if (NOT_INJECT / f"NotInject_{name}.json").exists()
+        for row in json.loads((NOT_INJECT / f"NotInject_{name}.json").read_text(encoding="utf-8"))
     ]
 
 
@@ -222,20 +296,48 @@ def fit_cues(positives: list[str], negatives: list[str], speech: list[str]) -> d
     }
 
 
+def allowed_flags(moments: int) -> int:
+    """The most false flags among `moments` whose CONFIDENCE upper bound on the rate is
+    within TARGET_FALSE_FLAGS (-1 when not even none would do)."""
+    from scipy.stats import beta
+
+    flags = -1
+    while beta.ppf(CONFIDENCE, flags + 2, moments - flags - 1) <= TARGET_FALSE_FLAGS:
+        flags += 1
+    return flags
+
+
+def calibrated_threshold(fitted: classifier.Classifier, moments: list[str], allowed: int) -> float:
+    """The lowest classifier threshold at which both readers together flag at most
+    `allowed` of `moments`."""
+    by_cues = np.array([bool(injection.cue_spans(t)) for t in moments])
+    scores = np.array([classifier.text_score(t, fitted) for t in moments])
+    allowed -= int(by_cues.sum())
+    free = np.sort(scores[~by_cues])[::-1]
+    return float(free[max(allowed, 0)]) + 1e-6 if len(free) > max(allowed, 0) else 0.0
+
+
 def fit_all(train: list[dict], parts: Parts) -> None:
-    """Fit both readers and write their files; the classifier's threshold is the lowest
-    that keeps both together at CALIBRATED_FALSE_FLAGS of the calibration moments."""
-    positives = [r["text"] for r in train if r["label"] == 1]
+    """Fit both readers and write their files. The classifier's threshold is the lowest
+    that keeps both together within `allowed_flags` of the calibration moments, and
+    within CALIBRATED_FALSE_FLAGS of the translated captions among them on their own:
+    speech in a language the positives have little of is where the n-grams go wrong,
+    and a bound over the whole would let it run over (a bound at CONFIDENCE on their
+    count alone would forbid even the cues' own few flags)."""
+    prompts = [r["text"] for r in train if r["label"] == 1]
+    jailbreaks = load_jailbreaks("train")
     benign = [r["text"] for r in train if r["label"] == 0]
-    cues = fit_cues(positives, benign, parts.train)
+    # The cues are weighed on the prompts alone: a jailbreak is pages long, so it holds
+    # nearly every phrase at least once, and its presence says little of a window's.
+    cues = fit_cues(prompts, benign, parts.train)
     injection.WEIGHTS_FILE.write_text(json.dumps(cues, indent=2) + "\n", encoding="utf-8")
     injection.model.cache_clear()
-    fitted = injection_fit.fit_classifier(positives, benign, parts.train)
-    by_cues = np.array([bool(injection.cue_spans(t)) for t in parts.calibrate])
-    scores = np.array([classifier.text_score(t, fitted) for t in parts.calibrate])
-    allowed = int(len(scores) * CALIBRATED_FALSE_FLAGS) - int(by_cues.sum())
-    free = np.sort(scores[~by_cues])[::-1]
-    threshold = float(free[max(allowed, 0)]) + 1e-6 if len(free) > max(allowed, 0) else 0.0
+    fitted = injection_fit.fit_classifier([prompts, jailbreaks], benign, parts.train)
+    threshold = calibrated_threshold(fitted, parts.calibrate, allowed_flags(len(parts.calibrate)))
+    if parts.calibrate_translated:
+        captions = parts.calibrate_translated
+        allowed = int(len(captions) * CALIBRATED_FALSE_FLAGS)
+        threshold = max(threshold, calibrated_threshold(fitted, captions, allowed))
     injection_fit.save(fitted, threshold)
     print(
         f"wrote {injection.WEIGHTS_FILE.name} and {classifier.CLASSIFIER_FILE.name}",
@@ -310,12 +412,21 @@ def main(argv: list[str] | None = None) -> None:
                 "injections": total,
                 "benign_prompts_flagged": f"{fp}/{benign}",
             }
-        bipia = load_bipia("test")
-        if bipia:
-            hits, total = rate(bipia, flag)
-            part_report["BIPIA attacks, test (held out, never fitted on)"] = {
-                "recall": round(hits / total, 3),
-                "injections": total,
+        for label, attacks in (
+            ("BIPIA attacks, test (held out, never fitted on)", load_bipia("test")),
+            ("Tensor Trust attacks (held out, never fitted on)", load_tensor_trust()),
+            ("jailbreak prompts, test quarter (never fitted on)", load_jailbreaks("test")),
+            ("jailbreak prompts, train (fitted on)", load_jailbreaks("train")),
+        ):
+            if attacks:
+                hits, total = rate(attacks, flag)
+                part_report[label] = {"recall": round(hits / total, 3), "injections": total}
+        benign_words = load_not_inject()
+        if benign_words:
+            fp, total = rate(benign_words, flag)
+            part_report["NotInject benign prompts flagged"] = {
+                "share": round(fp / total, 3),
+                "flagged": f"{fp}/{total}",
             }
         for label, texts in (
             ("calibration moments (threshold set on)", parts.calibrate),
