@@ -126,13 +126,28 @@ def ablation(sets: dict[str, list[Sample]]) -> None:
 def cross_validation(samples: list[Sample]) -> None:
     _say("\n### leave-one-channel-out: fusion chosen on the other channels (moment@5 / MRR@10)\n")
     rows = {}
-    for fold in ranking_eval.cross_validate(samples):
+    folds = ranking_eval.cross_validate(samples)
+    for fold in folds:
         chosen, base = fold["chosen_row"], fold["alpha 0.5"]
         rows[f"{fold['channel']} (n={fold['n']})"] = {
             "chosen on the others": fold["chosen"],
             "chosen, on this channel": f"{chosen['moment@5']:.3f} / {chosen['MRR@10']:.3f}",
             "fixed alpha 0.5": f"{base['moment@5']:.3f} / {base['MRR@10']:.3f}",
         }
+    total = sum(fold["n"] for fold in folds) or 1
+
+    def pooled(column: str, metric: str) -> float:
+        return sum(fold[column][metric] * fold["n"] for fold in folds) / total
+
+    rows[f"every fold pooled (n={total})"] = {
+        "chosen on the others": "",
+        "chosen, on this channel": (
+            f"{pooled('chosen_row', 'moment@5'):.3f} / {pooled('chosen_row', 'MRR@10'):.3f}"
+        ),
+        "fixed alpha 0.5": (
+            f"{pooled('alpha 0.5', 'moment@5'):.3f} / {pooled('alpha 0.5', 'MRR@10'):.3f}"
+        ),
+    }
     _say(table(rows, ["chosen on the others", "chosen, on this channel", "fixed alpha 0.5"]))
 
 
