@@ -468,12 +468,14 @@ async def index_media_files(args: IndexMediaFilesInput, ctx: CallContext) -> Ind
         got = await media_download.download(url, folder, settings)
         return media_index.Fetched(
             got.path,
-            got.video_id,
-            got.title,
-            got.channel_id,
-            got.channel_title,
-            got.published_at,
-            got.url,
+            indexer.VideoInfo(
+                got.video_id,
+                got.title,
+                got.channel_id,
+                got.channel_title,
+                got.published_at,
+                got.url,
+            ),
         )
 
     async def measure(path: Path) -> dict[str, Any] | None:
