@@ -629,10 +629,7 @@ async def verify_citation(args: VerifyCitationInput, ctx: CallContext) -> Verify
     match = citation.compare(quote, lines)
     found: list[FoundElsewhereItem] = []
     if match.verdict != "exact":
-        for place in await citation.elsewhere(quote, ELSEWHERE_RESULTS):
-            same_video = place["video_id"] == video_id
-            in_window = same_video and start <= place["time"] <= end
-            found.append({**place, "same_video": same_video, "in_window": in_window})
+        found = await citation.elsewhere(quote, ELSEWHERE_RESULTS, video_id, start, end)
     link = ""
     if match.start is not None:
         link = indexer.timestamp_url(video_id, (record or {}).get("video_url") or "", match.start)
