@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from video_research.catalog.db import ids_by_prefix, now_iso
 from video_research.support.errors import ErrorCategory, ToolFailure, invalid_input, not_found
@@ -28,7 +28,21 @@ def new_id() -> str:
     return "pl_" + secrets.token_hex(5)
 
 
-def _summary(row: sqlite3.Row) -> PlaylistSummary:
+class _Fields(TypedDict):
+    """One playlist's own fields, every one present: what a summary and the view of one
+    playlist share (a summary's contract leaves some of them optional, the view's not)."""
+
+    playlist_id: str
+    name: str
+    description: str
+    item_count: int
+    total_duration_seconds: int
+    created_by: str
+    created_at: str
+    updated_at: str
+
+
+def _fields(row: sqlite3.Row) -> _Fields:
     return {
         "playlist_id": row["playlist_id"],
         "name": row["name"],
@@ -54,7 +68,7 @@ def list_all(conn: sqlite3.Connection) -> list[PlaylistSummary]:
     rows = conn.execute(
         _SUMMARY_SQL + " GROUP BY p.playlist_id ORDER BY p.name COLLATE NOCASE"
     ).fetchall()
-    return [_summary(r) for r in rows]
+    return [{**_fields(r)} for r in rows]
 
 
 def ids_matching(conn: sqlite3.Connection, prefix: str, limit: int = 100) -> list[str]:
@@ -78,17 +92,8 @@ def get(conn: sqlite3.Connection, playlist_id: str) -> PlaylistGetOutput:
         " WHERE i.playlist_id = ? ORDER BY i.position",
         (playlist_id,),
     ).fetchall()
-    # Built whole, not from _summary: a summary may lack created_by and created_at, the
-    # view of one playlist always has them.
     return {
-        "playlist_id": row["playlist_id"],
-        "name": row["name"],
-        "description": row["description"],
-        "item_count": row["item_count"],
-        "total_duration_seconds": row["total_duration_seconds"],
-        "created_by": row["created_by"],
-        "created_at": row["created_at"],
-        "updated_at": row["updated_at"],
+        **_fields(row),
         "items": [
             {
                 "video_id": r["video_id"],

@@ -144,9 +144,7 @@ def _image_items(
     described: list[contract.Image] = []
     for n, frame in enumerate(frames):
         ctx.attach_image(frame.data, frame.mime_type)
-        described.append(
-            {**frame.describe(), "link": link(path, frame.time), "content_index": first_index + n}
-        )
+        described.append(frame.describe(link(path, frame.time), first_index + n))
     return described
 
 
@@ -227,7 +225,7 @@ async def media_contact_sheet(
         "duration_seconds": found["duration_seconds"],
         **_said(coverage),
         "media": found["media"].to_dict(),
-        "sheet": {**sheet.describe(), "link": link(path, sheet.requested), "content_index": 2},
+        "sheet": sheet.describe(link(path, sheet.requested), 2),
         "cells": [{**cell, "link": link(path, cell["time"])} for cell in found["cells"]],
     }
 

@@ -468,12 +468,14 @@ async def index_media_files(args: IndexMediaFilesInput, ctx: CallContext) -> Ind
         got = await media_download.download(url, folder, settings)
         return media_index.Fetched(
             got.path,
-            got.video_id,
-            got.title,
-            got.channel_id,
-            got.channel_title,
-            got.published_at,
-            got.url,
+            indexer.VideoInfo(
+                got.video_id,
+                got.title,
+                got.channel_id,
+                got.channel_title,
+                got.published_at,
+                got.url,
+            ),
         )
 
     async def measure(path: Path) -> dict[str, Any] | None:
@@ -627,10 +629,7 @@ async def verify_citation(args: VerifyCitationInput, ctx: CallContext) -> Verify
     match = citation.compare(quote, lines)
     found: list[FoundElsewhereItem] = []
     if match.verdict != "exact":
-        for place in await citation.elsewhere(quote, ELSEWHERE_RESULTS):
-            same_video = place["video_id"] == video_id
-            in_window = same_video and start <= place["time"] <= end
-            found.append({**place, "same_video": same_video, "in_window": in_window})
+        found = await citation.elsewhere(quote, ELSEWHERE_RESULTS, video_id, start, end)
     link = ""
     if match.start is not None:
         link = indexer.timestamp_url(video_id, (record or {}).get("video_url") or "", match.start)

@@ -59,7 +59,7 @@ def _reformatter() -> Any:
 
 def _stream(container: Any, info: MediaInfo) -> Any:
     assert info.video is not None
-    stream = container.streams[info.video.index]
+    stream = container.streams[info.video["index"]]
     stream.thread_type = "AUTO"
     return stream
 
@@ -148,8 +148,8 @@ def iter_frames_at(
     deadline = deadline or Deadline(limits.decode_seconds, info.path)
     stream = _stream(container, info)
     assert info.video is not None
-    width, height = scaled_size(info.video.width, info.video.height, max_edge)
-    half_frame = 0.5 / (info.video.fps or 25.0)
+    width, height = scaled_size(info.video["width"], info.video["height"], max_edge)
+    half_frame = 0.5 / (info.video.get("fps") or 25.0)
     start = media_origin(container)  # the clock speech and every other tool count from
     decoder: Iterator[Any] | None = None
     last: Any = None

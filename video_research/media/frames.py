@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from video_research.media.decode import Tick, frames_at, no_tick
 from video_research.media.limits import MediaLimits, check_range, clock
@@ -20,23 +20,10 @@ from video_research.support.errors import invalid_input
 
 if TYPE_CHECKING:
     from video_research.media.probe import MediaInfo
-    from video_research.support.schema_types.common.media import OmittedItem
+    from video_research.support.schema_types.common.media import Image, OmittedItem
 
 ImageFormat = Literal["jpeg", "png"]
 MIME = {"jpeg": "image/jpeg", "png": "image/png"}
-
-
-class FrameFields(TypedDict):
-    """A frame as results describe it (schemas/common/media.json's image, before its
-    link and its place among the call's content)."""
-
-    time: float
-    requested_time: NotRequired[float]
-    label: str
-    width: int
-    height: int
-    mime_type: str
-    bytes: int
 
 
 class FramesFound(TypedDict):
@@ -55,7 +42,9 @@ class EncodedFrame:
     mime_type: str
     data: bytes
 
-    def describe(self) -> FrameFields:
+    def describe(self, link: str, content_index: int) -> Image:
+        """The frame as results describe it: `link` opens the media at its time (the
+        handler's to write), `content_index` is its place among the call's content."""
         return {
             "time": self.time,
             "requested_time": round(self.requested, 3),
@@ -64,6 +53,8 @@ class EncodedFrame:
             "height": self.height,
             "mime_type": self.mime_type,
             "bytes": len(self.data),
+            "link": link,
+            "content_index": content_index,
         }
 
 

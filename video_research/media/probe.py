@@ -34,24 +34,6 @@ for every ordinary container, small enough that a hostile one costs little."""
 
 
 @dataclass
-class VideoStreamInfo:
-    index: int
-    codec: str
-    width: int
-    height: int
-    fps: float | None
-    frames: int | None
-
-
-@dataclass
-class AudioStreamInfo:
-    index: int
-    codec: str
-    sample_rate: int
-    channels: int
-
-
-@dataclass
 class MediaInfo:
     """A probed media file: plain data, JSON-ready through `to_dict`."""
 
@@ -60,8 +42,10 @@ class MediaInfo:
     size_bytes: int
     duration_seconds: float
     stream_count: int
-    video: VideoStreamInfo | None = None
-    audio: AudioStreamInfo | None = None
+    video: contract.Video | None = None
+    """The first video stream that is not cover art, as the contract reports it."""
+    audio: contract.Audio | None = None
+    """The first audio stream."""
     attached_pictures: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -74,24 +58,8 @@ class MediaInfo:
             "size_bytes": self.size_bytes,
             "duration_seconds": self.duration_seconds,
             "stream_count": self.stream_count,
-            "video": None
-            if video is None
-            else {
-                "index": video.index,
-                "codec": video.codec,
-                "width": video.width,
-                "height": video.height,
-                "fps": video.fps,
-                "frames": video.frames,
-            },
-            "audio": None
-            if audio is None
-            else {
-                "index": audio.index,
-                "codec": audio.codec,
-                "sample_rate": audio.sample_rate,
-                "channels": audio.channels,
-            },
+            "video": None if video is None else video.copy(),
+            "audio": None if audio is None else audio.copy(),
             "attached_pictures": self.attached_pictures,
             "notes": list(self.notes),
         }
@@ -156,7 +124,7 @@ def describe(container: Any, path: str, limits: MediaLimits) -> MediaInfo:
         )
     pictures = [s for s in container.streams.video if _is_attached_picture(s)]
     videos = [s for s in container.streams.video if not _is_attached_picture(s)]
-    video = None
+    video: contract.Video | None = None
     if videos:
         stream = videos[0]
         width, height = stream.codec_context.width, stream.codec_context.height
@@ -164,23 +132,23 @@ def describe(container: Any, path: str, limits: MediaLimits) -> MediaInfo:
         if width <= 0 or height <= 0:
             raise unsupported(f"{shown} has a video stream without a frame size.")
         rate = stream.average_rate or stream.guessed_rate
-        video = VideoStreamInfo(
-            index=stream.index,
-            codec=stream.codec_context.name,
-            width=width,
-            height=height,
-            fps=round(float(rate), 3) if rate else None,
-            frames=stream.frames or None,
-        )
-    audio = None
+        video = {
+            "index": stream.index,
+            "codec": stream.codec_context.name,
+            "width": width,
+            "height": height,
+            "fps": round(float(rate), 3) if rate else None,
+            "frames": stream.frames or None,
+        }
+    audio: contract.Audio | None = None
     if container.streams.audio:
         stream = container.streams.audio[0]
-        audio = AudioStreamInfo(
-            index=stream.index,
-            codec=stream.codec_context.name,
-            sample_rate=stream.codec_context.sample_rate or 0,
-            channels=stream.codec_context.channels or 0,
-        )
+        audio = {
+            "index": stream.index,
+            "codec": stream.codec_context.name,
+            "sample_rate": stream.codec_context.sample_rate or 0,
+            "channels": stream.codec_context.channels or 0,
+        }
     if video is None and audio is None:
         raise unsupported(f"{shown} holds neither video nor audio that FFmpeg can decode.")
     notes = []

@@ -80,9 +80,9 @@ def contact_sheet(
         rows = -(-len(wanted) // columns)
         assert info.video is not None
         cell_w = min(cell_width, (limits.max_frame_edge * 2 - GAP * (columns + 1)) // columns)
-        cell_w, cell_h = scaled_size(info.video.width, info.video.height, cell_w)
+        cell_w, cell_h = scaled_size(info.video["width"], info.video["height"], cell_w)
         if cell_h > cell_w:  # portrait video: the cell's height is the bound
-            cell_w, cell_h = scaled_size(info.video.width, info.video.height, cell_h)
+            cell_w, cell_h = scaled_size(info.video["width"], info.video["height"], cell_h)
         pictures = frames_at(
             container, info, wanted, limits, max_edge=max(cell_w, cell_h), tick=tick
         )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from video_research.knowledge.filters import Filter
@@ -29,7 +29,10 @@ from video_research.transcripts.moments import cue_starts
 from video_research.transcripts.records import CHUNKS
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.tools.verify_citation_output import Difference
+    from video_research.support.schema_types.tools.verify_citation_output import (
+        Difference,
+        FoundElsewhereItem,
+    )
 
 CLOSE_RATIO = 0.75
 """A run of the window's words this alike to the quote (difflib's ratio over words) is a
@@ -57,21 +60,6 @@ class Match:
     start: float | None
     said: str
     differences: list[Difference]
-
-
-class Elsewhere(TypedDict):
-    """A place the store says the quote (verify_citation's found_elsewhere, before it
-    says whether it is the cited video and window)."""
-
-    video_id: str
-    video_title: str | None
-    time: float
-    timestamp_url: str
-    match: Literal["exact", "close", "meaning"]
-    similarity: float
-    text: str
-    evidence: str
-    differences: NotRequired[list[Difference]]
 
 
 def words(text: str) -> list[str]:
@@ -211,30 +199,38 @@ def compare_words(quoted: list[str], said: list[str], times: list[float]) -> Mat
     return Match("close", round(ratio, 3), times[i], " ".join(run), differences)
 
 
-async def elsewhere(quote: str, k: int) -> list[Elsewhere]:
+async def elsewhere(
+    quote: str, k: int, video_id: str, start: float, end: float
+) -> list[FoundElsewhereItem]:
     """Where the store says the quote, by the existing search: each hit compared word by
-    word, or kept as `meaning` when only its sense matches (a strong hit, no run of words)."""
+    word, or kept as `meaning` when only its sense matches (a strong hit, no run of words);
+    each says whether it is the cited video (`video_id`) and window (`start` to `end`)."""
     from video_research.transcripts.search import search
 
-    found: list[Elsewhere] = []
+    found: list[FoundElsewhereItem] = []
     for hit in await search(quote, k=k, alpha=None, where=None, min_score=None):
         match = compare_words(
             words(quote), words(hit["text"]), [float(hit["match_time"])] * len(words(hit["text"]))
         )
         if match.verdict == "not_there" and hit.get("weak"):
             continue
-        place: Elsewhere = {
+        time = round(float(hit["match_time"]), 1)
+        same_video = hit["video_id"] == video_id
+        place: FoundElsewhereItem = {
             "video_id": hit["video_id"],
             "video_title": hit.get("video_title"),
-            "time": round(float(hit["match_time"]), 1),
+            "time": time,
             "timestamp_url": hit["timestamp_url"],
             "match": "meaning" if match.verdict == "not_there" else match.verdict,
             "similarity": match.similarity,
             "text": hit["text"],
             "evidence": hit.get("evidence") or "speech",
+            "differences": match.differences,
+            "same_video": same_video,
+            "in_window": same_video and start <= time <= end,
         }
-        if match.differences:
-            place["differences"] = match.differences
+        if not match.differences:
+            del place["differences"]  # left out, in its place, when there are none
         found.append(place)
     order = {"exact": 0, "close": 1, "meaning": 2}
     return sorted(found, key=lambda f: (order[f["match"]], -f["similarity"]))

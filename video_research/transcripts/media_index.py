@@ -20,7 +20,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,12 +72,7 @@ class Fetched:
     """A downloaded media file and what the download learnt about the video."""
 
     path: Path
-    video_id: str
-    title: str = ""
-    channel_id: str = ""
-    channel_title: str = ""
-    published_at: str | None = None
-    url: str = ""
+    info: indexer.VideoInfo
 
 
 Transcribe = Callable[[Path, Callable[[float], None]], Awaitable[dict[str, Any]]]
@@ -514,20 +509,14 @@ async def _one_url(
                 | {"error": failure.message + captions_note}
             )
             return
-        info = indexer.VideoInfo(
-            fetched.video_id,
-            title=fetched.title,
-            channel_id=fetched.channel_id,
-            channel_title=fetched.channel_title,
-            published_at=fetched.published_at,
-            url=fetched.url if not youtube_id else "",
-        )
+        # a YouTube video's link is made from its ID, never the URL it was asked by
+        info = replace(fetched.info, url="") if youtube_id else fetched.info
         stamps = {"speech_model": tools.model}
         await _transcribe_and_index(
             fetched.path, info, options, tools, run, report, stamps, source_path=None
         )
-        if captions_note and run.indexed and run.indexed[-1]["video_id"] == fetched.video_id:
-            run.notes.append(f"{fetched.video_id}: no usable captions{captions_note}; transcribed.")
+        if captions_note and run.indexed and run.indexed[-1]["video_id"] == info.video_id:
+            run.notes.append(f"{info.video_id}: no usable captions{captions_note}; transcribed.")
     finally:
         await asyncio.to_thread(_remove_tree, folder)
 
