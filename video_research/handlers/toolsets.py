@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from video_research.handlers.context import CallContext
 
 if TYPE_CHECKING:
-    from video_research.handlers.toolset_control import ToolsetControl
+    from video_research.handlers.context import ToolsetControl
     from video_research.support.schema_types.tools import (
         ToolCallInput,
         ToolCallOutput,

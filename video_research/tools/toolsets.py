@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from video_research.config import ConfigError, Settings
-from video_research.handlers.toolset_control import ToolsetState
+from video_research.handlers.context import ToolsetState
 from video_research.support.errors import ErrorCategory, ToolError, ToolFailure
 from video_research.tools import session_state
 from video_research.tools.table import TOOLS, ToolSpec
