@@ -290,7 +290,12 @@ def distractor_windows(objects: list[dict], members: list[Any]) -> tuple[list[di
             cues += [Cue(at, at, text) for at, text in zip(starts, texts, strict=True)]
             cue_ids += [chunk["first_cue"] + k for k in range(len(texts))]
             chosen += list(own)
+        seen: set[tuple[int, float]] = set()
         for window in cut(cues):
+            if (window.first_cue, round(window.start, 2)) in seen:
+                continue  # a second sentence of a line: lines here last no time, so it
+                # would share the first's start and id (indexing reads real cue lengths)
+            seen.add((window.first_cue, round(window.start, 2)))
             last = window.first_cue
             while last + 1 < len(cues) and cues[last + 1].start <= window.end:
                 last += 1

@@ -75,10 +75,12 @@ from tests.eval.distractor_lines import (
 )
 from tests.eval.metrics import Query, Scores, is_moment, subset
 
-FORMAT = 3
+FORMAT = 4
 """Part of a cached store's key: bump it when the distractors change (here or in
 tests/eval/distractor_lines.py). 3: distractors have sentence windows, as indexed videos
-do (before, linking a distractor's moment embedded its lines at search time)."""
+do (before, linking a distractor's moment embedded its lines at search time). 4: one
+sentence a line start (windows are sentences; a line's second sentence shared the first's
+id)."""
 CHECK_SIZE = 10_000
 EXACT_VECTORS_FROM = 500_000
 """From this size the vector side is searched exactly (the store's flat part, numpy)
