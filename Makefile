@@ -74,15 +74,17 @@ mcpb: dist mcpb-cli
 	$(MCPB_CLI) validate build/mcpb/manifest.json
 	$(MCPB_CLI) pack build/mcpb dist/video-research-$(VERSION).mcpb
 
+# On every core (pytest-xdist, a test dependency: one worker a core), each test file on one
+# worker (--dist loadfile), so a module's fixtures (a browser, indexed media) start once.
 # The 25 slowest tests are listed at the end: the suite must stay under 15 minutes in CI.
+XDIST := -n auto --dist loadfile
 test: install apps-host mcpb-cli
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest --durations=25 $(PYTEST_ARGS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest $(XDIST) --durations=25 $(PYTEST_ARGS)
 
 # The edit-test loop: the suite less the tests marked `slow` (the server or another process
 # started, a browser, an installed wheel, the speech and OCR models: pyproject's markers,
-# tests/conftest.py), in under 3 minutes on 2 cores; on all cores with pytest-xdist where it
-# is installed (it is not a dependency). `make test` runs everything, as CI does.
-XDIST = $(shell $(PY) -c 'import xdist' 2>/dev/null && echo '-n auto')
+# tests/conftest.py), in under 3 minutes on 2 cores, on every core as `make test` is.
+# `make test` runs everything, as CI does.
 test-fast: install
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -m "not slow" -q --durations=10 $(XDIST) $(PYTEST_ARGS)
 

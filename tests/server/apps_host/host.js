@@ -58,6 +58,13 @@ let client = null;
 let tools = [];
 let bridge = null;
 
+/** A tool call as a chat host makes one: its timeout (the SDK's 60 s) restarts at each
+ *  progress notification, so a long index on a busy machine (the suite runs on every
+ *  core) is waited for while it reports, and one that stops reporting still times out. */
+function callTool(name, args) {
+  return client.callTool({ name, arguments: args }, { onprogress: () => {}, resetTimeoutOnProgress: true });
+}
+
 window.host = {
   async open({ withApps = true, token = null } = {}) {
     client = new Client(
@@ -71,7 +78,7 @@ window.host = {
   },
 
   async call(name, args) {
-    return client.callTool({ name, arguments: args });
+    return callTool(name, args);
   },
 
   /** Call `name` and show its result: in its view when the tool links one, else as JSON.
@@ -81,7 +88,7 @@ window.host = {
    *  the host's; `pending` sends the input but holds the result back (for `cancel`). */
   async show(name, args, { theme = "light", result = null, view = null, width = 720, displayModes = ["inline", "fullscreen"], capabilities = null, pending = false } = {}) {
     const tool = tools.find((candidate) => candidate.name === name);
-    const outcome = pending ? null : result || (await client.callTool({ name, arguments: args }));
+    const outcome = pending ? null : result || (await callTool(name, args));
     const stage = document.getElementById("stage");
     const uri = view || (tool && tool._meta && tool._meta.ui && tool._meta.ui.resourceUri);
     if (!uri) {
