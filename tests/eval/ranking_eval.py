@@ -48,7 +48,7 @@ class Variant:
     """One way to run the stages after the candidates."""
 
     fusion: str = "fitted"
-    """fitted | alpha | rrf | relevance | keywords | vectors"""
+    """fitted | alpha | rrf | cosine | keywords | vectors"""
     alpha: float = 0.5
     fold: bool = True
     link_words: bool = True
