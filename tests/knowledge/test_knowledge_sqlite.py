@@ -214,16 +214,24 @@ async def test_properties_indexed_together_serve_a_filter_that_names_both(monkey
         Filter.all_of(Filter.eq("video_id", "v1"), Filter.between("start_time", 30.0, 80.0)),
         Filter.all_of(Filter.eq("video_id", "v2"), Filter.between("start_time", 0.0, 50.0)),
     )
-    sql, params = compile_filter(where)
-    plan = " ".join(
-        str(row[-1])
-        for row in store._conn().execute(
-            f'EXPLAIN QUERY PLAN SELECT id FROM "obj_SpanProbe" o WHERE {sql}', params
+    within = Filter.within("video_id", "start_time", [("v1", 30.0, 80.0), ("v2", 0.0, 50.0)])
+
+    def plan(where) -> str:
+        sql, params = compile_filter(where, "obj_SpanProbe")
+        return " ".join(
+            str(row[-1])
+            for row in store._conn().execute(
+                f'EXPLAIN QUERY PLAN SELECT id FROM "obj_SpanProbe" o WHERE {sql}', params
+            )
         )
-    )
-    assert plan.count("USING INDEX ix_SpanProbe_video_id_start_time") == 2, plan
-    found = await store.fetch("SpanProbe", where=where, limit=100)
-    assert sorted(o.properties["start_time"] for o in found.objects) == [20.0, 40.0, 50.0, 70.0]
+
+    assert plan(where).count("USING INDEX ix_SpanProbe_video_id_start_time") == 2, plan(where)
+    # a within filter is one statement for any number of spans, each served by the index
+    assert plan(within).count("USING INDEX ix_SpanProbe_video_id_start_time") == 1, plan(within)
+    assert "SCAN o" not in plan(within), plan(within)
+    for each in (where, within):
+        found = await store.fetch("SpanProbe", where=each, limit=100)
+        assert sorted(o.properties["start_time"] for o in found.objects) == [20, 40, 50, 70]
     await services.aclose()
 
 

@@ -207,6 +207,15 @@ async def test_dates_before_year_1000_keep_their_order(store):
         (Filter.contains_all("tags", ["nature", "ocean"]), {"whales"}),
         (Filter.eq("has_captions", True), {"pasta", "piano", "python"}),
         (Filter.eq("video_id", "vidpasta") | Filter.lt("view_count", 2500), {"pasta", "rocket"}),
+        (
+            Filter.within("video_id", "view_count", [("vidpasta", 0, 10**6), ("vidpiano", 0, 10)]),
+            {"pasta"},
+        ),
+        (
+            Filter.within("video_id", "view_count", [("vidpython", 5000, 5000)])
+            | Filter.eq("video_id", "vidrocket"),
+            {"python", "rocket"},
+        ),
     ],
 )
 async def test_filters(store, where, expected):
@@ -230,6 +239,10 @@ async def test_filters(store, where, expected):
         (Filter.gt("view_count", 2**63), "64 bits"),
         (Filter.in_("view_count", [1, 10**400]), "64 bits"),
         (Filter.lt("published_at", "0001-01-01T00:00:00+01:00"), "years 1 to 9999"),
+        (Filter.within("video_id", "view_count", []), "at least one span"),
+        (Filter.within("description", "view_count", [("x", 0, 1)]), "cannot be filtered"),
+        (Filter.within("tags", "view_count", [("x", 0, 1)]), "Operator 'eq'"),
+        (Filter.within("video_id", "view_count", [("x", 0, "many")]), "expected a number"),
     ],
 )
 async def test_bad_filters_are_refused(store, where, needle):

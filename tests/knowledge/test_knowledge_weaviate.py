@@ -162,6 +162,27 @@ def test_filters_translate():
     assert wm.to_weaviate_filter(None, METADATA) is None
 
 
+@pytest.mark.parametrize("spans", [[("abc", 10, 20)], [("abc", 10, 20), ("def", 0, 5)]])
+def test_within_translates_to_the_spans_it_stands_for(spans):
+    """Weaviate has no span filter: within is the any_of of each span's key and range."""
+    where = bind(Filter.within("video_id", "view_count", spans), METADATA)
+    rest = _rest(wm.to_weaviate_filter(where, METADATA))
+    branches = rest["operands"] if rest["operator"] == "Or" else [rest]
+    assert len(branches) == len(spans)
+    for branch, (key, low, high) in zip(branches, spans, strict=True):
+        assert branch["operator"] == "And"
+        operands = [(o["path"][0], o["operator"]) for o in branch["operands"]]
+        assert operands == [
+            ("video_id", "Equal"),
+            ("view_count", "GreaterThanEqual"),
+            ("view_count", "LessThanEqual"),
+        ]
+        values = [
+            next(v for k, v in o.items() if k.startswith("value")) for o in branch["operands"]
+        ]
+        assert values == [key, low, high]
+
+
 def test_filterable_text_of_other_collections_compares_whole_values():
     from video_research.knowledge.collections import registered_collections
 

@@ -122,7 +122,12 @@ class KnowledgeStore(ABC):
         limit: int,
         offset: int,
         max_distance: float | None,
-    ) -> list[SearchHit]: ...
+        approximate: bool = False,
+    ) -> list[SearchHit]:
+        """The `limit` objects nearest `vector` under `where`, after `offset`;
+        `approximate`: distances as the index holds them, where the backend keeps them
+        compressed (the embedded store's 8-bit codes, within ~1e-3 of the exact cosine),
+        instead of reading each hit's stored vector."""
 
     @abstractmethod
     async def _reembed(self, state: CollectionState, progress: Progress | None) -> int: ...
@@ -433,7 +438,11 @@ class KnowledgeStore(ABC):
         limit: int = 10,
         offset: int = 0,
         max_distance: float | None = None,
+        approximate: bool = False,
     ) -> list[SearchHit]:
+        """Objects nearest `vector`; `approximate` trades ~1e-3 of each distance for not
+        reading the hits' stored vectors (a caller that ranks many filtered rows and
+        reports none of their distances: a search's sentence links)."""
         _check_window(limit, offset)
         state = await self.collection(collection)
         self._require_compatible(state)
@@ -446,6 +455,7 @@ class KnowledgeStore(ABC):
             limit,
             offset,
             max_distance,
+            approximate,
         )
 
     async def near_text(

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from video_research.support.errors import invalid_input, not_found
@@ -141,11 +142,12 @@ class CollectionDef:
     def property_names(self) -> list[str]:
         return [p.name for p in self.properties]
 
-    @property
+    # Cached: read for every candidate of every search and every object indexed.
+    @cached_property
     def vectorized(self) -> list[Property]:
         return [p for p in self.properties if p.vectorize]
 
-    @property
+    @cached_property
     def bm25(self) -> list[Property]:
         return [p for p in self.properties if p.in_bm25]
 

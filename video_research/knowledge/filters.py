@@ -5,6 +5,7 @@ Build conditions with the `Filter` constructors and combine them with `&` and `|
     Filter.eq("video_id", "dQw4w9WgXcQ") & Filter.gte("start_seconds", 60)
     Filter.prefix("source_path", "/papers/") & Filter.contains_any("tags", ["nix", "guix"])
     Filter.in_("language", ["en", "de"]) | Filter.lt("published_at", "2024-01-01")
+    Filter.within("video_id", "start_time", [("dQw4w9WgXcQ", 60, 90), ("abc", 0, 30)])
 
 Operators by property type (anything else is refused with a message naming the ones
 that apply):
@@ -15,6 +16,12 @@ that apply):
 | text[]             | contains_any, contains_all                 |
 | int, number, date  | eq, ne, in, gt, gte, lt, lte               |
 | boolean            | eq, ne                                     |
+
+`within(key, number, spans)` matches an object whose `key` equals one span's key and
+whose `number` lies in that span's [low, high]: the same as an any_of of
+eq/gte/lte triples, but one condition however many spans, which the embedded store
+answers with one prepared statement (a search links its moments to their sentences
+through a hundred spans or more; an any_of that long cost more to compile than to run).
 
 `ne` also matches objects that lack the property. Text comparisons are exact and
 case-sensitive. Only properties declared `filterable` can be filtered on. On Weaviate a
@@ -27,7 +34,7 @@ values (dates to the canonical UTC form) before a backend sees it; `from_json` r
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -63,6 +70,15 @@ class Condition(_Node):
 
 
 @dataclass(frozen=True)
+class Within(_Node):
+    """`key` equal to a span's first item and `number` within its (low, high), inclusive."""
+
+    key: str
+    number: str
+    spans: tuple[tuple[Any, Any, Any], ...]
+
+
+@dataclass(frozen=True)
 class AllOf(_Node):
     items: tuple[FilterNode, ...]
 
@@ -72,7 +88,7 @@ class AnyOf(_Node):
     items: tuple[FilterNode, ...]
 
 
-FilterNode = Condition | AllOf | AnyOf
+FilterNode = Condition | Within | AllOf | AnyOf
 """A filter tree: what the store methods take as `where`."""
 
 
@@ -113,6 +129,11 @@ class Filter:
         return AllOf((Condition(prop, "gte", low), Condition(prop, "lte", high)))
 
     @staticmethod
+    def within(key: str, number: str, spans: Sequence[tuple[Any, Any, Any]]) -> Within:
+        """key == span[0] and span[1] <= number <= span[2], for any one of `spans`."""
+        return Within(key, number, tuple((k, low, high) for k, low, high in spans))
+
+    @staticmethod
     def prefix(prop: str, value: str) -> Condition:
         return Condition(prop, "prefix", value)
 
@@ -133,17 +154,14 @@ class Filter:
         return items[0] if len(items) == 1 else AnyOf(tuple(items))
 
 
-def conditions(node: FilterNode) -> Iterator[Condition]:
-    """Every condition in the tree, depth first."""
-    if isinstance(node, Condition):
-        yield node
-        return
-    for item in node.items:
-        yield from conditions(item)
-
-
 def properties_used(node: FilterNode | None) -> set[str]:
-    return set() if node is None else {c.prop for c in conditions(node)}
+    if node is None:
+        return set()
+    if isinstance(node, Condition):
+        return {node.prop}
+    if isinstance(node, Within):
+        return {node.key, node.number}
+    return set().union(*(properties_used(item) for item in node.items))
 
 
 def bind(node: FilterNode | None, definition: CollectionDef) -> FilterNode | None:
@@ -154,20 +172,9 @@ def bind(node: FilterNode | None, definition: CollectionDef) -> FilterNode | Non
         if not node.items:
             raise invalid_input("An all_of / any_of filter needs at least one condition.")
         return type(node)(tuple(bind(item, definition) for item in node.items))  # type: ignore[misc]
-    prop = definition.property(node.prop)
-    if not prop.filterable:
-        raise invalid_input(
-            f"{definition.name}.{prop.name} cannot be filtered on.",
-            hint=f"Filterable properties of {definition.name}: "
-            f"{', '.join(p.name for p in definition.filterable)}.",
-        )
-    allowed = OPERATORS[prop.data_type]
-    if node.op not in allowed:
-        raise invalid_input(
-            f"Operator {node.op!r} does not apply to {prop.name} ({prop.data_type.value}).",
-            hint=f"Operators for {prop.data_type.value}: {', '.join(allowed)}.",
-        )
-    scalar = DataType.TEXT if prop.data_type is DataType.TEXT_ARRAY else prop.data_type
+    if isinstance(node, Within):
+        return _bind_within(node, definition)
+    scalar = _operand(definition, node.prop, node.op)
     try:
         if node.op in LIST_OPERATORS:
             if isinstance(node.value, str | bytes) or not isinstance(node.value, Sequence):
@@ -178,8 +185,44 @@ def bind(node: FilterNode | None, definition: CollectionDef) -> FilterNode | Non
         else:
             value = coerce(scalar, node.value)
     except ValueError as exc:
-        raise invalid_input(f"Filter on {prop.name} ({node.op}): {exc}.") from None
-    return Condition(prop.name, node.op, value)
+        raise invalid_input(f"Filter on {node.prop} ({node.op}): {exc}.") from None
+    return Condition(node.prop, node.op, value)
+
+
+def _bind_within(node: Within, definition: CollectionDef) -> Within:
+    """`node` checked as the eq / gte / lte conditions each span stands for."""
+    if not node.spans:
+        raise invalid_input("A within filter needs at least one span.")
+    key = _operand(definition, node.key, "eq")
+    number = _operand(definition, node.number, "gte")
+    _operand(definition, node.number, "lte")
+    try:
+        spans = tuple(
+            (coerce(key, k), coerce(number, low), coerce(number, high))
+            for k, low, high in node.spans
+        )
+    except ValueError as exc:
+        raise invalid_input(f"Filter within {node.key} / {node.number}: {exc}.") from None
+    return Within(node.key, node.number, spans)
+
+
+def _operand(definition: CollectionDef, name: str, op: Op) -> DataType:
+    """The type `op`'s values on property `name` are coerced to; invalid_input when the
+    property cannot be filtered on or `op` does not apply to it."""
+    prop = definition.property(name)
+    if not prop.filterable:
+        raise invalid_input(
+            f"{definition.name}.{prop.name} cannot be filtered on.",
+            hint=f"Filterable properties of {definition.name}: "
+            f"{', '.join(p.name for p in definition.filterable)}.",
+        )
+    allowed = OPERATORS[prop.data_type]
+    if op not in allowed:
+        raise invalid_input(
+            f"Operator {op!r} does not apply to {prop.name} ({prop.data_type.value}).",
+            hint=f"Operators for {prop.data_type.value}: {', '.join(allowed)}.",
+        )
+    return DataType.TEXT if prop.data_type is DataType.TEXT_ARRAY else prop.data_type
 
 
 def from_json(items: Sequence[Mapping[str, Any]] | None) -> FilterNode | None:

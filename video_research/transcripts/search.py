@@ -24,6 +24,7 @@ one filtered vector search for the nearest sentences of the spoken candidates.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -132,13 +133,17 @@ def by_sentences(found: list[ranking.Candidate], sentences: Sentences) -> list[r
     """`found` with each spoken candidate's nearest sentence's cosine (`nearest`, see the
     module docstring), which fusion reads; relevance reads the chunk's own cosine, since
     which sentences are read depends on the other candidates."""
+    starts = {video: [s.start for s in own] for video, own in sentences.items()}
     for candidate in found:
         props = candidate.properties
         own = sentences.get(props["video_id"]) if candidate.cosine is not None else None
         if not own or (props.get("evidence") or "speech") != "speech":
             continue
         first, last = float(props["start_time"]) - SENTENCE_SLACK, float(props["end_time"])
-        candidate.nearest = max((s.cosine for s in own if first <= s.start <= last), default=None)
+        # a video's sentences come in time order: its candidates' own are a slice
+        timed = starts[props["video_id"]]
+        inside = own[bisect_left(timed, first) : bisect_right(timed, last)]
+        candidate.nearest = max((s.cosine for s in inside), default=None)
     return found
 
 

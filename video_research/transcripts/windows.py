@@ -199,21 +199,19 @@ async def in_spans(
     left out."""
     if not spans:
         return {}
-    where = Filter.any_of(
-        *(
-            Filter.all_of(
-                Filter.eq("video_id", video_id),
-                # start_time is stored to the hundredth of a second; one level, not
-                # `between`'s own all_of: the filter is checked and compiled each search
-                Filter.gte("start_time", first - 0.01),
-                Filter.lte("start_time", last + 0.01),
-            )
+    where = Filter.within(
+        "video_id",
+        "start_time",
+        # start_time is stored to the hundredth of a second
+        [
+            (video_id, first - 0.01, last + 0.01)
             for video_id, own in spans.items()
             for first, last in _merged(own)
-        )
+        ],
     )
     try:
-        hits = await store.near_vector(WINDOWS, vector, where=where, limit=limit)
+        # the codes' distances: ranking a moment's sentences needs no more than ~1e-3
+        hits = await store.near_vector(WINDOWS, vector, where=where, limit=limit, approximate=True)
     except ToolFailure:
         return {}
     found: dict[str, list[Scored]] = {}

@@ -197,7 +197,7 @@ def keyword_search(
         return []
     if fraction < 1.0:
         low = max(low, high - int((high - low + 1) * fraction))
-    sql, params = compile_filter(where)
+    sql, params = compile_filter(where, f"obj_{name}")
     rows = conn.execute(
         f'SELECT o.id, -bm25("fts_{name}") FROM "fts_{name}" '
         f'JOIN "obj_{name}" o ON o.id = "fts_{name}".rowid '
@@ -236,7 +236,7 @@ def phrase_rows(
         return next(looks, None) is None or time.monotonic() > deadline
 
     phrase = '"' + query.replace('"', '""') + '"'
-    sql, params = compile_filter(where)
+    sql, params = compile_filter(where, f"obj_{name}")
     conn.set_progress_handler(give_up, PHRASE_STEPS)
     try:
         rows = conn.execute(

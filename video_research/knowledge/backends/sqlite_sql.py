@@ -1,8 +1,8 @@
 """SQL pieces of the embedded store: filters as SQL, transactions, id chunks.
 
-`compile_filter(node)` turns a bound filter into a boolean SQL expression over
-`o.properties`, using exactly the `json_extract` expressions the store's indexes are
-built on, so SQLite serves the filter from an index.
+`compile_filter(node, table)` turns a bound filter into a boolean SQL expression over
+`o.properties` (`o` a row of `table`), using exactly the `json_extract` expressions the
+store's indexes are built on, so SQLite serves the filter from an index.
 
 The store (`sqlite_store`), its vector search (`sqlite_vectors`) and its keyword search
 (`fts`) all build their SQL from these pieces, so each is public; this module imports
@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
+from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode, Within
 
 _CHUNK = 500
 """Parameters per IN (...) list, well under SQLite's limit."""
@@ -37,18 +37,33 @@ def _sql_value(value: Any) -> Any:
     return int(value) if isinstance(value, bool) else value
 
 
-def compile_filter(node: FilterNode | None, alias: str = "o") -> tuple[str, list[Any]]:
-    """A bound filter as (SQL boolean expression, parameters) over `alias.properties`."""
+def compile_filter(node: FilterNode | None, table: str, alias: str = "o") -> tuple[str, list[Any]]:
+    """A bound filter as (SQL boolean expression, parameters) over `alias.properties`,
+    `alias` a row of `table`."""
     if node is None:
         return "1", []
+    if isinstance(node, Within):
+        return _within(node, table, alias)
     if isinstance(node, AllOf | AnyOf):
-        parts = [compile_filter(item, alias) for item in node.items]
+        parts = [compile_filter(item, table, alias) for item in node.items]
         joiner = " AND " if isinstance(node, AllOf) else " OR "
         return (
             "(" + joiner.join(sql for sql, _ in parts) + ")",
             [p for _, params in parts for p in params],
         )
     return _condition(node, alias)
+
+
+def _within(node: Within, table: str, alias: str) -> tuple[str, list[Any]]:
+    """The rows of `table` in any of the spans, found through the (key, number) index one
+    span at a time; the spans travel as one JSON parameter, so the statement's text is
+    the same for any number of them and SQLite prepares it once."""
+    key, number = property_sql(node.key, "w"), property_sql(node.number, "w")
+    return (
+        f'{alias}.id IN (SELECT w.id FROM json_each(?) s JOIN "{table}" w '
+        f"ON {key} = s.value ->> 0 AND {number} BETWEEN s.value ->> 1 AND s.value ->> 2)",
+        [json.dumps([[_sql_value(v) for v in span] for span in node.spans])],
+    )
 
 
 def _condition(node: Condition, alias: str) -> tuple[str, list[Any]]:

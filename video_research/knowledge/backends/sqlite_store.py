@@ -273,7 +273,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, Kn
         return deleted
 
     def _matching_ids(self, conn: sqlite3.Connection, name: str, where: FilterNode) -> list[int]:
-        sql, params = compile_filter(where)
+        sql, params = compile_filter(where, f"obj_{name}")
         return [i for (i,) in conn.execute(f'SELECT id FROM "obj_{name}" o WHERE {sql}', params)]
 
     def _delete_ids(self, conn: sqlite3.Connection, state: CollectionState, ids: list[int]) -> int:
@@ -328,7 +328,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, Kn
         )
 
     def _count_sync(self, state: CollectionState, where: FilterNode | None) -> int:
-        sql, params = compile_filter(where)
+        sql, params = compile_filter(where, f"obj_{state.definition.name}")
         conn = self._conn()
         return conn.execute(
             f'SELECT count(*) FROM "obj_{state.definition.name}" o WHERE {sql}', params
@@ -343,7 +343,7 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, Kn
         offset: int,
     ) -> list[StoredObject]:
         name = state.definition.name
-        sql, params = compile_filter(where)
+        sql, params = compile_filter(where, f"obj_{name}")
         order = ", ".join(
             f"{property_sql(s.prop)} {'DESC' if s.descending else 'ASC'}" for s in order_by
         )
@@ -369,10 +369,12 @@ class SqliteStore(CollectionSchema, KeywordSearch, VectorSearch, ReEmbedding, Kn
         limit: int,
         offset: int,
         max_distance: float | None,
+        approximate: bool = False,
     ) -> list[SearchHit]:
         name = state.definition.name
         with self._search_slots, self._transaction(immediate=False) as conn:
-            rows = self._knn(conn, state, vector, where, limit + offset)[offset:]
+            rows = self._knn(conn, state, vector, where, limit + offset, not approximate)
+            rows = rows[offset:]
         # Built without validation: every field comes from this store's own rows, already
         # typed, and a transcript search builds a hundred of them for its sentences.
         return [

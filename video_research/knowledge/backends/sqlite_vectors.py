@@ -126,7 +126,7 @@ class VectorSearch:
         """Sorted row ids matching `where`, cached until the collection changes."""
         import numpy as np
 
-        sql, params = compile_filter(where)
+        sql, params = compile_filter(where, f"obj_{name}")
         key = (name, sql, tuple(params), generation)
         ids = self._filter_ids.get(key)
         if ids is None:
@@ -146,11 +146,12 @@ class VectorSearch:
         vector: Any,
         where: FilterNode | None,
         k: int,
+        exact: bool = True,
     ) -> list[tuple[str, float, str]]:
         """(uuid, cosine distance, properties JSON) of the k nearest objects matching
-        `where`."""
+        `where` (`exact`: see `_nearest`)."""
         name = state.definition.name
-        nearest = self._nearest(conn, state, vector, where, k)
+        nearest = self._nearest(conn, state, vector, where, k, exact)
         if not nearest:
             return []
         bodies = objects_by_row(conn, name, [c.row for c in nearest])

@@ -18,7 +18,7 @@ from video_research.knowledge.collections import (
     Property,
     canonical_date,
 )
-from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode
+from video_research.knowledge.filters import AllOf, AnyOf, Condition, FilterNode, Within
 from video_research.knowledge.models import SearchHit, Sort, StoredObject
 from video_research.support.errors import invalid_input
 
@@ -102,10 +102,26 @@ def to_weaviate_filter(node: FilterNode | None, definition: CollectionDef) -> An
 
     if node is None:
         return None
+    if isinstance(node, Within):
+        # Weaviate prepares nothing per query: the spans are the any_of they stand for.
+        return Filter.any_of(
+            [
+                to_weaviate_filter(
+                    AllOf(
+                        (
+                            Condition(node.key, "eq", key),
+                            Condition(node.number, "gte", low),
+                            Condition(node.number, "lte", high),
+                        )
+                    ),
+                    definition,
+                )
+                for key, low, high in node.spans
+            ]
+        )
     if isinstance(node, AllOf | AnyOf):
         parts = [to_weaviate_filter(item, definition) for item in node.items]
         return Filter.all_of(parts) if isinstance(node, AllOf) else Filter.any_of(parts)
-    assert isinstance(node, Condition)
     target = Filter.by_property(node.prop)
     value = _value(definition.by_name[node.prop].data_type, node.value)
     simple = {

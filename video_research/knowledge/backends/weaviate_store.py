@@ -337,6 +337,7 @@ class WeaviateStore(KnowledgeStore):
         limit: int,
         offset: int,
         max_distance: float | None,
+        approximate: bool = False,  # Weaviate answers with the distances its index holds
     ) -> list[SearchHit]:
         from weaviate.classes.query import MetadataQuery
 
