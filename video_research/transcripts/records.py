@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from video_research.support.schema_types.common.transcript_chunk import (
         TranscriptChunk,
         VideoFields,
+        VideoIdentity,
     )
     from video_research.support.schema_types.common.transcripts import Video
 
@@ -346,18 +347,6 @@ def _chunk_language(cues: Sequence[Cue], language: str) -> _Language:
     if sure:
         found["language_probability"] = min(sure)
     return found
-
-
-class VideoIdentity(TypedDict):
-    """The video's own fields, as chunks and video records both carry them."""
-
-    video_id: str
-    video_title: str
-    channel_id: str
-    channel_title: str
-    video_url: str
-    published_at: str | None
-    language: str
 
 
 COVERAGE_KEYS: tuple[Literal["seconds_read", "seconds_claimed"], ...] = (
