@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.config import Settings
 from video_research.documents import library
@@ -53,9 +53,6 @@ from video_research.support.isolation import parse_isolated
 from video_research.support.services import current_settings
 
 if TYPE_CHECKING:
-    from video_research.support.schema_types.common.documents import (
-        DocumentType as DocumentTypeName,
-    )
     from video_research.support.schema_types.common.documents import FileError
     from video_research.support.schema_types.tools.document_ingest_output import File
 
@@ -75,50 +72,40 @@ class IngestRequest:
     max_files: int = 1000
 
 
-class _Identity(TypedDict, total=False):
+@dataclass(frozen=True)
+class StoredDocument:
+    """What the library holds for a file it has: every file but a failed one."""
+
     document_id: str
-    title: str
-    document_type: DocumentTypeName
-
-
-class _Extent(TypedDict, total=False):
-    pages: int
-    error: FileError
+    document_type: DocumentType
+    title: str | None
+    pages: int | None
 
 
 @dataclass
 class FileResult:
     path: str
     status: Status
-    document_id: str | None = None
-    title: str | None = None
-    document_type: DocumentType | None = None
+    stored: StoredDocument | None = None
+    """None for a failed file, which has an error instead."""
     chunks: int = 0
-    pages: int | None = None
     error: FileError | None = None
 
     def to_dict(self) -> File:
-        """The file's entry in document_ingest's `files`: the fields in this order, the
-        unset (None) ones left out."""
-        identity: _Identity = {}
-        if self.document_id is not None:
-            identity["document_id"] = self.document_id
-        if self.title is not None:
-            identity["title"] = self.title
-        if self.document_type is not None:
-            identity["document_type"] = self.document_type.value
-        extent: _Extent = {}
-        if self.pages is not None:
-            extent["pages"] = self.pages
+        """The file's entry in document_ingest's `files`: what every file has, then what
+        the library holds of it or why it failed; the unset (None) fields left out."""
+        out: File = {"path": self.path, "status": self.status, "chunks": self.chunks}
+        stored = self.stored
+        if stored is not None:
+            out["document_id"] = stored.document_id
+            if stored.title is not None:
+                out["title"] = stored.title
+            out["document_type"] = stored.document_type.value
+            if stored.pages is not None:
+                out["pages"] = stored.pages
         if self.error is not None:
-            extent["error"] = self.error
-        return {
-            "path": self.path,
-            "status": self.status,
-            **identity,
-            "chunks": self.chunks,
-            **extent,
-        }
+            out["error"] = self.error
+        return out
 
 
 @dataclass
@@ -283,11 +270,13 @@ async def _ingest_file(
         return FileResult(
             path=paths.printable(path),
             status="unchanged",
-            document_id=props["document_id"],
-            title=props.get("title"),
-            document_type=document_type,
+            stored=StoredDocument(
+                props["document_id"],
+                document_type,
+                title=props.get("title"),
+                pages=props.get("page_count"),
+            ),
             chunks=props.get("chunk_count", 0),
-            pages=props.get("page_count"),
         )
     # Parsed in a bounded worker process, never here: see support/isolation.py.
     extracted = await parse_isolated(
@@ -318,11 +307,10 @@ async def _ingest_file(
     return FileResult(
         path=paths.printable(path),
         status="updated" if head is not None else "ingested",
-        document_id=facts.document_id,
-        title=facts.title,
-        document_type=document_type,
+        stored=StoredDocument(
+            facts.document_id, document_type, title=facts.title, pages=facts.page_count
+        ),
         chunks=len(chunks),
-        pages=facts.page_count,
     )
 
 

@@ -24,6 +24,7 @@ from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
     Property,
+    identifier,
     register_collection,
 )
 from video_research.knowledge.filters import Filter, FilterNode
@@ -38,10 +39,6 @@ from video_research.support import paths
 
 COLLECTION = "DocumentChunks"
 SOURCE_TOOL = "document_ingest"
-
-
-def _id(name: str, description: str, **flags: Any) -> Property:
-    return Property(name, DataType.TEXT, description, filterable=True, exact=True, **flags)
 
 
 def _int(name: str, description: str) -> Property:
@@ -61,11 +58,11 @@ DOCUMENT_CHUNKS = register_collection(
             ),
             Property("text", DataType.TEXT, "The passage", vectorize=True, required=True),
             Property("title", DataType.TEXT, "Document title"),
-            _id("document_id", "The document (deterministic from its path)", required=True),
-            _id("source_path", "Resolved path of the file", required=True),
-            _id("file_name", "File name"),
-            _id("document_type", "pdf, docx, pptx, html, markdown or text"),
-            _id("chunk_type", "text, table, list or code"),
+            identifier("document_id", "The document (deterministic from its path)", required=True),
+            identifier("source_path", "Resolved path of the file", required=True),
+            identifier("file_name", "File name"),
+            identifier("document_type", "pdf, docx, pptx, html, markdown or text"),
+            identifier("chunk_type", "text, table, list or code"),
             Property("tags", DataType.TEXT_ARRAY, "Tags given at ingest", filterable=True),
             _int("page", "First page (PDF) or slide (PPTX) of the passage"),
             _int("page_end", "Last page or slide of the passage"),
@@ -73,7 +70,7 @@ DOCUMENT_CHUNKS = register_collection(
             _int("chunk_count", "Passages in the document"),
             _int("token_count", "Word pieces in the passage"),
             _int("page_count", "Pages or slides in the document"),
-            _id("content_hash", "SHA-256 of the file's bytes"),
+            identifier("content_hash", "SHA-256 of the file's bytes"),
             _int("file_size", "File size in bytes"),
             Property("modified_at", DataType.DATE, "File modification time", filterable=True),
         ),

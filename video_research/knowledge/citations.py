@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal
 
 from video_research.support.youtube_urls import watch_url
+
+if TYPE_CHECKING:
+    from video_research.support.schema_types.common.defs import Where
 
 PASSAGE_CHARS = 1500
 """Most characters of one object shown to the model as a passage."""
@@ -72,23 +75,6 @@ def document_url(source_path: str | None, page: int | None = None) -> str | None
 
     url = Path(source_path).as_uri()
     return f"{url}#page={page}" if page else url
-
-
-class Where(TypedDict):
-    """What a hit is and where it points (the knowledge hit's fields besides its score
-    and properties, schemas/common/defs.json)."""
-
-    kind: str
-    what: str
-    label: str
-    url: str | None
-    video_id: NotRequired[str]
-    start_time: NotRequired[float]
-    end_time: NotRequired[float]
-    source_path: NotRequired[str]
-    page: NotRequired[int]
-    page_end: NotRequired[int]
-    paper_id: NotRequired[str]
 
 
 def where(collection: str, props: dict[str, Any]) -> Where:

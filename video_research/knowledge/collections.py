@@ -96,15 +96,27 @@ class Property:
         return self.data_type.is_text and not self.exact
 
 
+def filterable(name: str, data_type: DataType, description: str) -> Property:
+    """A property filters and `order_by` may name (each backend indexes it)."""
+    return Property(name, data_type, description, filterable=True)
+
+
+def identifier(name: str, description: str, *, required: bool = False) -> Property:
+    """An identifier (an ID, a path, an enum-like label): filterable, compared whole, out
+    of BM25. Every collection's identifiers are declared by this one rule."""
+    return Property(
+        name, DataType.TEXT, description, filterable=True, exact=True, required=required
+    )
+
+
+def blob(name: str, description: str) -> Property:
+    """Text stored and returned, never searched: links, raw JSON and the like."""
+    return Property(name, DataType.TEXT, description, searchable=False)
+
+
 COMMON_PROPERTIES: tuple[Property, ...] = (
     Property("created_at", DataType.DATE, "When the object was stored (UTC)", filterable=True),
-    Property(
-        "source_tool",
-        DataType.TEXT,
-        "Tool that produced the object",
-        filterable=True,
-        exact=True,
-    ),
+    identifier("source_tool", "Tool that produced the object"),
 )
 
 
@@ -376,15 +388,6 @@ def _texts(name: str, description: str, **flags: Any) -> Property:
     return Property(name, DataType.TEXT_ARRAY, description, **flags)
 
 
-def _id(name: str, description: str) -> Property:
-    return Property(name, DataType.TEXT, description, filterable=True, exact=True)
-
-
-def _blob(name: str, description: str) -> Property:
-    """Stored and returned, never searched: raw JSON and the like."""
-    return Property(name, DataType.TEXT, description, searchable=False)
-
-
 RESEARCH_FINDINGS = register_collection(
     CollectionDef(
         "ResearchFindings",
@@ -394,8 +397,10 @@ RESEARCH_FINDINGS = register_collection(
             _text("claim", "The finding or claim", vectorize=True),
             _text("reasoning", "Why the claim got its tier", vectorize=True),
             _text("executive_summary", "Summary of the whole report", vectorize=True),
-            _id("scope", "Research depth"),
-            _id("evidence_tier", "CONFIRMED, STRONG INDICATOR, INFERENCE, SPECULATION or UNKNOWN"),
+            identifier("scope", "Research depth"),
+            identifier(
+                "evidence_tier", "CONFIRMED, STRONG INDICATOR, INFERENCE, SPECULATION or UNKNOWN"
+            ),
             Property("confidence", DataType.NUMBER, "Confidence 0-1", filterable=True),
             _texts("supporting", "Supporting evidence"),
             _texts("contradicting", "Contradicting evidence"),
@@ -403,7 +408,7 @@ RESEARCH_FINDINGS = register_collection(
             _texts("open_questions", "Open research questions"),
             _texts("recommendations", "Recommended next steps"),
             _text("methodology_critique", "Critique of the method"),
-            _id("report_uuid", "The report this finding belongs to"),
+            identifier("report_uuid", "The report this finding belongs to"),
         ),
         ("research_deep", "research_assess_evidence"),
     )
@@ -419,11 +424,11 @@ VIDEO_ANALYSES = register_collection(
             _texts("key_points", "Key points", vectorize=True),
             _text("instruction", "The analysis instruction", vectorize=True),
             _texts("topics", "Topics covered", vectorize=True),
-            _id("video_id", "YouTube video ID or local file hash"),
-            _id("source_url", "YouTube URL or file path"),
-            _id("sentiment", "Overall sentiment"),
-            _blob("timestamps_json", "Timestamps as JSON"),
-            _blob("raw_result", "The full result as JSON"),
+            identifier("video_id", "YouTube video ID or local file hash"),
+            identifier("source_url", "YouTube URL or file path"),
+            identifier("sentiment", "Overall sentiment"),
+            blob("timestamps_json", "Timestamps as JSON"),
+            blob("raw_result", "The full result as JSON"),
         ),
         ("video_analyze", "video_batch_analyze"),
     )
@@ -439,10 +444,10 @@ CONTENT_ANALYSES = register_collection(
             _texts("key_points", "Key points", vectorize=True),
             _texts("entities", "Named entities", vectorize=True),
             _text("instruction", "The analysis instruction", vectorize=True),
-            _id("source", "URL, file path or (text)"),
+            identifier("source", "URL, file path or (text)"),
             _text("structure_notes", "How the content is organised"),
             _text("quality_assessment", "Quality of the content"),
-            _blob("raw_result", "The full result as JSON"),
+            blob("raw_result", "The full result as JSON"),
         ),
         ("content_analyze",),
     )
@@ -458,24 +463,17 @@ VIDEO_METADATA = register_collection(
             _texts("tags", "Video tags", vectorize=True, filterable=True),
             _text("channel_title", "Channel name", vectorize=True),
             _text("category", "Category label"),
-            Property(
-                "video_id",
-                DataType.TEXT,
-                "YouTube video ID",
-                filterable=True,
-                exact=True,
-                required=True,
-            ),
-            _id("channel_id", "YouTube channel ID"),
-            _id("duration", "ISO 8601 duration, e.g. PT12M3S"),
+            identifier("video_id", "YouTube video ID", required=True),
+            identifier("channel_id", "YouTube channel ID"),
+            identifier("duration", "ISO 8601 duration, e.g. PT12M3S"),
             Property("duration_seconds", DataType.INT, "Duration in seconds", filterable=True),
             Property("view_count", DataType.INT, "Views", filterable=True),
             Property("like_count", DataType.INT, "Likes", filterable=True),
             Property("comment_count", DataType.INT, "Comments", filterable=True),
             Property("published_at", DataType.DATE, "Publication time", filterable=True),
-            _id("definition", "hd or sd"),
+            identifier("definition", "hd or sd"),
             Property("has_captions", DataType.BOOLEAN, "Whether captions exist", filterable=True),
-            _id("default_language", "Default language code"),
+            identifier("default_language", "Default language code"),
         ),
         ("video_metadata",),
     )
@@ -489,9 +487,9 @@ SESSION_TRANSCRIPTS = register_collection(
             _text("video_title", "Title of the session's video", vectorize=True),
             _text("turn_prompt", "The question asked", vectorize=True),
             _text("turn_response", "The answer", vectorize=True),
-            _id("session_id", "Session ID"),
+            identifier("session_id", "Session ID"),
             Property("turn_index", DataType.INT, "Turn number in the session", filterable=True),
-            _id("source_url", "The session's video URL or file"),
+            identifier("source_url", "The session's video URL or file"),
         ),
         ("video_continue_session",),
     )
@@ -504,7 +502,7 @@ WEB_SEARCH_RESULTS = register_collection(
         (
             _text("query", "Search query", vectorize=True),
             _text("response", "Grounded answer", vectorize=True),
-            _blob("sources_json", "Grounding sources (title, url) as JSON"),
+            blob("sources_json", "Grounding sources (title, url) as JSON"),
         ),
         ("web_search",),
     )
@@ -517,9 +515,9 @@ RESEARCH_PLANS = register_collection(
         (
             _text("topic", "Research topic", vectorize=True),
             _texts("task_decomposition", "Task breakdown", vectorize=True),
-            _id("scope", "Research depth"),
-            _blob("phases_json", "Phases as JSON"),
-            _blob("recommended_models_json", "Model per phase as JSON"),
+            identifier("scope", "Research depth"),
+            blob("phases_json", "Phases as JSON"),
+            blob("recommended_models_json", "Model per phase as JSON"),
         ),
         ("research_plan",),
     )

@@ -9,20 +9,15 @@ search, as a citation, as a recommendation) updates its object instead of adding
 
 from __future__ import annotations
 
-from typing import Any
-
 from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
     Property,
+    identifier,
     register_collection,
 )
 
 COLLECTION = "Papers"
-
-
-def _id(name: str, description: str, **flags: Any) -> Property:
-    return Property(name, DataType.TEXT, description, filterable=True, exact=True, **flags)
 
 
 PAPERS = register_collection(
@@ -40,9 +35,9 @@ PAPERS = register_collection(
             Property("abstract", DataType.TEXT, "Abstract", vectorize=True),
             Property("authors", DataType.TEXT_ARRAY, "Author names", filterable=True),
             Property("venue", DataType.TEXT, "Journal or conference"),
-            _id("paper_id", "Semantic Scholar paper ID", required=True),
-            _id("doi", "DOI"),
-            _id("arxiv_id", "arXiv ID"),
+            identifier("paper_id", "Semantic Scholar paper ID", required=True),
+            identifier("doi", "DOI"),
+            identifier("arxiv_id", "arXiv ID"),
             Property("year", DataType.INT, "Publication year", filterable=True),
             Property("publication_date", DataType.DATE, "Publication date", filterable=True),
             Property("citation_count", DataType.INT, "Citations", filterable=True),

@@ -34,6 +34,9 @@ from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
     Property,
+    blob,
+    filterable,
+    identifier,
     register_collection,
 )
 from video_research.knowledge.filters import Filter
@@ -48,6 +51,7 @@ if TYPE_CHECKING:
     from video_research.support.schema_types.common.transcript_chunk import (
         TranscriptChunk,
         VideoFields,
+        VideoIdentity,
     )
     from video_research.support.schema_types.common.transcripts import Video
 
@@ -65,24 +69,7 @@ MAX_CHUNKS = 5000
 """Chunks one video may have: a 12-hour stream makes about 1,000."""
 
 
-def _id(name: str, description: str) -> Property:
-    """An identifier: filterable, compared whole, out of BM25."""
-    return Property(name, DataType.TEXT, description, filterable=True, exact=True)
-
-
-def _blob(name: str, description: str) -> Property:
-    """Stored and returned, never searched (links, JSON)."""
-    return Property(name, DataType.TEXT, description, searchable=False)
-
-
-VIDEO_ID = Property(
-    "video_id",
-    DataType.TEXT,
-    "YouTube video ID (or the transcript file's name)",
-    filterable=True,
-    exact=True,
-    required=True,
-)
+VIDEO_ID = identifier("video_id", "YouTube video ID (or the transcript file's name)", required=True)
 
 
 CHUNKS_COLLECTION = register_collection(
@@ -96,40 +83,39 @@ CHUNKS_COLLECTION = register_collection(
                 "text", DataType.TEXT, "The spoken words, one caption per line", vectorize=True
             ),
             VIDEO_ID,
-            _id("channel_id", "YouTube channel ID: the key searches are narrowed by"),
+            identifier("channel_id", "YouTube channel ID: the key searches are narrowed by"),
             Property("channel_title", DataType.TEXT, "Channel name"),
-            _blob("video_url", "Link to the video"),
-            _blob("timestamp_url", "Link to the video at start_time"),
-            Property("published_at", DataType.DATE, "Publication time", filterable=True),
-            Property("start_time", DataType.NUMBER, "Start, seconds", filterable=True),
-            Property("end_time", DataType.NUMBER, "End, seconds", filterable=True),
-            _id("language", "Language code: the sentences' own (speech), else the transcript's"),
-            Property(
+            blob("video_url", "Link to the video"),
+            blob("timestamp_url", "Link to the video at start_time"),
+            filterable("published_at", DataType.DATE, "Publication time"),
+            filterable("start_time", DataType.NUMBER, "Start, seconds"),
+            filterable("end_time", DataType.NUMBER, "End, seconds"),
+            identifier(
+                "language", "Language code: the sentences' own (speech), else the transcript's"
+            ),
+            filterable(
                 "language_probability",
                 DataType.NUMBER,
                 "How sure the speech model was of the sentences' language (speech only)",
-                filterable=True,
             ),
-            Property("chunk_index", DataType.INT, "Position in the video", filterable=True),
+            filterable("chunk_index", DataType.INT, "Position in the video"),
             Property("first_cue", DataType.INT, "Index of the chunk's first cue"),
             Property("last_cue", DataType.INT, "Index of the chunk's last cue"),
-            Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
-            _id("source", "youtube, file or speech"),
-            _id(
+            filterable("is_generated", DataType.BOOLEAN, "From automatic captions"),
+            identifier("source", "youtube, file or speech"),
+            identifier(
                 "evidence",
                 "speech (captions, transcripts: the default), screen (text shown on screen, "
                 "read by OCR) or chapter (a chapter's title, from its author or computed)",
             ),
-            _blob(
-                "cue_starts", "Start of each line of text, seconds, as a JSON list (pinpointing)"
-            ),
+            blob("cue_starts", "Start of each line of text, seconds, as a JSON list (pinpointing)"),
             Property(
                 "complete",
                 DataType.BOOLEAN,
                 "False when the media file held less than it claims (a download cut short): "
                 "the hit is from the part that was read",
             ),
-            _id(
+            identifier(
                 "speaker", "Who speaks in the chunk (S1, S2, ... per video), from the speaker pass"
             ),
         ),
@@ -150,47 +136,47 @@ VIDEOS_COLLECTION = register_collection(
             Property("video_title", DataType.TEXT, "Video title", vectorize=True),
             Property("channel_title", DataType.TEXT, "Channel name", vectorize=True),
             VIDEO_ID,
-            _id("channel_id", "YouTube channel ID"),
-            _blob("video_url", "Link to the video"),
-            Property("published_at", DataType.DATE, "Publication time", filterable=True),
-            _id("language", "Transcript language code"),
-            Property("is_generated", DataType.BOOLEAN, "From automatic captions", filterable=True),
-            _id("source", "youtube, file or speech"),
-            _id("source_path", "The transcript file, for file sources"),
-            _blob("source_sha256", "SHA-256 of the transcript file's bytes, for file sources"),
-            _blob("metadata_sha256", "SHA-256 of the metadata the caller gave for the file"),
-            _blob(
+            identifier("channel_id", "YouTube channel ID"),
+            blob("video_url", "Link to the video"),
+            filterable("published_at", DataType.DATE, "Publication time"),
+            identifier("language", "Transcript language code"),
+            filterable("is_generated", DataType.BOOLEAN, "From automatic captions"),
+            identifier("source", "youtube, file or speech"),
+            identifier("source_path", "The transcript file, for file sources"),
+            blob("source_sha256", "SHA-256 of the transcript file's bytes, for file sources"),
+            blob("metadata_sha256", "SHA-256 of the metadata the caller gave for the file"),
+            blob(
                 "given_json",
                 "What the caller said of the file (videos entry, channel, language) as JSON: "
                 "a later call that leaves a field out keeps it",
             ),
-            _id("speech_model", "The speech model that made the transcript, for speech sources"),
-            Property("chunk_count", DataType.INT, "Chunks indexed", filterable=True),
-            Property("segment_count", DataType.INT, "Caption cues", filterable=True),
-            Property(
+            identifier(
+                "speech_model", "The speech model that made the transcript, for speech sources"
+            ),
+            filterable("chunk_count", DataType.INT, "Chunks indexed"),
+            filterable("segment_count", DataType.INT, "Caption cues"),
+            filterable(
                 "duration_seconds",
                 DataType.NUMBER,
                 "The media's duration (container, else longest stream), else the last cue's end",
-                filterable=True,
             ),
             Property(
                 "complete", DataType.BOOLEAN, "False when the media file held less than it claims"
             ),
             Property("seconds_read", DataType.NUMBER, "How much of the media file was read"),
             Property("seconds_claimed", DataType.NUMBER, "How long the media file says it is"),
-            Property("indexed_at", DataType.DATE, "When it was indexed", filterable=True),
-            _blob(
+            filterable("indexed_at", DataType.DATE, "When it was indexed"),
+            blob(
                 "chapters_json",
                 "Chapters as JSON [{title, start, end, evidence, signals}] (older records: "
                 "[{start, title}], the author's)",
             ),
-            _blob("segments_json", "Every cue as JSON [{start, end, text, speaker, language}]"),
-            _blob("speaker_names_json", "Names users gave the video's speakers: {label: name}"),
-            Property(
+            blob("segments_json", "Every cue as JSON [{start, end, text, speaker, language}]"),
+            blob("speaker_names_json", "Names users gave the video's speakers: {label: name}"),
+            filterable(
                 "speaker_names",
                 DataType.TEXT_ARRAY,
                 "The names users gave the video's speakers (to find the videos a name is in)",
-                filterable=True,
             ),
         ),
         ("index_channel_transcripts", "index_transcript_files", "index_media_files"),
@@ -346,18 +332,6 @@ def _chunk_language(cues: Sequence[Cue], language: str) -> _Language:
     if sure:
         found["language_probability"] = min(sure)
     return found
-
-
-class VideoIdentity(TypedDict):
-    """The video's own fields, as chunks and video records both carry them."""
-
-    video_id: str
-    video_title: str
-    channel_id: str
-    channel_title: str
-    video_url: str
-    published_at: str | None
-    language: str
 
 
 COVERAGE_KEYS: tuple[Literal["seconds_read", "seconds_claimed"], ...] = (

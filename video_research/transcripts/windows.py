@@ -27,6 +27,8 @@ from video_research.knowledge.collections import (
     CollectionDef,
     DataType,
     Property,
+    filterable,
+    identifier,
     register_collection,
 )
 from video_research.knowledge.filters import Filter
@@ -50,15 +52,8 @@ WINDOWS_COLLECTION = register_collection(
         "The sentences of transcripts, timed and embedded to link moments by meaning",
         (
             Property("text", DataType.TEXT, "The sentence's words", vectorize=True),
-            Property(
-                "video_id",
-                DataType.TEXT,
-                "The video's ID",
-                filterable=True,
-                exact=True,
-                required=True,
-            ),
-            Property("start_time", DataType.NUMBER, "Start, seconds", filterable=True),
+            identifier("video_id", "The video's ID", required=True),
+            filterable("start_time", DataType.NUMBER, "Start, seconds"),
             Property("end_time", DataType.NUMBER, "End of the sentence, seconds"),
             Property("first_cue", DataType.INT, "Index of the sentence's first cue"),
         ),

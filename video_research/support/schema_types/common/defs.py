@@ -89,6 +89,20 @@ class MetadataFilter(TypedDict, closed=True):
 MetadataFilters: TypeAlias = list[MetadataFilter]
 
 
+class Where(TypedDict):
+    kind: str
+    what: str
+    label: str
+    url: str | None
+    video_id: NotRequired[str]
+    start_time: NotRequired[float]
+    end_time: NotRequired[float]
+    source_path: NotRequired[str]
+    page: NotRequired[int]
+    page_end: NotRequired[int]
+    paper_id: NotRequired[str]
+
+
 Relevance: TypeAlias = float
 
 
@@ -120,21 +134,10 @@ class Injection(TypedDict, closed=True):
 Injections: TypeAlias = list[Injection]
 
 
-class KnowledgeHit(TypedDict, closed=True):
+class KnowledgeHit(Where, closed=True):
     collection: str
     object_id: str
     score: float
-    kind: NotRequired[str]
-    what: NotRequired[str]
-    label: NotRequired[str]
-    url: NotRequired[str | None]
-    video_id: NotRequired[str]
-    start_time: NotRequired[float]
-    end_time: NotRequired[float]
-    source_path: NotRequired[str]
-    page: NotRequired[int]
-    page_end: NotRequired[int]
-    paper_id: NotRequired[str]
     distance: NotRequired[float]
     properties: dict[str, Any]
     relevance: NotRequired[Relevance]

@@ -8,7 +8,7 @@ from typing import Literal, NotRequired
 from typing_extensions import TypedDict
 
 
-class VideoFields(TypedDict):
+class VideoIdentity(TypedDict):
     video_id: str
     video_title: str
     channel_id: str
@@ -16,6 +16,9 @@ class VideoFields(TypedDict):
     video_url: str
     published_at: str | None
     language: str
+
+
+class VideoFields(VideoIdentity):
     is_generated: bool
     source: str
 
