@@ -38,6 +38,27 @@ CASES = [
         False,
     ),
     (
+        "a shared object extended and closed by unevaluatedProperties",
+        {
+            "allOf": [
+                {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}
+            ],
+            "type": "object",
+            "properties": {"b": {"type": "string"}},
+            "unevaluatedProperties": False,
+        },
+        False,
+    ),
+    (
+        "unevaluatedProperties beside a branch that cannot fold",
+        {
+            "allOf": [{"properties": {"a": {"type": "integer"}}, "additionalProperties": False}],
+            "properties": {"b": {"type": "string"}},
+            "unevaluatedProperties": False,
+        },
+        True,
+    ),
+    (
         "additionalProperties reads the properties beside it",
         {
             "allOf": [{"properties": {"a": {"type": "integer"}}, "additionalProperties": False}],
@@ -146,6 +167,30 @@ def test_folding_joins_required_and_properties_and_keeps_the_parents_description
     merged = publish_input(CASES[1][1], set())
     assert merged["required"] == ["b", "a"]
     assert set(merged["properties"]) == {"a", "b"}
+
+
+def test_a_closed_extension_is_published_closed():
+    """The knowledge hit is the shared `where` extended and closed: its published output
+    still refuses a field it does not name (additionalProperties: false)."""
+    closed = publish_input(CASES[2][1], set())
+    assert closed["additionalProperties"] is False and "unevaluatedProperties" not in closed
+    fullest = output_levels(dispatch.TOOLS["knowledge_search"].output_schema, set())[0]
+    hit = _find_hit(fullest)
+    assert hit is not None and hit.get("additionalProperties") is False, fullest
+
+
+def _find_hit(node):
+    if isinstance(node, dict):
+        if "object_id" in node.get("properties", {}):
+            return node
+        for value in node.values():
+            if (found := _find_hit(value)) is not None:
+                return found
+    if isinstance(node, list):
+        for value in node:
+            if (found := _find_hit(value)) is not None:
+                return found
+    return None
 
 
 def test_empty_required_is_left_out():

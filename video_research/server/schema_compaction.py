@@ -78,7 +78,10 @@ def output_levels(schema: dict[str, Any], said: set[str]) -> list[dict[str, Any]
     that accept anything (`_without_vacuous_unions`), and last without the properties
     every output may carry (`SHARED_OUTPUT_PROPERTIES`).
     """
-    shape = _flatten(_strip(schema, said, keep=_OUTPUT_KEEP))
+    # unevaluatedProperties is kept through folding, which may turn it into
+    # additionalProperties, then dropped: Ajv's draft-07 class does not know it.
+    folded = _flatten(_strip(schema, said, keep=_OUTPUT_KEEP | {"unevaluatedProperties"}))
+    shape = _strip(folded, set(), keep=_OUTPUT_KEEP)
     forms = [_hoist(_cut(shape, depth)) for depth in range(_depth(shape), -1, -1)]
     bare = {k: v for k, v in forms[-1].items() if k not in ("required", "additionalProperties")}
     forms.append(bare)
@@ -157,7 +160,12 @@ def _flatten(node: Any) -> Any:
     parent's is kept: documentation). Keywords that read a sibling (`items` and
     `prefixItems`, `contains` and its bounds, `if`/`then`/`else`) must all come from one
     side; references and `unevaluated*` are never folded. A branch that does not fold
-    stays in `allOf`."""
+    stays in `allOf`.
+
+    `unevaluatedProperties: false` beside the branches (a shared object extended and
+    closed) sees the properties of every branch: once all of them fold and nothing else
+    beside it evaluates properties, it says what `additionalProperties: false` says of the
+    one object, which the published output keeps (it drops `unevaluated*`)."""
     if isinstance(node, list):
         return [_flatten(item) for item in node]
     if not isinstance(node, dict):
@@ -169,6 +177,7 @@ def _flatten(node: Any) -> Any:
     branches = out.get("allOf")
     if not isinstance(branches, list):
         return out
+    closed = out.pop("unevaluatedProperties", None) is False and "allOf" in out
     kept: list[Any] = []
     for branch in branches:
         folded = _fold(out, branch) if isinstance(branch, dict) else None
@@ -180,7 +189,22 @@ def _flatten(node: Any) -> Any:
         out["allOf"] = kept
     else:
         out.pop("allOf")
+    if closed:
+        if kept or _EVALUATE_PROPERTIES & set(out):
+            out["unevaluatedProperties"] = False
+        else:
+            out["additionalProperties"] = False
+    elif "unevaluatedProperties" in node:
+        out["unevaluatedProperties"] = node["unevaluatedProperties"]
     return out
+
+
+# Keywords that evaluate an object's properties for `unevaluatedProperties`, besides
+# `properties`.
+_EVALUATE_PROPERTIES = frozenset(
+    {"patternProperties", "additionalProperties", "allOf", "anyOf", "oneOf"}
+    | {"if", "then", "else", "dependentSchemas", "$ref", "$dynamicRef"}
+)
 
 
 # Keywords whose meaning depends on keywords beside them in the same schema object.
