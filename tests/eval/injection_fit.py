@@ -2,8 +2,10 @@
 
 Logistic regression over the classifier's own hashed n-gram windows, solved by L-BFGS:
 
-- positives: the public set's train-split injections, each read whole;
-- negatives: its benign prompts (weighted up: a question is not an attack), a seeded
+- positives: the public sets' injections, each read whole, each set weighing the same
+  in all (deepset's train split with InjecGuard's few, the jailbreaks, the Sentinel
+  set's HackAPrompt entries and the rest of it: tests/eval/injections.py);
+- negatives: the sets' benign prompts (weighted up: a question is not an attack), a seeded
   sample of the sentence windows of the training videos' moments, and then the windows
   the first fit scored highest (hard negatives), after which it is fitted again;
 - in that second fit, each positive too long to be read whole at scan time (a
@@ -24,16 +26,17 @@ from scipy.optimize import minimize
 from video_research.support import injection_classifier as ic
 
 BITS = 18
-SIZES = (2, 3, 4, 5)
+SIZES = (2, 3, 4, 5, 6)
+WORDS = 2
 MAX_SENTENCES = 3
 SENTENCE_CHARS = 300
-WHOLE_CHARS = 600
-L2 = 1.0
-BENIGN_WEIGHT = 5.0
-POSITIVE_SHARE = 0.5
+WHOLE_CHARS = 1200
+L2 = 0.5
+BENIGN_WEIGHT = 3.0
+POSITIVE_SHARE = 1.0
 """The positives' total weight, as a share of the sampled speech windows' weight."""
-SPEECH_SAMPLE = 20_000
-HARD_NEGATIVES = 5_000
+SPEECH_SAMPLE = 40_000
+HARD_NEGATIVES = 10_000
 SEED = 0
 
 
@@ -44,6 +47,7 @@ def shape() -> ic.Classifier:
         threshold=0.0,
         bits=BITS,
         sizes=SIZES,
+        words=WORDS,
         max_sentences=MAX_SENTENCES,
         sentence_chars=SENTENCE_CHARS,
         whole_chars=WHOLE_CHARS,
@@ -52,8 +56,8 @@ def shape() -> ic.Classifier:
 
 def window_rows(text: str, spans: list[tuple[int, int]], fitted: ic.Classifier) -> list[np.ndarray]:
     """The n-gram buckets of each window, exactly the ones its score reads."""
-    grams = ic.buckets(ic.codes(" " + text + " "), fitted.bits, fitted.sizes)
-    return [ic.window_ids(text, span, fitted, grams) for span in spans]
+    found = ic.grams(text, fitted)
+    return [ic.window_ids(text, span, fitted, found) for span in spans]
 
 
 def matrix(rows: list[np.ndarray], bits: int) -> sparse.csr_matrix:
@@ -117,9 +121,9 @@ def fit_classifier(sources: list[list[str]], benign: list[str], speech: list[str
     at = 0
     for text in speech:
         spans = ic.windows(text, base)
-        grams = ic.buckets(ic.codes(" " + text + " "), base.bits, base.sizes)
+        found = ic.grams(text, base)
         for span in spans:
-            value = ic.exact_score(ic.window_ids(text, span, first, grams), first)
+            value = ic.exact_score(ic.window_ids(text, span, first, found), first)
             if at not in seen:
                 scored.append((float(value), text, span))
             at += 1
@@ -136,8 +140,8 @@ def fit_classifier(sources: list[list[str]], benign: list[str], speech: list[str
 def best_window(text: str, fitted: ic.Classifier) -> np.ndarray:
     """The n-gram buckets of the window of `text` that `fitted` scores highest."""
     spans = ic.windows(text, fitted)
-    grams = ic.buckets(ic.codes(" " + text + " "), fitted.bits, fitted.sizes)
-    rows = [ic.window_ids(text, span, fitted, grams) for span in spans]
+    found = ic.grams(text, fitted)
+    rows = [ic.window_ids(text, span, fitted, found) for span in spans]
     return max(rows, key=lambda ids: ic.exact_score(ids, fitted))
 
 
@@ -151,6 +155,7 @@ def _with(base: ic.Classifier, theta: np.ndarray) -> ic.Classifier:
         threshold=0.0,
         bits=base.bits,
         sizes=base.sizes,
+        words=base.words,
         max_sentences=base.max_sentences,
         sentence_chars=base.sentence_chars,
         whole_chars=base.whole_chars,
@@ -165,6 +170,7 @@ def save(fitted: ic.Classifier, threshold: float) -> None:
         threshold=np.float64(threshold),
         bits=np.int64(fitted.bits),
         sizes=np.array(fitted.sizes, dtype=np.int64),
+        words=np.int64(fitted.words),
         max_sentences=np.int64(fitted.max_sentences),
         sentence_chars=np.int64(fitted.sentence_chars),
         whole_chars=np.int64(fitted.whole_chars),

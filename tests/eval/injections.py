@@ -19,6 +19,11 @@ The injections, each read from a local file under ~/.cache/video-research/inject
   jailbreak-llms/jailbreak_prompts_2023_05_07.csv); a quarter of them, by a hash of the
   text (`jailbreak_split`), is never fitted on and is what the fit's settings were
   chosen on;
+- fitted on: the further sets of tests/eval/injection_sources.py (its docstring says
+  where each comes from): the Sentinel set's train and val splits (its test split is
+  measured), InjecGuard's validation prompts and WildGuard's benign ones, and Shen et
+  al.'s forbidden questions (benign), less every copy of a measured text (Tensor Trust
+  above all);
 - held out, never fitted on, chosen as the held-out set before any fit: Tensor Trust's
   hijacking and extraction attacks (github.com/HumanCompatibleAI/tensor-trust-data,
   `benchmarks/{hijacking,extraction}-robustness/v1/*_robustness_dataset.jsonl`, the
@@ -67,7 +72,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.eval import injection_fit
+from tests.eval import injection_fit, injection_sources
 from tests.eval.large_corpus import held_out
 from tests.helpers import shared_data
 from video_research.support import injection
@@ -317,7 +322,21 @@ def calibrated_threshold(fitted: classifier.Classifier, moments: list[str], allo
     return float(free[max(allowed, 0)]) + 1e-6 if len(free) > max(allowed, 0) else 0.0
 
 
-def fit_all(train: list[dict], parts: Parts) -> None:
+def measured_texts(test: list[dict]) -> list[str]:
+    """Every text a figure is measured on: no set fitted on may hold a copy of one."""
+    sentinel = injection_sources.load_sentinel(("test",))
+    return (
+        load_tensor_trust()
+        + load_bipia("test")
+        + load_not_inject()
+        + load_jailbreaks("test")
+        + [r["text"] for r in test]
+        + [t for texts in sentinel.injections.values() for t in texts]
+        + sentinel.benign
+    )
+
+
+def fit_all(train: list[dict], parts: Parts, measured: list[str]) -> None:
     """Fit both readers and write their files. The classifier's threshold is the lowest
     that keeps both together within `allowed_flags` of the calibration moments, and
     within CALIBRATED_FALSE_FLAGS of the translated captions among them on their own:
@@ -332,7 +351,12 @@ def fit_all(train: list[dict], parts: Parts) -> None:
     cues = fit_cues(prompts, benign, parts.train)
     injection.WEIGHTS_FILE.write_text(json.dumps(cues, indent=2) + "\n", encoding="utf-8")
     injection.model.cache_clear()
-    fitted = injection_fit.fit_classifier([prompts, jailbreaks], benign, parts.train)
+    further = injection_sources.fitted_prompts(measured)
+    # InjecGuard's few dozen are short prompts of deepset's kind: a set of their own
+    # would weigh each of them as much as a hundred of the others.
+    groups = [prompts + further.injections.get("injecguard", []), jailbreaks]
+    groups += [texts for name, texts in further.injections.items() if name != "injecguard"]
+    fitted = injection_fit.fit_classifier(groups, benign + further.benign, parts.train)
     threshold = calibrated_threshold(fitted, parts.calibrate, allowed_flags(len(parts.calibrate)))
     if parts.calibrate_translated:
         captions = parts.calibrate_translated
@@ -397,7 +421,7 @@ def main(argv: list[str] | None = None) -> None:
     translated = moments_by_video(TRANSLATIONS, by_language=True) if TRANSLATIONS.is_dir() else {}
     parts = split_videos(moments_by_video(FIT_TRANSCRIPTS), moments_by_video(large), translated)
     if args.fit:
-        fit_all(train, parts)
+        fit_all(train, parts, measured_texts(test))
     report: dict[str, object] = {}
     for name, flag in channels().items():
         part_report: dict[str, object] = {}
@@ -408,6 +432,16 @@ def main(argv: list[str] | None = None) -> None:
             hits, total = rate([r["text"] for r in split if r["label"] == 1], flag)
             fp, benign = rate([r["text"] for r in split if r["label"] == 0], flag)
             part_report[label] = {
+                "recall": round(hits / total, 3),
+                "injections": total,
+                "benign_prompts_flagged": f"{fp}/{benign}",
+            }
+        sentinel_test = injection_sources.load_sentinel(("test",))
+        attacks = [t for texts in sentinel_test.injections.values() for t in texts]
+        if attacks:
+            hits, total = rate(attacks, flag)
+            fp, benign = rate(sentinel_test.benign, flag)
+            part_report["Sentinel test (held out)"] = {
                 "recall": round(hits / total, 3),
                 "injections": total,
                 "benign_prompts_flagged": f"{fp}/{benign}",

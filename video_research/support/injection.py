@@ -8,10 +8,10 @@ and character offsets into that string), what kind of address it is, and a note 
 it is quoted material, not an instruction. Nothing else about the call changes.
 
 How: two readers, either of which flags. The classifier of `injection_classifier.py`
-scores every run of one to three sentences of each string (hashed character n-grams,
-fitted on a public set of injections against real speech), and flags the sentence that
-carries the address. The cues of `injection_cues.py` (phrases in five languages, the
-classifier's public set has two) are found in each string; cues closer than `window`
+scores every run of one to three sentences of each string (hashed character and word
+n-grams, fitted on public sets of injections against real speech), and flags the sentence
+that carries the address. The cues of `injection_cues.py` (phrases in five languages, the
+classifier's public sets have two) are found in each string; cues closer than `window`
 characters form one span, flagged when their weights add up to `threshold`; they also
 name each flagged span's kinds. Weights and thresholds are fitted by
 `python -m tests.eval.injections --fit` and read from injection_weights.json and
