@@ -320,23 +320,26 @@ class VectorIndex(GraphBuilding, GraphFiles):
             # The graph: approximate candidates, ranked exactly below.
             if self.hnsw is not None and self.live:
                 measured = max(int(k * EXACT_SHARE), k + 2)
+                coded: dict[int, float] = {}
                 if exact and allowed is not None and len(allowed) <= measured:
                     # Every row the filter allows is measured exactly below: ranking their
                     # codes first (and keeping them for a filter one search uses, as
                     # linking's windows are) only cost time and memory.
                     rows = self._graph_rows(allowed)
                 else:
-                    rows = self._graph_candidates(query, k, allowed)
+                    rows, coded = self._graph_candidates(query, k, allowed)
                 if exact:
                     for row in rows[:measured]:
                         found.setdefault(row, None)
                 else:
                     rows = [row for row in rows if row not in found]
-                    positions = self.row_pos[np.asarray(rows, dtype=np.int64)]
+                    todo = [row for row in rows if row not in coded]
+                    positions = self.row_pos[np.asarray(todo, dtype=np.int64)]
                     if len(positions):
                         codes = self.hnsw.reconstruct_batch(positions) @ query
-                        for row, score in zip(rows, codes.tolist(), strict=True):
-                            found[row] = 1.0 - score
+                        coded.update(zip(todo, codes.tolist(), strict=True))
+                    for row in rows:
+                        found[row] = 1.0 - coded[row]
         unknown = [row for row, distance in found.items() if distance is None]
         if unknown:
             blobs = read_vectors(unknown)
@@ -357,7 +360,11 @@ class VectorIndex(GraphBuilding, GraphFiles):
         positions = self.row_pos[inside]
         return [int(self.rows[p]) for p in positions[positions >= 0]]
 
-    def _graph_candidates(self, query: Any, k: int, allowed: Any) -> list[int]:
+    def _graph_candidates(
+        self, query: Any, k: int, allowed: Any
+    ) -> tuple[list[int], dict[int, float]]:
+        """The graph's best rows for `query` in the order of their codes, and the codes'
+        inner products where they were computed on the way (a filter that allows few)."""
         import faiss
         import numpy as np
 
@@ -367,12 +374,13 @@ class VectorIndex(GraphBuilding, GraphFiles):
             positions = self.row_pos[inside]
             positions = positions[positions >= 0]
             if len(positions) == 0:
-                return []
+                return [], {}
             if len(positions) <= max(want, EXACT_FILTER_MAX * len(self.rows)):
                 # Few matches: score them all from their codes (exact up to quantisation).
                 positions, decoded = self._decoded(allowed, positions)
-                top = _top(decoded @ query, want)
-                return [int(self.rows[positions[i]]) for i in top]
+                scores = decoded @ query
+                top = [(int(self.rows[positions[i]]), float(scores[i])) for i in _top(scores, want)]
+                return [row for row, _ in top], dict(top)
             mask = np.zeros(len(self.rows), dtype=bool)
             mask[positions] = True
             bits = np.packbits(mask, bitorder="little")
@@ -390,7 +398,7 @@ class VectorIndex(GraphBuilding, GraphFiles):
         )
         _, positions = self.hnsw.search(query[None, :], want, params=params)
         del bits  # the bitmap must outlive the search: faiss holds a raw pointer to it
-        return [int(self.rows[p]) for p in positions[0] if p >= 0 and self.rows[p] >= 0]
+        return [int(self.rows[p]) for p in positions[0] if p >= 0 and self.rows[p] >= 0], {}
 
     def _decoded(self, allowed: Any, positions: Any) -> tuple[Any, Any]:
         """The filter's graph positions and decoded vectors, kept for the next search.
