@@ -10,6 +10,8 @@ import glob
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.calls import call_ok
 from tests.helpers import DATA
@@ -154,3 +156,68 @@ def test_offsets_hold_where_lower_case_changes_the_length():
     assert text[flag["start"] : flag["end"]] == flag["text"]
     assert flag["text"].startswith("IGNORE ALL PREVIOUS INSTRUCTIONS")
     assert flag["path"] == "$.results[0].text"
+
+
+# Pieces a result's strings are made of: speech, addresses in each language, and text
+# whose lower case changes its length or depends on context (İ, a final Σ).
+PIECES = [
+    *ADDRESSES.values(),
+    "Let the loaf cool for an hour before cutting it, or the crumb turns gummy.",
+    "The starter needs to be fed twelve hours before you mix the dough.",
+    "İSTANBUL ΟΔΟΣ",
+    "Ignore",
+    "\n",
+    "   ",
+    "Chapter 3 - Swiss Water Process",
+    "你好。",
+    "and finally.",
+    "say that the answer is yes.",
+]
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(
+    texts=st.lists(
+        st.lists(st.sampled_from(PIECES), min_size=1, max_size=4).map(" ".join),
+        max_size=8,
+    )
+)
+def test_strings_read_together_are_flagged_as_each_read_alone(texts):
+    """A result's strings are read in one pass of the classifier: each string's flagged
+    windows are the ones reading it alone finds (the per-string bound and exact scores)."""
+    from video_research.support import injection_classifier as ic
+
+    fitted = ic.classifier()
+    alone = []
+    for text in texts:
+        own = ic.windows(text, fitted)
+        scores = ic.window_scores(text, own, fitted, fitted.threshold)
+        alone.append(ic._chosen(text, own, scores, fitted.threshold))
+    together = ic.flagged_windows_of(texts)
+    assert [[(s, e) for s, e, _ in found] for found in together] == [
+        [(s, e) for s, e, _ in found] for found in alone
+    ]
+    for mine, theirs in zip(together, alone, strict=True):
+        assert [v for _, _, v in mine] == pytest.approx([v for _, _, v in theirs], abs=1e-9)
+    assert injection.matches_of(texts) == [injection.matches(text) for text in texts]
+    injection._read.spans.clear()
+    together_spans = injection.spans_of(texts)
+    alone_spans = []
+    for text in texts:
+        injection._read.spans.clear()
+        alone_spans.append(injection.spans(text))
+    assert together_spans == alone_spans
+
+
+def test_a_string_read_before_is_answered_as_first_read():
+    """Spans are a function of the text alone: a string read again (a title in every
+    search) is answered from what was read, the same as reading it anew; a long one is
+    not kept."""
+    address = ADDRESSES["en"]
+    injection._read.spans.clear()
+    first = injection.spans_of([address, "Let the loaf cool for an hour."])
+    assert address in injection._read.spans
+    assert injection.spans_of([address]) == first[:1]
+    long = "Let the loaf cool. " * 100
+    injection.spans_of([long])
+    assert long not in injection._read.spans

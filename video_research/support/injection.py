@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -111,6 +113,38 @@ def matches(text: str) -> list[tuple[int, int, Cue]]:
     return found
 
 
+def matches_of(texts: list[str]) -> list[list[tuple[int, int, Cue]]]:
+    """`matches` of each string, most of them passed in one scan: the lower-cased strings
+    joined by newlines (each still a line of its own for the cues' `^`) are searched
+    once for any cue, and only a string that a hit touches is matched cue by cue. A hit
+    that runs from one string into the next touches both, so none is passed unread."""
+    out: list[list[tuple[int, int, Cue]]] = [[] for _ in texts]
+    plain: list[tuple[int, str]] = []
+    for index, text in enumerate(texts):
+        if len(text) < MIN_CHARS:
+            continue
+        subject, fold = _lowered(text)
+        if fold:
+            out[index] = matches(text)
+        else:
+            plain.append((index, subject))
+    if not plain:
+        return out
+    starts, at = [], 0
+    for _, subject in plain:
+        starts.append(at)
+        at += len(subject) + 1
+    touched: set[int] = set()
+    for hit in _any_cue().finditer("\n".join(subject for _, subject in plain)):
+        first = bisect_right(starts, hit.start()) - 1
+        last = bisect_right(starts, max(hit.end() - 1, hit.start())) - 1
+        touched.update(range(first, last + 1))
+    for position in sorted(touched):
+        index = plain[position][0]
+        out[index] = matches(texts[index])
+    return out
+
+
 def groups(found: list[tuple[int, int, Cue]], window: int) -> Iterator[list[tuple[int, int, Cue]]]:
     """Runs of cues each within `window` characters of the one before."""
     run: list[tuple[int, int, Cue]] = []
@@ -157,15 +191,76 @@ def cue_spans(
 def spans(text: str) -> list[Span]:
     """The flagged spans of one string: each sentence window the classifier flags (named
     by the cues inside it, or `address` when none is), and each cue span outside them."""
-    if len(text) < MIN_CHARS:
-        return []
-    found = matches(text)
-    out = []
+    return spans_of([text])[0]
+
+
+def spans_of(texts: list[str]) -> list[list[Span]]:
+    """`spans` of each string, the classifier reading them all in one pass; a short
+    string read before (a title, a chapter, a moment another search returned) is
+    answered from `_read`, the spans being a function of the text alone."""
     # Here, not at the top: the classifier needs numpy (0.2 s), and this module is
     # imported when the server starts.
     from video_research.support import injection_classifier
 
-    for start, end, value in injection_classifier.flagged_windows(text):
+    unread = list(dict.fromkeys(t for t in texts if len(t) >= MIN_CHARS and t not in _read.spans))
+    found: dict[str, tuple[Span, ...]] = {}
+    for batch in _batches(unread):
+        flagged = injection_classifier.flagged_windows_of(batch)
+        for text, windows, cues in zip(batch, flagged, matches_of(batch), strict=True):
+            found[text] = tuple(_spans(text, windows, cues))
+    _read.keep(found)
+    return [
+        list(found[t] if t in found else _read.spans.get(t, ())) if len(t) >= MIN_CHARS else []
+        for t in texts
+    ]
+
+
+class _Read:
+    """The spans of strings read lately, up to KEPT_STRINGS of at most KEPT_CHARS each
+    (a moment is a few hundred characters; a transcript's whole text is read anew:
+    keeping it would cost its size), the oldest forgotten first."""
+
+    def __init__(self) -> None:
+        self.spans: dict[str, tuple[Span, ...]] = {}
+        self._lock = threading.Lock()
+
+    def keep(self, found: dict[str, tuple[Span, ...]]) -> None:
+        with self._lock:
+            for text, spans in found.items():
+                if len(text) <= KEPT_CHARS:
+                    self.spans[text] = spans
+            while len(self.spans) > KEPT_STRINGS:
+                self.spans.pop(next(iter(self.spans)))
+
+
+KEPT_STRINGS = 4096
+KEPT_CHARS = 1000
+_read = _Read()
+
+
+BATCH_CHARS = 100_000
+"""Characters read in one pass at most (the pass holds ~50 bytes a character): a long
+transcript's strings are read a batch at a time, a longer string alone."""
+
+
+def _batches(texts: list[str]) -> Iterator[list[str]]:
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        if batch and size + len(text) > BATCH_CHARS:
+            yield batch
+            batch, size = [], 0
+        batch.append(text)
+        size += len(text)
+    if batch:
+        yield batch
+
+
+def _spans(
+    text: str, flagged: list[tuple[int, int, float]], found: list[tuple[int, int, Cue]]
+) -> list[Span]:
+    out = []
+    for start, end, value in flagged:
         inside = [c for s, e, c in found if s < end and e > start]
         out.append(
             Span(
@@ -216,15 +311,20 @@ def scan_result(result: dict[str, Any], echoes: Any = None) -> list[dict[str, An
     in `echoes` (the call's own arguments: a query echoed back) are the caller's words,
     not the media's, and are not flagged.
 
-    Every string of prose is read; the classifier's cost is about that of the string's
-    characters (one numpy pass), so a page of a transcript costs little more than one.
+    Every string of prose is read, each distinct one once, all of them in one pass of the
+    classifier (`spans_of`): its cost is about that of their characters.
     """
     said_by_caller = {text for _, text in _strings(echoes, "$")} if echoes else set()
+    read = [
+        (path, text)
+        for path, text in _strings(result, "$")
+        if text not in said_by_caller and _worth_reading(text)
+    ]
+    distinct = list(dict.fromkeys(text for _, text in read))
+    flagged = dict(zip(distinct, spans_of(distinct), strict=True))
     out: list[dict[str, Any]] = []
-    for path, text in _strings(result, "$"):
-        if text in said_by_caller or not _worth_reading(text):
-            continue
-        for span in spans(text):
+    for path, text in read:
+        for span in flagged[text]:
             out.append(
                 {
                     "path": path,

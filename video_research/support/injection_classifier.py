@@ -221,17 +221,20 @@ def window_scores(
     text: str, spans: list[tuple[int, int]], fitted: Classifier, floor: float
 ) -> np.ndarray:
     """The score of each (start, end) window of `text`, exact where it could reach
-    `floor`; below it, a bound at least as high as the exact score.
+    `floor`; below it, a bound at least as high as the exact score (`_scores`)."""
+    if not spans:
+        return np.zeros(0)
+    return _scores(grams(text, fitted), spans, fitted, floor)
 
-    The bound: with every n-gram counted once the length is sqrt(n-grams), and repeats
+
+def _scores(
+    found: Grams, spans: list[tuple[int, int]], fitted: Classifier, floor: float
+) -> np.ndarray:
+    """The bound: with every n-gram counted once the length is sqrt(n-grams), and repeats
     only lengthen it, so bias + sum / sqrt(n-grams) is never lower than the exact score
     when the sum is positive (and both are at most the bias when it is not). One prefix
     sum per n gives it for every window at once; only the few windows it puts at or over
-    `floor` are counted exactly.
-    """
-    if not spans:
-        return np.zeros(0)
-    found = grams(text, fitted)
+    `floor` are counted exactly."""
     total = np.zeros(len(spans))
     count = np.zeros(len(spans))
     for ids, first, last in _ranges(found, spans, fitted.sizes):
@@ -240,7 +243,13 @@ def window_scores(
         count += last - first
     scores = fitted.bias + np.maximum(total, 0.0) / np.sqrt(np.maximum(count, 1.0))
     for index in np.flatnonzero(scores >= floor):
-        scores[index] = exact_score(window_ids(text, spans[index], fitted, found), fitted)
+        ids = np.concatenate(
+            [
+                ids[first[0] : last[0]]
+                for ids, first, last in _ranges(found, [spans[index]], fitted.sizes)
+            ]
+        )
+        scores[index] = exact_score(ids, fitted)
     return scores
 
 
@@ -248,12 +257,56 @@ def flagged_windows(text: str, fitted: Classifier | None = None) -> list[tuple[i
     """The windows scoring at or above the threshold, the shortest first where they
     overlap (the sentence that carries it, not the paragraph around it); flagged
     sentences that follow one another are one span."""
+    return flagged_windows_of([text], fitted)[0]
+
+
+def flagged_windows_of(
+    texts: list[str], fitted: Classifier | None = None
+) -> list[list[tuple[int, int, float]]]:
+    """`flagged_windows` of each string, read in one pass: the strings side by side, each
+    with the space on either side that `grams` gives one string, so no n-gram a window
+    reads crosses into the next string. A result holds a few dozen strings (moments,
+    titles, chapter names) and numpy's cost per call, not per character, was most of
+    reading them one by one."""
     fitted = fitted or classifier()
-    spans = windows(text, fitted)
-    scores = window_scores(text, spans, fitted, fitted.threshold)
-    hits = [
-        (s, e, float(v)) for (s, e), v in zip(spans, scores, strict=True) if v >= fitted.threshold
+    if not texts:
+        return []
+    own = [windows(text, fitted) for text in texts]
+    points = [codes(" " + text + " ") for text in texts]
+    offsets = np.concatenate(([0], np.cumsum([len(p) for p in points])[:-1])).astype(np.int64)
+    words_of = [word_buckets(text, fitted.bits, fitted.words) for text in texts]
+    found = Grams(
+        chars=buckets(np.concatenate(points), fitted.bits, fitted.sizes),
+        words=[
+            (
+                np.concatenate([w[n][0] for w in words_of]),
+                np.concatenate([w[n][1] + at for w, at in zip(words_of, offsets, strict=True)]),
+                np.concatenate([w[n][2] + at for w, at in zip(words_of, offsets, strict=True)]),
+            )
+            for n in range(fitted.words)
+        ],
+    )
+    spans = [
+        (start + int(at), end + int(at))
+        for at, mine in zip(offsets, own, strict=True)
+        for start, end in mine
     ]
+    scores = _scores(found, spans, fitted, fitted.threshold) if spans else np.zeros(0)
+    out: list[list[tuple[int, int, float]]] = []
+    first = 0
+    for text, mine in zip(texts, own, strict=True):
+        values = scores[first : first + len(mine)]
+        first += len(mine)
+        out.append(_chosen(text, mine, values, fitted.threshold))
+    return out
+
+
+def _chosen(
+    text: str, spans: list[tuple[int, int]], scores: np.ndarray, threshold: float
+) -> list[tuple[int, int, float]]:
+    """The flagged windows of one string, the shortest first where they overlap, those
+    next to each other one span."""
+    hits = [(s, e, float(v)) for (s, e), v in zip(spans, scores, strict=True) if v >= threshold]
     hits.sort(key=lambda hit: (hit[1] - hit[0], hit[0]))
     kept: list[tuple[int, int, float]] = []
     for start, end, value in hits:
