@@ -170,6 +170,18 @@ async def get_video(video_id: str) -> dict[str, Any] | None:
     return found.properties if found else None
 
 
+async def get_videos(video_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+    """`get_video` of each, read in one call of the store (a search's few videos)."""
+    if not video_ids:
+        return []
+    store = await get_store()
+    page = await store.fetch(
+        VIDEOS, where=Filter.in_("video_id", list(video_ids)), limit=len(video_ids)
+    )
+    found = {obj.properties["video_id"]: obj.properties for obj in page.objects}
+    return [found.get(video_id) for video_id in video_ids]
+
+
 async def file_records(source_path: str) -> list[dict[str, Any]]:
     """The records of videos indexed from the file at `source_path` (a resolved path)."""
     store = await get_store()

@@ -24,11 +24,8 @@ Records = Mapping[str, dict[str, Any] | None]
 async def records_of(video_ids: Iterable[str]) -> dict[str, dict[str, Any] | None]:
     """The stored record of each video (None where none is), read once per search and
     shared by what the result adds per video (speakers, chapters)."""
-    records: dict[str, dict[str, Any] | None] = {}
-    for video_id in video_ids:
-        if video_id and video_id not in records:
-            records[video_id] = await indexer.get_video(video_id)
-    return records
+    wanted = list(dict.fromkeys(v for v in video_ids if v))
+    return dict(zip(wanted, await indexer.get_videos(wanted), strict=True))
 
 
 def spans(record: dict[str, Any]) -> list[Chapter]:

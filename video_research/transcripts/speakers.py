@@ -24,6 +24,7 @@ from video_research.transcripts import indexer
 if TYPE_CHECKING:
     from video_research.support.schema_types.common.transcripts import Moment
     from video_research.support.schema_types.tools.name_speaker_output import NameSpeakerOutput
+    from video_research.transcripts.parsers.base import Cue
 
 LABEL = re.compile(r"S[1-9][0-9]{0,2}")
 NAME_CHARS = 80
@@ -130,6 +131,7 @@ async def label_results(
     sentence at its match time, when its video's speakers are labelled. `records`: the
     videos' records where the caller has read them already."""
     read: dict[str, dict[str, Any] | None] = dict(records or {})
+    labelled: dict[str, list[Cue]] = {}
     for result in results:
         video_id = result.get("video_id")
         if not video_id or result.get("evidence") == "screen":
@@ -139,15 +141,32 @@ async def label_results(
         record = read[video_id]
         if not record:
             continue
-        label = speaker_at(record, float(result.get("match_time") or result["start_time"]))
+        if video_id not in labelled:
+            labelled[video_id] = _labelled_cues(record)
+        label = _label_at(
+            labelled[video_id], float(result.get("match_time") or result["start_time"])
+        )
         if label:
             result["speaker"] = shown(label, names_of(record))
 
 
 def speaker_at(record: dict[str, Any], seconds: float) -> str:
     """The label of the sentence playing at `seconds` (the last one begun), or ""."""
+    return _label_at(_labelled_cues(record), seconds)
+
+
+def _labelled_cues(record: Mapping[str, Any]) -> list[Cue]:
+    """The record's cues when any has a speaker, else none: a stored cue names its
+    speaker only when it has one, so a transcript without labels (most of them) is not
+    parsed at all."""
+    if '"speaker"' not in str(record.get("segments_json") or ""):
+        return []
     cues = indexer.cues_of(record)
-    if not cues or not any(cue.speaker for cue in cues):
+    return cues if any(cue.speaker for cue in cues) else []
+
+
+def _label_at(cues: list[Cue], seconds: float) -> str:
+    if not cues:
         return ""
     starts = [cue.start for cue in cues]
     at = max(0, bisect.bisect_right(starts, seconds + 1e-6) - 1)
