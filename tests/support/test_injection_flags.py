@@ -200,11 +200,11 @@ def test_strings_read_together_are_flagged_as_each_read_alone(texts):
     for mine, theirs in zip(together, alone, strict=True):
         assert [v for _, _, v in mine] == pytest.approx([v for _, _, v in theirs], abs=1e-9)
     assert injection.matches_of(texts) == [injection.matches(text) for text in texts]
-    injection._read.spans.clear()
+    injection.forget()
     together_spans = injection.spans_of(texts)
     alone_spans = []
     for text in texts:
-        injection._read.spans.clear()
+        injection.forget()
         alone_spans.append(injection.spans(text))
     assert together_spans == alone_spans
 
@@ -214,7 +214,7 @@ def test_a_string_read_before_is_answered_as_first_read():
     search) is answered from what was read, the same as reading it anew; a long one is
     not kept."""
     address = ADDRESSES["en"]
-    injection._read.spans.clear()
+    injection.forget()
     first = injection.spans_of([address, "Let the loaf cool for an hour."])
     assert address in injection._read.spans
     assert injection.spans_of([address]) == first[:1]

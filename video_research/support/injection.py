@@ -238,6 +238,13 @@ KEPT_CHARS = 1000
 _read = _Read()
 
 
+def forget() -> None:
+    """Forget the strings read so far: the next scan reads every string anew (what the
+    eval times: a result none of whose strings was seen)."""
+    with _read._lock:
+        _read.spans.clear()
+
+
 BATCH_CHARS = 100_000
 """Characters read in one pass at most (the pass holds ~50 bytes a character): a long
 transcript's strings are read a batch at a time, a longer string alone."""
