@@ -78,6 +78,7 @@ async def _search(query: str, **arguments) -> list[dict]:
     return found["results"]
 
 
+@pytest.mark.slow  # indexes media: the speech and OCR models
 @FEW
 @given(query=st.sampled_from(QUERIES), k=st.integers(1, 8), more=st.integers(1, 20), data=st.data())
 async def test_the_rankings_invariants_on_indexed_media(indexed, query, k, more, data):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.transcripts.test_transcript_tools import call
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "media"
@@ -25,6 +27,7 @@ async def _chunks(video_id: str) -> list[dict]:
     return [obj.properties for obj in page.objects]
 
 
+@pytest.mark.slow  # indexes media: the speech and OCR models
 async def test_a_cut_download_is_partial_until_the_whole_file_replaces_it(tmp_path):
     folder = tmp_path / "talks"
     folder.mkdir()

@@ -61,6 +61,7 @@ def _truth_at(start: float) -> dict:
     return min(TRUTH["sentences"], key=lambda s: abs(s["clip_start"] - start))
 
 
+@pytest.mark.slow  # transcribes a talk: the speech model
 async def test_a_talk_that_switches_language_sentence_by_sentence(tmp_path, configure):
     configure(KNOWLEDGE_EMBEDDING_MODEL="use-multilingual")  # the default, multilingual
     shutil.copy(MEDIA / "languages.ogg", tmp_path / "weather_talk.ogg")
