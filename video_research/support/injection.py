@@ -202,17 +202,16 @@ def spans_of(texts: list[str]) -> list[list[Span]]:
     # imported when the server starts.
     from video_research.support import injection_classifier
 
-    unread = list(dict.fromkeys(t for t in texts if len(t) >= MIN_CHARS and t not in _read.spans))
+    known = _read.known(texts)
+    unread = [t for t in dict.fromkeys(texts) if len(t) >= MIN_CHARS and t not in known]
     found: dict[str, tuple[Span, ...]] = {}
     for batch in _batches(unread):
         flagged = injection_classifier.flagged_windows_of(batch)
         for text, windows, cues in zip(batch, flagged, matches_of(batch), strict=True):
             found[text] = tuple(_spans(text, windows, cues))
     _read.keep(found)
-    return [
-        list(found[t] if t in found else _read.spans.get(t, ())) if len(t) >= MIN_CHARS else []
-        for t in texts
-    ]
+    known.update(found)
+    return [list(known[t]) if len(t) >= MIN_CHARS else [] for t in texts]
 
 
 class _Read:
@@ -223,6 +222,12 @@ class _Read:
     def __init__(self) -> None:
         self.spans: dict[str, tuple[Span, ...]] = {}
         self._lock = threading.Lock()
+
+    def known(self, texts: list[str]) -> dict[str, tuple[Span, ...]]:
+        """Those of `texts` read before, taken at once: a string forgotten by another
+        thread's scan meanwhile is still answered, never passed unread."""
+        with self._lock:
+            return {t: self.spans[t] for t in texts if t in self.spans}
 
     def keep(self, found: dict[str, tuple[Span, ...]]) -> None:
         with self._lock:
