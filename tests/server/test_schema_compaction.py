@@ -50,6 +50,15 @@ CASES = [
         False,
     ),
     (
+        "unevaluatedProperties with a schema of its own",
+        {
+            "allOf": [{"properties": {"a": {"type": "integer"}}}],
+            "properties": {"b": {"type": "string"}},
+            "unevaluatedProperties": {"type": "string"},
+        },
+        False,
+    ),
+    (
         "unevaluatedProperties beside a branch that cannot fold",
         {
             "allOf": [{"properties": {"a": {"type": "integer"}}, "additionalProperties": False}],

@@ -177,7 +177,10 @@ def _flatten(node: Any) -> Any:
     branches = out.get("allOf")
     if not isinstance(branches, list):
         return out
-    closed = out.pop("unevaluatedProperties", None) is False and "allOf" in out
+    # Set aside while the branches fold (it reads them all; folding keeps what they
+    # evaluate), put back after: as additionalProperties where that says the same.
+    had_unevaluated = "unevaluatedProperties" in out
+    unevaluated = out.pop("unevaluatedProperties", None)
     kept: list[Any] = []
     for branch in branches:
         folded = _fold(out, branch) if isinstance(branch, dict) else None
@@ -189,13 +192,10 @@ def _flatten(node: Any) -> Any:
         out["allOf"] = kept
     else:
         out.pop("allOf")
-    if closed:
-        if kept or _EVALUATE_PROPERTIES & set(out):
-            out["unevaluatedProperties"] = False
-        else:
-            out["additionalProperties"] = False
-    elif "unevaluatedProperties" in node:
-        out["unevaluatedProperties"] = node["unevaluatedProperties"]
+    if unevaluated is False and not kept and not _EVALUATE_PROPERTIES & set(out):
+        out["additionalProperties"] = False
+    elif had_unevaluated:
+        out["unevaluatedProperties"] = unevaluated
     return out
 
 
