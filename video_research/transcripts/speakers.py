@@ -150,11 +150,6 @@ async def label_results(
             result["speaker"] = shown(label, names_of(record))
 
 
-def speaker_at(record: dict[str, Any], seconds: float) -> str:
-    """The label of the sentence playing at `seconds` (the last one begun), or ""."""
-    return _label_at(_labelled_cues(record), seconds)
-
-
 def _labelled_cues(record: Mapping[str, Any]) -> list[Cue]:
     """The record's cues when any has a speaker, else none: a stored cue names its
     speaker only when it has one, so a transcript without labels (most of them) is not
@@ -166,6 +161,7 @@ def _labelled_cues(record: Mapping[str, Any]) -> list[Cue]:
 
 
 def _label_at(cues: list[Cue], seconds: float) -> str:
+    """The label of the sentence playing at `seconds` (the last one begun), or ""."""
     if not cues:
         return ""
     starts = [cue.start for cue in cues]
