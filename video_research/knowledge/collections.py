@@ -154,14 +154,15 @@ class CollectionDef:
     def property_names(self) -> list[str]:
         return [p.name for p in self.properties]
 
-    # Cached: read for every candidate of every search and every object indexed.
+    # Cached, and tuples so no caller can change the shared value: read for every
+    # candidate of every search and every object indexed.
     @cached_property
-    def vectorized(self) -> list[Property]:
-        return [p for p in self.properties if p.vectorize]
+    def vectorized(self) -> tuple[Property, ...]:
+        return tuple(p for p in self.properties if p.vectorize)
 
     @cached_property
-    def bm25(self) -> list[Property]:
-        return [p for p in self.properties if p.in_bm25]
+    def bm25(self) -> tuple[Property, ...]:
+        return tuple(p for p in self.properties if p.in_bm25)
 
     @property
     def filterable(self) -> list[Property]:
